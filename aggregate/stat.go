@@ -1,0 +1,113 @@
+package aggregate
+
+import (
+	"math"
+	"math/big"
+)
+
+// z95 is the two-sided 95% quantile of the standard normal distribution.
+const z95 = 1.959963984540054
+
+// Stat accumulates one metric over the queries where it is defined.
+type Stat struct {
+	N     int64
+	Sum   Sum
+	SumSq Sum
+}
+
+// Add records one query's value; NaN (undefined) is not counted.
+func (s *Stat) Add(v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	s.N++
+	s.Sum.Add(v)
+	s.SumSq.Add(v * v)
+}
+
+// Merge adds o into s.
+func (s *Stat) Merge(o *Stat) {
+	s.N += o.N
+	s.Sum.Merge(&o.Sum)
+	s.SumSq.Merge(&o.SumSq)
+}
+
+// Summary is a mean with its normal-approximation 95% confidence interval.
+type Summary struct {
+	Mean  float64 // NaN when N == 0
+	N     int64
+	Lo    float64 // NaN when N < 2 (no spread to estimate)
+	Hi    float64
+	Stdev float64 // sample standard deviation, NaN when N < 2
+}
+
+// bigPrec is fixed so the derived figures are a pure function of the exact
+// sums: the same on every machine and for every merge order.
+const bigPrec = 256
+
+// Summary derives the mean and interval from the exact sums. The mean is
+// the exact sum divided by N, rounded once.
+func (s *Stat) Summary() Summary {
+	out := Summary{Mean: math.NaN(), N: s.N, Lo: math.NaN(), Hi: math.NaN(), Stdev: math.NaN()}
+	if s.N == 0 {
+		return out
+	}
+	sum, sq := s.Sum.Big(), s.SumSq.Big()
+	if sum == nil || sq == nil {
+		out.Mean = s.Sum.Float64() / float64(s.N)
+		return out
+	}
+	n := new(big.Float).SetPrec(bigPrec).SetInt64(s.N)
+	mean := new(big.Float).SetPrec(bigPrec).Quo(sum, n)
+	out.Mean, _ = mean.Float64()
+	if s.N < 2 {
+		return out
+	}
+	// var = (sumsq - sum*mean) / (n-1), never below 0 (all values equal).
+	v := new(big.Float).SetPrec(bigPrec).Mul(sum, mean)
+	v.Sub(new(big.Float).SetPrec(bigPrec).Set(sq), v)
+	if v.Sign() < 0 {
+		v.SetInt64(0)
+	}
+	v.Quo(v, new(big.Float).SetPrec(bigPrec).SetInt64(s.N-1))
+	variance, _ := v.Float64()
+	out.Stdev = math.Sqrt(variance)
+	half := z95 * out.Stdev / math.Sqrt(float64(s.N))
+	out.Lo, out.Hi = out.Mean-half, out.Mean+half
+	return out
+}
+
+// Set is one worker's (or the merged) aggregate of a run: a Stat per metric
+// plus the row and query counts.
+type Set struct {
+	Stats   []Stat
+	Rows    int64
+	Queries int64
+	Empty   int64
+}
+
+// NewSet makes a Set for n metrics.
+func NewSet(n int) *Set { return &Set{Stats: make([]Stat, n)} }
+
+// AddQuery records one query of rows rows with one value per metric (NaN =
+// undefined, not counted).
+func (s *Set) AddQuery(rows int, vals []float64, empty bool) {
+	s.Rows += int64(rows)
+	s.Queries++
+	if empty {
+		s.Empty++
+	}
+	for i, v := range vals {
+		s.Stats[i].Add(v)
+	}
+}
+
+// Merge adds o into s.
+func (s *Set) Merge(o *Set) {
+	s.Rows += o.Rows
+	s.Queries += o.Queries
+	s.Empty += o.Empty
+	for i := range s.Stats {
+		s.Stats[i].Merge(&o.Stats[i])
+	}
+}

@@ -1,0 +1,96 @@
+package metrics
+
+import "errors"
+
+// Sentinel errors for metric names, matched with errors.Is.
+var (
+	ErrUnknownMetric = errors.New("unknown metric")
+	ErrBadCutoff     = errors.New("cutoff k must be a whole number >= 1")
+)
+
+// Ties is the policy that orders rows with equal scores (SPEC §2).
+type Ties int
+
+const (
+	TiesInput       Ties = iota // input order (stable sort)
+	TiesTrec                    // doc id descending, byte-wise
+	TiesOptimistic              // higher label first
+	TiesPessimistic             // lower label first
+	TiesAverage                 // exact expected value over all orders of each tied group
+)
+
+// Gain maps a label to the gain of DCG.
+type Gain int
+
+const (
+	GainExp    Gain = iota // 2^y - 1
+	GainLinear             // y
+)
+
+// Empty is the policy for queries with no relevant row (R = 0, SPEC §3).
+type Empty int
+
+const (
+	EmptySkip  Empty = iota // left out of every mean (value NaN)
+	EmptyZero               // counts as 0
+	EmptyOne                // counts as 1
+	EmptyError              // the caller fails the run
+)
+
+// Options are the conventions in force for every query of a run.
+type Options struct {
+	Ties     Ties
+	Gain     Gain
+	MaxGrade float64 // G of ERR: R_i = (2^y - 1) / 2^G
+	// Relevant means label >= RelThreshold when HasThreshold, else label > 0.
+	RelThreshold float64
+	HasThreshold bool
+	Empty        Empty
+}
+
+// DefaultOptions are SPEC's defaults.
+func DefaultOptions() Options { return Options{MaxGrade: 4} }
+
+// Kind is a metric family of SPEC §4.
+type Kind int
+
+const (
+	KindP Kind = iota
+	KindR
+	KindF // F-beta; Beta 1 is f1
+	KindHit
+	KindAP
+	KindRR
+	KindRPrec
+	KindCG
+	KindDCG
+	KindNDCG
+	KindERR
+	KindNERR
+	KindKendall
+	KindSpearman
+)
+
+// Metric is one parsed metric name.
+type Metric struct {
+	Name string // as the user wrote it, lower-cased: the output key
+	Kind Kind
+	K    int     // cutoff; 0 means the whole list
+	Beta float64 // KindF only
+}
+
+// List is one query's rows, in input order. The slices are the caller's and
+// are only read.
+type List struct {
+	Score []float64
+	Label []float64
+	// Rank, when non-nil, orders the list (ascending) instead of Score. Kendall
+	// and Spearman then use Score if it is non-nil, else -Rank.
+	Rank []int64
+	// Doc ids, needed by TiesTrec (nil otherwise).
+	Doc [][]byte
+	// Judged, when non-nil, holds the labels of every judged document of the
+	// query (a qrels file): R and every ideal ranking come from it instead of
+	// from Label.
+	Judged []float64
+}

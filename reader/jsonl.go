@@ -1,0 +1,550 @@
+package reader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// maxLine bounds one JSONL line so a file without newlines fails clearly
+// instead of exhausting memory.
+const maxLine = 64 << 20
+
+// field roles of the configured columns.
+const (
+	fQuery = iota
+	fDoc
+	fScore
+	fLabel
+	fRank
+	nFields
+)
+
+var fieldRole = [nFields]string{"query", "doc", "score", "label", "rank"}
+
+// jsonl streams one JSON object per line. It is hand-rolled because
+// encoding/json is an order of magnitude too slow for click logs: it finds
+// each line with memchr, scans only the configured keys' values and skips
+// the rest without building anything.
+type jsonl struct {
+	name   string
+	src    io.Reader
+	closer io.Closer
+	keys   [nFields]string // "" when the column is not read
+	bs     int
+
+	buf    []byte
+	r, w   int // unread bytes are buf[r:w]
+	srcErr error
+	line   int64 // lines consumed so far
+
+	b   Batch
+	err error
+
+	// unescaped strings live here until appended to the batch
+	qScratch, dScratch, kScratch []byte
+}
+
+func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Options) *jsonl {
+	j := &jsonl{
+		name: name, src: src, closer: closer, bs: opt.batchSize(),
+		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
+		buf:  make([]byte, 1<<20),
+	}
+	j.b.Source = name
+	j.b.Query.Reset()
+	j.b.Doc.Reset()
+	if cols.Rank != "" {
+		j.b.Rank = []int64{}
+	}
+	return j
+}
+
+func (j *jsonl) Batch() *Batch { return &j.b }
+func (j *jsonl) Err() error    { return j.err }
+
+func (j *jsonl) Close() error {
+	if j.closer == nil {
+		return nil
+	}
+	c := j.closer
+	j.closer = nil
+	return c.Close()
+}
+
+func (j *jsonl) Next() bool {
+	if j.err != nil {
+		return false
+	}
+	j.b.Reset()
+	for j.b.N < j.bs {
+		line, ok := j.nextLine()
+		if !ok {
+			break
+		}
+		if err := j.parse(line); err != nil {
+			j.err = err
+			return false
+		}
+	}
+	return j.b.N > 0
+}
+
+// nextLine returns the next line without its newline, or false at the end
+// of input or on a read error (j.err set).
+func (j *jsonl) nextLine() ([]byte, bool) {
+	for {
+		if i := bytes.IndexByte(j.buf[j.r:j.w], '\n'); i >= 0 {
+			line := j.buf[j.r : j.r+i]
+			j.r += i + 1
+			j.line++
+			return line, true
+		}
+		if j.srcErr != nil {
+			if j.srcErr != io.EOF {
+				j.err = j.readErr()
+				return nil, false
+			}
+			if j.r < j.w { // last line without a newline
+				line := j.buf[j.r:j.w]
+				j.r = j.w
+				j.line++
+				return line, true
+			}
+			return nil, false
+		}
+		j.fill()
+		if j.err != nil {
+			return nil, false
+		}
+	}
+}
+
+func (j *jsonl) fill() {
+	if j.r > 0 {
+		j.w = copy(j.buf, j.buf[j.r:j.w])
+		j.r = 0
+	}
+	if j.w == len(j.buf) {
+		if len(j.buf) >= maxLine {
+			j.err = fmt.Errorf("%s:%d: line longer than %d MiB: %w", j.name, j.line+1, maxLine>>20, ErrSyntax)
+			return
+		}
+		nb := make([]byte, 2*len(j.buf))
+		copy(nb, j.buf[:j.w])
+		j.buf = nb
+	}
+	n, err := j.src.Read(j.buf[j.w:])
+	j.w += n
+	if err != nil {
+		j.srcErr = err
+	}
+}
+
+func (j *jsonl) readErr() error {
+	err := j.srcErr
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s:%d: input ends in the middle of a compressed stream (truncated file?): %w", j.name, j.line+1, ErrCompression)
+	}
+	var pathErr interface{ Timeout() bool }
+	if errors.As(err, &pathErr) {
+		return fmt.Errorf("%s:%d: %w", j.name, j.line+1, err)
+	}
+	// gzip and zstd report corruption with their own error values.
+	return fmt.Errorf("%s:%d: %v: %w", j.name, j.line+1, err, ErrCompression)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func skipSpace(s []byte, p int) int {
+	for p < len(s) && isSpace(s[p]) {
+		p++
+	}
+	return p
+}
+
+// row holds the values of one line as they are scanned.
+type row struct {
+	seen         uint8
+	query, doc   []byte
+	score, label float64
+	rank         int64
+}
+
+func (j *jsonl) fail(kind error, format string, a ...any) error {
+	return fmt.Errorf("%s:%d: %s: %w", j.name, j.line, fmt.Sprintf(format, a...), kind)
+}
+
+func (j *jsonl) parse(s []byte) error {
+	p := skipSpace(s, 0)
+	if p == len(s) {
+		return nil // blank line: no row, nothing lost
+	}
+	if s[p] != '{' {
+		return j.fail(ErrSyntax, "expected a JSON object, found %s", quoteSnippet(s[p:]))
+	}
+	var rw row
+	p, err := j.members(s, skipSpace(s, p+1), &rw)
+	if err != nil {
+		return err
+	}
+	if p = skipSpace(s, p); p != len(s) {
+		return j.fail(ErrSyntax, "unexpected %s after the object", quoteSnippet(s[p:]))
+	}
+	for f := range nFields {
+		if j.keys[f] != "" && rw.seen&(1<<f) == 0 {
+			return j.fail(ErrColumn, "no %q field (the %s column)", j.keys[f], fieldRole[f])
+		}
+	}
+	b := &j.b
+	b.Query.Append(rw.query)
+	if j.keys[fDoc] != "" {
+		b.Doc.Append(rw.doc)
+	}
+	if j.keys[fScore] != "" {
+		b.Score = append(b.Score, rw.score)
+	}
+	b.Label = append(b.Label, rw.label)
+	if j.keys[fRank] != "" {
+		b.Rank = append(b.Rank, rw.rank)
+	}
+	b.Pos = append(b.Pos, j.line)
+	b.N++
+	return nil
+}
+
+// members scans the key/value pairs of an object whose '{' precedes s[p],
+// up to and including its '}'. A key given twice keeps its last value.
+func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
+	if p < len(s) && s[p] == '}' {
+		return p + 1, nil
+	}
+	for {
+		if p >= len(s) || s[p] != '"' {
+			return p, j.fail(ErrSyntax, "expected a quoted key at column %d", p+1)
+		}
+		key, np, err := j.scanString(s, p+1, &j.kScratch)
+		if err != nil {
+			return np, err
+		}
+		p = skipSpace(s, np)
+		if p >= len(s) || s[p] != ':' {
+			return p, j.fail(ErrSyntax, "expected ':' after key %q at column %d", key, p+1)
+		}
+		p = skipSpace(s, p+1)
+		f := -1
+		for i := range j.keys {
+			if j.keys[i] != "" && string(key) == j.keys[i] {
+				f = i
+				break
+			}
+		}
+		if f < 0 {
+			p, err = j.skipValue(s, p)
+		} else {
+			p, err = j.value(s, p, f, rw)
+			rw.seen |= 1 << f
+		}
+		if err != nil {
+			return p, err
+		}
+		p = skipSpace(s, p)
+		if p < len(s) && s[p] == ',' {
+			p = skipSpace(s, p+1)
+			continue
+		}
+		if p < len(s) && s[p] == '}' {
+			return p + 1, nil
+		}
+		return p, j.fail(ErrSyntax, "expected ',' or '}' at column %d", p+1)
+	}
+}
+
+// value parses the value of configured field f at s[p:].
+func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
+	if p >= len(s) {
+		return p, j.fail(ErrSyntax, "missing value for %q", j.keys[f])
+	}
+	switch f {
+	case fQuery, fDoc:
+		scratch := &j.qScratch
+		if f == fDoc {
+			scratch = &j.dScratch
+		}
+		var v []byte
+		var np int
+		var err error
+		if s[p] == '"' {
+			v, np, err = j.scanString(s, p+1, scratch)
+			if err != nil {
+				return np, err
+			}
+		} else {
+			tok, e := j.token(s, p)
+			if !isInteger(tok) {
+				return e, j.fail(ErrValue, "%q (the %s column) must be a string or an integer, found %s", j.keys[f], fieldRole[f], quoteSnippet(s[p:]))
+			}
+			v, np = tok, e
+		}
+		if f == fQuery {
+			rw.query = v
+		} else {
+			rw.doc = v
+		}
+		return np, nil
+	case fScore, fLabel:
+		if f == fLabel {
+			if bytes.HasPrefix(s[p:], []byte("true")) {
+				rw.label = 1
+				return p + 4, nil
+			}
+			if bytes.HasPrefix(s[p:], []byte("false")) {
+				rw.label = 0
+				return p + 5, nil
+			}
+		}
+		tok, e := j.token(s, p)
+		v, ok := parseNumber(tok)
+		if !ok {
+			what := "a number"
+			if f == fLabel {
+				what = "a number or a boolean"
+			}
+			return e, j.fail(ErrValue, "%q (the %s column) must be %s, found %s", j.keys[f], fieldRole[f], what, quoteSnippet(s[p:]))
+		}
+		if f == fScore {
+			rw.score = v
+		} else {
+			rw.label = v
+		}
+		return e, nil
+	default: // fRank
+		tok, e := j.token(s, p)
+		if !isInteger(tok) {
+			return e, j.fail(ErrValue, "%q (the rank column) must be an integer, found %s", j.keys[f], quoteSnippet(s[p:]))
+		}
+		v, err := strconv.ParseInt(unsafeString(tok), 10, 64)
+		if err != nil {
+			return e, j.fail(ErrValue, "rank %s out of range", tok)
+		}
+		rw.rank = v
+		return e, nil
+	}
+}
+
+// token returns the bare (unquoted) scalar at s[p:] and where it ends.
+func (j *jsonl) token(s []byte, p int) ([]byte, int) {
+	e := p
+	for e < len(s) {
+		c := s[e]
+		if c == ',' || c == '}' || c == ']' || isSpace(c) {
+			break
+		}
+		e++
+	}
+	return s[p:e], e
+}
+
+func isInteger(t []byte) bool {
+	if len(t) > 0 && t[0] == '-' {
+		t = t[1:]
+	}
+	if len(t) == 0 || len(t) > 19 {
+		return false
+	}
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseNumber parses a JSON number, and the NaN/Infinity tokens some
+// writers emit so that they reach validation as NaN/Inf and are reported
+// as such rather than as syntax errors.
+func parseNumber(t []byte) (float64, bool) {
+	if len(t) == 0 {
+		return 0, false
+	}
+	// Fast path: small non-negative integers (labels, most ranks).
+	if len(t) <= 15 {
+		var v int64
+		i := 0
+		for ; i < len(t); i++ {
+			c := t[i]
+			if c < '0' || c > '9' {
+				break
+			}
+			v = v*10 + int64(c-'0')
+		}
+		if i == len(t) {
+			return float64(v), true
+		}
+	}
+	switch string(t) {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity", "+Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	for _, c := range t {
+		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseFloat(unsafeString(t), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return v, true // out of range gives ±Inf, which validation reports
+}
+
+// scanString reads a string whose opening quote is just before s[p] and
+// returns its decoded text: a slice of s when it has no escapes (the common
+// case, no copy), else decoded into *scratch.
+func (j *jsonl) scanString(s []byte, p int, scratch *[]byte) ([]byte, int, error) {
+	start := p
+	q := bytes.IndexByte(s[p:], '"')
+	if q < 0 {
+		return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
+	}
+	if bytes.IndexByte(s[p:p+q], '\\') < 0 {
+		return s[p : p+q], p + q + 1, nil
+	}
+	out := (*scratch)[:0]
+	for p < len(s) {
+		c := s[p]
+		switch {
+		case c == '"':
+			*scratch = out
+			return out, p + 1, nil
+		case c != '\\':
+			out = append(out, c)
+			p++
+			continue
+		}
+		if p+1 >= len(s) {
+			break
+		}
+		e := s[p+1]
+		p += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, np, ok := readU4(s, p)
+			if !ok {
+				return nil, p, j.fail(ErrSyntax, "bad \\u escape at column %d", p-1)
+			}
+			p = np
+			if utf16.IsSurrogate(r) {
+				if r2, np2, ok := readU4(s, p+2); ok && p+1 < len(s) && s[p] == '\\' && s[p+1] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r, p = d, np2
+					}
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, p, j.fail(ErrSyntax, "bad escape \\%c at column %d", e, p-1)
+		}
+	}
+	return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
+}
+
+func readU4(s []byte, p int) (rune, int, bool) {
+	if p+4 > len(s) {
+		return 0, p, false
+	}
+	v, err := strconv.ParseUint(unsafeString(s[p:p+4]), 16, 32)
+	if err != nil {
+		return 0, p, false
+	}
+	return rune(v), p + 4, true
+}
+
+// skipValue passes over one value of any type without decoding it.
+func (j *jsonl) skipValue(s []byte, p int) (int, error) {
+	if p >= len(s) {
+		return p, j.fail(ErrSyntax, "missing value at column %d", p+1)
+	}
+	switch s[p] {
+	case '"':
+		_, np, err := j.scanRaw(s, p+1)
+		return np, err
+	case '{', '[':
+		depth := 0
+		for p < len(s) {
+			switch s[p] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return p + 1, nil
+				}
+			case '"':
+				_, np, err := j.scanRaw(s, p+1)
+				if err != nil {
+					return np, err
+				}
+				p = np
+				continue
+			}
+			p++
+		}
+		return p, j.fail(ErrSyntax, "unterminated object or array")
+	}
+	tok, e := j.token(s, p)
+	if len(tok) == 0 {
+		return e, j.fail(ErrSyntax, "missing value at column %d", p+1)
+	}
+	return e, nil
+}
+
+// scanRaw passes over a string body honouring backslash escapes.
+func (j *jsonl) scanRaw(s []byte, p int) ([]byte, int, error) {
+	start := p
+	for p < len(s) {
+		switch s[p] {
+		case '\\':
+			p += 2
+			continue
+		case '"':
+			return s[start:p], p + 1, nil
+		}
+		p++
+	}
+	return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
+}
+
+func quoteSnippet(b []byte) string {
+	if len(b) > 24 {
+		return strconv.Quote(string(b[:24])) + "..."
+	}
+	if len(b) == 0 {
+		return "end of line"
+	}
+	return strconv.Quote(string(b))
+}
+
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -1,0 +1,124 @@
+package reader
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options tune every reader. The zero value gives defaults.
+type Options struct {
+	// BatchSize is the number of rows per batch (default 8192). Results do
+	// not depend on it; only memory and speed do.
+	BatchSize int
+}
+
+func (o Options) batchSize() int {
+	if o.BatchSize <= 0 {
+		return 8192
+	}
+	return o.BatchSize
+}
+
+// Stdin is the input name that reads standard input.
+const Stdin = "-"
+
+var (
+	magicGzip      = []byte{0x1f, 0x8b}
+	magicZstd      = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	magicParquet   = []byte("PAR1")
+	magicArrowFile = []byte("ARROW1")
+	magicArrowIPC  = []byte{0xff, 0xff, 0xff, 0xff} // IPC stream continuation marker
+)
+
+// Open opens one input, choosing the format and decompression from its
+// first bytes, never from its name: Parquet, Arrow IPC file or stream, or
+// JSONL that is plain, gzip or zstd.
+func Open(name string, cols Columns, opt Options) (Reader, error) {
+	if err := cols.check(); err != nil {
+		return nil, err
+	}
+	var f *os.File
+	display := name
+	if name == Stdin {
+		f, display = os.Stdin, "<stdin>"
+	} else {
+		var err error
+		if f, err = os.Open(name); err != nil {
+			return nil, err // *PathError already names the file
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: is a directory: %w", name, ErrFormat)
+		}
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	head, err := br.Peek(8)
+	if err != nil && err != io.EOF {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	switch {
+	case bytes.HasPrefix(head, magicParquet):
+		return openParquet(display, f, cols, opt)
+	case bytes.HasPrefix(head, magicArrowFile):
+		return openArrowFile(display, f, cols, opt)
+	case bytes.HasPrefix(head, magicArrowIPC):
+		return openArrowStream(display, br, f, cols, opt)
+	}
+	src, closeDec, err := decompress(display, br, head)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return newJSONL(display, src, closerFunc(func() error {
+		closeDec()
+		if f == os.Stdin {
+			return nil
+		}
+		return f.Close()
+	}), cols, opt), nil
+}
+
+// decompress wraps r by its magic bytes.
+func decompress(name string, r io.Reader, head []byte) (io.Reader, func(), error) {
+	switch {
+	case bytes.HasPrefix(head, magicGzip):
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: gzip header: %v: %w", name, err, ErrCompression)
+		}
+		return z, func() { z.Close() }, nil
+	case bytes.HasPrefix(head, magicZstd):
+		// One decoder goroutine keeps decompression overlapped with parsing
+		// without taking a core the metric workers need.
+		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: zstd: %v: %w", name, err, ErrCompression)
+		}
+		return z, z.Close, nil
+	}
+	return r, func() {}, nil
+}
+
+type closerFunc func() error
+
+func (c closerFunc) Close() error { return c() }
+
+func (c Columns) check() error {
+	if c.Query == "" {
+		return fmt.Errorf("query column name is empty: %w", ErrColumn)
+	}
+	if c.Label == "" {
+		return fmt.Errorf("label column name is empty: %w", ErrColumn)
+	}
+	if c.Score == "" && c.Rank == "" {
+		return fmt.Errorf("need a score column or a rank column: %w", ErrColumn)
+	}
+	return nil
+}

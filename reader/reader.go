@@ -1,0 +1,111 @@
+// Package reader owns input formats and decompression: it turns files (JSONL,
+// and later Parquet, Arrow IPC and TREC) into columnar batches of rows. It
+// knows nothing about metrics or grouping; the pipeline package consumes its
+// batches.
+package reader
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, matched with errors.Is. Every error a reader returns wraps
+// one of them and names the file and the line or row.
+var (
+	ErrSyntax      = errors.New("malformed input")
+	ErrColumn      = errors.New("missing or unusable column")
+	ErrValue       = errors.New("bad value")
+	ErrCompression = errors.New("corrupt or truncated compressed stream")
+	ErrFormat      = errors.New("unrecognised input format")
+)
+
+// Columns names the fields a reader extracts. Empty Doc or Rank means the
+// column is not read; Score may be empty only when Rank is set.
+type Columns struct {
+	Query, Doc, Score, Label, Rank string
+}
+
+// Strings is a column of byte strings packed into one buffer, so a batch of
+// any size costs two allocations that are reused from batch to batch.
+// String i is Buf[Off[i]:Off[i+1]]; Off has one entry more than there are
+// strings.
+type Strings struct {
+	Buf []byte
+	Off []int32
+}
+
+// At returns string i. It aliases Buf: copy it to keep it past the batch.
+func (s *Strings) At(i int) []byte { return s.Buf[s.Off[i]:s.Off[i+1]] }
+
+// Reset empties the column, keeping its capacity.
+func (s *Strings) Reset() {
+	s.Buf = s.Buf[:0]
+	s.Off = append(s.Off[:0], 0)
+}
+
+// Append adds one string.
+func (s *Strings) Append(b []byte) {
+	s.Buf = append(s.Buf, b...)
+	s.Off = append(s.Off, int32(len(s.Buf)))
+}
+
+// Batch is a run of consecutive rows of one input, stored by column.
+//
+// Ownership: the reader owns a Batch and every slice in it; they are valid
+// until the next call to Next or Close. A consumer that keeps anything
+// copies it.
+type Batch struct {
+	Source string // the input's name as the user gave it
+	N      int    // number of rows
+	Query  Strings
+	Doc    Strings // empty (no Off entries beyond the first) when no doc column is read
+	Score  []float64
+	Label  []float64
+	Rank   []int64 // nil unless a rank column is read
+	// Pos is the 1-based line (text formats) or row within the file
+	// (columnar formats) of each row, for error messages.
+	Pos []int64
+	// Locate, when set, names a position in words (columnar readers give the
+	// row group too). When nil, positions print as "source:line".
+	Locate func(pos int64) string
+}
+
+// Where names row i of the batch for an error message.
+func (b *Batch) Where(i int) string { return b.WherePos(b.Pos[i]) }
+
+// WherePos names a position of this batch's source.
+func (b *Batch) WherePos(pos int64) string {
+	if b.Locate != nil {
+		return b.Locate(pos)
+	}
+	return fmt.Sprintf("%s:%d", b.Source, pos)
+}
+
+// Reset empties the batch, keeping capacity.
+func (b *Batch) Reset() {
+	b.N = 0
+	b.Query.Reset()
+	b.Doc.Reset()
+	b.Score = b.Score[:0]
+	b.Label = b.Label[:0]
+	if b.Rank != nil {
+		b.Rank = b.Rank[:0]
+	}
+	b.Pos = b.Pos[:0]
+}
+
+// Reader is the shape every format follows:
+//
+//	for r.Next() { b := r.Batch(); ... }
+//	if err := r.Err(); err != nil { ... }
+//	r.Close()
+//
+// Next returns false at the end of input or on the first error; Err then
+// tells which. Close releases files and decoders and may be called at any
+// time, more than once.
+type Reader interface {
+	Next() bool
+	Batch() *Batch
+	Err() error
+	Close() error
+}
