@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
+)
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	var perQuery *atomicFile
+	var pqWriter *bufio.Writer
+	if c.perQuery != "" {
+		if c.perQuery == "-" {
+			pqWriter = bufio.NewWriterSize(stdout, 1<<16)
+		} else {
+			if perQuery, err = createAtomic(c.perQuery); err != nil {
+				return err
+			}
+			defer perQuery.abortUnlessCommitted()
+			pqWriter = bufio.NewWriterSize(perQuery, 1<<16)
+		}
+	}
+	// Create the summary's temporary file up front so an unwritable output
+	// directory fails before hours of reading, not after.
+	var out *atomicFile
+	if c.output != "" {
+		if out, err = createAtomic(c.output); err != nil {
+			return err
+		}
+		defer out.abortUnlessCommitted()
+	}
+
+	cfg := pipeline.Config{
+		Metrics:      c.metrics,
+		Options:      c.opts,
+		Workers:      c.workers,
+		MaxGroupRows: c.maxGroupRows,
+	}
+	if pqWriter != nil {
+		cfg.PerQuery = pqWriter
+	}
+	sources := make([]pipeline.Source, len(c.inputs))
+	for i, in := range c.inputs {
+		sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
+			return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize})
+		}}
+	}
+	set, err := pipeline.Run(ctx, cfg, sources)
+	if err != nil {
+		return err
+	}
+	if pqWriter != nil {
+		if err := pqWriter.Flush(); err != nil {
+			return fmt.Errorf("writing per-query output: %w", err)
+		}
+	}
+	var summary []byte
+	if c.format == "json" {
+		summary = formatJSON(c, set)
+	} else {
+		summary = formatText(c, set)
+	}
+	if out != nil {
+		if _, err := out.Write(summary); err != nil {
+			return err
+		}
+		if err := out.commit(); err != nil {
+			return err
+		}
+	} else if _, err := stdout.Write(summary); err != nil {
+		return err
+	}
+	if perQuery != nil {
+		return perQuery.commit()
+	}
+	return nil
+}
+
+// atomicFile is written under a temporary name in the target's directory
+// and renamed over the target only when complete, so a failed or
+// interrupted run never leaves a half-written output.
+type atomicFile struct {
+	*os.File
+	target    string
+	committed bool
+}
+
+func createAtomic(target string) (*atomicFile, error) {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", target, err)
+	}
+	return &atomicFile{File: f, target: target}, nil
+}
+
+func (a *atomicFile) commit() error {
+	if err := a.File.Close(); err != nil {
+		os.Remove(a.Name())
+		return fmt.Errorf("writing %s: %w", a.target, err)
+	}
+	if err := os.Rename(a.Name(), a.target); err != nil {
+		os.Remove(a.Name())
+		return fmt.Errorf("writing %s: %w", a.target, err)
+	}
+	a.committed = true
+	return nil
+}
+
+func (a *atomicFile) abortUnlessCommitted() {
+	if !a.committed {
+		a.File.Close()
+		os.Remove(a.Name())
+	}
+}
+
+// optionsJSON lists every convention in force, so a summary explains itself.
+func optionsJSON(c *config) []byte {
+	b := []byte(`{"ties": `)
+	b = strconv.AppendQuote(b, nameOf(choices.ties, c.opts.Ties))
+	b = append(b, `, "gain": `...)
+	b = strconv.AppendQuote(b, nameOf(choices.gain, c.opts.Gain))
+	b = append(b, `, "max_grade": `...)
+	b = pipeline.AppendJSONFloat(b, c.opts.MaxGrade)
+	b = append(b, `, "rel_threshold": `...)
+	if c.opts.HasThreshold {
+		b = pipeline.AppendJSONFloat(b, c.opts.RelThreshold)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
+	for _, col := range []struct{ k, v string }{
+		{"query_col", c.cols.Query}, {"doc_col", c.cols.Doc}, {"score_col", c.cols.Score},
+		{"label_col", c.cols.Label}, {"rank_col", c.cols.Rank},
+	} {
+		b = append(b, `, "`+col.k+`": `...)
+		if col.v == "" {
+			b = append(b, "null"...)
+		} else {
+			b = pipeline.AppendJSONString(b, []byte(col.v))
+		}
+	}
+	return append(b, '}')
+}
+
+// formatJSON writes the summary one metric a line: valid JSON that a
+// person can also read and diff.
+func formatJSON(c *config, set *aggregate.Set) []byte {
+	b := []byte("{\n  \"metrics\": {")
+	for i, m := range c.metrics {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		s := set.Stats[i].Summary()
+		b = append(b, "\n    "...)
+		b = pipeline.AppendJSONString(b, []byte(m.Name))
+		b = append(b, `: {"mean": `...)
+		b = pipeline.AppendJSONFloat(b, s.Mean)
+		b = append(b, `, "queries": `...)
+		b = strconv.AppendInt(b, s.N, 10)
+		b = append(b, `, "ci95": `...)
+		if math.IsNaN(s.Lo) {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			b = pipeline.AppendJSONFloat(b, s.Lo)
+			b = append(b, ", "...)
+			b = pipeline.AppendJSONFloat(b, s.Hi)
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "\n  },\n  \"rows\": "...)
+	b = strconv.AppendInt(b, set.Rows, 10)
+	b = append(b, ",\n  \"queries\": {\"total\": "...)
+	b = strconv.AppendInt(b, set.Queries, 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, set.Empty, 10)
+	b = append(b, "},\n  \"options\": "...)
+	b = append(b, optionsJSON(c)...)
+	return append(b, "\n}\n"...)
+}
+
+func formatText(c *config, set *aggregate.Set) []byte {
+	var w bytes.Buffer
+	width := len("metric")
+	for _, m := range c.metrics {
+		width = max(width, len(m.Name))
+	}
+	fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9s\n", width, "metric", "mean", "95% CI", "queries")
+	for i, m := range c.metrics {
+		s := set.Stats[i].Summary()
+		ci := "-"
+		if !math.IsNaN(s.Lo) {
+			ci = fmt.Sprintf("[%.4f, %.4f]", s.Lo, s.Hi)
+		}
+		mean := "-"
+		if !math.IsNaN(s.Mean) {
+			mean = fmt.Sprintf("%.4f", s.Mean)
+		}
+		fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d\n", width, m.Name, mean, ci, s.N)
+	}
+	rel := "label > 0"
+	if c.opts.HasThreshold {
+		rel = "label >= " + strconv.FormatFloat(c.opts.RelThreshold, 'g', -1, 64)
+	}
+	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
+		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
+	fmt.Fprintf(&w, "\n%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
+		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
+	return w.Bytes()
+}
