@@ -97,7 +97,7 @@ func decompress(name string, r io.Reader, head []byte) (io.Reader, func(), error
 	case bytes.HasPrefix(head, magicZstd):
 		// One decoder goroutine keeps decompression overlapped with parsing
 		// without taking a core the metric workers need.
-		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
+		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(1<<30))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: zstd: %v: %w", name, err, ErrCompression)
 		}
