@@ -28,6 +28,7 @@ var (
 	ErrReappear      = errors.New("query id reappears after its group ended")
 	ErrGroupTooLarge = errors.New("query group larger than --max-group-rows")
 	ErrEmptyQuery    = errors.New("query has no relevant row")
+	ErrDuplicateDoc  = errors.New("document id repeated within a query")
 )
 
 // Source is one input, opened when the pipeline reaches it so that only one
@@ -46,9 +47,13 @@ type Config struct {
 	// MaxGroupRows makes a larger query an error instead of an
 	// out-of-memory (default 1,000,000).
 	MaxGroupRows int
-	// PerQuery, when set, receives one JSON object per query, in input
-	// order, with its id and every metric (null where undefined).
+	// PerQuery, when set, receives one record per query, in input order:
+	// by default a JSON object with its id and every metric (null where
+	// undefined).
 	PerQuery io.Writer
+	// FormatQuery, when set, replaces the JSON per-query record. It is
+	// called from several workers at once.
+	FormatQuery func(b, id []byte, vals []float64) []byte
 	// ScoreFloat32 rounds scores to float32 as they are read, so ties fall
 	// where a tool storing 32-bit scores (trec_eval) sees them.
 	ScoreFloat32 bool
@@ -56,6 +61,10 @@ type Config struct {
 	// query (a qrels file), from which R and the ideal rankings come. It is
 	// called from several workers at once and must only read.
 	Judged func(query []byte) []float64
+	// Missing, when set, is called after the inputs are read and returns
+	// how many more queries count with value 0 for every metric but the
+	// correlations (judged queries absent from a run, trec_eval's -c).
+	Missing func() int
 	// OnQuery, when set, is called from the producer after each query is
 	// grouped (for progress reporting); it must be cheap.
 	OnQuery func(rows int)
@@ -89,6 +98,7 @@ type query struct {
 	rank  []int64
 	doc   reader.Strings
 	docs  [][]byte
+	where []uint64 // source and position of each row (packed), for messages about a row
 	vals  []float64
 	empty bool
 	line  []byte // per-query JSON, when asked for
@@ -101,6 +111,7 @@ func (q *query) reset() {
 	q.score = q.score[:0]
 	q.label = q.label[:0]
 	q.rank = q.rank[:0]
+	q.where = q.where[:0]
 	q.doc.Reset()
 }
 
@@ -151,6 +162,17 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	for _, s := range parts {
 		total.Merge(s)
 	}
+	if cfg.Missing != nil {
+		zeros := make([]float64, len(cfg.Metrics))
+		for i, m := range cfg.Metrics {
+			if m.Kind == metrics.KindKendall || m.Kind == metrics.KindSpearman {
+				zeros[i] = math.NaN()
+			}
+		}
+		for range cfg.Missing() {
+			total.AddQuery(0, zeros, false)
+		}
+	}
 	return total, nil
 }
 
@@ -159,7 +181,7 @@ func sendFree(free chan<- *query, q *query) { free <- q }
 
 func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, free, done chan<- *query, agg *aggregate.Set) error {
 	ev := metrics.NewEvaluator(cfg.Metrics, cfg.Options)
-	needDocs := cfg.Options.Ties == metrics.TiesTrec
+	dedup := newDocSet()
 	var l metrics.List
 	for q := range jobs {
 		l = metrics.List{Label: q.label}
@@ -169,12 +191,18 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 		if len(q.rank) > 0 {
 			l.Rank = q.rank
 		}
-		if needDocs && len(q.doc.Off) > 1 {
+		if len(q.doc.Off) > 1 {
 			q.docs = q.docs[:0]
 			for i := 0; i+1 < len(q.doc.Off); i++ {
 				q.docs = append(q.docs, q.doc.At(i))
 			}
 			l.Doc = q.docs
+			if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
+				err := fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
+					p.wherePacked(q.where[dup]), q.docs[dup], q.id, p.wherePacked(q.where[first]), ErrDuplicateDoc)
+				sendFree(free, q)
+				return err
+			}
 		}
 		if cfg.Judged != nil {
 			l.Judged = cfg.Judged(q.id)
@@ -190,7 +218,11 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 			sendFree(free, q)
 			continue
 		}
-		q.line = appendQueryLine(q.line[:0], q.id, cfg.Metrics, q.vals)
+		if cfg.FormatQuery != nil {
+			q.line = cfg.FormatQuery(q.line[:0], q.id, q.vals)
+		} else {
+			q.line = appendQueryLine(q.line[:0], q.id, cfg.Metrics, q.vals)
+		}
 		select {
 		case done <- q:
 		case <-ctx.Done():
@@ -254,6 +286,12 @@ type producer struct {
 }
 
 func (p *producer) where(src int, pos int64) string { return p.srcs[src].WherePos(pos) }
+
+// pack keeps a row's source and position in one word: 24 bits of source
+// index, 40 of position (a trillion lines a file).
+func pack(src int, pos int64) uint64 { return uint64(src)<<40 | uint64(pos) }
+
+func (p *producer) wherePacked(v uint64) string { return p.where(int(v>>40), int64(v&(1<<40-1))) }
 
 func (p *producer) take(ctx context.Context) (*query, error) {
 	select {
@@ -333,9 +371,9 @@ func (p *producer) readAll(ctx context.Context, si int, r reader.Reader, cur *qu
 			if cur.n() == 0 {
 				cur.id = append(cur.id[:0], id...)
 				cur.src, cur.pos = si, b.Pos[i]
-				if prev, ok := p.seen.insert(id, uint64(si)<<40|uint64(b.Pos[i])); !ok {
+				if prev, ok := p.seen.insert(id, pack(si, b.Pos[i])); !ok {
 					return cur, fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id): %w",
-						b.Where(i), id, p.where(int(prev>>40), int64(prev&(1<<40-1))), ErrReappear)
+						b.Where(i), id, p.wherePacked(prev), ErrReappear)
 				}
 			}
 			if err := p.validate(b, i, j); err != nil {
@@ -344,15 +382,18 @@ func (p *producer) readAll(ctx context.Context, si int, r reader.Reader, cur *qu
 			if cur.n()+(j-i) > maxRows {
 				return cur, fmt.Errorf("%s: query %q has more than %d rows (--max-group-rows): %w", p.where(cur.src, cur.pos), id, maxRows, ErrGroupTooLarge)
 			}
-			p.appendRows(cur, b, i, j)
+			p.appendRows(cur, si, b, i, j)
 			i = j
 		}
 	}
 	return cur, r.Err()
 }
 
-func (p *producer) appendRows(q *query, b *reader.Batch, i, j int) {
+func (p *producer) appendRows(q *query, si int, b *reader.Batch, i, j int) {
 	q.label = append(q.label, b.Label[i:j]...)
+	for _, pos := range b.Pos[i:j] {
+		q.where = append(q.where, pack(si, pos))
+	}
 	if len(b.Score) > 0 {
 		if p.cfg.ScoreFloat32 {
 			for _, s := range b.Score[i:j] {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -108,7 +109,7 @@ func (j *jsonl) nextLine() ([]byte, bool) {
 		}
 		if j.srcErr != nil {
 			if j.srcErr != io.EOF {
-				j.err = j.readErr()
+				j.err = readError(j.name, j.line+1, j.srcErr)
 				return nil, false
 			}
 			if j.r < j.w { // last line without a newline
@@ -147,17 +148,18 @@ func (j *jsonl) fill() {
 	}
 }
 
-func (j *jsonl) readErr() error {
-	err := j.srcErr
+// readError names the file and line where reading failed; a truncated
+// compressed stream gets a message that says so.
+func readError(name string, line int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s:%d: input ends in the middle of a compressed stream (truncated file?): %w", j.name, j.line+1, ErrCompression)
+		return fmt.Errorf("%s:%d: input ends in the middle of a compressed stream (truncated file?): %w", name, line, ErrCompression)
 	}
-	var pathErr interface{ Timeout() bool }
+	var pathErr *os.PathError
 	if errors.As(err, &pathErr) {
-		return fmt.Errorf("%s:%d: %w", j.name, j.line+1, err)
+		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
 	// gzip and zstd report corruption with their own error values.
-	return fmt.Errorf("%s:%d: %v: %w", j.name, j.line+1, err, ErrCompression)
+	return fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrCompression)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -134,7 +134,12 @@ func TestJSONLErrors(t *testing.T) {
 
 func writeFile(t *testing.T, name string, data []byte) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
+	return writeFileIn(t, t.TempDir(), name, data)
+}
+
+func writeFileIn(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

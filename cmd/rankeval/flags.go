@@ -28,6 +28,23 @@ type config struct {
 	maxGroupRows int
 	batchSize    int
 	inputs       []string
+
+	// TREC input (--qrels) and peer profiles
+	qrels        string
+	profile      string
+	complete     bool
+	scoreFloat32 bool
+	skipUnjudged bool
+}
+
+// profiles set every convention a peer tool uses at once (SPEC §6); a flag
+// given explicitly overrides its profile's value.
+var profiles = map[string]struct {
+	flags        map[string]string
+	scoreFloat32 bool // trec_eval stores scores as 32-bit floats
+}{
+	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
+	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
 }
 
 var choices = struct {
@@ -66,6 +83,8 @@ Flags:
 `
 
 const usageTail = `
+TREC input: rankeval --qrels QRELS [--profile trec_eval|gdeval] RUN...
+
 Exit status: 0 ok, 1 input or runtime error, 2 usage error.
 `
 
@@ -84,7 +103,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Float64Var(&maxGrade, "max-grade", 4, "maximum grade G of ERR, whose stop probability is (2^y - 1)/2^G;\na label above it is an input error when err or nerr is asked for")
 	fs.StringVar(&relThres, "rel-threshold", "", "a row is relevant when its label >= this threshold (trec_eval's -l);\nwhen unset, relevant means label > 0")
 	fs.StringVar(&empty, "empty", "skip", "queries with no relevant row: skip (left out of every mean and counted as\nempty), zero (count as 0), one (count as 1), error (fail the run)")
-	fs.StringVar(&c.format, "format", "text", "summary format: text (a table) or json (one object, for scripts)")
+	fs.StringVar(&c.format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
+	fs.StringVar(&c.qrels, "qrels", "", "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
+	fs.StringVar(&c.profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
+	fs.BoolVar(&c.complete, "complete", false, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
 	fs.StringVar(&c.output, "output", "", "write the summary to this file instead of standard output\n(written to a temporary name and renamed when complete)")
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.StringVar(&c.cols.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
@@ -111,6 +133,22 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.profile != "" {
+		p, ok := profiles[c.profile]
+		if !ok {
+			return nil, usagef("--profile %q: want trec_eval or gdeval", c.profile)
+		}
+		for name, v := range p.flags {
+			if !set[name] {
+				fs.Set(name, v)
+			}
+		}
+		c.scoreFloat32 = p.scoreFloat32
+		c.skipUnjudged = true
+	}
+	if c.complete && c.qrels == "" {
+		return nil, usagef("--complete needs --qrels")
+	}
 
 	var err error
 	if c.metrics, err = metrics.ParseList(metricList); err != nil {
@@ -138,8 +176,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.opts.RelThreshold, c.opts.HasThreshold = t, true
 	}
-	if c.format != "text" && c.format != "json" {
-		return nil, usagef("--format %q: want text or json", c.format)
+	if c.format != "text" && c.format != "json" && c.format != "trec" {
+		return nil, usagef("--format %q: want text, json or trec", c.format)
 	}
 	if c.workers < 0 || c.maxGroupRows < 1 || c.batchSize < 1 {
 		return nil, usagef("--workers must be >= 0, --max-group-rows and --batch-size >= 1")
@@ -147,7 +185,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.cols.Rank != "" && !set["score-col"] {
 		c.cols.Score = "" // ordered by rank: a score is neither needed nor required
 	}
-	if c.opts.Ties != metrics.TiesTrec {
+	if c.opts.Ties != metrics.TiesTrec && c.qrels == "" {
 		c.cols.Doc = "" // only the trec tie order reads doc ids; skipping them is faster
 	}
 	if c.output != "" && c.output == c.perQuery {

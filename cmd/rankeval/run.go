@@ -54,15 +54,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if pqWriter != nil {
 		cfg.PerQuery = pqWriter
 	}
+	cfg.ScoreFloat32 = c.scoreFloat32
+	if c.format == "trec" {
+		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return appendTrecQuery(b, c, id, vals) }
+	}
 	sources := make([]pipeline.Source, len(c.inputs))
-	for i, in := range c.inputs {
-		sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
-			return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize})
-		}}
+	var trec *trecInput
+	if c.qrels != "" {
+		if trec, err = openTrec(c, &cfg, stderr); err != nil {
+			return err
+		}
+		for i, in := range c.inputs {
+			sources[i] = trec.source(in)
+		}
+	} else {
+		for i, in := range c.inputs {
+			sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
+				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize})
+			}}
+		}
 	}
 	set, err := pipeline.Run(ctx, cfg, sources)
 	if err != nil {
+		if trec != nil {
+			return trec.explain(err)
+		}
 		return err
+	}
+	if trec != nil {
+		trec.report(stderr)
 	}
 	if pqWriter != nil {
 		if err := pqWriter.Flush(); err != nil {
@@ -70,9 +90,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 	}
 	var summary []byte
-	if c.format == "json" {
+	switch c.format {
+	case "json":
 		summary = formatJSON(c, set)
-	} else {
+	case "trec":
+		summary = formatTrec(c, set)
+	default:
 		summary = formatText(c, set)
 	}
 	if out != nil {
@@ -148,6 +171,30 @@ func optionsJSON(c *config) []byte {
 	}
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
+	b = append(b, `, "profile": `...)
+	if c.profile == "" {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, c.profile)
+	}
+	b = append(b, `, "score_precision": `...)
+	if c.scoreFloat32 {
+		b = append(b, `"float32"`...)
+	} else {
+		b = append(b, `"float64"`...)
+	}
+	if c.qrels != "" {
+		b = append(b, `, "qrels": `...)
+		b = pipeline.AppendJSONString(b, []byte(c.qrels))
+		b = append(b, `, "complete": `...)
+		b = strconv.AppendBool(b, c.complete)
+		b = append(b, `, "unjudged_queries": `...)
+		if c.skipUnjudged {
+			b = append(b, `"ignored"`...)
+		} else {
+			b = append(b, `"evaluated"`...)
+		}
+	}
 	for _, col := range []struct{ k, v string }{
 		{"query_col", c.cols.Query}, {"doc_col", c.cols.Doc}, {"score_col", c.cols.Score},
 		{"label_col", c.cols.Label}, {"rank_col", c.cols.Rank},
