@@ -65,6 +65,9 @@ func Parse(name string) (Metric, error) {
 		fam = family{KindF, cutRequired}
 		m.Kind, m.Beta = KindF, beta
 	default:
+		if tm, ok := parseTrecName(key); ok {
+			return tm, nil
+		}
 		return Metric{}, fmt.Errorf("metric %q: %w", key, ErrUnknownMetric)
 	}
 	switch {

@@ -163,3 +163,42 @@ func TestNeedsMaxGrade(t *testing.T) {
 		})
 	}
 }
+
+func TestParseTrecNames(t *testing.T) {
+	tests := []struct {
+		in   string
+		kind Kind
+		k    int
+		out  string // TrecName of the parsed metric
+	}{
+		{"map", KindAP, 0, "map"},
+		{"P_5", KindP, 5, "P_5"},
+		{"P.5", KindP, 5, "P_5"},
+		{"recall_10", KindR, 10, "recall_10"},
+		{"ndcg_cut_10", KindNDCG, 10, "ndcg_cut_10"},
+		{"ndcg", KindNDCG, 0, "ndcg"},
+		{"recip_rank", KindRR, 0, "recip_rank"},
+		{"Rprec", KindRPrec, 0, "Rprec"},
+		{"success_1", KindHit, 1, "success_1"},
+		{"map_cut_100", KindAP, 100, "map_cut_100"},
+		{"p@5", KindP, 5, "P_5"},
+		{"ndcg@10", KindNDCG, 10, "ndcg_cut_10"},
+		{"err@20", KindERR, 20, "err@20"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			m, err := Parse(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Kind != tc.kind || m.K != tc.k || TrecName(m) != tc.out {
+				t.Fatalf("got %+v (%s), want kind %v k %d %s", m, TrecName(m), tc.kind, tc.k, tc.out)
+			}
+		})
+	}
+	for _, bad := range []string{"P_0", "P_x", "recall_", "ndcg_cut_05", "P_-1"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func parseTrecName(lower string) (Metric, bool) {
 		if err != nil || k < 1 || strconv.Itoa(k) != rest[1:] {
 			return Metric{}, false
 		}
-		return Metric{Name: lower, Kind: p.kind, K: k, Beta: 1}, true
+		return Metric{Name: lower, Kind: p.kind, K: k}, true
 	}
 	return Metric{}, false
 }

@@ -165,7 +165,7 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	if cfg.Missing != nil {
 		zeros := make([]float64, len(cfg.Metrics))
 		for i, m := range cfg.Metrics {
-			if m.Kind == metrics.KindKendall || m.Kind == metrics.KindSpearman {
+			if isCorrelation(m) {
 				zeros[i] = math.NaN()
 			}
 		}
@@ -174,6 +174,10 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 		}
 	}
 	return total, nil
+}
+
+func isCorrelation(m metrics.Metric) bool {
+	return m.Kind == metrics.KindKendall || m.Kind == metrics.KindSpearman
 }
 
 // sendFree returns q to the free list; the list has room for every query.
@@ -221,7 +225,7 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 		if cfg.FormatQuery != nil {
 			q.line = cfg.FormatQuery(q.line[:0], q.id, q.vals)
 		} else {
-			q.line = appendQueryLine(q.line[:0], q.id, cfg.Metrics, q.vals)
+			q.line = appendQueryLine(q.line[:0], q.id, cfg.Metrics, q.vals, q.empty)
 		}
 		select {
 		case done <- q:
@@ -262,14 +266,22 @@ func writeOrdered(ctx context.Context, w io.Writer, done <-chan *query, free cha
 	return err
 }
 
-func appendQueryLine(b, id []byte, ms []metrics.Metric, vals []float64) []byte {
+// appendQueryLine writes a query's JSON record. An empty query's metrics
+// are undefined for that query and written as null, whatever value the
+// empty-query policy gives them in the means; Kendall and Spearman do not
+// depend on relevance and are written as computed.
+func appendQueryLine(b, id []byte, ms []metrics.Metric, vals []float64, empty bool) []byte {
 	b = append(b, `{"query_id":`...)
 	b = AppendJSONString(b, id)
 	for i, m := range ms {
 		b = append(b, ',')
 		b = AppendJSONString(b, []byte(m.Name))
 		b = append(b, ':')
-		b = AppendJSONFloat(b, vals[i])
+		if empty && !isCorrelation(m) {
+			b = append(b, "null"...)
+		} else {
+			b = AppendJSONFloat(b, vals[i])
+		}
 	}
 	return append(b, '}', '\n')
 }
