@@ -626,6 +626,9 @@ func (c *columnar) Batch() *Batch { return c.cur }
 func (c *columnar) Err() error    { return c.err }
 
 func (c *columnar) Next() bool {
+	if c.closed {
+		return false // the decoders are gone: nothing may wait on them
+	}
 	if c.cur != nil {
 		c.curW.free <- c.cur // never blocks: the batch came from there
 		c.cur, c.curW = nil, nil
