@@ -1,25 +1,683 @@
 package reader
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
-	"os"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Placeholders until the Parquet and Arrow IPC readers land: the format is
-// recognised and refused clearly rather than parsed as JSON.
+// This file holds what the Parquet and Arrow IPC readers share: checking
+// column types against the schema, copying Arrow arrays into a Batch, and
+// the ordered parallel decoding of a file's units (Parquet row groups,
+// IPC record batches).
 
-func openParquet(name string, f *os.File, _ Columns, _ Options) (Reader, error) {
-	f.Close()
-	return nil, fmt.Errorf("%s: Parquet input is not supported yet: %w", name, ErrFormat)
+// arrowMem allocates every Arrow buffer the columnar readers make. Tests swap
+// in a memory.CheckedAllocator to prove every record is released.
+var arrowMem memory.Allocator = memory.DefaultAllocator
+
+// defaultColumnarBatch is the batch size when Options.BatchSize is unset:
+// larger than JSONL's because columnar decoding has a per-batch cost in every
+// column reader, and 64K rows still keep a batch to a few MB.
+const defaultColumnarBatch = 65536
+
+// batchesPerDecoder bounds memory: a decoder goroutine owns this many
+// batches, one of which the consumer may hold, so it runs at most two batches
+// ahead of the consumer.
+const batchesPerDecoder = 3
+
+func columnarBatchSize(opt Options) int {
+	if opt.BatchSize > 0 {
+		return opt.BatchSize
+	}
+	return defaultColumnarBatch
 }
 
-func openArrowFile(name string, f *os.File, _ Columns, _ Options) (Reader, error) {
-	f.Close()
-	return nil, fmt.Errorf("%s: Arrow IPC input is not supported yet: %w", name, ErrFormat)
+func decoders(opt Options) int {
+	if opt.Decoders > 0 {
+		return opt.Decoders
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
-func openArrowStream(name string, _ *bufio.Reader, f *os.File, _ Columns, _ Options) (Reader, error) {
-	f.Close()
-	return nil, fmt.Errorf("%s: Arrow IPC input is not supported yet: %w", name, ErrFormat)
+func (c Columns) byRole() [nFields]string {
+	return [nFields]string{c.Query, c.Doc, c.Score, c.Label, c.Rank}
+}
+
+// roleTypes says, for an error message, which Arrow types each role accepts.
+var roleTypes = [nFields]string{
+	fQuery: "string, large_string, binary, string_view, dictionary of strings, or an integer",
+	fDoc:   "string, large_string, binary, string_view, dictionary of strings, or an integer",
+	fScore: "float, integer or decimal",
+	fLabel: "integer, float or boolean",
+	fRank:  "integer",
+}
+
+func isInt(id arrow.Type) bool {
+	switch id {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	}
+	return false
+}
+
+func isFloat(id arrow.Type) bool {
+	return id == arrow.FLOAT16 || id == arrow.FLOAT32 || id == arrow.FLOAT64
+}
+
+func isDecimal(id arrow.Type) bool {
+	switch id {
+	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return true
+	}
+	return false
+}
+
+func isStringish(id arrow.Type) bool {
+	switch id {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		return true
+	}
+	return false
+}
+
+// accepts reports whether a column of type dt can serve as role f.
+func accepts(f int, dt arrow.DataType) bool {
+	id := dt.ID()
+	switch f {
+	case fQuery, fDoc:
+		if d, ok := dt.(*arrow.DictionaryType); ok {
+			v := d.ValueType.ID()
+			return isStringish(v) || isInt(v)
+		}
+		return isStringish(id) || isInt(id)
+	case fScore:
+		return isFloat(id) || isInt(id) || isDecimal(id)
+	case fLabel:
+		return isFloat(id) || isInt(id) || id == arrow.BOOL
+	default: // fRank
+		return isInt(id)
+	}
+}
+
+// checkSchema finds every configured column in sc and checks its type. It
+// returns each role's field index (-1 when the role is not read).
+func checkSchema(name string, sc *arrow.Schema, cols Columns) ([nFields]int, error) {
+	var idx [nFields]int
+	for f, col := range cols.byRole() {
+		idx[f] = -1
+		if col == "" {
+			continue
+		}
+		is := sc.FieldIndices(col)
+		if len(is) == 0 {
+			return idx, fmt.Errorf("%s: no column %q (the %s column); the file has %s: %w",
+				name, col, fieldRole[f], listColumns(sc), ErrColumn)
+		}
+		dt := sc.Field(is[0]).Type
+		if !accepts(f, dt) {
+			return idx, fmt.Errorf("%s: column %q has type %s; the %s column must be %s: %w",
+				name, col, dt, fieldRole[f], roleTypes[f], ErrColumn)
+		}
+		idx[f] = is[0]
+	}
+	return idx, nil
+}
+
+func listColumns(sc *arrow.Schema) string {
+	names := make([]string, sc.NumFields())
+	for i, fl := range sc.Fields() {
+		names[i] = strconv.Quote(fl.Name)
+	}
+	return listNames(names)
+}
+
+// locator names a row of a columnar file by its unit (row group or record
+// batch) and its row within the unit. Units are numbered from 0 as Parquet
+// and Arrow tools do, rows from 1 as lines are. Streams learn unit starts as
+// they are read, so the table grows under a lock; Locate may be called from
+// any goroutine.
+type locator struct {
+	name, unit string
+	mu         sync.Mutex
+	starts     []int64 // starts[u]: rows of the file before unit u
+}
+
+// begin records that unit u starts after base rows, unless already known.
+func (l *locator) begin(u int, base int64) {
+	l.mu.Lock()
+	if u == len(l.starts) {
+		l.starts = append(l.starts, base)
+	}
+	l.mu.Unlock()
+}
+
+// locate names 1-based file row pos.
+func (l *locator) locate(pos int64) string {
+	l.mu.Lock()
+	// the last unit that starts before pos (empty units share a start)
+	u := sort.Search(len(l.starts), func(i int) bool { return l.starts[i] >= pos }) - 1
+	var start int64
+	if u >= 0 {
+		start = l.starts[u]
+	}
+	l.mu.Unlock()
+	if u < 0 {
+		return fmt.Sprintf("%s: row %d", l.name, pos)
+	}
+	return fmt.Sprintf("%s: %s %d, row %d (row %d of the file)", l.name, l.unit, u, pos-start, pos)
+}
+
+// converter copies the configured columns of Arrow records into a Batch.
+// Each decoder goroutine has its own.
+type converter struct {
+	cols  [nFields]string
+	idx   [nFields]int // field index of each role in sc
+	sc    *arrow.Schema
+	where func(unit int, row int64) string // names row (1-based) of unit
+}
+
+func newConverter(cols Columns, where func(int, int64) string) *converter {
+	return &converter{cols: cols.byRole(), where: where}
+}
+
+// convert appends rows [lo, hi) of rec to b. unit is the record's unit and
+// before the rows of that unit preceding rec, for error messages.
+func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit int, before int64) error {
+	if sc := rec.Schema(); sc != cv.sc {
+		// Resolve by name: Parquet record readers return only the selected
+		// columns, IPC readers all of them.
+		var c Columns
+		c.Query, c.Doc, c.Score, c.Label, c.Rank = cv.cols[0], cv.cols[1], cv.cols[2], cv.cols[3], cv.cols[4]
+		idx, err := checkSchema(cv.where(unit, before+1), sc, c)
+		if err != nil {
+			return err
+		}
+		cv.idx, cv.sc = idx, sc
+	}
+	for f := range nFields {
+		if cv.idx[f] < 0 {
+			continue
+		}
+		arr := rec.Column(cv.idx[f])
+		if arr.NullN() > 0 {
+			for i := lo; i < hi; i++ {
+				if arr.IsNull(i) {
+					return cv.null(f, unit, before+int64(i)+1)
+				}
+			}
+		}
+		var err error
+		switch f {
+		case fQuery:
+			err = cv.strings(&b.Query, arr, lo, hi, f, unit, before)
+		case fDoc:
+			err = cv.strings(&b.Doc, arr, lo, hi, f, unit, before)
+		case fScore:
+			b.Score, err = cv.floats(b.Score, arr, lo, hi)
+		case fLabel:
+			b.Label, err = cv.floats(b.Label, arr, lo, hi)
+		case fRank:
+			b.Rank, err = cv.ints(b.Rank, arr, lo, hi, unit, before)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.N += hi - lo
+	return nil
+}
+
+func (cv *converter) null(f, unit int, row int64) error {
+	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), cv.cols[f], ErrValue)
+}
+
+var errArena = errors.New("the strings of one batch exceed 2 GiB; use a smaller batch size")
+
+// appendBulk appends strings [lo, hi) given by offsets into data, where
+// data starts at offset first. Offsets are checked because IPC files carry no
+// checksums and a corrupt offset must not become a slice panic downstream.
+func appendBulk[O int32 | int64](s *Strings, offs []O, data []byte, lo, hi int) error {
+	first := offs[0]
+	a, z := offs[lo]-first, offs[hi]-first
+	if a < 0 || z < a || int64(z) > int64(len(data)) {
+		return fmt.Errorf("string offsets out of range: %w", ErrFormat)
+	}
+	base := int64(len(s.Buf)) - int64(a)
+	if base+int64(z) > math.MaxInt32 {
+		return fmt.Errorf("%w: %w", errArena, ErrValue)
+	}
+	s.Buf = append(s.Buf, data[a:z]...)
+	prev := offs[lo]
+	for _, o := range offs[lo+1 : hi+1] {
+		if o < prev {
+			return fmt.Errorf("string offsets decrease: %w", ErrFormat)
+		}
+		prev = o
+		s.Off = append(s.Off, int32(base+int64(o-first)))
+	}
+	return nil
+}
+
+func appendSigned[T int8 | int16 | int32 | int64](s *Strings, v []T) {
+	for _, x := range v {
+		s.Buf = strconv.AppendInt(s.Buf, int64(x), 10)
+		s.Off = append(s.Off, int32(len(s.Buf)))
+	}
+}
+
+func appendUnsigned[T uint8 | uint16 | uint32 | uint64](s *Strings, v []T) {
+	for _, x := range v {
+		s.Buf = strconv.AppendUint(s.Buf, uint64(x), 10)
+		s.Off = append(s.Off, int32(len(s.Buf)))
+	}
+}
+
+// idText returns value i of an id column's dictionary as bytes (integers as
+// decimal text, into scratch).
+func idText(arr arrow.Array, i int, scratch []byte) []byte {
+	switch a := arr.(type) {
+	case *array.String:
+		return []byte(a.Value(i))
+	case *array.LargeString:
+		return []byte(a.Value(i))
+	case *array.StringView:
+		return []byte(a.Value(i))
+	case *array.Binary:
+		return a.Value(i)
+	case *array.LargeBinary:
+		return a.Value(i)
+	case *array.BinaryView:
+		return a.Value(i)
+	case *array.Int8:
+		return strconv.AppendInt(scratch, int64(a.Value(i)), 10)
+	case *array.Int16:
+		return strconv.AppendInt(scratch, int64(a.Value(i)), 10)
+	case *array.Int32:
+		return strconv.AppendInt(scratch, int64(a.Value(i)), 10)
+	case *array.Int64:
+		return strconv.AppendInt(scratch, a.Value(i), 10)
+	case *array.Uint8:
+		return strconv.AppendUint(scratch, uint64(a.Value(i)), 10)
+	case *array.Uint16:
+		return strconv.AppendUint(scratch, uint64(a.Value(i)), 10)
+	case *array.Uint32:
+		return strconv.AppendUint(scratch, uint64(a.Value(i)), 10)
+	case *array.Uint64:
+		return strconv.AppendUint(scratch, a.Value(i), 10)
+	}
+	return nil // unreachable: checkSchema accepted the type
+}
+
+func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi, f, unit int, before int64) error {
+	var err error
+	switch a := arr.(type) {
+	case *array.String:
+		err = appendBulk(s, a.ValueOffsets(), a.ValueBytes(), lo, hi)
+	case *array.LargeString:
+		err = appendBulk(s, a.ValueOffsets(), a.ValueBytes(), lo, hi)
+	case *array.Binary:
+		err = appendBulk(s, a.ValueOffsets(), a.ValueBytes(), lo, hi)
+	case *array.LargeBinary:
+		err = appendBulk(s, a.ValueOffsets(), a.ValueBytes(), lo, hi)
+	case *array.Dictionary:
+		dict := a.Dictionary()
+		var scratch [20]byte
+		for i := lo; i < hi; i++ {
+			k := a.GetValueIndex(i)
+			if k < 0 || k >= dict.Len() {
+				return fmt.Errorf("%s: dictionary index %d out of range in %q column: %w", cv.where(unit, before+int64(i)+1), k, cv.cols[f], ErrFormat)
+			}
+			if dict.IsNull(k) {
+				return cv.null(f, unit, before+int64(i)+1)
+			}
+			s.Append(idText(dict, k, scratch[:0]))
+		}
+	case *array.Int8:
+		appendSigned(s, a.Int8Values()[lo:hi])
+	case *array.Int16:
+		appendSigned(s, a.Int16Values()[lo:hi])
+	case *array.Int32:
+		appendSigned(s, a.Int32Values()[lo:hi])
+	case *array.Int64:
+		appendSigned(s, a.Int64Values()[lo:hi])
+	case *array.Uint8:
+		appendUnsigned(s, a.Uint8Values()[lo:hi])
+	case *array.Uint16:
+		appendUnsigned(s, a.Uint16Values()[lo:hi])
+	case *array.Uint32:
+		appendUnsigned(s, a.Uint32Values()[lo:hi])
+	case *array.Uint64:
+		appendUnsigned(s, a.Uint64Values()[lo:hi])
+	default: // views
+		var scratch [20]byte
+		for i := lo; i < hi; i++ {
+			s.Append(idText(arr, i, scratch[:0]))
+		}
+	}
+	if len(s.Buf) > math.MaxInt32 {
+		err = fmt.Errorf("%w: %w", errArena, ErrValue)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %q column: %w", cv.where(unit, before+int64(lo)+1), cv.cols[f], err)
+	}
+	return nil
+}
+
+func appendFloats[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32](dst []float64, v []T) []float64 {
+	for _, x := range v {
+		dst = append(dst, float64(x))
+	}
+	return dst
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// decimalFloat converts an unscaled decimal to the float64 nearest its
+// value, as parsing its decimal text would (so a decimal column and a JSON
+// number give the same score). Both operands of the division are exact when
+// the unscaled value has at most 53 bits and the scale at most 22, so one
+// correctly rounded division does it; other values go through the text.
+func decimalFloat(v interface{ ToString(int32) string }, small int64, fits bool, scale int32) float64 {
+	if fits && small > -(1<<53) && small < 1<<53 && scale >= 0 && int(scale) < len(pow10) {
+		return float64(small) / pow10[scale]
+	}
+	f, _ := strconv.ParseFloat(v.ToString(scale), 64)
+	return f
+}
+
+func (cv *converter) floats(dst []float64, arr arrow.Array, lo, hi int) ([]float64, error) {
+	switch a := arr.(type) {
+	case *array.Float64:
+		return append(dst, a.Float64Values()[lo:hi]...), nil
+	case *array.Float32:
+		return appendFloats(dst, a.Float32Values()[lo:hi]), nil
+	case *array.Float16:
+		for i := lo; i < hi; i++ {
+			dst = append(dst, float64(a.Value(i).Float32()))
+		}
+	case *array.Int8:
+		return appendFloats(dst, a.Int8Values()[lo:hi]), nil
+	case *array.Int16:
+		return appendFloats(dst, a.Int16Values()[lo:hi]), nil
+	case *array.Int32:
+		return appendFloats(dst, a.Int32Values()[lo:hi]), nil
+	case *array.Int64:
+		return appendFloats(dst, a.Int64Values()[lo:hi]), nil
+	case *array.Uint8:
+		return appendFloats(dst, a.Uint8Values()[lo:hi]), nil
+	case *array.Uint16:
+		return appendFloats(dst, a.Uint16Values()[lo:hi]), nil
+	case *array.Uint32:
+		return appendFloats(dst, a.Uint32Values()[lo:hi]), nil
+	case *array.Uint64:
+		return appendFloats(dst, a.Uint64Values()[lo:hi]), nil
+	case *array.Boolean:
+		for i := lo; i < hi; i++ {
+			v := 0.0
+			if a.Value(i) {
+				v = 1
+			}
+			dst = append(dst, v)
+		}
+	case *array.Decimal32:
+		scale := a.DataType().(arrow.DecimalType).GetScale()
+		for _, v := range a.Values()[lo:hi] {
+			dst = append(dst, decimalFloat(v, int64(v), true, scale))
+		}
+	case *array.Decimal64:
+		scale := a.DataType().(arrow.DecimalType).GetScale()
+		for _, v := range a.Values()[lo:hi] {
+			dst = append(dst, decimalFloat(v, int64(v), true, scale))
+		}
+	case *array.Decimal128:
+		scale := a.DataType().(arrow.DecimalType).GetScale()
+		for _, v := range a.Values()[lo:hi] {
+			hi, lo := v.HighBits(), v.LowBits()
+			fits := hi == 0 && lo < 1<<63 || hi == -1 && lo >= 1<<63
+			dst = append(dst, decimalFloat(v, int64(lo), fits, scale))
+		}
+	case *array.Decimal256:
+		scale := a.DataType().(arrow.DecimalType).GetScale()
+		for _, v := range a.Values()[lo:hi] {
+			dst = append(dst, decimalFloat(v, 0, false, scale))
+		}
+	default:
+		return dst, fmt.Errorf("unexpected array type %s: %w", arr.DataType(), ErrColumn)
+	}
+	return dst, nil
+}
+
+func appendInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](dst []int64, v []T) []int64 {
+	for _, x := range v {
+		dst = append(dst, int64(x))
+	}
+	return dst
+}
+
+func (cv *converter) ints(dst []int64, arr arrow.Array, lo, hi, unit int, before int64) ([]int64, error) {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return appendInts(dst, a.Int8Values()[lo:hi]), nil
+	case *array.Int16:
+		return appendInts(dst, a.Int16Values()[lo:hi]), nil
+	case *array.Int32:
+		return appendInts(dst, a.Int32Values()[lo:hi]), nil
+	case *array.Int64:
+		return append(dst, a.Int64Values()[lo:hi]...), nil
+	case *array.Uint8:
+		return appendInts(dst, a.Uint8Values()[lo:hi]), nil
+	case *array.Uint16:
+		return appendInts(dst, a.Uint16Values()[lo:hi]), nil
+	case *array.Uint32:
+		return appendInts(dst, a.Uint32Values()[lo:hi]), nil
+	case *array.Uint64:
+		for i, v := range a.Uint64Values()[lo:hi] {
+			if v > math.MaxInt64 {
+				return dst, fmt.Errorf("%s: rank %d out of range: %w", cv.where(unit, before+int64(lo+i)+1), v, ErrValue)
+			}
+			dst = append(dst, int64(v))
+		}
+		return dst, nil
+	}
+	return dst, fmt.Errorf("unexpected array type %s: %w", arr.DataType(), ErrColumn)
+}
+
+// unitReader decodes the units of one file for one decoder goroutine.
+type unitReader interface {
+	// read decodes unit u and calls emit with each of its records in order.
+	// ok is false when there is no unit u (the end of a stream).
+	read(u int, emit func(arrow.RecordBatch) error) (ok bool, err error)
+	close()
+}
+
+// columnar is the Reader of Parquet and Arrow IPC files. Decoder goroutines
+// each take every P-th unit (row group or record batch), decode it and copy
+// it into batches; Next hands those batches out strictly in file order, so
+// results do not depend on the number of decoders. Each decoder owns
+// batchesPerDecoder batches, which bounds memory whatever the file size.
+type columnar struct {
+	name   string
+	loc    *locator
+	nunits int // -1: unknown until the end (streams)
+	ws     []*decoder
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	closer func() error
+	closed bool
+
+	cur   *Batch
+	curW  *decoder
+	u     int   // unit being consumed
+	begun bool  // loc knows unit u
+	base  int64 // rows handed out so far
+	err   error
+	done  bool
+}
+
+type decoder struct {
+	out  chan item
+	free chan *Batch
+}
+
+// item is a batch, the end of a unit (b and err nil), the end of the
+// input (eof) or an error.
+type item struct {
+	b   *Batch
+	err error
+	eof bool
+}
+
+var errStopped = errors.New("reader closed")
+
+// startColumnar starts n decoder goroutines, decoder w reading with
+// readers[w]. closer releases what the readers share (the file).
+func startColumnar(name string, loc *locator, nunits int, readers []unitReader, cols Columns, opt Options,
+	where func(int, int64) string, closer func() error) *columnar {
+	c := &columnar{name: name, loc: loc, nunits: nunits, stop: make(chan struct{}), closer: closer}
+	bs := columnarBatchSize(opt)
+	for w, ur := range readers {
+		d := &decoder{out: make(chan item, batchesPerDecoder), free: make(chan *Batch, batchesPerDecoder)}
+		for range batchesPerDecoder {
+			b := &Batch{Source: name, Locate: loc.locate}
+			b.Query.Reset()
+			b.Doc.Reset()
+			if cols.Rank != "" {
+				b.Rank = []int64{}
+			}
+			d.free <- b
+		}
+		c.ws = append(c.ws, d)
+		c.wg.Add(1)
+		go c.decode(w, len(readers), d, ur, newConverter(cols, where), bs)
+	}
+	return c
+}
+
+// decode is decoder w's goroutine: units w, w+P, w+2P, ...
+func (c *columnar) decode(w, p int, d *decoder, ur unitReader, cv *converter, bs int) {
+	defer c.wg.Done()
+	defer ur.close()
+	send := func(it item) bool {
+		select {
+		case d.out <- it:
+			return true
+		case <-c.stop:
+			return false
+		}
+	}
+	u := w
+	defer func() {
+		// IPC readers panic on some corrupt input; the error names the unit.
+		if r := recover(); r != nil {
+			send(item{err: fmt.Errorf("%s: %s %d: corrupt data (%v): %w", c.name, c.loc.unit, u, r, ErrFormat)})
+		}
+	}()
+	for ; c.nunits < 0 || u < c.nunits; u += p {
+		var before int64
+		ok, err := ur.read(u, func(rec arrow.RecordBatch) error {
+			n := int(rec.NumRows())
+			for lo := 0; lo < n; lo += bs {
+				hi := min(lo+bs, n)
+				var b *Batch
+				select {
+				case b = <-d.free:
+				case <-c.stop:
+					return errStopped
+				}
+				b.Reset()
+				if err := cv.convert(rec, lo, hi, b, u, before); err != nil {
+					d.free <- b
+					return err
+				}
+				if !send(item{b: b}) {
+					return errStopped
+				}
+			}
+			before += int64(n)
+			return nil
+		})
+		switch {
+		case errors.Is(err, errStopped):
+			return
+		case err != nil:
+			send(item{err: err})
+			return
+		case !ok:
+			send(item{eof: true})
+			return
+		}
+		if !send(item{}) {
+			return
+		}
+	}
+}
+
+func (c *columnar) Batch() *Batch { return c.cur }
+func (c *columnar) Err() error    { return c.err }
+
+func (c *columnar) Next() bool {
+	if c.closed {
+		return false // the decoders are gone: nothing may wait on them
+	}
+	if c.cur != nil {
+		c.curW.free <- c.cur // never blocks: the batch came from there
+		c.cur, c.curW = nil, nil
+	}
+	for c.err == nil && !c.done {
+		if c.nunits >= 0 && c.u >= c.nunits {
+			c.done = true
+			break
+		}
+		if !c.begun {
+			c.loc.begin(c.u, c.base)
+			c.begun = true
+		}
+		d := c.ws[c.u%len(c.ws)]
+		it := <-d.out
+		switch {
+		case it.err != nil:
+			c.err = it.err
+		case it.eof:
+			c.done = true
+		case it.b == nil: // end of unit
+			c.u++
+			c.begun = false
+		default:
+			b := it.b
+			b.Pos = b.Pos[:0]
+			for i := range int64(b.N) {
+				b.Pos = append(b.Pos, c.base+i+1)
+			}
+			c.base += int64(b.N)
+			c.cur, c.curW = b, d
+			return true
+		}
+	}
+	return false
+}
+
+// Close stops the decoders and waits for them, so no goroutine outlives the
+// reader and every Arrow buffer is released when it returns.
+func (c *columnar) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	close(c.stop)
+	c.wg.Wait()
+	c.cur = nil
+	if c.closer != nil {
+		return c.closer()
+	}
+	return nil
 }

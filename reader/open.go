@@ -13,9 +13,14 @@ import (
 
 // Options tune every reader. The zero value gives defaults.
 type Options struct {
-	// BatchSize is the number of rows per batch (default 8192). Results do
+	// BatchSize is the number of rows per batch (default 8192; 65536 for
+	// Parquet and Arrow IPC). Results do
 	// not depend on it; only memory and speed do.
 	BatchSize int
+	// Decoders is the number of goroutines decoding one Parquet or Arrow IPC
+	// file, each taking every Decoders-th row group or record batch
+	// (default GOMAXPROCS). Batches still come out in file order.
+	Decoders int
 }
 
 func (o Options) batchSize() int {

@@ -1,157 +1,102 @@
 // Command gen writes a synthetic search log, deterministic from a seed, so
-// tests and benchmarks can compare formats and tools on identical data.
+// tests and benchmarks can compare formats and tools on identical data; or
+// converts an existing log to another format.
 //
 //	go run ./scripts/gen -rows 10000000 -docs 50 -seed 1 -o /tmp/log.jsonl.zst
+//	go run ./scripts/gen -rows 10000000 -docs 100 -codec zstd -row-group 1048576 -o /tmp/log.parquet
+//	go run ./scripts/gen -rows 1000000 -split 8 -hive -ext .zstd.parquet -o /tmp/lake
+//	go run ./scripts/gen -from ../shared/vectors/graded_ties.jsonl -o /tmp/graded_ties.arrows
 //
-// The format follows the output name: .jsonl, .jsonl.gz, .jsonl.zst.
-// Each query has -docs rows (query_id "q0000001", doc_id "d17", score a noisy
-// function of the label so metrics land mid-range, label 0..4 skewed toward 0).
+// The format follows the output name: .jsonl, .jsonl.gz, .jsonl.zst,
+// .parquet (-codec zstd|snappy|none, -row-group N rows), .arrow or .feather
+// (Arrow IPC file), .arrows (Arrow IPC stream), with -ipc-codec
+// none|zstd|lz4. With -split N, -o names a directory that receives N part
+// files named part-0000i<ext> (Hive-style dt=YYYY-MM-DD/ directories with
+// -hive); part boundaries fall inside queries when the row count is not a
+// multiple of -docs, so a query continues from one part into the next.
+//
+// Each generated query has -docs rows (query_id "q0000001", doc_id "d17",
+// score a noisy function of the label so metrics land mid-range, label 0..4
+// skewed toward 0). With -from, the input (any format rankeval reads, with
+// columns query_id, doc_id, score, label) is converted; labels are written as
+// int32 when they are all integers, else as float64.
 package main
 
 import (
-	"bufio"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
 	"os"
-	"strconv"
-	"strings"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader"
 )
-
-// Row is one generated row.
-type Row struct {
-	Query string
-	Doc   string
-	Score float64
-	Label int
-}
-
-// Generator yields the rows of the log in order.
-type Generator struct {
-	rng        *rand.Rand
-	rows, docs int
-	emitted    int
-	q          int
-	d          int
-	qid        string
-	quality    float64
-}
-
-// NewGenerator makes the log of rows rows with docs rows a query.
-func NewGenerator(seed uint64, rows, docs int) *Generator {
-	return &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rows: rows, docs: docs}
-}
-
-// Next fills r with the next row; false at the end.
-func (g *Generator) Next(r *Row) bool {
-	if g.emitted >= g.rows {
-		return false
-	}
-	if g.d == 0 {
-		g.q++
-		g.qid = fmt.Sprintf("q%07d", g.q)
-		g.quality = g.rng.Float64() // how well the "model" ranks this query
-	}
-	label := 0
-	if u := g.rng.Float64(); u > 0.55 {
-		label = 1 + int((u-0.55)/0.45*4)
-		if label > 4 {
-			label = 4
-		}
-	}
-	r.Query = g.qid
-	r.Doc = "d" + strconv.Itoa(g.d)
-	// scores rounded to 6 decimals, as logs usually are; some ties result.
-	s := g.quality*float64(label)/4 + g.rng.NormFloat64()*0.35
-	r.Score = math.Round(s*1e6) / 1e6
-	r.Label = label
-	g.d++
-	if g.d == g.docs {
-		g.d = 0
-	}
-	g.emitted++
-	return true
-}
 
 func main() {
 	rows := flag.Int("rows", 100000, "number of rows")
 	docs := flag.Int("docs", 50, "rows per query")
 	seed := flag.Uint64("seed", 1, "random seed")
-	out := flag.String("o", "", "output file; format from the name (.jsonl, .jsonl.gz, .jsonl.zst)")
+	out := flag.String("o", "", "output file (format from the name: .jsonl, .jsonl.gz, .jsonl.zst, .parquet, .arrow, .feather, .arrows), or directory with -split")
+	from := flag.String("from", "", "convert this log instead of generating one")
+	var opt synth.Options
+	flag.StringVar(&opt.Codec, "codec", "zstd", "Parquet compression: zstd, snappy or none")
+	flag.IntVar(&opt.RowGroup, "row-group", 1<<20, "Parquet rows per row group")
+	flag.StringVar(&opt.IPCCodec, "ipc-codec", "none", "Arrow IPC buffer compression: none, zstd or lz4")
+	flag.IntVar(&opt.Batch, "batch", 65536, "rows per Arrow record batch")
+	split := flag.Int("split", 0, "write this many part files into the directory -o")
+	ext := flag.String("ext", ".parquet", "part file ending with -split (decides the format)")
+	hive := flag.Bool("hive", false, "with -split, put parts in Hive partition directories dt=YYYY-MM-DD, two parts a day")
 	flag.Parse()
-	if *out == "" || *rows < 0 || *docs < 1 {
+	if *out == "" || *rows < 0 || *docs < 1 || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := write(*out, NewGenerator(*seed, *rows, *docs)); err != nil {
+	if err := run(*out, *from, *seed, *rows, *docs, *split, *ext, *hive, opt); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func write(name string, g *Generator) (err error) {
-	tmp := name + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	defer func() {
+func run(out, from string, seed uint64, rows, docs, split int, ext string, hive bool, opt synth.Options) error {
+	var src synth.Source = synth.NewGenerator(seed, rows, docs)
+	if from != "" {
+		all, err := load(from)
 		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	var w io.WriteCloser
-	switch {
-	case strings.HasSuffix(name, ".jsonl.gz"):
-		w = gzip.NewWriter(f)
-	case strings.HasSuffix(name, ".jsonl.zst"):
-		if w, err = zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedDefault)); err != nil {
 			return err
 		}
-	case strings.HasSuffix(name, ".jsonl"):
-		w = nopCloser{f}
-	default:
-		return fmt.Errorf("%s: unknown output format (want .jsonl, .jsonl.gz or .jsonl.zst)", name)
+		rows = len(all)
+		opt.FloatLabels = false
+		for _, r := range all {
+			if r.Label != math.Trunc(r.Label) || math.Abs(r.Label) > math.MaxInt32 {
+				opt.FloatLabels = true
+			}
+		}
+		src = &synth.Rows{R: all}
 	}
-	if err := writeJSONL(w, g); err != nil {
-		return err
+	if split > 0 {
+		return synth.WriteSplit(out, ext, split, hive, src, rows, opt)
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
+	return synth.Write(out, src, -1, opt)
 }
 
-func writeJSONL(w io.Writer, g *Generator) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	var r Row
-	buf := make([]byte, 0, 128)
-	for g.Next(&r) {
-		buf = append(buf[:0], `{"query_id":"`...)
-		buf = append(buf, r.Query...)
-		buf = append(buf, `","doc_id":"`...)
-		buf = append(buf, r.Doc...)
-		buf = append(buf, `","score":`...)
-		buf = strconv.AppendFloat(buf, r.Score, 'g', -1, 64)
-		buf = append(buf, `,"label":`...)
-		buf = strconv.AppendInt(buf, int64(r.Label), 10)
-		buf = append(buf, "}\n"...)
-		if _, err := bw.Write(buf); err != nil {
-			return err
+// load reads a whole log with rankeval's own reader; conversions are for
+// test vectors, which are small.
+func load(name string) ([]synth.Row, error) {
+	r, err := reader.Open(name, reader.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}, reader.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var rows []synth.Row
+	for r.Next() {
+		b := r.Batch()
+		for i := range b.N {
+			rows = append(rows, synth.Row{
+				Query: string(b.Query.At(i)), Doc: string(b.Doc.At(i)),
+				Score: b.Score[i], Label: b.Label[i],
+			})
 		}
 	}
-	return bw.Flush()
+	return rows, errors.Join(r.Err(), r.Close())
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

@@ -1,0 +1,92 @@
+// Package synth generates a synthetic search log, deterministic from a seed,
+// and writes any stream of rows as JSONL (plain, gzip, zstd), Parquet or
+// Arrow IPC, so tests and benchmarks can compare formats on identical data.
+// scripts/gen is its command-line front end.
+package synth
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Row is one row of a log.
+type Row struct {
+	Query string
+	Doc   string
+	Score float64
+	Label float64
+}
+
+// Source yields rows in order; Next returns false at the end.
+type Source interface {
+	Next(r *Row) bool
+}
+
+// Generator yields the rows of the log in order.
+//
+// Each query has docs rows (query_id "q0000001", doc_id "d17", score a noisy
+// function of the label so metrics land mid-range, label 0..4 skewed toward
+// 0).
+type Generator struct {
+	rng        *rand.Rand
+	rows, docs int
+	emitted    int
+	q          int
+	d          int
+	qid        string
+	quality    float64
+}
+
+// NewGenerator makes the log of rows rows with docs rows a query.
+func NewGenerator(seed uint64, rows, docs int) *Generator {
+	return &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rows: rows, docs: docs}
+}
+
+// Next fills r with the next row; false at the end.
+func (g *Generator) Next(r *Row) bool {
+	if g.emitted >= g.rows {
+		return false
+	}
+	if g.d == 0 {
+		g.q++
+		g.qid = fmt.Sprintf("q%07d", g.q)
+		g.quality = g.rng.Float64() // how well the "model" ranks this query
+	}
+	label := 0
+	if u := g.rng.Float64(); u > 0.55 {
+		label = 1 + int((u-0.55)/0.45*4)
+		if label > 4 {
+			label = 4
+		}
+	}
+	r.Query = g.qid
+	r.Doc = "d" + strconv.Itoa(g.d)
+	// scores rounded to 6 decimals, as logs usually are; some ties result.
+	s := g.quality*float64(label)/4 + g.rng.NormFloat64()*0.35
+	r.Score = math.Round(s*1e6) / 1e6
+	r.Label = float64(label)
+	g.d++
+	if g.d == g.docs {
+		g.d = 0
+	}
+	g.emitted++
+	return true
+}
+
+// Rows is a Source over a slice, for tests and conversions.
+type Rows struct {
+	R []Row
+	i int
+}
+
+// Next implements Source.
+func (s *Rows) Next(r *Row) bool {
+	if s.i >= len(s.R) {
+		return false
+	}
+	*r = s.R[s.i]
+	s.i++
+	return true
+}

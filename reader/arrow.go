@@ -1,0 +1,132 @@
+package reader
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// openArrowFile reads an Arrow IPC file (.arrow, Feather v2). Its footer
+// indexes the record batches, so decoders take them in turn; zstd and lz4
+// buffer compression are undone by the ipc package.
+func openArrowFile(name string, f *os.File, cols Columns, opt Options) (Reader, error) {
+	r, err := newArrowFile(name, f, cols, opt)
+	if err != nil {
+		closeInput(f)
+		return nil, err
+	}
+	return r, nil
+}
+
+func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader, err error) {
+	if err := seekable(name, "Arrow IPC file", f); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: corrupt Arrow IPC file (%v): %w", name, r, ErrFormat)
+		}
+	}()
+	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(arrowMem))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
+	}
+	if _, err := checkSchema(name, fr.Schema(), cols); err != nil {
+		fr.Close()
+		return nil, err
+	}
+	n := fr.NumRecords()
+	p := max(1, min(decoders(opt), n))
+	readers := make([]unitReader, p)
+	for w := range readers {
+		// RecordBatchAt is safe for concurrent use: the decoders share fr.
+		readers[w] = &arrowFileUnits{name: name, fr: fr}
+	}
+	loc := &locator{name: name, unit: "record batch"}
+	return startColumnar(name, loc, n, readers, cols, opt, ipcWhere(name), func() error {
+		fr.Close()
+		return closeInput(f)
+	}), nil
+}
+
+func ipcWhere(name string) func(int, int64) string {
+	return func(u int, row int64) string {
+		return fmt.Sprintf("%s: record batch %d, row %d", name, u, row)
+	}
+}
+
+type arrowFileUnits struct {
+	name string
+	fr   *ipc.FileReader
+}
+
+func (a *arrowFileUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
+	rec, err := a.fr.RecordBatchAt(u)
+	if err != nil {
+		return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
+	}
+	defer rec.Release()
+	return true, emit(rec)
+}
+
+func (a *arrowFileUnits) close() {}
+
+// openArrowStream reads an Arrow IPC stream (.arrows), which may come from a
+// pipe. Its record batches can only be found one after another, so one
+// decoder reads them, ahead of the consumer.
+func openArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt Options) (Reader, error) {
+	r, err := newArrowStream(name, br, f, cols, opt)
+	if err != nil {
+		closeInput(f)
+		return nil, err
+	}
+	return r, nil
+}
+
+func newArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt Options) (_ Reader, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: corrupt Arrow IPC stream (%v): %w", name, r, ErrFormat)
+		}
+	}()
+	sr, err := ipc.NewReader(br, ipc.WithAllocator(arrowMem))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v: %w", name, err, ErrFormat)
+	}
+	if _, err := checkSchema(name, sr.Schema(), cols); err != nil {
+		sr.Release()
+		return nil, err
+	}
+	units := &arrowStreamUnits{name: name, sr: sr}
+	loc := &locator{name: name, unit: "record batch"}
+	return startColumnar(name, loc, -1, []unitReader{units}, cols, opt, ipcWhere(name), func() error {
+		units.close()
+		return closeInput(f)
+	}), nil
+}
+
+type arrowStreamUnits struct {
+	name string
+	sr   *ipc.Reader
+	once sync.Once
+}
+
+// read reads the next record batch of the stream, which is unit u because
+// the only decoder asks for units in order.
+func (a *arrowStreamUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
+	if !a.sr.Next() {
+		if err := a.sr.Err(); err != nil {
+			return false, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
+		}
+		return false, nil
+	}
+	return true, emit(a.sr.RecordBatch())
+}
+
+// close releases the stream reader; the decoder calls it when it stops and
+// Close calls it again in case the decoder never ran.
+func (a *arrowStreamUnits) close() { a.once.Do(a.sr.Release) }

@@ -1,0 +1,158 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ErrNoInput is wrapped by Expand when an argument names nothing to read.
+var ErrNoInput = errors.New("no input")
+
+// Input is one file to read, as Expand found it.
+type Input struct {
+	Path string
+	// Partitions are the Hive-style key=value directory names on the path
+	// (dt=2026-11-20/part-00000.parquet gives {"dt", "2026-11-20"}), outermost
+	// first, values unescaped. They are columns of every row of the file.
+	Partitions [][2]string
+}
+
+// Expand turns command-line arguments into the files to read, in order:
+//
+//   - a file is read as given (even a hidden one: it was asked for);
+//   - a directory is read recursively, entries in lexical order, skipping
+//     names that start with '.' or '_' (_SUCCESS, _temporary/, .crc files),
+//     as data-lake writers leave them; a directory with no file is an error;
+//   - an argument that does not exist but holds glob characters is matched
+//     with filepath.Glob, matches in lexical order, each expanded as above;
+//     matches starting with '.' or '_' are skipped unless the pattern's
+//     last element starts with that character too;
+//   - "-" (standard input) passes through.
+//
+// Rows of one query may continue from one file into the next in this
+// order. An argument that matches nothing is an error naming it.
+func Expand(args []string) ([]Input, error) {
+	var out []Input
+	for _, arg := range args {
+		if arg == Stdin {
+			out = append(out, Input{Path: Stdin})
+			continue
+		}
+		st, err := os.Stat(arg)
+		if err == nil {
+			if out, err = expandPath(out, arg, st, 0); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) || !hasMeta(arg) {
+			return nil, err // *PathError names the argument
+		}
+		matches, gerr := filepath.Glob(arg)
+		if gerr != nil {
+			return nil, fmt.Errorf("%s: bad pattern: %v: %w", arg, gerr, ErrNoInput)
+		}
+		slices.Sort(matches)
+		keepHidden := hidden(filepath.Base(arg))
+		n := len(out)
+		for _, m := range matches {
+			if hidden(filepath.Base(m)) && !keepHidden {
+				continue
+			}
+			st, err := os.Stat(m)
+			if err != nil {
+				return nil, err
+			}
+			if out, err = expandPath(out, m, st, 0); err != nil {
+				return nil, err
+			}
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: no file matches: %w", arg, ErrNoInput)
+		}
+	}
+	return out, nil
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
+
+// hidden reports whether a directory entry is bookkeeping rather than data.
+func hidden(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// maxLinks bounds how many symbolic links to directories a walk follows
+// one inside another, which stops a link loop.
+const maxLinks = 16
+
+func expandPath(out []Input, p string, st fs.FileInfo, links int) ([]Input, error) {
+	if !st.IsDir() {
+		return append(out, Input{Path: p, Partitions: partitions(p)}), nil
+	}
+	n := len(out)
+	// WalkDir visits entries in lexical order.
+	err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != p && hidden(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// a link to a directory would be walked as a file; follow it
+			st, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			if st.IsDir() {
+				if links >= maxLinks {
+					return fmt.Errorf("%s: more than %d nested links to directories (a loop?): %w", path, maxLinks, ErrNoInput)
+				}
+				out, err = expandPath(out, path, st, links+1)
+				return err
+			}
+		}
+		out = append(out, Input{Path: path, Partitions: partitions(path)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == n {
+		return nil, fmt.Errorf("%s: directory has no data files: %w", p, ErrNoInput)
+	}
+	return out, nil
+}
+
+// partitions extracts Hive key=value directory names from path.
+func partitions(path string) [][2]string {
+	var parts [][2]string
+	dir := filepath.Dir(filepath.Clean(path))
+	for _, el := range strings.Split(filepath.ToSlash(dir), "/") {
+		k, v, ok := strings.Cut(el, "=")
+		if !ok || k == "" {
+			continue
+		}
+		// Hive escapes special characters as %XX.
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
+		if k2, err := url.PathUnescape(k); err == nil {
+			k = k2
+		}
+		parts = append(parts, [2]string{k, v})
+	}
+	return parts
+}

@@ -1,0 +1,368 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// The values of every column of the type-coverage table, row by row.
+var (
+	tQuery  = []string{"a", "a", "a", "b", "b", "b"}
+	tQInt   = []int64{7, 7, 7, -8, -8, -8}
+	tQUint  = []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64, 5, 5, 5}
+	tDoc    = []string{"d1", "d2", "d3", "d1", "d2", "d3"}
+	tDocU32 = []uint32{10, 11, 12, 10, 11, 12}
+	tScore  = []float64{0.5, 0.25, -1.75, 3, 0, 2.5} // exact in float32 too
+	tScoreI = []int16{5, -4, 3, 2, 1, 0}
+	tDec    = []int64{1234, -5, 999999, 0, 1, 123456789} // unscaled, scale 3
+	tLabel  = []int32{0, 1, 2, 3, 4, 0}
+	tLabelF = []float64{0.5, 0, 1.5, 2, 0.25, 1}
+	tLabelB = []bool{true, false, true, false, false, true}
+	tRank   = []int32{1, 2, 3, 1, 2, 3}
+)
+
+// typesRecord builds one record holding a column of every accepted type and
+// a few unsupported ones.
+func typesRecord(mem memory.Allocator) arrow.RecordBatch {
+	dictStr := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	fields := []arrow.Field{
+		{Name: "q_str", Type: arrow.BinaryTypes.String},
+		{Name: "q_large", Type: arrow.BinaryTypes.LargeString},
+		{Name: "q_dict", Type: dictStr},
+		{Name: "q_i32", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "q_i64", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "q_u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "q_bin", Type: arrow.BinaryTypes.Binary},
+		{Name: "d_str", Type: arrow.BinaryTypes.String},
+		{Name: "d_u32", Type: arrow.PrimitiveTypes.Uint32},
+		{Name: "s_f64", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "s_f32", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "s_i16", Type: arrow.PrimitiveTypes.Int16},
+		{Name: "s_dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}},
+		{Name: "s_dec256", Type: &arrow.Decimal256Type{Precision: 45, Scale: 3}},
+		{Name: "l_i32", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "l_f64", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "l_bool", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "l_u8", Type: arrow.PrimitiveTypes.Uint8},
+		{Name: "r_i32", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "r_u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "b_ts", Type: arrow.FixedWidthTypes.Timestamp_us},
+		{Name: "b_list", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+	}
+	b := array.NewRecordBuilder(mem, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for i := range tQuery {
+		b.Field(0).(*array.StringBuilder).Append(tQuery[i])
+		b.Field(1).(*array.LargeStringBuilder).Append(tQuery[i])
+		if err := b.Field(2).(*array.BinaryDictionaryBuilder).AppendString(tQuery[i]); err != nil {
+			panic(err)
+		}
+		b.Field(3).(*array.Int32Builder).Append(int32(tQInt[i]))
+		b.Field(4).(*array.Int64Builder).Append(tQInt[i] << 40)
+		b.Field(5).(*array.Uint64Builder).Append(tQUint[i])
+		b.Field(6).(*array.BinaryBuilder).Append([]byte(tQuery[i]))
+		b.Field(7).(*array.StringBuilder).Append(tDoc[i])
+		b.Field(8).(*array.Uint32Builder).Append(tDocU32[i])
+		b.Field(9).(*array.Float64Builder).Append(tScore[i])
+		b.Field(10).(*array.Float32Builder).Append(float32(tScore[i]))
+		b.Field(11).(*array.Int16Builder).Append(tScoreI[i])
+		b.Field(12).(*array.Decimal128Builder).Append(decimal128.FromI64(tDec[i]))
+		b.Field(13).(*array.Decimal256Builder).Append(decimal256.FromI64(tDec[i]))
+		b.Field(14).(*array.Int32Builder).Append(tLabel[i])
+		b.Field(15).(*array.Float64Builder).Append(tLabelF[i])
+		b.Field(16).(*array.BooleanBuilder).Append(tLabelB[i])
+		b.Field(17).(*array.Uint8Builder).Append(uint8(tLabel[i]))
+		b.Field(18).(*array.Int32Builder).Append(tRank[i])
+		b.Field(19).(*array.Uint64Builder).Append(uint64(tRank[i]))
+		b.Field(20).(*array.TimestampBuilder).Append(arrow.Timestamp(i))
+		lb := b.Field(21).(*array.ListBuilder)
+		lb.Append(true)
+		lb.ValueBuilder().(*array.Int32Builder).Append(int32(i))
+	}
+	return b.NewRecordBatch()
+}
+
+// writeRecord writes rec as Parquet (row groups of per rows, the Arrow
+// schema stored so large strings and dictionaries come back as such), an
+// Arrow IPC file or an IPC stream (record batches of per rows), by name.
+func writeRecord(t testing.TB, name string, rec arrow.RecordBatch, per int) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := int(rec.NumRows())
+	switch filepath.Ext(name) {
+	case ".parquet":
+		props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(per)))
+		w, err := pqarrow.NewFileWriter(rec.Schema(), struct{ *os.File }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteBuffered(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	case ".arrow", ".arrows":
+		type writer interface {
+			Write(arrow.RecordBatch) error
+			Close() error
+		}
+		var w writer
+		if filepath.Ext(name) == ".arrow" {
+			if w, err = ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema())); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			w = ipc.NewWriter(f, ipc.WithSchema(rec.Schema()))
+		}
+		for lo := 0; lo < n; lo += per {
+			s := rec.NewSlice(int64(lo), int64(min(lo+per, n)))
+			err := w.Write(s)
+			s.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("writeRecord: unknown format %s", name)
+	}
+}
+
+func decText(unscaled int64) float64 {
+	s := strconv.FormatInt(unscaled, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for len(s) < 4 {
+		s = "0" + s
+	}
+	s = s[:len(s)-3] + "." + s[len(s)-3:]
+	if neg {
+		s = "-" + s
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestColumnTypes(t *testing.T) {
+	checkedMem(t)
+	rec := typesRecord(memory.DefaultAllocator)
+	defer rec.Release()
+	dir := t.TempDir()
+	var files []string
+	for _, n := range []string{"types.parquet", "types.arrow", "types.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 4)
+		files = append(files, name)
+	}
+	strs := func(f func(i int) string) []string {
+		out := make([]string, len(tQuery))
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	floats := func(f func(i int) float64) []float64 {
+		out := make([]float64, len(tQuery))
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	cases := []struct {
+		name       string
+		cols       Columns
+		query, doc []string
+		score, lab []float64
+		rank       []int64
+	}{
+		{"string ids, float64 score, int label", Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32"},
+			tQuery, tDoc, tScore, floats(func(i int) float64 { return float64(tLabel[i]) }), nil},
+		{"large string, uint32 doc, float32 score, bool label", Columns{Query: "q_large", Doc: "d_u32", Score: "s_f32", Label: "l_bool"},
+			tQuery, strs(func(i int) string { return strconv.Itoa(int(tDocU32[i])) }), tScore,
+			floats(func(i int) float64 { return map[bool]float64{true: 1}[tLabelB[i]] }), nil},
+		{"dictionary ids, decimal128 score, float label", Columns{Query: "q_dict", Doc: "q_bin", Score: "s_dec", Label: "l_f64"},
+			tQuery, tQuery, floats(func(i int) float64 { return decText(tDec[i]) }), tLabelF, nil},
+		{"int32 ids, int16 score, uint8 label, int32 rank", Columns{Query: "q_i32", Doc: "q_i64", Score: "s_i16", Label: "l_u8", Rank: "r_i32"},
+			strs(func(i int) string { return strconv.FormatInt(tQInt[i], 10) }),
+			strs(func(i int) string { return strconv.FormatInt(tQInt[i]<<40, 10) }),
+			floats(func(i int) float64 { return float64(tScoreI[i]) }),
+			floats(func(i int) float64 { return float64(tLabel[i]) }),
+			[]int64{1, 2, 3, 1, 2, 3}},
+		{"uint64 ids, decimal256 score, uint64 rank", Columns{Query: "q_u64", Score: "s_dec256", Label: "l_i32", Rank: "r_u64"},
+			strs(func(i int) string { return strconv.FormatUint(tQUint[i], 10) }), nil,
+			floats(func(i int) float64 { return decText(tDec[i]) }),
+			floats(func(i int) float64 { return float64(tLabel[i]) }),
+			[]int64{1, 2, 3, 1, 2, 3}},
+		{"rank without score, one column in two roles", Columns{Query: "q_str", Doc: "q_str", Label: "l_i32", Rank: "r_i32"},
+			tQuery, tQuery, nil, floats(func(i int) float64 { return float64(tLabel[i]) }), []int64{1, 2, 3, 1, 2, 3}},
+	}
+	for _, name := range files {
+		for _, c := range cases {
+			t.Run(filepath.Base(name)+"/"+c.name, func(t *testing.T) {
+				got, err := readAll(t, name, c.cols, Options{BatchSize: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []readRow
+				for i := range tQuery {
+					w := readRow{q: c.query[i], label: c.lab[i], pos: int64(i + 1)}
+					if c.doc != nil {
+						w.d = c.doc[i]
+					}
+					if c.score != nil {
+						w.score = c.score[i]
+					}
+					if c.rank != nil {
+						w.rank = c.rank[i]
+					}
+					want = append(want, w)
+				}
+				sameRows(t, name, got, want)
+			})
+		}
+	}
+}
+
+func TestUnsupportedTypes(t *testing.T) {
+	checkedMem(t)
+	rec := typesRecord(memory.DefaultAllocator)
+	defer rec.Release()
+	dir := t.TempDir()
+	for _, n := range []string{"types.parquet", "types.arrow", "types.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 4)
+		for _, c := range []struct {
+			role, col, typ string
+		}{
+			{"score", "d_str", "utf8"},
+			{"score", "b_ts", "timestamp"},
+			{"label", "s_dec", "decimal"},
+			{"label", "d_str", "utf8"},
+			{"rank", "s_f64", "float64"},
+			{"rank", "l_bool", "bool"},
+			{"query", "s_f64", "float64"},
+			{"query", "b_list", "list"},
+			{"doc", "l_bool", "bool"},
+		} {
+			t.Run(n+"/"+c.role+"="+c.col, func(t *testing.T) {
+				cols := Columns{Query: "q_str", Score: "s_f64", Label: "l_i32"}
+				switch c.role {
+				case "score":
+					cols.Score = c.col
+				case "label":
+					cols.Label = c.col
+				case "rank":
+					cols.Rank = c.col
+				case "query":
+					cols.Query = c.col
+				case "doc":
+					cols.Doc = c.col
+				}
+				_, err := readAll(t, name, cols, Options{})
+				if !errors.Is(err, ErrColumn) {
+					t.Fatalf("err = %v, want ErrColumn", err)
+				}
+				for _, s := range []string{name, strconv.Quote(c.col), c.typ, "the " + c.role + " column"} {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not say %q", err, s)
+					}
+				}
+			})
+		}
+	}
+}
+
+// nullRecord has 10 rows; column "score" is null at row 7 (1-based) only.
+func nullRecord(mem memory.Allocator, nullCol string) arrow.RecordBatch {
+	fields := []arrow.Field{
+		{Name: "query_id", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "doc_id", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "label", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	}
+	b := array.NewRecordBuilder(mem, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for i := range 10 {
+		null := i == 6
+		if null && nullCol == "query_id" {
+			b.Field(0).AppendNull()
+		} else {
+			b.Field(0).(*array.StringBuilder).Append("q" + strconv.Itoa(i/5))
+		}
+		if null && nullCol == "doc_id" {
+			b.Field(1).AppendNull()
+		} else if err := b.Field(1).(*array.BinaryDictionaryBuilder).AppendString("d" + strconv.Itoa(i)); err != nil {
+			panic(err)
+		}
+		if null && nullCol == "score" {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.Float64Builder).Append(float64(i))
+		}
+		if null && nullCol == "label" {
+			b.Field(3).AppendNull()
+		} else {
+			b.Field(3).(*array.BooleanBuilder).Append(i%2 == 0)
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+func TestNulls(t *testing.T) {
+	checkedMem(t)
+	dir := t.TempDir()
+	for _, col := range []string{"query_id", "doc_id", "score", "label"} {
+		rec := nullRecord(memory.DefaultAllocator, col)
+		for _, c := range []struct{ ext, where string }{
+			{".parquet", "row group 1, row 2 (row 7 of the file)"},
+			{".arrow", "record batch 1, row 2"},
+			{".arrows", "record batch 1, row 2"},
+		} {
+			name := filepath.Join(dir, col+c.ext)
+			writeRecord(t, name, rec, 5)
+			for _, dec := range []int{1, 2} {
+				t.Run(fmt.Sprintf("%s%s/decoders=%d", col, c.ext, dec), func(t *testing.T) {
+					rows, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 2})
+					if !errors.Is(err, ErrValue) {
+						t.Fatalf("err = %v, want ErrValue", err)
+					}
+					want := fmt.Sprintf("%s: %s: null in %q column", name, c.where, col)
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not say %q", err, want)
+					}
+					// The batches before the bad one (rows 1-5 in batches
+					// of 2, cut at the unit boundary) arrive, in order.
+					if len(rows) != 5 {
+						t.Errorf("%d rows before the error, want 5", len(rows))
+					}
+				})
+			}
+		}
+		rec.Release()
+	}
+}
