@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Qrels holds every judgment of a TREC qrels file (`qid iter docno label`).
@@ -80,7 +81,7 @@ func ReadQrels(name string) (*Qrels, error) {
 	}
 	for qid, es := range building {
 		slices.SortStableFunc(es, func(a, b entry) int {
-			if c := bytes.Compare([]byte(a.doc), []byte(b.doc)); c != 0 {
+			if c := strings.Compare(a.doc, b.doc); c != 0 { // byte-wise, as bytes.Compare
 				return c
 			}
 			return int(a.line - b.line)

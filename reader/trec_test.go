@@ -2,6 +2,8 @@ package reader
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -150,4 +152,28 @@ func FuzzQrels(f *testing.F) {
 			t.Fatalf("error without file name: %v", err)
 		}
 	})
+}
+
+// BenchmarkQrelsMemory reports the heap a loaded qrels file keeps per
+// judgment (the README quotes it per million judgments).
+func BenchmarkQrelsMemory(b *testing.B) {
+	var sb strings.Builder
+	const n = 1_000_000
+	for i := range n {
+		fmt.Fprintf(&sb, "%d 0 clueweb12-%04d-%02d-%05d %d\n", 100+i/1000, i%7919, i%97, i, i%3)
+	}
+	path := writeFileIn(b, b.TempDir(), "qrels.txt", []byte(sb.String()))
+	for range b.N {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		q, err := ReadQrels(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/judgment")
+		runtime.KeepAlive(q)
+	}
 }
