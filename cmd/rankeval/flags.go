@@ -10,6 +10,7 @@ import (
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/report"
 )
 
 var errHelp = errors.New("help shown")
@@ -37,34 +38,10 @@ type config struct {
 	skipUnjudged bool
 }
 
-// profiles set every convention a peer tool uses at once (SPEC §6); a flag
-// given explicitly overrides its profile's value.
-var profiles = map[string]struct {
-	flags        map[string]string
-	scoreFloat32 bool // trec_eval stores scores as 32-bit floats
-}{
-	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
-	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
-}
-
-var choices = struct {
-	ties  map[string]metrics.Ties
-	gain  map[string]metrics.Gain
-	empty map[string]metrics.Empty
-}{
-	ties: map[string]metrics.Ties{"input": metrics.TiesInput, "trec": metrics.TiesTrec,
-		"optimistic": metrics.TiesOptimistic, "pessimistic": metrics.TiesPessimistic, "average": metrics.TiesAverage},
-	gain:  map[string]metrics.Gain{"exp": metrics.GainExp, "linear": metrics.GainLinear},
-	empty: map[string]metrics.Empty{"skip": metrics.EmptySkip, "zero": metrics.EmptyZero, "one": metrics.EmptyOne, "error": metrics.EmptyError},
-}
-
-func nameOf[T comparable](m map[string]T, v T) string {
-	for k, x := range m {
-		if x == v {
-			return k
-		}
-	}
-	return "?"
+// report describes the run for the summary.
+func (c *config) report() *report.Run {
+	return &report.Run{Metrics: c.metrics, Options: c.opts, Columns: c.cols, Profile: c.profile,
+		ScoreFloat32: c.scoreFloat32, Qrels: c.qrels, Complete: c.complete, SkipUnjudged: c.skipUnjudged}
 }
 
 const usageHead = `Usage: rankeval [flags] INPUT...
@@ -134,16 +111,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.profile != "" {
-		p, ok := profiles[c.profile]
+		p, ok := report.Profiles[c.profile]
 		if !ok {
 			return nil, usagef("--profile %q: want trec_eval or gdeval", c.profile)
 		}
-		for name, v := range p.flags {
+		for name, v := range p.Flags {
 			if !set[name] {
 				fs.Set(name, v)
 			}
 		}
-		c.scoreFloat32 = p.scoreFloat32
+		c.scoreFloat32 = p.ScoreFloat32
 		c.skipUnjudged = true
 	}
 	if c.complete && c.qrels == "" {
@@ -156,13 +133,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c.opts = metrics.DefaultOptions()
 	var ok bool
-	if c.opts.Ties, ok = choices.ties[strings.ToLower(ties)]; !ok {
+	if c.opts.Ties, ok = report.Ties[strings.ToLower(ties)]; !ok {
 		return nil, usagef("--ties %q: want input, trec, optimistic, pessimistic or average", ties)
 	}
-	if c.opts.Gain, ok = choices.gain[strings.ToLower(gain)]; !ok {
+	if c.opts.Gain, ok = report.Gains[strings.ToLower(gain)]; !ok {
 		return nil, usagef("--gain %q: want exp or linear", gain)
 	}
-	if c.opts.Empty, ok = choices.empty[strings.ToLower(empty)]; !ok {
+	if c.opts.Empty, ok = report.Empties[strings.ToLower(empty)]; !ok {
 		return nil, usagef("--empty %q: want skip, zero, one or error", empty)
 	}
 	if !(maxGrade > 0) || maxGrade > 1000 {

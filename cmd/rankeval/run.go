@@ -2,19 +2,15 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 
-	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/report"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -56,7 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	cfg.ScoreFloat32 = c.scoreFloat32
 	if c.format == "trec" {
-		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return appendTrecQuery(b, c, id, vals) }
+		rep := c.report()
+		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return report.AppendTrecQuery(b, rep, id, vals) }
 	}
 	sources := make([]pipeline.Source, len(c.inputs))
 	var trec *trecInput
@@ -89,15 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	var summary []byte
-	switch c.format {
-	case "json":
-		summary = formatJSON(c, set)
-	case "trec":
-		summary = formatTrec(c, set)
-	default:
-		summary = formatText(c, set)
-	}
+	summary := report.Format(c.format, c.report(), set)
 	if out != nil {
 		if _, err := out.Write(summary); err != nil {
 			return err
@@ -153,127 +142,4 @@ func (a *atomicFile) abortUnlessCommitted() {
 		a.File.Close()
 		os.Remove(a.Name())
 	}
-}
-
-// optionsJSON lists every convention in force, so a summary explains itself.
-func optionsJSON(c *config) []byte {
-	b := []byte(`{"ties": `)
-	b = strconv.AppendQuote(b, nameOf(choices.ties, c.opts.Ties))
-	b = append(b, `, "gain": `...)
-	b = strconv.AppendQuote(b, nameOf(choices.gain, c.opts.Gain))
-	b = append(b, `, "max_grade": `...)
-	b = pipeline.AppendJSONFloat(b, c.opts.MaxGrade)
-	b = append(b, `, "rel_threshold": `...)
-	if c.opts.HasThreshold {
-		b = pipeline.AppendJSONFloat(b, c.opts.RelThreshold)
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `, "empty": `...)
-	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
-	b = append(b, `, "profile": `...)
-	if c.profile == "" {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendQuote(b, c.profile)
-	}
-	b = append(b, `, "score_precision": `...)
-	if c.scoreFloat32 {
-		b = append(b, `"float32"`...)
-	} else {
-		b = append(b, `"float64"`...)
-	}
-	if c.qrels != "" {
-		b = append(b, `, "qrels": `...)
-		b = pipeline.AppendJSONString(b, []byte(c.qrels))
-		b = append(b, `, "complete": `...)
-		b = strconv.AppendBool(b, c.complete)
-		b = append(b, `, "unjudged_queries": `...)
-		if c.skipUnjudged {
-			b = append(b, `"ignored"`...)
-		} else {
-			b = append(b, `"evaluated"`...)
-		}
-	}
-	for _, col := range []struct{ k, v string }{
-		{"query_col", c.cols.Query}, {"doc_col", c.cols.Doc}, {"score_col", c.cols.Score},
-		{"label_col", c.cols.Label}, {"rank_col", c.cols.Rank},
-	} {
-		b = append(b, `, "`+col.k+`": `...)
-		if col.v == "" {
-			b = append(b, "null"...)
-		} else {
-			b = pipeline.AppendJSONString(b, []byte(col.v))
-		}
-	}
-	return append(b, '}')
-}
-
-// formatJSON writes the summary one metric a line: valid JSON that a
-// person can also read and diff.
-func formatJSON(c *config, set *aggregate.Set) []byte {
-	b := []byte("{\n  \"metrics\": {")
-	for i, m := range c.metrics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		s := set.Stats[i].Summary()
-		b = append(b, "\n    "...)
-		b = pipeline.AppendJSONString(b, []byte(m.Name))
-		b = append(b, `: {"mean": `...)
-		b = pipeline.AppendJSONFloat(b, s.Mean)
-		b = append(b, `, "queries": `...)
-		b = strconv.AppendInt(b, s.N, 10)
-		b = append(b, `, "ci95": `...)
-		if math.IsNaN(s.Lo) {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			b = pipeline.AppendJSONFloat(b, s.Lo)
-			b = append(b, ", "...)
-			b = pipeline.AppendJSONFloat(b, s.Hi)
-			b = append(b, ']')
-		}
-		b = append(b, '}')
-	}
-	b = append(b, "\n  },\n  \"rows\": "...)
-	b = strconv.AppendInt(b, set.Rows, 10)
-	b = append(b, ",\n  \"queries\": {\"total\": "...)
-	b = strconv.AppendInt(b, set.Queries, 10)
-	b = append(b, `, "empty": `...)
-	b = strconv.AppendInt(b, set.Empty, 10)
-	b = append(b, "},\n  \"options\": "...)
-	b = append(b, optionsJSON(c)...)
-	return append(b, "\n}\n"...)
-}
-
-func formatText(c *config, set *aggregate.Set) []byte {
-	var w bytes.Buffer
-	width := len("metric")
-	for _, m := range c.metrics {
-		width = max(width, len(m.Name))
-	}
-	fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9s\n", width, "metric", "mean", "95% CI", "queries")
-	for i, m := range c.metrics {
-		s := set.Stats[i].Summary()
-		ci := "-"
-		if !math.IsNaN(s.Lo) {
-			ci = fmt.Sprintf("[%.4f, %.4f]", s.Lo, s.Hi)
-		}
-		mean := "-"
-		if !math.IsNaN(s.Mean) {
-			mean = fmt.Sprintf("%.4f", s.Mean)
-		}
-		fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d\n", width, m.Name, mean, ci, s.N)
-	}
-	rel := "label > 0"
-	if c.opts.HasThreshold {
-		rel = "label >= " + strconv.FormatFloat(c.opts.RelThreshold, 'g', -1, 64)
-	}
-	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
-		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
-	fmt.Fprintf(&w, "\n%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
-	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
-		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
-	return w.Bytes()
 }
