@@ -14,7 +14,11 @@ import (
 // indexes the record batches, so decoders take them in turn; zstd and lz4
 // buffer compression are undone by the ipc package.
 func openArrowFile(name string, f *os.File, cols Columns, opt Options) (Reader, error) {
-	r, err := newArrowFile(name, f, cols, opt)
+	if err := seekable(name, "Arrow IPC file", f); err != nil {
+		closeInput(f)
+		return nil, err
+	}
+	r, err := newArrowFile(name, f, func() error { return closeInput(f) }, cols, opt)
 	if err != nil {
 		closeInput(f)
 		return nil, err
@@ -22,10 +26,9 @@ func openArrowFile(name string, f *os.File, cols Columns, opt Options) (Reader, 
 	return r, nil
 }
 
-func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader, err error) {
-	if err := seekable(name, "Arrow IPC file", f); err != nil {
-		return nil, err
-	}
+// newArrowFile reads f, a local file or an object in a store (ranged reads
+// of the footer, then of each record batch); closer releases it.
+func newArrowFile(name string, f ipc.ReadAtSeeker, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: corrupt Arrow IPC file (%v): %w", name, r, ErrFormat)
@@ -49,7 +52,7 @@ func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader,
 	loc := &locator{name: name, unit: "record batch"}
 	return startColumnar(name, loc, n, readers, cols, opt, ipcWhere(name), func() error {
 		fr.Close()
-		return closeInput(f)
+		return closer()
 	}), nil
 }
 
@@ -79,15 +82,20 @@ func (a *arrowFileUnits) close() {}
 // pipe. Its record batches can only be found one after another, so one
 // decoder reads them, ahead of the consumer.
 func openArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt Options) (Reader, error) {
-	r, err := newArrowStream(name, br, f, cols, opt)
+	return openArrowStreamFrom(name, br, func() error { return closeInput(f) }, cols, opt)
+}
+
+// openArrowStreamFrom reads a stream from br; closer releases its source.
+func openArrowStreamFrom(name string, br *bufio.Reader, closer func() error, cols Columns, opt Options) (Reader, error) {
+	r, err := newArrowStream(name, br, closer, cols, opt)
 	if err != nil {
-		closeInput(f)
+		closer()
 		return nil, err
 	}
 	return r, nil
 }
 
-func newArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt Options) (_ Reader, err error) {
+func newArrowStream(name string, br *bufio.Reader, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: corrupt Arrow IPC stream (%v): %w", name, r, ErrFormat)
@@ -105,7 +113,7 @@ func newArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt
 	loc := &locator{name: name, unit: "record batch"}
 	return startColumnar(name, loc, -1, []unitReader{units}, cols, opt, ipcWhere(name), func() error {
 		units.close()
-		return closeInput(f)
+		return closer()
 	}), nil
 }
 

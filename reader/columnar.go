@@ -507,7 +507,7 @@ type unitReader interface {
 type columnar struct {
 	name   string
 	loc    *locator
-	nunits int // -1: unknown until the end (streams)
+	nunits int // end of the units read (exclusive); -1: unknown until the end (streams)
 	ws     []*decoder
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -516,6 +516,7 @@ type columnar struct {
 
 	cur   *Batch
 	curW  *decoder
+	first int   // first unit read (a part of a file: Options.FirstUnit)
 	u     int   // unit being consumed
 	begun bool  // loc knows unit u
 	base  int64 // rows handed out so far
@@ -542,7 +543,15 @@ var errStopped = errors.New("reader closed")
 // readers[w]. closer releases what the readers share (the file).
 func startColumnar(name string, loc *locator, nunits int, readers []unitReader, cols Columns, opt Options,
 	where func(int, int64) string, closer func() error) *columnar {
-	c := &columnar{name: name, loc: loc, nunits: nunits, stop: make(chan struct{}), closer: closer}
+	return startColumnarRange(name, loc, 0, nunits, 0, readers, cols, opt, where, closer)
+}
+
+// startColumnarRange reads only units [first, end) (end -1: to the end of a
+// stream); base is the number of rows before unit first, so positions stay
+// those of the whole file, whatever part of it is read.
+func startColumnarRange(name string, loc *locator, first, end int, base int64, readers []unitReader, cols Columns, opt Options,
+	where func(int, int64) string, closer func() error) *columnar {
+	c := &columnar{name: name, loc: loc, nunits: end, first: first, u: first, base: base, stop: make(chan struct{}), closer: closer}
 	bs := columnarBatchSize(opt)
 	for w, ur := range readers {
 		d := &decoder{out: make(chan item, batchesPerDecoder), free: make(chan *Batch, batchesPerDecoder)}
@@ -557,12 +566,13 @@ func startColumnar(name string, loc *locator, nunits int, readers []unitReader, 
 		}
 		c.ws = append(c.ws, d)
 		c.wg.Add(1)
-		go c.decode(w, len(readers), d, ur, newConverter(cols, where), bs)
+		go c.decode(first+w, len(readers), d, ur, newConverter(cols, where), bs)
 	}
 	return c
 }
 
-// decode is decoder w's goroutine: units w, w+P, w+2P, ...
+// decode is a decoder's goroutine: units w, w+P, w+2P, ... (w counts from
+// the first unit read, so each decoder still takes every P-th unit).
 func (c *columnar) decode(w, p int, d *decoder, ur unitReader, cv *converter, bs int) {
 	defer c.wg.Done()
 	defer ur.close()
@@ -641,7 +651,7 @@ func (c *columnar) Next() bool {
 			c.loc.begin(c.u, c.base)
 			c.begun = true
 		}
-		d := c.ws[c.u%len(c.ws)]
+		d := c.ws[(c.u-c.first)%len(c.ws)]
 		it := <-d.out
 		switch {
 		case it.err != nil:

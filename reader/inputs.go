@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,10 +10,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rankeval/rankeval/objstore"
 )
 
 // ErrNoInput is wrapped by Expand when an argument names nothing to read.
-var ErrNoInput = errors.New("no input")
+// It is objstore's sentinel, so object-store and local arguments match alike.
+var ErrNoInput = objstore.ErrNoInput
 
 // Input is one file to read, as Expand found it.
 type Input struct {
@@ -33,7 +37,9 @@ type Input struct {
 //     with filepath.Glob, matches in lexical order, each expanded as above;
 //     matches starting with '.' or '_' are skipped unless the pattern's
 //     last element starts with that character too;
-//   - "-" (standard input) passes through.
+//   - "-" (standard input) passes through;
+//   - s3:// and gs:// URLs name objects, prefixes or globs, expanded by
+//     objstore.Expand with the same rules.
 //
 // Rows of one query may continue from one file into the next in this
 // order. An argument that matches nothing is an error naming it.
@@ -42,6 +48,17 @@ func Expand(args []string) ([]Input, error) {
 	for _, arg := range args {
 		if arg == Stdin {
 			out = append(out, Input{Path: Stdin})
+			continue
+		}
+		if objstore.IsURL(arg) {
+			// prefixes and globs of object stores follow the same rules
+			keys, err := objstore.Expand(context.Background(), arg)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range keys {
+				out = append(out, Input{Path: k, Partitions: partitions(k)})
+			}
 			continue
 		}
 		st, err := os.Stat(arg)

@@ -3,12 +3,15 @@ package reader
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rankeval/rankeval/objstore"
 )
 
 // Options tune every reader. The zero value gives defaults.
@@ -21,6 +24,38 @@ type Options struct {
 	// file, each taking every Decoders-th row group or record batch
 	// (default GOMAXPROCS). Batches still come out in file order.
 	Decoders int
+	// FirstUnit and Units restrict a Parquet file to row groups
+	// [FirstUnit, FirstUnit+Units), so a distributed runner can split one
+	// file between workers (Units 0: through the last). Positions in
+	// batches and messages stay those of the whole file. Other formats are
+	// read whole and refuse a FirstUnit above 0.
+	FirstUnit, Units int
+}
+
+// unitRange checks the part of a file of n units that opt asks for.
+func (o Options) unitRange(name string, n int) (first, end int, err error) {
+	if o.FirstUnit == 0 && o.Units == 0 {
+		return 0, n, nil
+	}
+	end = n
+	if o.Units > 0 {
+		end = o.FirstUnit + o.Units
+	}
+	if o.FirstUnit < 0 || o.Units < 0 || end > n {
+		return 0, 0, fmt.Errorf("%s: row groups [%d, %d) asked for; the file has %d: %w", name, o.FirstUnit, end, n, ErrFormat)
+	}
+	return o.FirstUnit, end, nil
+}
+
+// Object is an input that is not a local file: an object in a store
+// (package objstore). Formats that index their content read it with ranged
+// ReadAt calls; the others stream it front to back.
+type Object interface {
+	io.ReaderAt
+	Size() int64
+	// Stream reads the whole object from its start.
+	Stream() (io.ReadCloser, error)
+	Close() error
 }
 
 func (o Options) batchSize() int {
@@ -47,6 +82,17 @@ var (
 func Open(name string, cols Columns, opt Options) (Reader, error) {
 	if err := cols.check(); err != nil {
 		return nil, err
+	}
+	if objstore.IsURL(name) {
+		o, err := objstore.Open(context.Background(), name)
+		if err != nil {
+			return nil, err
+		}
+		return OpenObject(name, o, cols, opt)
+	}
+	if opt.FirstUnit != 0 || opt.Units != 0 {
+		// only Parquet can be read in parts; the check comes after the magic
+		return openLocalPart(name, cols, opt)
 	}
 	var f *os.File
 	display := name
@@ -126,4 +172,108 @@ func (c Columns) check() error {
 		return fmt.Errorf("need a score column or a rank column: %w", ErrColumn)
 	}
 	return nil
+}
+
+// OpenObject opens an object of a store as Open opens a file, choosing the
+// format from its first bytes (one small ranged read). Parquet is then read
+// with ranged reads of its footer and of the configured columns' chunks
+// only; JSONL (plain, gzip, zstd) and Arrow IPC streams with one streaming
+// read, decoded as the bytes arrive.
+func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error) {
+	if err := cols.check(); err != nil {
+		o.Close()
+		return nil, err
+	}
+	head := make([]byte, 8)
+	n, err := o.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		o.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	head = head[:n]
+	var r Reader
+	switch {
+	case bytes.HasPrefix(head, magicParquet):
+		r, err = newParquet(name, io.NewSectionReader(o, 0, o.Size()), o.Close, cols, opt)
+	case bytes.HasPrefix(head, magicArrowFile) && opt.FirstUnit == 0 && opt.Units == 0:
+		r, err = newArrowFile(name, io.NewSectionReader(o, 0, o.Size()), o.Close, cols, opt)
+	}
+	if r != nil || err != nil {
+		if err != nil {
+			o.Close()
+		}
+		return r, err
+	}
+	if opt.FirstUnit != 0 || opt.Units != 0 {
+		o.Close()
+		return nil, fmt.Errorf("%s: only Parquet files can be read in parts (row groups): %w", name, ErrFormat)
+	}
+	s, err := o.Stream()
+	if err != nil {
+		o.Close()
+		return nil, err
+	}
+	closeAll := func() error {
+		s.Close()
+		return o.Close()
+	}
+	br := bufio.NewReaderSize(s, 1<<16)
+	switch {
+	case bytes.HasPrefix(head, magicArrowIPC):
+		return openArrowStreamFrom(name, br, closeAll, cols, opt)
+	}
+	src, closeDec, err := decompress(name, br, head)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return newJSONL(name, src, closerFunc(func() error {
+		closeDec()
+		return closeAll()
+	}), cols, opt), nil
+}
+
+// openLocalPart opens row groups of a local Parquet file.
+func openLocalPart(name string, cols Columns, opt Options) (Reader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 4)
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, magicParquet) {
+		f.Close()
+		return nil, fmt.Errorf("%s: only Parquet files can be read in parts (row groups): %w", name, ErrFormat)
+	}
+	return openParquet(name, f, cols, opt)
+}
+
+// Units reports how many parts a distributed runner may read name in
+// independently (Options.FirstUnit, Options.Units): the row groups of a
+// Parquet file, 1 for any other input, which is read whole.
+func Units(name string) (int, error) {
+	var ra io.ReaderAt
+	var size int64
+	if objstore.IsURL(name) {
+		o, err := objstore.Open(context.Background(), name)
+		if err != nil {
+			return 0, err
+		}
+		ra, size = o, o.Size()
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		ra, size = f, st.Size()
+	}
+	head := make([]byte, 4)
+	if n, _ := ra.ReadAt(head, 0); n < 4 || !bytes.Equal(head, magicParquet) {
+		return 1, nil
+	}
+	return parquetRowGroups(name, io.NewSectionReader(ra, 0, size))
 }

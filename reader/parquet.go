@@ -23,7 +23,11 @@ const parquetBufferSize = 1 << 20
 // columns, a row group per unit: decoders take row groups in turn and
 // stream them in batches.
 func openParquet(name string, f *os.File, cols Columns, opt Options) (Reader, error) {
-	r, err := newParquet(name, f, cols, opt)
+	if err := seekable(name, "Parquet", f); err != nil {
+		closeInput(f)
+		return nil, err
+	}
+	r, err := newParquet(name, f, func() error { return closeInput(f) }, cols, opt)
 	if err != nil {
 		closeInput(f)
 		return nil, err
@@ -51,10 +55,10 @@ func seekable(name, what string, f *os.File) error {
 	return nil
 }
 
-func newParquet(name string, f *os.File, cols Columns, opt Options) (_ Reader, err error) {
-	if err := seekable(name, "Parquet", f); err != nil {
-		return nil, err
-	}
+// newParquet reads f, a local file or an object in a store: every read is
+// a ReadAt, so an object store sees ranged GETs of the footer and of the
+// selected column chunks only. closer releases f when the reader closes.
+func newParquet(name string, f parquet.ReaderAtSeeker, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, ErrFormat)
@@ -85,6 +89,10 @@ func newParquet(name string, f *os.File, cols Columns, opt Options) (_ Reader, e
 		starts[i] = rows
 		rows += meta.RowGroup(i).NumRows()
 	}
+	first, end, err := opt.unitRange(name, nrg)
+	if err != nil {
+		return nil, err
+	}
 	loc := &locator{name: name, unit: "row group", starts: starts}
 	where := func(u int, row int64) string {
 		return fmt.Sprintf("%s: row group %d, row %d (row %d of the file)", name, u, row, starts[u]+row)
@@ -93,7 +101,7 @@ func newParquet(name string, f *os.File, cols Columns, opt Options) (_ Reader, e
 	// Row groups in parallel when there are enough of them; otherwise the
 	// columns of each batch in parallel (pqarrow's own option).
 	want := decoders(opt)
-	p := max(1, min(want, nrg))
+	p := max(1, min(want, end-first))
 	readers := make([]unitReader, p)
 	for w := range p {
 		wfr := fr
@@ -111,7 +119,11 @@ func newParquet(name string, f *os.File, cols Columns, opt Options) (_ Reader, e
 		wfr.Props.Parallel = want > p
 		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves}
 	}
-	return startColumnar(name, loc, nrg, readers, cols, opt, where, func() error { return closeInput(f) }), nil
+	var base int64
+	if first < nrg {
+		base = starts[first]
+	}
+	return startColumnarRange(name, loc, first, end, base, readers, cols, opt, where, closer), nil
 }
 
 // parquetLeaves finds the leaf column index of every configured column,
@@ -191,3 +203,17 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 // close does nothing: the readers share the file, which the columnar reader
 // closes once every decoder has stopped.
 func (p *parquetUnits) close() {}
+
+// parquetRowGroups reads only the footer of a Parquet file.
+func parquetRowGroups(name string, f parquet.ReaderAtSeeker) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, ErrFormat)
+		}
+	}()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return 0, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, ErrFormat)
+	}
+	return pf.NumRowGroups(), nil
+}

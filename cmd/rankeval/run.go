@@ -65,9 +65,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			sources[i] = trec.source(in)
 		}
 	} else {
-		for i, in := range c.inputs {
-			sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
-				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize})
+		// directories, globs and object-store prefixes become their files
+		ins, err := reader.Expand(c.inputs)
+		if err != nil {
+			return err
+		}
+		sources = make([]pipeline.Source, len(ins))
+		for i, in := range ins {
+			sources[i] = pipeline.Source{Name: in.Path, Open: func() (reader.Reader, error) {
+				return reader.Open(in.Path, c.cols, reader.Options{BatchSize: c.batchSize})
 			}}
 		}
 	}
