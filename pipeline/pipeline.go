@@ -271,6 +271,12 @@ func writeOrdered(ctx context.Context, w io.Writer, done <-chan *query, free cha
 // empty-query policy gives them in the means; Kendall and Spearman do not
 // depend on relevance and are written as computed.
 func appendQueryLine(b, id []byte, ms []metrics.Metric, vals []float64, empty bool) []byte {
+	return AppendQueryLine(b, id, ms, vals, empty)
+}
+
+// AppendQueryLine appends the per-query JSON record of a query (see
+// appendQueryLine); exported for the distributed runner's per-query output.
+func AppendQueryLine(b, id []byte, ms []metrics.Metric, vals []float64, empty bool) []byte {
 	b = append(b, `{"query_id":`...)
 	b = AppendJSONString(b, id)
 	for i, m := range ms {
@@ -427,11 +433,16 @@ func (p *producer) appendRows(q *query, si int, b *reader.Batch, i, j int) {
 	}
 }
 
-// validate checks rows [i, j) of b against SPEC §1: finite scores,
-// non-negative labels, labels within the maximum grade when ERR needs it,
-// ranks from 1.
+// validate checks rows [i, j) of b against SPEC §1.
 func (p *producer) validate(b *reader.Batch, i, j int) error {
-	o := &p.cfg.Options
+	return ValidateRows(b, i, j, &p.cfg.Options, p.needMax)
+}
+
+// ValidateRows checks rows [i, j) of b against SPEC §1: finite scores,
+// non-negative labels, labels within the maximum grade when ERR needs it
+// (needMax: metrics.NeedsMaxGrade), ranks from 1. It is exported so a
+// distributed runner rejects the same rows with the same messages.
+func ValidateRows(b *reader.Batch, i, j int, o *metrics.Options, needMax bool) error {
 	for k := i; k < j; k++ {
 		if len(b.Score) > 0 {
 			if s := b.Score[k]; math.IsNaN(s) || math.IsInf(s, 0) {
@@ -442,7 +453,7 @@ func (p *producer) validate(b *reader.Batch, i, j int) error {
 		if math.IsNaN(l) || l < 0 || math.IsInf(l, 0) {
 			return fmt.Errorf("%s: label is %v; labels must be finite numbers >= 0: %w", b.Where(k), l, reader.ErrValue)
 		}
-		if p.needMax && l > o.MaxGrade {
+		if needMax && l > o.MaxGrade {
 			return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade): %w", b.Where(k), l, o.MaxGrade, reader.ErrValue)
 		}
 		if b.Rank != nil && b.Rank[k] < 1 {
