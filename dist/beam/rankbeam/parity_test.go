@@ -1,0 +1,361 @@
+package rankbeam_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/rankeval/rankeval/dist/beam/rankbeam"
+	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// rankevalBin is the local CLI, built from the root module once per run:
+// parity is with the command a user runs, byte for byte.
+var rankevalBin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// Prism logs every job's progress at INFO; keep test output to failures.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	beam.Init()
+	dir, err := os.MkdirTemp("", "rankeval-parity-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	rankevalBin = filepath.Join(dir, "rankeval")
+	build := exec.Command("go", "build", "-o", rankevalBin, "github.com/rankeval/rankeval/cmd/rankeval")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building rankeval:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func local(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(rankevalBin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("rankeval %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+// job is one evaluation: its configuration and where its outputs go.
+type job struct {
+	name     string
+	cfg      rankbeam.Config
+	out      string
+	perQuery string
+	shards   int
+}
+
+// runBeam runs every job as a branch of one pipeline on Prism, in process,
+// so one job start serves many comparisons.
+func runBeam(t *testing.T, jobs []job) {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	for _, j := range jobs {
+		summary, err := rankbeam.Build(s.Scope(j.name), j.cfg, j.perQuery, j.shards)
+		if err != nil {
+			t.Fatalf("%s: %v", j.name, err)
+		}
+		rankbeam.WriteTo(s.Scope(j.name), summary, j.out)
+	}
+	if _, err := prism.Execute(context.Background(), p); err != nil {
+		t.Fatalf("pipeline: %v", err)
+	}
+}
+
+// beamConfig mirrors the local CLI's defaults for the given flags.
+func beamConfig(inputs []string, metrics, ties, gain, empty string, maxGrade float64, rel *float64, format string) rankbeam.Config {
+	cols := reader.Columns{Query: "query_id", Score: "score", Label: "label"}
+	if ties == "trec" {
+		cols.Doc = "doc_id"
+	}
+	return rankbeam.Config{Inputs: inputs, Metrics: metrics, Ties: ties, Gain: gain, Empty: empty,
+		MaxGrade: maxGrade, RelThreshold: rel, Columns: cols, Format: format}
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func sharedVectors(t *testing.T) string {
+	d := filepath.Join("..", "..", "..", "..", "shared", "vectors")
+	if _, err := os.Stat(d); err != nil {
+		t.Skipf("shared vectors not found at %s: they live in the steering repo's shared/", d)
+	}
+	return d
+}
+
+// TestParityVectors: every case of the shared vectors, summary and
+// per-query output, byte for byte against the local CLI.
+func TestParityVectors(t *testing.T) {
+	dir := sharedVectors(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
+	if len(files) == 0 {
+		t.Fatalf("no vectors in %s", dir)
+	}
+	tmp := t.TempDir()
+	type check struct {
+		name          string
+		args          []string
+		out, perQuery string
+	}
+	var jobs []job
+	var checks []check
+	for _, f := range files {
+		var vf struct {
+			Input   string   `json:"input"`
+			Metrics []string `json:"metrics"`
+			Cases   []struct {
+				Options struct {
+					Empty        string   `json:"empty"`
+					Gain         string   `json:"gain"`
+					MaxGrade     float64  `json:"max_grade"`
+					RelThreshold *float64 `json:"rel_threshold"`
+					Ties         string   `json:"ties"`
+				} `json:"options"`
+			} `json:"cases"`
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &vf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		in := filepath.Join(dir, vf.Input)
+		ms := strings.Join(vf.Metrics, ",")
+		for ci, c := range vf.Cases {
+			o := c.Options
+			for _, format := range []string{"json", "text"} {
+				name := fmt.Sprintf("%s-%d-%s", strings.TrimSuffix(filepath.Base(f), ".expected.json"), ci, format)
+				args := []string{"--format", format, "-m", ms, "--ties", o.Ties, "--gain", o.Gain, "--empty", o.Empty,
+					"--max-grade", strconv.FormatFloat(o.MaxGrade, 'g', -1, 64)}
+				if o.RelThreshold != nil {
+					args = append(args, "--rel-threshold", strconv.FormatFloat(*o.RelThreshold, 'g', -1, 64))
+				}
+				ck := check{name: name, args: append(args, in), out: filepath.Join(tmp, name+".summary")}
+				j := job{name: name, cfg: beamConfig([]string{in}, ms, o.Ties, o.Gain, o.Empty, o.MaxGrade, o.RelThreshold, format), out: ck.out}
+				if format == "json" {
+					ck.perQuery = filepath.Join(tmp, name+".pq")
+					j.perQuery, j.shards = ck.perQuery, 1
+				}
+				jobs = append(jobs, j)
+				checks = append(checks, ck)
+			}
+		}
+	}
+	runBeam(t, jobs)
+	for _, ck := range checks {
+		t.Run(ck.name, func(t *testing.T) {
+			args := ck.args
+			var localPQ string
+			if ck.perQuery != "" {
+				localPQ = ck.perQuery + ".local"
+				args = append([]string{"--per-query", localPQ}, args...)
+			}
+			want := local(t, args...)
+			if got := read(t, ck.out); got != want {
+				t.Fatalf("Beam summary differs from rankeval's:\n%s\nrankeval:\n%s", got, want)
+			}
+			if ck.perQuery != "" {
+				// one shard holds every query, in input order
+				got, want := read(t, ck.perQuery+"-00000-of-00001.jsonl"), read(t, localPQ)
+				if got != want {
+					t.Fatalf("per-query output differs:\n%s\nrankeval:\n%s", got, want)
+				}
+			}
+		})
+	}
+}
+
+// genRows makes a log whose queries come in shuffled order, with extra
+// ties (scores rounded to quarters in every third query) so the tie
+// policies matter.
+func genRows(seed uint64, n, docs int) []synth.Row {
+	g := synth.NewGenerator(seed, n, docs)
+	var byQuery [][]synth.Row
+	var r synth.Row
+	for g.Next(&r) {
+		if len(byQuery) == 0 || byQuery[len(byQuery)-1][0].Query != r.Query {
+			byQuery = append(byQuery, nil)
+		}
+		q := len(byQuery) - 1
+		if q%3 == 0 {
+			r.Score = math.Round(r.Score*4) / 4
+		}
+		byQuery[q] = append(byQuery[q], r)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	rng.Shuffle(len(byQuery), func(i, j int) { byQuery[i], byQuery[j] = byQuery[j], byQuery[i] })
+	var out []synth.Row
+	for _, q := range byQuery {
+		out = append(out, q...)
+	}
+	return out
+}
+
+// writeParts writes rows into files cut at arbitrary rows (queries span
+// files), one per name; the name's ending picks the format.
+func writeParts(t *testing.T, dir string, rows []synth.Row, names []string, opt synth.Options) []string {
+	t.Helper()
+	var paths []string
+	cuts := []int{0}
+	rng := rand.New(rand.NewPCG(5, uint64(len(rows))))
+	for range len(names) - 1 {
+		cuts = append(cuts, rng.IntN(len(rows)))
+	}
+	cuts = append(cuts, len(rows))
+	sort.Ints(cuts)
+	for i, name := range names {
+		p := filepath.Join(dir, name)
+		if err := synth.Write(p, &synth.Rows{R: rows[cuts[i]:cuts[i+1]]}, -1, opt); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// TestParityGenerated: a generated log in shuffled query order, split into
+// several files of several formats (Parquet with many row groups, so its
+// parts are read by different work items), every tie policy.
+func TestParityGenerated(t *testing.T) {
+	n := 60000
+	if testing.Short() {
+		n = 12000
+	}
+	dir := t.TempDir()
+	rows := genRows(21, n, 30)
+	paths := writeParts(t, dir, rows,
+		[]string{"part-0.jsonl", "part-1.jsonl.gz", "part-2.parquet", "part-3.jsonl.zst", "part-4.parquet"},
+		synth.Options{RowGroup: 1500})
+	ms := "map,mrr,ndcg@10,ndcg,err@10,nerr@10,p@5,r@10,f1@5,rprec,kendall@5,spearman"
+	tmp := t.TempDir()
+	var jobs []job
+	type check struct{ name, ties, empty, out, pq string }
+	var checks []check
+	for _, ties := range []string{"input", "average", "trec", "optimistic", "pessimistic"} {
+		for _, empty := range []string{"skip", "zero"} {
+			name := ties + "-" + empty
+			ck := check{name: name, ties: ties, empty: empty, out: filepath.Join(tmp, name+".json")}
+			j := job{name: name, cfg: beamConfig(paths, ms, ties, "exp", empty, 4, nil, "json"), out: ck.out}
+			if empty == "skip" {
+				ck.pq = filepath.Join(tmp, name+".pq")
+				j.perQuery, j.shards = ck.pq, 3
+			}
+			jobs = append(jobs, j)
+			checks = append(checks, ck)
+		}
+	}
+	runBeam(t, jobs)
+	for _, ck := range checks {
+		t.Run(ck.name, func(t *testing.T) {
+			args := []string{"--format", "json", "-m", ms, "--ties", ck.ties, "--empty", ck.empty}
+			localPQ := filepath.Join(tmp, ck.name+".local.pq")
+			if ck.pq != "" {
+				args = append(args, "--per-query", localPQ)
+			}
+			want := local(t, append(args, dir)...)
+			if got := read(t, ck.out); got != want {
+				t.Fatalf("Beam summary differs from rankeval's:\n%s\nrankeval:\n%s", got, want)
+			}
+			if !strings.Contains(want, fmt.Sprintf(`"rows": %d`, n)) {
+				t.Fatalf("summary does not count %d rows", n)
+			}
+			if ck.pq != "" {
+				// three shards: together, the local lines
+				var got []string
+				for s := range 3 {
+					got = append(got, strings.SplitAfter(read(t, fmt.Sprintf("%s-%05d-of-00003.jsonl", ck.pq, s)), "\n")...)
+				}
+				want := strings.SplitAfter(read(t, localPQ), "\n")
+				got, want = slices.DeleteFunc(got, func(s string) bool { return s == "" }), slices.DeleteFunc(want, func(s string) bool { return s == "" })
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Fatalf("per-query shards hold %d lines; rankeval wrote %d, or they differ", len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+// TestUnsortedInput: rows of queries interleaved across files (each
+// query's rows still in their order) give the summary the local CLI gives
+// on the same log grouped by query: the shuffle groups, and input order is
+// restored from each row's position.
+func TestUnsortedInput(t *testing.T) {
+	rows := genRows(31, 9000, 20)
+	var qs [][]synth.Row
+	for _, r := range rows {
+		if len(qs) == 0 || qs[len(qs)-1][0].Query != r.Query {
+			qs = append(qs, nil)
+		}
+		qs[len(qs)-1] = append(qs[len(qs)-1], r)
+	}
+	// interleave: repeatedly take the next row of a random unfinished query
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := make([]int, len(qs))
+	var mixed []synth.Row
+	live := make([]int, len(qs))
+	for i := range live {
+		live[i] = i
+	}
+	for len(live) > 0 {
+		k := rng.IntN(len(live))
+		q := live[k]
+		mixed = append(mixed, qs[q][next[q]])
+		if next[q]++; next[q] == len(qs[q]) {
+			live = append(live[:k], live[k+1:]...)
+		}
+	}
+	dir := t.TempDir()
+	grouped := filepath.Join(dir, "grouped.jsonl")
+	if err := synth.Write(grouped, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	mdir := filepath.Join(dir, "mixed")
+	os.Mkdir(mdir, 0o755)
+	paths := writeParts(t, mdir, mixed, []string{"a.jsonl", "b.jsonl", "c.parquet"}, synth.Options{RowGroup: 1000})
+	out := filepath.Join(dir, "summary.json")
+	ms := "map,ndcg@10,err@10,kendall@5"
+	runBeam(t, []job{{name: "mixed", cfg: beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), out: out}})
+	if _, err := exec.Command(rankevalBin, "-m", ms, mdir).CombinedOutput(); err == nil {
+		t.Fatal("the local CLI accepted interleaved queries; this test assumes it refuses them")
+	}
+	want := local(t, "--format", "json", "-m", ms, grouped)
+	if got := read(t, out); got != want {
+		t.Fatalf("Beam on interleaved input:\n%s\nrankeval on the grouped log:\n%s", got, want)
+	}
+}
