@@ -179,5 +179,13 @@ rankeval's flags:
 			fmt.Fprintf(w, "  --%s (default %q)\n      %s\n", f.Name, f.DefValue, strings.ReplaceAll(f.Usage, "\n", "\n      "))
 		}
 	})
-	fmt.Fprint(w, "\nBeam's flags (--runner, --endpoint, --environment_type, --environment_config,\n--job_name, --project, --region, --temp_location, ...) are listed by -help=all... see the README.\n")
+	fmt.Fprint(w, "\nBeam's flags, which choose and configure the runner:\n")
+	flag.VisitAll(func(f *flag.Flag) {
+		switch f.Name {
+		case "runner", "endpoint", "environment_type", "environment_config", "worker_binary", "job_name",
+			"parallelism", "project", "region", "staging_location", "temp_location", "sdk_container_image", "async":
+			fmt.Fprintf(w, "  --%s\n      %s\n", f.Name, strings.ReplaceAll(f.Usage, "\n", "\n      "))
+		}
+	})
+	fmt.Fprint(w, "\nThe README's \"Distributed runs\" section has a command for each runner.\n")
 }
