@@ -10,7 +10,7 @@ import (
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/report"
+	"github.com/rankeval/rankeval/summary"
 )
 
 var errHelp = errors.New("help shown")
@@ -38,9 +38,9 @@ type config struct {
 	skipUnjudged bool
 }
 
-// report describes the run for the summary.
-func (c *config) report() *report.Run {
-	return &report.Run{Metrics: c.metrics, Options: c.opts, Columns: c.cols, Profile: c.profile,
+// summaryRun describes the run for the summary.
+func (c *config) summaryRun() *summary.Run {
+	return &summary.Run{Metrics: c.metrics, Options: c.opts, Columns: c.cols, Profile: c.profile,
 		ScoreFloat32: c.scoreFloat32, Qrels: c.qrels, Complete: c.complete, SkipUnjudged: c.skipUnjudged}
 }
 
@@ -111,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.profile != "" {
-		p, ok := report.Profiles[c.profile]
+		p, ok := summary.Profiles[c.profile]
 		if !ok {
 			return nil, usagef("--profile %q: want trec_eval or gdeval", c.profile)
 		}
@@ -133,13 +133,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c.opts = metrics.DefaultOptions()
 	var ok bool
-	if c.opts.Ties, ok = report.Ties[strings.ToLower(ties)]; !ok {
+	if c.opts.Ties, ok = summary.Ties[strings.ToLower(ties)]; !ok {
 		return nil, usagef("--ties %q: want input, trec, optimistic, pessimistic or average", ties)
 	}
-	if c.opts.Gain, ok = report.Gains[strings.ToLower(gain)]; !ok {
+	if c.opts.Gain, ok = summary.Gains[strings.ToLower(gain)]; !ok {
 		return nil, usagef("--gain %q: want exp or linear", gain)
 	}
-	if c.opts.Empty, ok = report.Empties[strings.ToLower(empty)]; !ok {
+	if c.opts.Empty, ok = summary.Empties[strings.ToLower(empty)]; !ok {
 		return nil, usagef("--empty %q: want skip, zero, one or error", empty)
 	}
 	if !(maxGrade > 0) || maxGrade > 1000 {

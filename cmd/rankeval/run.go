@@ -10,7 +10,7 @@ import (
 
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/report"
+	"github.com/rankeval/rankeval/summary"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -52,8 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	cfg.ScoreFloat32 = c.scoreFloat32
 	if c.format == "trec" {
-		rep := c.report()
-		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return report.AppendTrecQuery(b, rep, id, vals) }
+		rep := c.summaryRun()
+		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return summary.AppendTrecQuery(b, rep, id, vals) }
 	}
 	sources := make([]pipeline.Source, len(c.inputs))
 	var trec *trecInput
@@ -92,15 +92,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	summary := report.Format(c.format, c.report(), set)
+	text := summary.Format(c.format, c.summaryRun(), set)
 	if out != nil {
-		if _, err := out.Write(summary); err != nil {
+		if _, err := out.Write(text); err != nil {
 			return err
 		}
 		if err := out.commit(); err != nil {
 			return err
 		}
-	} else if _, err := stdout.Write(summary); err != nil {
+	} else if _, err := stdout.Write(text); err != nil {
 		return err
 	}
 	if perQuery != nil {

@@ -40,7 +40,7 @@ import (
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/report"
+	"github.com/rankeval/rankeval/summary"
 )
 
 // Sentinel errors, matched with errors.Is. Input errors wrap the root
@@ -73,27 +73,27 @@ type Config struct {
 }
 
 // Resolve parses the configuration into the root module's types.
-func (c *Config) Resolve() (*report.Run, error) {
+func (c *Config) Resolve() (*summary.Run, error) {
 	ms, err := metrics.ParseList(c.Metrics)
 	if err != nil {
 		return nil, err
 	}
 	o := metrics.DefaultOptions()
 	var ok bool
-	if o.Ties, ok = report.Ties[c.Ties]; !ok {
+	if o.Ties, ok = summary.Ties[c.Ties]; !ok {
 		return nil, fmt.Errorf("ties %q: %w", c.Ties, ErrConfig)
 	}
-	if o.Gain, ok = report.Gains[c.Gain]; !ok {
+	if o.Gain, ok = summary.Gains[c.Gain]; !ok {
 		return nil, fmt.Errorf("gain %q: %w", c.Gain, ErrConfig)
 	}
-	if o.Empty, ok = report.Empties[c.Empty]; !ok {
+	if o.Empty, ok = summary.Empties[c.Empty]; !ok {
 		return nil, fmt.Errorf("empty %q: %w", c.Empty, ErrConfig)
 	}
 	o.MaxGrade = c.MaxGrade
 	if c.RelThreshold != nil {
 		o.RelThreshold, o.HasThreshold = *c.RelThreshold, true
 	}
-	return &report.Run{Metrics: ms, Options: o, Columns: c.Columns, Profile: c.Profile,
+	return &summary.Run{Metrics: ms, Options: o, Columns: c.Columns, Profile: c.Profile,
 		ScoreFloat32: c.ScoreFloat32, SkipUnjudged: c.Profile != ""}, nil
 }
 
@@ -182,7 +182,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	grouped := beam.GroupByKey(s.Scope("group"), chunks)
 	results := beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, grouped)
 	merged := beam.Combine(s.Scope("merge"), &MergeFn{Metrics: len(run.Metrics)}, results)
-	summary := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
+	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
 	if perQuery != "" {
 		if shards < 1 {
 			shards = 1
@@ -195,13 +195,13 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 		}
 		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ext, Shards: shards}, byShard)
 	}
-	return summary, nil
+	return sum, nil
 }
 
 // WriteTo writes the summary to name (a local path, an s3:// or gs:// URL,
 // or - for standard output, which only a local runner's process shows).
-func WriteTo(s beam.Scope, summary beam.PCollection, name string) {
-	beam.ParDo0(s.Scope("write-summary"), &writeFileFn{Name: name}, summary)
+func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
+	beam.ParDo0(s.Scope("write-summary"), &writeFileFn{Name: name}, sums)
 }
 
 // splitFn turns a file into its parts: row-group ranges of a Parquet file,
@@ -321,7 +321,7 @@ func where(inputs []string, v uint64) string {
 // evalFn evaluates one query from all its chunks.
 type evalFn struct {
 	Cfg  Config
-	run  *report.Run
+	run  *summary.Run
 	ev   *metrics.Evaluator
 	vals []float64
 }
@@ -409,7 +409,7 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 	if err != nil {
 		return err
 	}
-	emit(report.Format(f.Cfg.Format, run, p.Set))
+	emit(summary.Format(f.Cfg.Format, run, p.Set))
 	return nil
 }
 
@@ -418,7 +418,7 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 type queryLineFn struct {
 	Cfg    Config
 	Shards int
-	run    *report.Run
+	run    *summary.Run
 }
 
 func (f *queryLineFn) Setup() (err error) {
@@ -433,7 +433,7 @@ func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
 		line[i] = byte(r.First >> (56 - 8*i))
 	}
 	if f.Cfg.Format == "trec" {
-		line = report.AppendTrecQuery(line, f.run, []byte(r.Query), r.Vals)
+		line = summary.AppendTrecQuery(line, f.run, []byte(r.Query), r.Vals)
 	} else {
 		line = pipeline.AppendQueryLine(line, []byte(r.Query), f.run.Metrics, r.Vals, r.Empty)
 	}

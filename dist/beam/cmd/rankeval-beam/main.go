@@ -21,7 +21,7 @@ import (
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/report"
+	"github.com/rankeval/rankeval/summary"
 )
 
 const defaultMetrics = "map,mrr,ndcg@10,err@10,p@10,r@10"
@@ -68,7 +68,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	c := &rankbeam.Config{Metrics: o.metricList, Format: o.format, Columns: o.cols,
 		MaxGroupRows: o.maxGroupRows, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart}
 	if o.profile != "" {
-		p, ok := report.Profiles[o.profile]
+		p, ok := summary.Profiles[o.profile]
 		if !ok {
 			return nil, fmt.Errorf("--profile %q: want trec_eval or gdeval", o.profile)
 		}
@@ -80,13 +80,13 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		c.Profile, c.ScoreFloat32 = o.profile, p.ScoreFloat32
 	}
 	c.Ties, c.Gain, c.Empty = strings.ToLower(o.ties), strings.ToLower(o.gain), strings.ToLower(o.empty)
-	if _, ok := report.Ties[c.Ties]; !ok {
+	if _, ok := summary.Ties[c.Ties]; !ok {
 		return nil, fmt.Errorf("--ties %q: want input, trec, optimistic, pessimistic or average", o.ties)
 	}
-	if _, ok := report.Gains[c.Gain]; !ok {
+	if _, ok := summary.Gains[c.Gain]; !ok {
 		return nil, fmt.Errorf("--gain %q: want exp or linear", o.gain)
 	}
-	if _, ok := report.Empties[c.Empty]; !ok {
+	if _, ok := summary.Empties[c.Empty]; !ok {
 		return nil, fmt.Errorf("--empty %q: want skip, zero, one or error", o.empty)
 	}
 	if !(o.maxGrade > 0) || o.maxGrade > 1000 {
@@ -152,11 +152,11 @@ func launch(ctx context.Context, o *options, fs *flag.FlagSet, args []string) er
 		return err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	summary, err := rankbeam.Build(s, *cfg, o.perQuery, o.shards)
+	sum, err := rankbeam.Build(s, *cfg, o.perQuery, o.shards)
 	if err != nil {
 		return err
 	}
-	rankbeam.WriteTo(s, summary, o.output)
+	rankbeam.WriteTo(s, sum, o.output)
 	return beamx.Run(ctx, p)
 }
 

@@ -1,9 +1,9 @@
-// Package report turns a run's merged aggregate into the summary a user
+// Package summary turns a run's merged aggregate into the summary a user
 // reads: a text table, one JSON object, or trec_eval's layout, with every
 // convention in force. It is shared so that the local CLI and the
 // distributed runner (dist/beam) print byte-identical summaries from equal
 // aggregates.
-package report
+package summary
 
 import (
 	"bytes"
