@@ -13,7 +13,9 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -65,6 +67,15 @@ type Config struct {
 	// how many more queries count with value 0 for every metric but the
 	// correlations (judged queries absent from a run, trec_eval's -c).
 	Missing func() int
+	// Progress, when set, is called every ProgressEvery (default 1 s) from a
+	// goroutine of the run, and once more when the run ends.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// BytesRead counts input bytes as the readers consume them (give the
+	// same counter to reader.Options) and TotalBytes is their sum when
+	// known (0 otherwise); both only feed Progress.
+	BytesRead  *atomic.Int64
+	TotalBytes int64
 	// OnQuery, when set, is called from the producer after each query is
 	// grouped (for progress reporting); it must be cheap.
 	OnQuery func(rows int)
@@ -88,6 +99,14 @@ func (c *Config) maxGroupRows() int {
 // recycled through a free list, so their buffers grow to the largest group
 // they have held and are then reused: memory is the pool size times the
 // largest group, whatever the number of queries.
+// Progress is a snapshot of a run's advance, for people and logs.
+type Progress struct {
+	Rows, Queries     int64
+	Bytes, TotalBytes int64 // input bytes read, and their total (0 = unknown)
+	Elapsed           time.Duration
+	Done              bool
+}
+
 type query struct {
 	seq   int64
 	id    []byte
@@ -131,9 +150,13 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	}
 	parts := make([]*aggregate.Set, workers)
 
+	p := &producer{cfg: &cfg, free: free, jobs: jobs, needMax: metrics.NeedsMaxGrade(cfg.Metrics)}
+	// progress outlives the group's context, which Wait cancels, so that
+	// the final report is made
+	stopProgress := p.startProgress(ctx)
+	defer stopProgress()
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 2)
-	p := &producer{cfg: &cfg, free: free, jobs: jobs, needMax: metrics.NeedsMaxGrade(cfg.Metrics)}
 	g.Go(func() error {
 		defer close(jobs)
 		return p.run(ctx, inputs)
@@ -158,6 +181,7 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	stopProgress()
 	total := aggregate.NewSet(len(cfg.Metrics))
 	for _, s := range parts {
 		total.Merge(s)
@@ -295,6 +319,55 @@ type producer struct {
 	seen    seenSet
 	srcs    []reader.Batch // Source and Locate of each input, for messages
 	seq     int64
+
+	rows, queries atomic.Int64 // for progress
+}
+
+// startProgress reports progress until the returned function is called,
+// which reports once more, as done, and waits for the reporter to stop.
+func (p *producer) startProgress(ctx context.Context) func() {
+	cfg := p.cfg
+	if cfg.Progress == nil {
+		return func() {}
+	}
+	every := cfg.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	start := time.Now()
+	snap := func(done bool) Progress {
+		pr := Progress{Rows: p.rows.Load(), Queries: p.queries.Load(), TotalBytes: cfg.TotalBytes, Elapsed: time.Since(start), Done: done}
+		if cfg.BytesRead != nil {
+			pr.Bytes = cfg.BytesRead.Load()
+		}
+		return pr
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				cfg.Progress(snap(false))
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stop)
+			<-stopped
+			if ctx.Err() == nil {
+				cfg.Progress(snap(true))
+			}
+		})
+	}
 }
 
 func (p *producer) where(src int, pos int64) string { return p.srcs[src].WherePos(pos) }
@@ -318,6 +391,8 @@ func (p *producer) take(ctx context.Context) (*query, error) {
 func (p *producer) emit(ctx context.Context, q *query) error {
 	q.seq = p.seq
 	p.seq++
+	p.rows.Add(int64(q.n()))
+	p.queries.Add(1)
 	if p.cfg.OnQuery != nil {
 		p.cfg.OnQuery(q.n())
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
@@ -210,5 +212,25 @@ func BenchmarkPipeline(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+func TestProgressReports(t *testing.T) {
+	var got []Progress
+	var bytes atomic.Int64
+	bytes.Store(42)
+	cfg := Config{Metrics: mustMetrics(t, "map"), Workers: 2, ProgressEvery: time.Millisecond, BytesRead: &bytes, TotalBytes: 100,
+		Progress: func(p Progress) { got = append(got, p) }}
+	if _, err := Run(context.Background(), cfg, sources(64, map[string][]memRow{"a": manyRows(2000, 10)}, "a")); err != nil {
+		t.Fatal(err)
+	}
+	last := got[len(got)-1]
+	if !last.Done || last.Rows != 20_000 || last.Queries != 2000 || last.Bytes != 42 || last.TotalBytes != 100 {
+		t.Fatalf("final progress %+v", last)
+	}
+	for _, p := range got[:len(got)-1] {
+		if p.Done || p.Rows > last.Rows {
+			t.Fatalf("intermediate progress %+v", p)
+		}
 	}
 }

@@ -170,8 +170,12 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 			return nil, err
 		}
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(opt.source(f), 1<<16)
 	head, _ := br.Peek(4)
+	if len(head) == 0 {
+		f.Close()
+		return nil, fmt.Errorf("%s: the run is empty (0 bytes): %w", display, ErrEmpty)
+	}
 	src, closeDec, err := decompress(display, br, head)
 	if err != nil {
 		f.Close()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
@@ -28,6 +29,12 @@ type config struct {
 	maxGroupRows int
 	batchSize    int
 	inputs       []string
+
+	// operations
+	quiet            bool
+	progressInterval time.Duration
+	gates            []gate
+	failOnEmpty      bool
 
 	// TREC input (--qrels) and peer profiles
 	qrels        string
@@ -85,7 +92,8 @@ Flags:
 const usageTail = `
 TREC input: rankeval --qrels QRELS [--profile trec_eval|gdeval] RUN...
 
-Exit status: 0 ok, 1 input or runtime error, 2 usage error.
+Exit status: 0 ok, 1 input or runtime error, 2 usage error, 3 a gate failed
+(--fail-under, --fail-on-empty), 130/143 interrupted (SIGINT/SIGTERM).
 `
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -117,6 +125,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&c.maxGroupRows, "max-group-rows", 1_000_000, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.IntVar(&c.batchSize, "batch-size", 8192, "rows per read batch; results do not depend on it")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
+	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
+	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
+	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -190,6 +202,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.output != "" && c.output == c.perQuery {
 		return nil, usagef("--output and --per-query name the same file %q", c.output)
+	}
+	if c.gates, err = parseGates(*failUnder, c.metrics); err != nil {
+		return nil, err
+	}
+	if c.progressInterval <= 0 {
+		return nil, usagef("--progress-interval must be positive")
 	}
 	c.inputs = fs.Args()
 	if len(c.inputs) == 0 {

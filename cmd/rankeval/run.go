@@ -8,8 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
@@ -55,6 +56,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		cfg.PerQuery = pqWriter
 	}
 	cfg.ScoreFloat32 = c.scoreFloat32
+	var bytesRead atomic.Int64
+	if !c.quiet {
+		terminal := isTerminal(stderr)
+		cfg.Progress = progressPrinter(stderr, terminal)
+		cfg.ProgressEvery = c.progressInterval
+		if terminal {
+			cfg.ProgressEvery = 250 * time.Millisecond
+		}
+		cfg.BytesRead = &bytesRead
+		cfg.TotalBytes = totalSize(c.inputs)
+	}
 	if c.format == "trec" {
 		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return appendTrecQuery(b, c, id, vals) }
 	}
@@ -70,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	} else {
 		for i, in := range c.inputs {
 			sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
-				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize})
+				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize, BytesRead: cfg.BytesRead})
 			}}
 		}
 	}
@@ -89,14 +101,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
+	gates := checkGates(c, set)
 	var summary []byte
 	switch c.format {
 	case "json":
-		summary = formatJSON(c, set)
+		summary = formatJSON(c, set, gates)
 	case "trec":
 		summary = formatTrec(c, set)
 	default:
-		summary = formatText(c, set)
+		summary = formatText(c, set, gates)
 	}
 	if out != nil {
 		if _, err := out.Write(summary); err != nil {
@@ -109,50 +122,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	if perQuery != nil {
-		return perQuery.commit()
+		if err := perQuery.commit(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return gates.err()
 }
 
-// atomicFile is written under a temporary name in the target's directory
-// and renamed over the target only when complete, so a failed or
-// interrupted run never leaves a half-written output.
-type atomicFile struct {
-	*os.File
-	target    string
-	committed bool
-}
-
-func createAtomic(target string) (*atomicFile, error) {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+// totalSize is the bytes of all inputs when every one is a regular file,
+// else 0 (unknown: standard input, pipes).
+func totalSize(inputs []string) int64 {
+	var n int64
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if in == reader.Stdin || err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		n += st.Size()
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", target, err)
-	}
-	return &atomicFile{File: f, target: target}, nil
-}
-
-func (a *atomicFile) commit() error {
-	if err := a.File.Close(); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	if err := os.Rename(a.Name(), a.target); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	a.committed = true
-	return nil
-}
-
-func (a *atomicFile) abortUnlessCommitted() {
-	if !a.committed {
-		a.File.Close()
-		os.Remove(a.Name())
-	}
+	return n
 }
 
 // optionsJSON lists every convention in force, so a summary explains itself.
@@ -211,7 +199,7 @@ func optionsJSON(c *config) []byte {
 
 // formatJSON writes the summary one metric a line: valid JSON that a
 // person can also read and diff.
-func formatJSON(c *config, set *aggregate.Set) []byte {
+func formatJSON(c *config, set *aggregate.Set, g gateResult) []byte {
 	b := []byte("{\n  \"metrics\": {")
 	for i, m := range c.metrics {
 		if i > 0 {
@@ -244,10 +232,34 @@ func formatJSON(c *config, set *aggregate.Set) []byte {
 	b = strconv.AppendInt(b, set.Empty, 10)
 	b = append(b, "},\n  \"options\": "...)
 	b = append(b, optionsJSON(c)...)
+	if len(c.gates) > 0 || c.failOnEmpty {
+		b = append(b, ",\n  \"gates\": {\"passed\": "...)
+		b = strconv.AppendBool(b, !g.failed())
+		b = append(b, `, "checks": [`...)
+		for i, ch := range g.checks {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"metric": `...)
+			b = pipeline.AppendJSONString(b, []byte(ch.name))
+			b = append(b, `, "min": `...)
+			b = pipeline.AppendJSONFloat(b, ch.min)
+			b = append(b, `, "mean": `...)
+			b = pipeline.AppendJSONFloat(b, ch.mean)
+			b = append(b, `, "passed": `...)
+			b = strconv.AppendBool(b, ch.passed)
+			b = append(b, '}')
+		}
+		b = append(b, `], "fail_on_empty": `...)
+		b = strconv.AppendBool(b, c.failOnEmpty)
+		b = append(b, `, "empty": `...)
+		b = strconv.AppendBool(b, g.empty)
+		b = append(b, '}')
+	}
 	return append(b, "\n}\n"...)
 }
 
-func formatText(c *config, set *aggregate.Set) []byte {
+func formatText(c *config, set *aggregate.Set, g gateResult) []byte {
 	var w bytes.Buffer
 	width := len("metric")
 	for _, m := range c.metrics {
@@ -275,5 +287,15 @@ func formatText(c *config, set *aggregate.Set) []byte {
 	fmt.Fprintf(&w, "\n%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
 	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
+	for _, ch := range g.checks {
+		verdict := "passed"
+		if !ch.passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&w, "gate %s >= %g: %s (mean %s)\n", ch.name, ch.min, verdict, fmtMean(ch.mean))
+	}
+	if g.empty {
+		fmt.Fprintln(&w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
+	}
 	return w.Bytes()
 }
