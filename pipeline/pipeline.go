@@ -63,6 +63,19 @@ type Config struct {
 	// query (a qrels file), from which R and the ideal rankings come. It is
 	// called from several workers at once and must only read.
 	Judged func(query []byte) []float64
+	// Unsorted accepts query ids that are not contiguous: rows are
+	// partitioned into spill files under TmpDir and grouped from there, in
+	// about MemLimit bytes (default DefaultMemLimit) whatever the input
+	// size. OnSpillDir, when set, hears of the spill directory when it is
+	// made (true) and removed (false), so an interrupt can remove it too.
+	Unsorted   bool
+	TmpDir     string
+	MemLimit   int64
+	OnSpillDir func(dir string, made bool)
+	// DedupFirst keeps the first row of a doc id repeated within a query
+	// and drops the others (counted in the aggregate's Dropped); by default
+	// a repeated doc id is an error.
+	DedupFirst bool
 	// Missing, when set, is called after the inputs are read and returns
 	// how many more queries count with value 0 for every metric but the
 	// correlations (judged queries absent from a run, trec_eval's -c).
@@ -154,11 +167,14 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	// progress outlives the group's context, which Wait cancels, so that
 	// the final report is made
 	stopProgress := p.startProgress(ctx)
-	defer stopProgress()
+	defer stopProgress(false)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 2)
 	g.Go(func() error {
 		defer close(jobs)
+		if cfg.Unsorted {
+			return p.runUnsorted(ctx, inputs)
+		}
 		return p.run(ctx, inputs)
 	})
 	var live atomic.Int32
@@ -181,7 +197,7 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	stopProgress()
+	stopProgress(true)
 	total := aggregate.NewSet(len(cfg.Metrics))
 	for _, s := range parts {
 		total.Merge(s)
@@ -212,6 +228,22 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 	dedup := newDocSet()
 	var l metrics.List
 	for q := range jobs {
+		q.docs = q.docs[:0]
+		if len(q.doc.Off) > 1 { // the doc column is read
+			for i := 0; i+1 < len(q.doc.Off); i++ {
+				q.docs = append(q.docs, q.doc.At(i))
+			}
+		}
+		if len(q.doc.Buf) > 0 { // some row has a doc id
+			if cfg.DedupFirst {
+				agg.Dropped += int64(dedup.keepFirst(q))
+			} else if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
+				err := fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
+					p.wherePacked(q.where[dup]), q.docs[dup], q.id, p.wherePacked(q.where[first]), ErrDuplicateDoc)
+				sendFree(free, q)
+				return err
+			}
+		}
 		l = metrics.List{Label: q.label}
 		if len(q.score) > 0 {
 			l.Score = q.score
@@ -219,18 +251,8 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 		if len(q.rank) > 0 {
 			l.Rank = q.rank
 		}
-		if len(q.doc.Off) > 1 {
-			q.docs = q.docs[:0]
-			for i := 0; i+1 < len(q.doc.Off); i++ {
-				q.docs = append(q.docs, q.doc.At(i))
-			}
+		if len(q.docs) > 0 {
 			l.Doc = q.docs
-			if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
-				err := fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
-					p.wherePacked(q.where[dup]), q.docs[dup], q.id, p.wherePacked(q.where[first]), ErrDuplicateDoc)
-				sendFree(free, q)
-				return err
-			}
 		}
 		if cfg.Judged != nil {
 			l.Judged = cfg.Judged(q.id)
@@ -324,11 +346,12 @@ type producer struct {
 }
 
 // startProgress reports progress until the returned function is called,
-// which reports once more, as done, and waits for the reporter to stop.
-func (p *producer) startProgress(ctx context.Context) func() {
+// which waits for the reporter to stop and, for a run that succeeded,
+// reports once more, as done.
+func (p *producer) startProgress(ctx context.Context) func(ok bool) {
 	cfg := p.cfg
 	if cfg.Progress == nil {
-		return func() {}
+		return func(bool) {}
 	}
 	every := cfg.ProgressEvery
 	if every <= 0 {
@@ -359,11 +382,11 @@ func (p *producer) startProgress(ctx context.Context) func() {
 		}
 	}()
 	var once sync.Once
-	return func() {
+	return func(ok bool) {
 		once.Do(func() {
 			close(stop)
 			<-stopped
-			if ctx.Err() == nil {
+			if ok {
 				cfg.Progress(snap(true))
 			}
 		})
@@ -459,7 +482,7 @@ func (p *producer) readAll(ctx context.Context, si int, r reader.Reader, cur *qu
 				cur.id = append(cur.id[:0], id...)
 				cur.src, cur.pos = si, b.Pos[i]
 				if prev, ok := p.seen.insert(id, pack(si, b.Pos[i])); !ok {
-					return cur, fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id): %w",
+					return cur, fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id, or use --unsorted): %w",
 						b.Where(i), id, p.wherePacked(prev), ErrReappear)
 				}
 			}

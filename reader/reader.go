@@ -24,6 +24,9 @@ var (
 // column is not read; Score may be empty only when Rank is set.
 type Columns struct {
 	Query, Doc, Score, Label, Rank string
+	// DocOptional lets rows lack the doc column (their doc id is empty);
+	// otherwise a row without it is an error.
+	DocOptional bool
 }
 
 // Strings is a column of byte strings packed into one buffer, so a batch of

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		cfg.PerQuery = pqWriter
 	}
 	cfg.ScoreFloat32 = c.scoreFloat32
+	cfg.DedupFirst = c.dedupFirst
+	if c.unsorted {
+		cfg.Unsorted, cfg.TmpDir, cfg.MemLimit = true, c.tmpDir, c.memLimit
+		cfg.OnSpillDir = func(dir string, made bool) {
+			if made {
+				temps.add(dir)
+			} else {
+				temps.remove(dir)
+			}
+		}
+		// The Go heap is most of the budget: let the collector work harder
+		// near it rather than grow past it.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.memLimit))
+	}
 	var bytesRead atomic.Int64
 	if !c.quiet {
 		terminal := isTerminal(stderr)
@@ -159,6 +174,12 @@ func optionsJSON(c *config) []byte {
 	}
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
+	b = append(b, `, "dedup": `...)
+	if c.dedupFirst {
+		b = append(b, `"first"`...)
+	} else {
+		b = append(b, `"error"`...)
+	}
 	b = append(b, `, "profile": `...)
 	if c.profile == "" {
 		b = append(b, "null"...)
@@ -230,7 +251,12 @@ func formatJSON(c *config, set *aggregate.Set, g gateResult) []byte {
 	b = strconv.AppendInt(b, set.Queries, 10)
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendInt(b, set.Empty, 10)
-	b = append(b, "},\n  \"options\": "...)
+	b = append(b, '}')
+	if c.dedupFirst {
+		b = append(b, ",\n  \"duplicates_dropped\": "...)
+		b = strconv.AppendInt(b, set.Dropped, 10)
+	}
+	b = append(b, ",\n  \"options\": "...)
 	b = append(b, optionsJSON(c)...)
 	if len(c.gates) > 0 || c.failOnEmpty {
 		b = append(b, ",\n  \"gates\": {\"passed\": "...)
@@ -285,6 +311,9 @@ func formatText(c *config, set *aggregate.Set, g gateResult) []byte {
 	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
 		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
 	fmt.Fprintf(&w, "\n%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	if c.dedupFirst {
+		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
+	}
 	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
 	for _, ch := range g.checks {
