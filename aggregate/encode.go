@@ -145,6 +145,7 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendVarint(b, s.Rows)
 	b = binary.AppendVarint(b, s.Queries)
 	b = binary.AppendVarint(b, s.Empty)
+	b = binary.AppendVarint(b, s.Dropped)
 	for i := range s.Stats {
 		b, _ = s.Stats[i].AppendBinary(b)
 	}
@@ -160,7 +161,7 @@ func (s *Set) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("set: unknown version: %w", ErrEncoding)
 	}
 	b := data[1:]
-	var vals [4]uint64
+	var vals [5]uint64
 	for i := range vals {
 		var k int
 		if i == 0 {
@@ -183,7 +184,7 @@ func (s *Set) UnmarshalBinary(data []byte) error {
 	if vals[0] > uint64(len(b)) {
 		return fmt.Errorf("set: %d metrics in %d bytes: %w", vals[0], len(b), ErrEncoding)
 	}
-	out := Set{Stats: make([]Stat, vals[0]), Rows: int64(vals[1]), Queries: int64(vals[2]), Empty: int64(vals[3])}
+	out := Set{Stats: make([]Stat, vals[0]), Rows: int64(vals[1]), Queries: int64(vals[2]), Empty: int64(vals[3]), Dropped: int64(vals[4])}
 	for i := range out.Stats {
 		var err error
 		if b, err = out.Stats[i].decode(b); err != nil {

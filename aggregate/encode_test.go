@@ -31,7 +31,7 @@ func TestSetBinaryRoundTrip(t *testing.T) {
 	}{
 		{"empty set", NewSet(0)},
 		{"no queries", NewSet(3)},
-		{"random", randomSet(r, rows)},
+		{"random", func() *Set { s := randomSet(r, rows); s.Dropped = 12345; return s }()},
 		{"special", func() *Set {
 			s := NewSet(1)
 			s.AddQuery(2, []float64{math.Inf(1)}, false)
@@ -56,7 +56,7 @@ func TestSetBinaryRoundTrip(t *testing.T) {
 			if err := got.UnmarshalBinary(enc); err != nil {
 				t.Fatal(err)
 			}
-			if got.Rows != tc.set.Rows || got.Queries != tc.set.Queries || got.Empty != tc.set.Empty || len(got.Stats) != len(tc.set.Stats) {
+			if got.Rows != tc.set.Rows || got.Queries != tc.set.Queries || got.Empty != tc.set.Empty || got.Dropped != tc.set.Dropped || len(got.Stats) != len(tc.set.Stats) {
 				t.Fatalf("counts %d/%d/%d/%d, want %d/%d/%d/%d", got.Rows, got.Queries, got.Empty, len(got.Stats),
 					tc.set.Rows, tc.set.Queries, tc.set.Empty, len(tc.set.Stats))
 			}
@@ -142,8 +142,8 @@ func TestSetBinaryCorrupt(t *testing.T) {
 	}{
 		{"trailing", append(append([]byte{}, enc...), 0)},
 		{"version", append([]byte{9}, enc[1:]...)},
-		{"huge count", []byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0}},
-		{"limb out of range", []byte{1, 1, 0, 2, 0, 2, 0, 1, 0xfe, 0xff, 0xff, 0xff, 0x3f}},
+		{"huge count", []byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0}},
+		{"limb out of range", []byte{1, 1, 0, 2, 0, 0, 2, 0, 1, 0xfe, 0xff, 0xff, 0xff, 0x3f}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

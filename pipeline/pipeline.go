@@ -13,7 +13,9 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -61,10 +63,32 @@ type Config struct {
 	// query (a qrels file), from which R and the ideal rankings come. It is
 	// called from several workers at once and must only read.
 	Judged func(query []byte) []float64
+	// Unsorted accepts query ids that are not contiguous: rows are
+	// partitioned into spill files under TmpDir and grouped from there, in
+	// about MemLimit bytes (default DefaultMemLimit) whatever the input
+	// size. OnSpillDir, when set, hears of the spill directory when it is
+	// made (true) and removed (false), so an interrupt can remove it too.
+	Unsorted   bool
+	TmpDir     string
+	MemLimit   int64
+	OnSpillDir func(dir string, made bool)
+	// DedupFirst keeps the first row of a doc id repeated within a query
+	// and drops the others (counted in the aggregate's Dropped); by default
+	// a repeated doc id is an error.
+	DedupFirst bool
 	// Missing, when set, is called after the inputs are read and returns
 	// how many more queries count with value 0 for every metric but the
 	// correlations (judged queries absent from a run, trec_eval's -c).
 	Missing func() int
+	// Progress, when set, is called every ProgressEvery (default 1 s) from a
+	// goroutine of the run, and once more when the run ends.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// BytesRead counts input bytes as the readers consume them (give the
+	// same counter to reader.Options) and TotalBytes is their sum when
+	// known (0 otherwise); both only feed Progress.
+	BytesRead  *atomic.Int64
+	TotalBytes int64
 	// OnQuery, when set, is called from the producer after each query is
 	// grouped (for progress reporting); it must be cheap.
 	OnQuery func(rows int)
@@ -88,6 +112,14 @@ func (c *Config) maxGroupRows() int {
 // recycled through a free list, so their buffers grow to the largest group
 // they have held and are then reused: memory is the pool size times the
 // largest group, whatever the number of queries.
+// Progress is a snapshot of a run's advance, for people and logs.
+type Progress struct {
+	Rows, Queries     int64
+	Bytes, TotalBytes int64 // input bytes read, and their total (0 = unknown)
+	Elapsed           time.Duration
+	Done              bool
+}
+
 type query struct {
 	seq   int64
 	id    []byte
@@ -131,11 +163,18 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	}
 	parts := make([]*aggregate.Set, workers)
 
+	p := &producer{cfg: &cfg, free: free, jobs: jobs, needMax: metrics.NeedsMaxGrade(cfg.Metrics)}
+	// progress outlives the group's context, which Wait cancels, so that
+	// the final report is made
+	stopProgress := p.startProgress(ctx)
+	defer stopProgress(false)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 2)
-	p := &producer{cfg: &cfg, free: free, jobs: jobs, needMax: metrics.NeedsMaxGrade(cfg.Metrics)}
 	g.Go(func() error {
 		defer close(jobs)
+		if cfg.Unsorted {
+			return p.runUnsorted(ctx, inputs)
+		}
 		return p.run(ctx, inputs)
 	})
 	var live atomic.Int32
@@ -158,6 +197,7 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	stopProgress(true)
 	total := aggregate.NewSet(len(cfg.Metrics))
 	for _, s := range parts {
 		total.Merge(s)
@@ -188,6 +228,22 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 	dedup := newDocSet()
 	var l metrics.List
 	for q := range jobs {
+		q.docs = q.docs[:0]
+		if len(q.doc.Off) > 1 { // the doc column is read
+			for i := 0; i+1 < len(q.doc.Off); i++ {
+				q.docs = append(q.docs, q.doc.At(i))
+			}
+		}
+		if len(q.doc.Buf) > 0 { // some row has a doc id
+			if cfg.DedupFirst {
+				agg.Dropped += int64(dedup.keepFirst(q))
+			} else if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
+				err := fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
+					p.wherePacked(q.where[dup]), q.docs[dup], q.id, p.wherePacked(q.where[first]), ErrDuplicateDoc)
+				sendFree(free, q)
+				return err
+			}
+		}
 		l = metrics.List{Label: q.label}
 		if len(q.score) > 0 {
 			l.Score = q.score
@@ -195,18 +251,8 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 		if len(q.rank) > 0 {
 			l.Rank = q.rank
 		}
-		if len(q.doc.Off) > 1 {
-			q.docs = q.docs[:0]
-			for i := 0; i+1 < len(q.doc.Off); i++ {
-				q.docs = append(q.docs, q.doc.At(i))
-			}
+		if len(q.docs) > 0 {
 			l.Doc = q.docs
-			if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
-				err := fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
-					p.wherePacked(q.where[dup]), q.docs[dup], q.id, p.wherePacked(q.where[first]), ErrDuplicateDoc)
-				sendFree(free, q)
-				return err
-			}
 		}
 		if cfg.Judged != nil {
 			l.Judged = cfg.Judged(q.id)
@@ -301,6 +347,56 @@ type producer struct {
 	seen    seenSet
 	srcs    []reader.Batch // Source and Locate of each input, for messages
 	seq     int64
+
+	rows, queries atomic.Int64 // for progress
+}
+
+// startProgress reports progress until the returned function is called,
+// which waits for the reporter to stop and, for a run that succeeded,
+// reports once more, as done.
+func (p *producer) startProgress(ctx context.Context) func(ok bool) {
+	cfg := p.cfg
+	if cfg.Progress == nil {
+		return func(bool) {}
+	}
+	every := cfg.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	start := time.Now()
+	snap := func(done bool) Progress {
+		pr := Progress{Rows: p.rows.Load(), Queries: p.queries.Load(), TotalBytes: cfg.TotalBytes, Elapsed: time.Since(start), Done: done}
+		if cfg.BytesRead != nil {
+			pr.Bytes = cfg.BytesRead.Load()
+		}
+		return pr
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				cfg.Progress(snap(false))
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func(ok bool) {
+		once.Do(func() {
+			close(stop)
+			<-stopped
+			if ok {
+				cfg.Progress(snap(true))
+			}
+		})
+	}
 }
 
 func (p *producer) where(src int, pos int64) string { return p.srcs[src].WherePos(pos) }
@@ -324,6 +420,8 @@ func (p *producer) take(ctx context.Context) (*query, error) {
 func (p *producer) emit(ctx context.Context, q *query) error {
 	q.seq = p.seq
 	p.seq++
+	p.rows.Add(int64(q.n()))
+	p.queries.Add(1)
 	if p.cfg.OnQuery != nil {
 		p.cfg.OnQuery(q.n())
 	}
@@ -390,7 +488,7 @@ func (p *producer) readAll(ctx context.Context, si int, r reader.Reader, cur *qu
 				cur.id = append(cur.id[:0], id...)
 				cur.src, cur.pos = si, b.Pos[i]
 				if prev, ok := p.seen.insert(id, pack(si, b.Pos[i])); !ok {
-					return cur, fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id): %w",
+					return cur, fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id, or use --unsorted): %w",
 						b.Where(i), id, p.wherePacked(prev), ErrReappear)
 				}
 			}

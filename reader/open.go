@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -30,6 +31,9 @@ type Options struct {
 	// batches and messages stay those of the whole file. Other formats are
 	// read whole and refuse a FirstUnit above 0.
 	FirstUnit, Units int
+	// BytesRead, when set, is advanced by the bytes read from each input
+	// (compressed bytes for compressed inputs), for progress reports.
+	BytesRead *atomic.Int64
 }
 
 // unitRange checks the part of a file of n units that opt asks for.
@@ -56,6 +60,27 @@ type Object interface {
 	// Stream reads the whole object from its start.
 	Stream() (io.ReadCloser, error)
 	Close() error
+}
+
+// countingReader advances a shared counter; one atomic add per read of
+// up to 64 KiB costs nothing measurable.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// source wraps f for counting when asked.
+func (o Options) source(f io.Reader) io.Reader {
+	if o.BytesRead == nil {
+		return f
+	}
+	return countingReader{f, o.BytesRead}
 }
 
 func (o Options) batchSize() int {
@@ -108,11 +133,17 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 			return nil, fmt.Errorf("%s: is a directory: %w", name, ErrFormat)
 		}
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(opt.source(f), 1<<16)
 	head, err := br.Peek(8)
 	if err != nil && err != io.EOF {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	if len(head) == 0 {
+		// A zero-byte file is a failed export, never a log with no rows:
+		// every format has at least a header or a line.
+		f.Close()
+		return nil, fmt.Errorf("%s: the file is empty (0 bytes): %w", display, ErrEmpty)
 	}
 	switch {
 	case bytes.HasPrefix(head, magicParquet):
@@ -217,7 +248,7 @@ func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error
 		s.Close()
 		return o.Close()
 	}
-	br := bufio.NewReaderSize(s, 1<<16)
+	br := bufio.NewReaderSize(opt.source(s), 1<<16)
 	switch {
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStreamFrom(name, br, closeAll, cols, opt)

@@ -17,12 +17,16 @@ var (
 	ErrValue       = errors.New("bad value")
 	ErrCompression = errors.New("corrupt or truncated compressed stream")
 	ErrFormat      = errors.New("unrecognised input format")
+	ErrEmpty       = errors.New("empty input")
 )
 
 // Columns names the fields a reader extracts. Empty Doc or Rank means the
 // column is not read; Score may be empty only when Rank is set.
 type Columns struct {
 	Query, Doc, Score, Label, Rank string
+	// DocOptional lets rows lack the doc column (their doc id is empty);
+	// otherwise a row without it is an error.
+	DocOptional bool
 }
 
 // Strings is a column of byte strings packed into one buffer, so a batch of

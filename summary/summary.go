@@ -25,10 +25,52 @@ type Run struct {
 	Columns      reader.Columns
 	Profile      string
 	ScoreFloat32 bool
+	// DedupFirst: repeated doc ids of a query were dropped (--dedup first)
+	// rather than refused.
+	DedupFirst bool
 	// TREC input only (Qrels non-empty).
 	Qrels        string
 	Complete     bool
 	SkipUnjudged bool
+	// Gates, when set, is the verdict of the quality gates, printed with
+	// the summary.
+	Gates *Gates
+}
+
+// Gates is the verdict of a run's quality gates (--fail-under,
+// --fail-on-empty).
+type Gates struct {
+	Checks      []GateCheck
+	FailOnEmpty bool // --fail-on-empty was given
+	Empty       bool // and it tripped
+}
+
+// GateCheck is one --fail-under bar and how the run fared.
+type GateCheck struct {
+	Name      string
+	Min, Mean float64
+	Passed    bool
+}
+
+// Failed reports whether any gate failed.
+func (g *Gates) Failed() bool {
+	if g.Empty {
+		return true
+	}
+	for _, c := range g.Checks {
+		if !c.Passed {
+			return true
+		}
+	}
+	return false
+}
+
+// FmtMean prints a gate's mean for a person.
+func FmtMean(v float64) string {
+	if math.IsNaN(v) {
+		return "undefined (no queries)"
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
 // Profiles set every convention a peer tool uses at once (SPEC §6); a flag
@@ -75,6 +117,12 @@ func OptionsJSON(c *Run) []byte {
 	}
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendQuote(b, NameOf(Empties, c.Options.Empty))
+	b = append(b, `, "dedup": `...)
+	if c.DedupFirst {
+		b = append(b, `"first"`...)
+	} else {
+		b = append(b, `"error"`...)
+	}
 	b = append(b, `, "profile": `...)
 	if c.Profile == "" {
 		b = append(b, "null"...)
@@ -146,8 +194,37 @@ func JSON(c *Run, set *aggregate.Set) []byte {
 	b = strconv.AppendInt(b, set.Queries, 10)
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendInt(b, set.Empty, 10)
-	b = append(b, "},\n  \"options\": "...)
+	b = append(b, '}')
+	if c.DedupFirst {
+		b = append(b, ",\n  \"duplicates_dropped\": "...)
+		b = strconv.AppendInt(b, set.Dropped, 10)
+	}
+	b = append(b, ",\n  \"options\": "...)
 	b = append(b, OptionsJSON(c)...)
+	if g := c.Gates; g != nil {
+		b = append(b, ",\n  \"gates\": {\"passed\": "...)
+		b = strconv.AppendBool(b, !g.Failed())
+		b = append(b, `, "checks": [`...)
+		for i, ch := range g.Checks {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"metric": `...)
+			b = pipeline.AppendJSONString(b, []byte(ch.Name))
+			b = append(b, `, "min": `...)
+			b = pipeline.AppendJSONFloat(b, ch.Min)
+			b = append(b, `, "mean": `...)
+			b = pipeline.AppendJSONFloat(b, ch.Mean)
+			b = append(b, `, "passed": `...)
+			b = strconv.AppendBool(b, ch.Passed)
+			b = append(b, '}')
+		}
+		b = append(b, `], "fail_on_empty": `...)
+		b = strconv.AppendBool(b, g.FailOnEmpty)
+		b = append(b, `, "empty": `...)
+		b = strconv.AppendBool(b, g.Empty)
+		b = append(b, '}')
+	}
 	return append(b, "\n}\n"...)
 }
 
@@ -178,8 +255,23 @@ func Text(c *Run, set *aggregate.Set) []byte {
 	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
 		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.Options.Empty]
 	fmt.Fprintf(&w, "\n%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	if c.DedupFirst {
+		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
+	}
 	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		NameOf(Ties, c.Options.Ties), NameOf(Gains, c.Options.Gain), c.Options.MaxGrade, rel)
+	if g := c.Gates; g != nil {
+		for _, ch := range g.Checks {
+			verdict := "passed"
+			if !ch.Passed {
+				verdict = "FAILED"
+			}
+			fmt.Fprintf(&w, "gate %s >= %g: %s (mean %s)\n", ch.Name, ch.Min, verdict, FmtMean(ch.Mean))
+		}
+		if g.Empty {
+			fmt.Fprintln(&w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
+		}
+	}
 	return w.Bytes()
 }
 

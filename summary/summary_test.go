@@ -2,6 +2,7 @@ package summary
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rankeval/rankeval/aggregate"
@@ -28,7 +29,7 @@ func TestFormats(t *testing.T) {
   },
   "rows": 9,
   "queries": {"total": 3, "empty": 1},
-  "options": {"ties": "input", "gain": "exp", "max_grade": 4, "rel_threshold": null, "empty": "skip", "profile": null, "score_precision": "float64", "query_col": "q", "doc_col": null, "score_col": "s", "label_col": "l", "rank_col": null}
+  "options": {"ties": "input", "gain": "exp", "max_grade": 4, "rel_threshold": null, "empty": "skip", "dedup": "error", "profile": null, "score_precision": "float64", "query_col": "q", "doc_col": null, "score_col": "s", "label_col": "l", "rank_col": null}
 }
 `},
 		{"text", `metric       mean  95% CI                 queries
@@ -46,5 +47,29 @@ ties input, gain exp, max grade 4, relevant: label > 0.
 				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestGatesAndDedup(t *testing.T) {
+	ms, _ := metrics.ParseList("map")
+	set := aggregate.NewSet(1)
+	set.AddQuery(3, []float64{0.25}, false)
+	set.Dropped = 2
+	run := &Run{Metrics: ms, Options: metrics.DefaultOptions(), Columns: reader.Columns{Query: "q", Score: "s", Label: "l"},
+		DedupFirst: true, Gates: &Gates{Checks: []GateCheck{{Name: "map", Min: 0.5, Mean: 0.25}}, FailOnEmpty: true}}
+	j := string(JSON(run, set))
+	for _, want := range []string{
+		`"duplicates_dropped": 2`, `"dedup": "first"`,
+		`"gates": {"passed": false, "checks": [{"metric": "map", "min": 0.5, "mean": 0.25, "passed": false}], "fail_on_empty": true, "empty": false}`,
+	} {
+		if !strings.Contains(j, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, j)
+		}
+	}
+	txt := string(Text(run, set))
+	for _, want := range []string{"2 rows dropped as repeats", "gate map >= 0.5: FAILED (mean 0.2500)"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q:\n%s", want, txt)
+		}
 	}
 }

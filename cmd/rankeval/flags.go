@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
@@ -30,6 +32,19 @@ type config struct {
 	batchSize    int
 	inputs       []string
 
+	dedupFirst bool
+
+	// unsorted input
+	unsorted bool
+	tmpDir   string
+	memLimit int64
+
+	// operations
+	quiet            bool
+	progressInterval time.Duration
+	gates            []gate
+	failOnEmpty      bool
+
 	// TREC input (--qrels) and peer profiles
 	qrels        string
 	profile      string
@@ -38,10 +53,18 @@ type config struct {
 	skipUnjudged bool
 }
 
-// summaryRun describes the run for the summary.
-func (c *config) summaryRun() *summary.Run {
-	return &summary.Run{Metrics: c.metrics, Options: c.opts, Columns: c.cols, Profile: c.profile,
-		ScoreFloat32: c.scoreFloat32, Qrels: c.qrels, Complete: c.complete, SkipUnjudged: c.skipUnjudged}
+// summaryRun describes the run for the summary, with the gates' verdict.
+func (c *config) summaryRun(g gateResult) *summary.Run {
+	r := &summary.Run{Metrics: c.metrics, Options: c.opts, Columns: c.cols, Profile: c.profile,
+		ScoreFloat32: c.scoreFloat32, Qrels: c.qrels, Complete: c.complete, SkipUnjudged: c.skipUnjudged,
+		DedupFirst: c.dedupFirst}
+	if len(c.gates) > 0 || c.failOnEmpty {
+		r.Gates = &summary.Gates{FailOnEmpty: c.failOnEmpty, Empty: g.empty}
+		for _, ch := range g.checks {
+			r.Gates.Checks = append(r.Gates.Checks, summary.GateCheck{Name: ch.name, Min: ch.min, Mean: ch.mean, Passed: ch.passed})
+		}
+	}
+	return r
 }
 
 const usageHead = `Usage: rankeval [flags] INPUT...
@@ -62,7 +85,8 @@ Flags:
 const usageTail = `
 TREC input: rankeval --qrels QRELS [--profile trec_eval|gdeval] RUN...
 
-Exit status: 0 ok, 1 input or runtime error, 2 usage error.
+Exit status: 0 ok, 1 input or runtime error, 2 usage error, 3 a gate failed
+(--fail-under, --fail-on-empty), 130/143 interrupted (SIGINT/SIGTERM).
 `
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -87,13 +111,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.output, "output", "", "write the summary to this file instead of standard output\n(written to a temporary name and renamed when complete)")
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.StringVar(&c.cols.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
-	fs.StringVar(&c.cols.Doc, "doc-col", "doc_id", "field holding the document id (read only when --ties trec needs it)")
+	fs.StringVar(&c.cols.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
 	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first)")
 	fs.StringVar(&c.cols.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
 	fs.StringVar(&c.cols.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&c.maxGroupRows, "max-group-rows", 1_000_000, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.IntVar(&c.batchSize, "batch-size", 8192, "rows per read batch; results do not depend on it")
+	dedup := fs.String("dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
+	fs.BoolVar(&c.unsorted, "unsorted", false, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order)")
+	fs.StringVar(&c.tmpDir, "tmp-dir", os.TempDir(), "directory for --unsorted spill files (removed on success, failure and interrupt)")
+	memLimit := fs.String("mem-limit", "512MiB", "memory budget of --unsorted (e.g. 256MiB, 2GiB)")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
+	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
+	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
+	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -162,11 +194,27 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.cols.Rank != "" && !set["score-col"] {
 		c.cols.Score = "" // ordered by rank: a score is neither needed nor required
 	}
-	if c.opts.Ties != metrics.TiesTrec && c.qrels == "" {
-		c.cols.Doc = "" // only the trec tie order reads doc ids; skipping them is faster
+	switch *dedup {
+	case "error":
+	case "first":
+		c.dedupFirst = true
+	default:
+		return nil, usagef("--dedup %q: want error or first", *dedup)
 	}
+	// Doc ids are read when present, to catch duplicates; only the trec tie
+	// order cannot do without them.
+	c.cols.DocOptional = c.opts.Ties != metrics.TiesTrec
 	if c.output != "" && c.output == c.perQuery {
 		return nil, usagef("--output and --per-query name the same file %q", c.output)
+	}
+	if c.gates, err = parseGates(*failUnder, c.metrics); err != nil {
+		return nil, err
+	}
+	if c.memLimit, err = parseSize(*memLimit); err != nil || c.memLimit < 16<<20 {
+		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB", *memLimit)
+	}
+	if c.progressInterval <= 0 {
+		return nil, usagef("--progress-interval must be positive")
 	}
 	c.inputs = fs.Args()
 	if len(c.inputs) == 0 {
@@ -198,4 +246,26 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 		}
 	})
 	fmt.Fprint(w, usageTail)
+}
+
+// parseSize reads a byte count with an optional unit: B, KB/KiB, MB/MiB,
+// GB/GiB (KB, MB, GB are decimal; KiB, MiB, GiB binary).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(v * float64(mult)), nil
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
 
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -51,8 +53,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		cfg.PerQuery = pqWriter
 	}
 	cfg.ScoreFloat32 = c.scoreFloat32
+	cfg.DedupFirst = c.dedupFirst
+	if c.unsorted {
+		cfg.Unsorted, cfg.TmpDir, cfg.MemLimit = true, c.tmpDir, c.memLimit
+		cfg.OnSpillDir = func(dir string, made bool) {
+			if made {
+				temps.add(dir)
+			} else {
+				temps.remove(dir)
+			}
+		}
+		// The Go heap is most of the budget: let the collector work harder
+		// near it rather than grow past it.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.memLimit))
+	}
+	var bytesRead atomic.Int64
+	if !c.quiet {
+		terminal := isTerminal(stderr)
+		cfg.Progress = progressPrinter(stderr, terminal)
+		cfg.ProgressEvery = c.progressInterval
+		if terminal {
+			cfg.ProgressEvery = 250 * time.Millisecond
+		}
+		cfg.BytesRead = &bytesRead
+		cfg.TotalBytes = totalSize(c.inputs)
+	}
 	if c.format == "trec" {
-		rep := c.summaryRun()
+		rep := c.summaryRun(gateResult{})
 		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return summary.AppendTrecQuery(b, rep, id, vals) }
 	}
 	sources := make([]pipeline.Source, len(c.inputs))
@@ -73,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		sources = make([]pipeline.Source, len(ins))
 		for i, in := range ins {
 			sources[i] = pipeline.Source{Name: in.Path, Open: func() (reader.Reader, error) {
-				return reader.Open(in.Path, c.cols, reader.Options{BatchSize: c.batchSize})
+				return reader.Open(in.Path, c.cols, reader.Options{BatchSize: c.batchSize, BytesRead: cfg.BytesRead})
 			}}
 		}
 	}
@@ -92,7 +119,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	text := summary.Format(c.format, c.summaryRun(), set)
+	gates := checkGates(c, set)
+	text := summary.Format(c.format, c.summaryRun(gates), set)
 	if out != nil {
 		if _, err := out.Write(text); err != nil {
 			return err
@@ -104,48 +132,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	if perQuery != nil {
-		return perQuery.commit()
+		if err := perQuery.commit(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return gates.err()
 }
 
-// atomicFile is written under a temporary name in the target's directory
-// and renamed over the target only when complete, so a failed or
-// interrupted run never leaves a half-written output.
-type atomicFile struct {
-	*os.File
-	target    string
-	committed bool
-}
-
-func createAtomic(target string) (*atomicFile, error) {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+// totalSize is the bytes of all inputs when every one is a regular file,
+// else 0 (unknown: standard input, pipes).
+func totalSize(inputs []string) int64 {
+	var n int64
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if in == reader.Stdin || err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		n += st.Size()
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", target, err)
-	}
-	return &atomicFile{File: f, target: target}, nil
-}
-
-func (a *atomicFile) commit() error {
-	if err := a.File.Close(); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	if err := os.Rename(a.Name(), a.target); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	a.committed = true
-	return nil
-}
-
-func (a *atomicFile) abortUnlessCommitted() {
-	if !a.committed {
-		a.File.Close()
-		os.Remove(a.Name())
-	}
+	return n
 }

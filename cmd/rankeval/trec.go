@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -14,6 +15,8 @@ type trecInput struct {
 	c       *config
 	qrels   *reader.Qrels
 	skipped reader.SkipCount
+	// bytesRead feeds progress reports
+	bytesRead *atomic.Int64
 }
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
@@ -21,7 +24,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 	if err != nil {
 		return nil, err
 	}
-	t := &trecInput{c: c, qrels: q}
+	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
 	cfg.Judged = q.Judged
 	if c.complete {
 		cfg.Missing = func() int { return len(q.Unseen()) }
@@ -32,7 +35,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 func (t *trecInput) source(name string) pipeline.Source {
 	return pipeline.Source{Name: name, Open: func() (reader.Reader, error) {
 		return reader.OpenRun(name, t.qrels, reader.RunOptions{
-			Options:      reader.Options{BatchSize: t.c.batchSize},
+			Options:      reader.Options{BatchSize: t.c.batchSize, BytesRead: t.bytesRead},
 			SkipUnjudged: t.c.skipUnjudged,
 			Skipped:      &t.skipped,
 		})

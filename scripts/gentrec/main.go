@@ -47,16 +47,20 @@ func write(qrelsPath, runPath string, lines, depth int, seed uint64) error {
 	qw, rw := bufio.NewWriterSize(qf, 1<<20), bufio.NewWriterSize(rf, 1<<20)
 	r := rand.New(rand.NewPCG(seed, 7))
 	buf := make([]byte, 0, 64)
-	queries := (lines + depth - 1) / depth
-	written := 0
-	for q := 0; q < queries+queries/20; q++ {
+	written, extra := 0, 0
+	// queries until the run has its lines, then a few judged queries the
+	// run never reaches
+	for q := 0; written < lines || extra < lines/depth/20+1; q++ {
 		qid := strconv.Itoa(1000 + q)
-		inRun := q < queries && q%50 != 7  // every 50th query only in the qrels
-		inQrels := q%40 != 3 || q >= queries // every 40th query only in the run
-		noRel := q%25 == 11                  // judged, nothing relevant
+		inRun := written < lines && q%50 != 7 // every 50th query only in the qrels
+		inQrels := q%40 != 3 || !inRun        // every 40th query only in the run
+		noRel := q%25 == 11                   // judged, nothing relevant
 		n := min(depth, lines-written)
 		if !inRun {
 			n = 0
+			if written >= lines {
+				extra++
+			}
 		}
 		// judge a third of the retrieved documents plus some never retrieved
 		if inQrels {
