@@ -91,10 +91,7 @@ func runBeam(t *testing.T, jobs []job) {
 
 // beamConfig mirrors the local CLI's defaults for the given flags.
 func beamConfig(inputs []string, metrics, ties, gain, empty string, maxGrade float64, rel *float64, format string) rankbeam.Config {
-	cols := reader.Columns{Query: "query_id", Score: "score", Label: "label"}
-	if ties == "trec" {
-		cols.Doc = "doc_id"
-	}
+	cols := reader.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", DocOptional: ties != "trec"}
 	return rankbeam.Config{Inputs: inputs, Metrics: metrics, Ties: ties, Gain: gain, Empty: empty,
 		MaxGrade: maxGrade, RelThreshold: rel, Columns: cols, Format: format}
 }
@@ -357,5 +354,49 @@ func TestUnsortedInput(t *testing.T) {
 	want := local(t, "--format", "json", "-m", ms, grouped)
 	if got := read(t, out); got != want {
 		t.Fatalf("Beam on interleaved input:\n%s\nrankeval on the grouped log:\n%s", got, want)
+	}
+}
+
+// TestDedup: a doc id repeated within a query is dropped under --dedup
+// first exactly as rankeval drops it (the first in input order is kept,
+// whatever order the shuffle delivers), and fails the job otherwise.
+func TestDedup(t *testing.T) {
+	dir := t.TempDir()
+	var rows []synth.Row
+	for q := range 40 {
+		for d := range 12 {
+			// every query repeats two doc ids, with different labels and
+			// scores, one repeat in another file
+			doc := d
+			if d >= 10 {
+				doc = d - 10
+			}
+			rows = append(rows, synth.Row{Query: fmt.Sprintf("q%02d", q), Doc: fmt.Sprintf("d%d", doc),
+				Score: float64((d*7+q)%5) / 4, Label: float64((d + q) % 3)})
+		}
+	}
+	paths := writeParts(t, dir, rows, []string{"a.jsonl", "b.jsonl", "c.parquet"}, synth.Options{RowGroup: 50})
+	ms := "map,ndcg@5,p@3"
+	out := filepath.Join(dir, "first.json")
+	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
+	cfg.DedupFirst = true
+	runBeam(t, []job{{name: "first", cfg: cfg, out: out}})
+	want := local(t, "--format", "json", "-m", ms, "--dedup", "first", paths[0], paths[1], paths[2])
+	if got := read(t, out); got != want {
+		t.Fatalf("Beam with --dedup first:\n%s\nrankeval:\n%s", got, want)
+	}
+	if !strings.Contains(want, `"duplicates_dropped": 80`) {
+		t.Fatalf("expected 80 rows dropped:\n%s", want)
+	}
+
+	p, s := beam.NewPipelineWithRoot()
+	sum, err := rankbeam.Build(s, beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rankbeam.WriteTo(s, sum, filepath.Join(dir, "never.json"))
+	_, err = prism.Execute(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "appears twice in query") {
+		t.Fatalf("err = %v, want the duplicate named", err)
 	}
 }

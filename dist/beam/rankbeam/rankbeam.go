@@ -63,6 +63,9 @@ type Config struct {
 	Profile      string
 	ScoreFloat32 bool
 	Columns      reader.Columns
+	// DedupFirst keeps the first row of a doc id repeated within a query
+	// and drops the others (--dedup first); otherwise a repeat is an error.
+	DedupFirst   bool
 	MaxGroupRows int
 	BatchSize    int
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
@@ -94,7 +97,7 @@ func (c *Config) Resolve() (*summary.Run, error) {
 		o.RelThreshold, o.HasThreshold = *c.RelThreshold, true
 	}
 	return &summary.Run{Metrics: ms, Options: o, Columns: c.Columns, Profile: c.Profile,
-		ScoreFloat32: c.ScoreFloat32, SkipUnjudged: c.Profile != ""}, nil
+		ScoreFloat32: c.ScoreFloat32, SkipUnjudged: c.Profile != "", DedupFirst: c.DedupFirst}, nil
 }
 
 func (c *Config) maxGroupRows() int {
@@ -113,11 +116,12 @@ type Part struct {
 
 // Result is one evaluated query.
 type Result struct {
-	Query string
-	First uint64 // packed position of its first row, to order per-query output
-	Rows  int64
-	Vals  []float64
-	Empty bool
+	Query   string
+	First   uint64 // packed position of its first row, to order per-query output
+	Rows    int64  // rows evaluated (after --dedup first)
+	Dropped int64  // rows dropped as repeats of a doc id
+	Vals    []float64
+	Empty   bool
 }
 
 // Partial is the accumulator of the merge: a partial aggregate. It crosses
@@ -349,6 +353,13 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 		}
 	}
 	q.sortByPos()
+	var dropped int
+	if q.hasDoc {
+		var err error
+		if dropped, err = f.dedup(id, &q); err != nil {
+			return err
+		}
+	}
 	l := metrics.List{Label: q.label}
 	if q.hasScore {
 		l.Score = q.score
@@ -358,22 +369,51 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 	}
 	if q.hasDoc {
 		l.Doc = q.doc
-		seen := make(map[string]int, q.n())
-		for i, d := range q.doc {
-			if first, dup := seen[string(d)]; dup {
-				return fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
-					where(f.Cfg.Inputs, q.pos[i]), d, id, where(f.Cfg.Inputs, q.pos[first]), pipeline.ErrDuplicateDoc)
-			}
-			seen[string(d)] = i
-		}
 	}
 	vals := make([]float64, len(f.run.Metrics))
 	empty := f.ev.Eval(&l, vals)
 	if empty && f.run.Options.Empty == metrics.EmptyError {
 		return fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", where(f.Cfg.Inputs, q.pos[0]), id, pipeline.ErrEmptyQuery)
 	}
-	emit(Result{Query: id, First: q.pos[0], Rows: int64(q.n()), Vals: vals, Empty: empty})
+	emit(Result{Query: id, First: q.pos[0], Rows: int64(q.n()), Dropped: int64(dropped), Vals: vals, Empty: empty})
 	return nil
+}
+
+// dedup applies the local pipeline's rule to a doc id repeated within a
+// query, in input order: an error naming both rows, or (--dedup first)
+// the later rows dropped. Rows without a doc id are never repeats.
+func (f *evalFn) dedup(id string, q *rows) (dropped int, err error) {
+	seen := make(map[string]int, q.n())
+	kept := 0
+	for i, d := range q.doc {
+		if len(d) > 0 {
+			if first, dup := seen[string(d)]; dup {
+				if !f.Cfg.DedupFirst {
+					return 0, fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
+						where(f.Cfg.Inputs, q.pos[i]), d, id, where(f.Cfg.Inputs, q.pos[first]), pipeline.ErrDuplicateDoc)
+				}
+				continue
+			}
+			seen[string(d)] = i
+		}
+		q.pos[kept], q.label[kept], q.doc[kept] = q.pos[i], q.label[i], q.doc[i]
+		if q.hasScore {
+			q.score[kept] = q.score[i]
+		}
+		if q.hasRank {
+			q.rank[kept] = q.rank[i]
+		}
+		kept++
+	}
+	dropped = q.n() - kept
+	q.pos, q.label, q.doc = q.pos[:kept], q.label[:kept], q.doc[:kept]
+	if q.hasScore {
+		q.score = q.score[:kept]
+	}
+	if q.hasRank {
+		q.rank = q.rank[:kept]
+	}
+	return dropped, nil
 }
 
 // MergeFn is the Beam CombineFn that merges per-query results into one
@@ -389,6 +429,7 @@ func (f *MergeFn) CreateAccumulator() Partial { return Partial{Set: aggregate.Ne
 // AddInput records one query.
 func (f *MergeFn) AddInput(a Partial, r Result) Partial {
 	a.Set.AddQuery(int(r.Rows), r.Vals, r.Empty)
+	a.Set.Dropped += r.Dropped
 	return a
 }
 

@@ -31,7 +31,7 @@ const defaultMetrics = "map,mrr,ndcg@10,err@10,p@10,r@10"
 type options struct {
 	metricList, ties, gain, empty, relThreshold string
 	maxGrade                                    float64
-	profile, format, output, perQuery           string
+	profile, format, output, perQuery, dedup    string
 	shards, maxGroupRows, batchSize, rgPerPart  int
 	cols                                        reader.Columns
 }
@@ -51,7 +51,8 @@ func register(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.perQuery, "per-query", "", "also write per-query records as shards PREFIX-SSSSS-of-NNNNN.jsonl")
 	fs.IntVar(&o.shards, "per-query-shards", 8, "number of per-query shards")
 	fs.StringVar(&o.cols.Query, "query-col", "query_id", "field holding the query id")
-	fs.StringVar(&o.cols.Doc, "doc-col", "doc_id", "field holding the document id (read only when --ties trec needs it)")
+	fs.StringVar(&o.cols.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
+	fs.StringVar(&o.dedup, "dedup", "error", "a doc id repeated within a query: error or first (keep the first row)")
 	fs.StringVar(&o.cols.Score, "score-col", "score", "field holding the model's score")
 	fs.StringVar(&o.cols.Label, "label-col", "label", "field holding the relevance label")
 	fs.StringVar(&o.cols.Rank, "rank-col", "", "field holding a rank (1 = top); orders rows instead of the score")
@@ -112,9 +113,15 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if c.Columns.Rank != "" && !set["score-col"] {
 		c.Columns.Score = ""
 	}
-	if c.Ties != "trec" {
-		c.Columns.Doc = "" // only the trec tie order reads doc ids
+	switch o.dedup {
+	case "error":
+	case "first":
+		c.DedupFirst = true
+	default:
+		return nil, fmt.Errorf("--dedup %q: want error or first", o.dedup)
 	}
+	// as rankeval: only the trec tie order requires a doc id on every row
+	c.Columns.DocOptional = c.Ties != "trec"
 	if len(args) == 0 {
 		return nil, errors.New("no input: give files, directories, globs, s3:// or gs:// paths")
 	}
@@ -173,7 +180,7 @@ rankeval's flags:
 `)
 	flag.VisitAll(func(f *flag.Flag) {
 		switch f.Name {
-		case "metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "format", "output",
+		case "metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "dedup", "profile", "format", "output",
 			"per-query", "per-query-shards", "query-col", "doc-col", "score-col", "label-col", "rank-col",
 			"max-group-rows", "batch-size", "row-groups-per-part":
 			fmt.Fprintf(w, "  --%s (default %q)\n      %s\n", f.Name, f.DefValue, strings.ReplaceAll(f.Usage, "\n", "\n      "))
