@@ -63,6 +63,7 @@ func newParquet(name string, f *os.File, cols Columns, opt Options) (_ Reader, e
 	props := parquet.NewReaderProperties(arrowMem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = parquetBufferSize
+	props.MaxUncompressedPageSize = maxParquetPage
 	pf, err := file.NewParquetReader(f, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, ErrFormat)
