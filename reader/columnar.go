@@ -379,9 +379,6 @@ func appendFloats[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uin
 	return dst
 }
 
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
 // decimalFloat converts an unscaled decimal to the float64 nearest its
 // value, as parsing its decimal text would (so a decimal column and a JSON
 // number give the same score). Both operands of the division are exact when

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -108,7 +109,7 @@ func (j *jsonl) nextLine() ([]byte, bool) {
 		}
 		if j.srcErr != nil {
 			if j.srcErr != io.EOF {
-				j.err = j.readErr()
+				j.err = readError(j.name, j.line+1, j.srcErr)
 				return nil, false
 			}
 			if j.r < j.w { // last line without a newline
@@ -147,17 +148,18 @@ func (j *jsonl) fill() {
 	}
 }
 
-func (j *jsonl) readErr() error {
-	err := j.srcErr
+// readError names the file and line where reading failed; a truncated
+// compressed stream gets a message that says so.
+func readError(name string, line int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s:%d: input ends in the middle of a compressed stream (truncated file?): %w", j.name, j.line+1, ErrCompression)
+		return fmt.Errorf("%s:%d: input ends in the middle of a compressed stream (truncated file?): %w", name, line, ErrCompression)
 	}
-	var pathErr interface{ Timeout() bool }
+	var pathErr *os.PathError
 	if errors.As(err, &pathErr) {
-		return fmt.Errorf("%s:%d: %w", j.name, j.line+1, err)
+		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
 	// gzip and zstd report corruption with their own error values.
-	return fmt.Errorf("%s:%d: %v: %w", j.name, j.line+1, err, ErrCompression)
+	return fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrCompression)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -373,20 +375,8 @@ func parseNumber(t []byte) (float64, bool) {
 	if len(t) == 0 {
 		return 0, false
 	}
-	// Fast path: small non-negative integers (labels, most ranks).
-	if len(t) <= 15 {
-		var v int64
-		i := 0
-		for ; i < len(t); i++ {
-			c := t[i]
-			if c < '0' || c > '9' {
-				break
-			}
-			v = v*10 + int64(c-'0')
-		}
-		if i == len(t) {
-			return float64(v), true
-		}
+	if v, ok := parseShortDecimal(t); ok {
+		return v, true
 	}
 	switch string(t) {
 	case "NaN":
@@ -406,6 +396,48 @@ func parseNumber(t []byte) (float64, bool) {
 		return 0, false
 	}
 	return v, true // out of range gives ±Inf, which validation reports
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseShortDecimal parses [-]digits[.digits] with at most 15 significant
+// digits: the mantissa and the power of ten are then both exact in float64,
+// so one division gives the correctly rounded value (Clinger's fast path),
+// the same bits strconv.ParseFloat returns, in a fraction of its time.
+func parseShortDecimal(t []byte) (float64, bool) {
+	neg := false
+	if len(t) > 0 && t[0] == '-' {
+		neg, t = true, t[1:]
+	}
+	if len(t) == 0 || len(t) > 16 {
+		return 0, false
+	}
+	var m uint64
+	digits, frac := 0, -1
+	for i, c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0 && i > 0 && i < len(t)-1:
+			frac = i
+		default:
+			return 0, false
+		}
+	}
+	if digits > 15 {
+		return 0, false
+	}
+	v := float64(m)
+	if frac >= 0 {
+		v /= pow10[len(t)-1-frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // scanString reads a string whose opening quote is just before s[p] and
@@ -521,20 +553,25 @@ func (j *jsonl) skipValue(s []byte, p int) (int, error) {
 	return e, nil
 }
 
-// scanRaw passes over a string body honouring backslash escapes.
+// scanRaw passes over a string body honouring backslash escapes: it jumps
+// from quote to quote and counts the backslashes before each.
 func (j *jsonl) scanRaw(s []byte, p int) ([]byte, int, error) {
 	start := p
-	for p < len(s) {
-		switch s[p] {
-		case '\\':
-			p += 2
-			continue
-		case '"':
-			return s[start:p], p + 1, nil
+	for {
+		q := bytes.IndexByte(s[p:], '"')
+		if q < 0 {
+			return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
 		}
-		p++
+		e := p + q
+		bs := 0
+		for k := e - 1; k >= start && s[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return s[start:e], e + 1, nil
+		}
+		p = e + 1
 	}
-	return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
 }
 
 func quoteSnippet(b []byte) string {

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run the real main (signals, exit codes) by
+// re-executing the test binary with RANKEVAL_TEST_MAIN=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("RANKEVAL_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func TestGates(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		failed []string
+	}{
+		{"all pass", []string{"--fail-under", "map=0.5,ndcg@10=0.5"}, 0, nil},
+		{"one fails", []string{"--fail-under", "map=0.5,ndcg@10=0.9"}, 3, []string{"ndcg@10"}},
+		{"names are case-insensitive", []string{"--fail-under", "MAP=0.99"}, 3, []string{"map"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "s.json")
+			code, _, stderr := cli(t, append(tc.args, "--format", "json", "--output", out, sample)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatalf("the summary must be written even when a gate fails: %v", err)
+			}
+			var s struct {
+				Gates struct {
+					Passed bool `json:"passed"`
+					Checks []struct {
+						Metric string  `json:"metric"`
+						Mean   float64 `json:"mean"`
+						Passed bool    `json:"passed"`
+					} `json:"checks"`
+				} `json:"gates"`
+			}
+			if err := json.Unmarshal(data, &s); err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, c := range s.Gates.Checks {
+				if !c.Passed {
+					failed = append(failed, c.Metric)
+				}
+			}
+			if strings.Join(failed, ",") != strings.Join(tc.failed, ",") || s.Gates.Passed != (len(tc.failed) == 0) {
+				t.Fatalf("gates %+v, want failed %v", s.Gates, tc.failed)
+			}
+			for _, f := range tc.failed {
+				if !strings.Contains(stderr, f+" mean") {
+					t.Fatalf("stderr %q does not name %s", stderr, f)
+				}
+			}
+		})
+	}
+	t.Run("gate on a metric not computed is a usage error", func(t *testing.T) {
+		if code, _, _ := cli(t, "--fail-under", "err@20=0.1", sample); code != 2 {
+			t.Fatalf("exit %d", code)
+		}
+	})
+	t.Run("fail on empty", func(t *testing.T) {
+		in := filepath.Join(t.TempDir(), "empty.jsonl")
+		os.WriteFile(in, []byte(`{"query_id":"a","score":1,"label":0}`+"\n"), 0o644)
+		code, stdout, stderr := cli(t, "--fail-on-empty", in)
+		if code != 3 || !strings.Contains(stderr, "--fail-on-empty") || !strings.Contains(stdout, "FAILED") {
+			t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+		}
+		if code, _, _ := cli(t, in); code != 0 {
+			t.Fatalf("without the flag: exit %d", code)
+		}
+	})
+}
+
+func TestProgressLines(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
+	code, stdout, stderr := cli(t, "--progress-interval", "1ms", sample)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stderr, "rankeval: done rows=15000 queries=300 ") || strings.Contains(stdout, "rankeval:") {
+		t.Fatalf("stderr %q stdout %q", stderr, stdout)
+	}
+	if _, _, stderr := cli(t, "--quiet", sample); stderr != "" {
+		t.Fatalf("--quiet printed %q", stderr)
+	}
+}
+
+// TestSignalCleansUp interrupts a real run halfway and checks the exit code
+// and that no output or temporary file is left.
+func TestSignalCleansUp(t *testing.T) {
+	in := genLog(t, 1_500_000, 9)
+	for _, sig := range []struct {
+		s    syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(sig.s.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "--workers", "1", "--progress-interval", "5ms",
+				"--output", filepath.Join(dir, "s.json"), "--per-query", filepath.Join(dir, "pq.jsonl"), in)
+			cmd.Env = append(os.Environ(), "RANKEVAL_TEST_MAIN=1")
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stderr)
+			var lines []string
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+				if strings.HasPrefix(sc.Text(), "rankeval: progress rows=") && !strings.HasPrefix(sc.Text(), "rankeval: progress rows=0 ") {
+					break
+				}
+			}
+			start := time.Now()
+			cmd.Process.Signal(sig.s)
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+			}
+			err = cmd.Wait()
+			if time.Since(start) > 3*time.Second {
+				t.Errorf("took %v to stop", time.Since(start))
+			}
+			if code := cmd.ProcessState.ExitCode(); code != sig.code {
+				t.Fatalf("exit %d (%v), want %d; stderr:\n%s", code, err, sig.code, strings.Join(lines, "\n"))
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Fatalf("left behind: %v", entries)
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// trecInput wires a qrels file and TREC runs into the pipeline.
+type trecInput struct {
+	c       *config
+	qrels   *reader.Qrels
+	skipped reader.SkipCount
+	// bytesRead feeds progress reports
+	bytesRead *atomic.Int64
+}
+
+func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
+	q, err := reader.ReadQrels(c.qrels)
+	if err != nil {
+		return nil, err
+	}
+	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
+	cfg.Judged = q.Judged
+	if c.complete {
+		cfg.Missing = func() int { return len(q.Unseen()) }
+	}
+	return t, nil
+}
+
+func (t *trecInput) source(name string) pipeline.Source {
+	return pipeline.Source{Name: name, Open: func() (reader.Reader, error) {
+		return reader.OpenRun(name, t.qrels, reader.RunOptions{
+			Options:      reader.Options{BatchSize: t.c.batchSize, BytesRead: t.bytesRead},
+			SkipUnjudged: t.c.skipUnjudged,
+			Skipped:      &t.skipped,
+		})
+	}}
+}
+
+// explain adds the remedy to errors a TREC user can fix with a command.
+func (t *trecInput) explain(err error) error {
+	if errors.Is(err, pipeline.ErrReappear) {
+		return fmt.Errorf("%w\nTREC runs keep each query's lines together; sort the run first, keeping the order within a query: sort -s -k1,1 RUN > RUN.sorted", err)
+	}
+	return err
+}
+
+// report says on stderr what the join left out, so nothing is dropped
+// silently.
+func (t *trecInput) report(stderr io.Writer) {
+	if t.skipped.Queries > 0 {
+		fmt.Fprintf(stderr, "rankeval: %d run queries (%d rows) have no judgments in %s and were ignored, as %s does\n",
+			t.skipped.Queries, t.skipped.Rows, t.c.qrels, t.c.profile)
+	}
+	if n := len(t.qrels.Unseen()); n > 0 {
+		what := "ignored (--complete counts them as 0)"
+		if t.c.complete {
+			what = "counted as 0 (--complete)"
+		}
+		fmt.Fprintf(stderr, "rankeval: %d judged queries are missing from the run: %s\n", n, what)
+	}
+}
+
+// trecLine appends one line of trec_eval's layout.
+func trecLine(b []byte, measure, qid string, v float64) []byte {
+	b = fmt.Appendf(b, "%-22s\t%s\t", measure, qid)
+	if math.IsNaN(v) {
+		return append(b, "nan\n"...)
+	}
+	return fmt.Appendf(b, "%6.4f\n", v)
+}
+
+func appendTrecQuery(b []byte, c *config, id []byte, vals []float64) []byte {
+	for i, m := range c.metrics {
+		b = trecLine(b, metrics.TrecName(m), string(id), vals[i])
+	}
+	return b
+}
+
+func formatTrec(c *config, set *aggregate.Set) []byte {
+	b := fmt.Appendf(nil, "%-22s\tall\t%s\n", "num_q", strconv.FormatInt(set.Queries, 10))
+	for i, m := range c.metrics {
+		b = trecLine(b, metrics.TrecName(m), "all", set.Stats[i].Summary().Mean)
+	}
+	return b
+}

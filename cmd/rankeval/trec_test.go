@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// the measures of ../shared/reference/README.md, as trec_eval names them
+const trecMeasures = "map,Rprec,recip_rank,P_1,P_5,P_10,P_20,recall_5,recall_10,recall_100,ndcg,ndcg_cut_5,ndcg_cut_10,ndcg_cut_20,success_1,success_5,success_10"
+
+// parseTrecOutput reads trec_eval's layout into measure -> query -> value.
+func parseTrecOutput(t *testing.T, text string) map[string]map[string]float64 {
+	t.Helper()
+	out := map[string]map[string]float64{}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 3 {
+			t.Fatalf("not trec_eval layout: %q", sc.Text())
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Fatalf("value in %q: %v", sc.Text(), err)
+		}
+		m := strings.TrimSpace(f[0])
+		if out[m] == nil {
+			out[m] = map[string]float64{}
+		}
+		out[m][f[1]] = v
+	}
+	return out
+}
+
+func referenceDirs(t *testing.T) []string {
+	dirs, _ := filepath.Glob(filepath.Join(sharedDir(t), "reference", "trec_*"))
+	if len(dirs) == 0 {
+		t.Fatal("no reference folders")
+	}
+	return dirs
+}
+
+// TestTrecEvalReference reproduces every per-query and "all" value of
+// trec_eval 9.0.8 within its printed precision.
+func TestTrecEvalReference(t *testing.T) {
+	for _, dir := range referenceDirs(t) {
+		for _, complete := range []bool{false, true} {
+			want, name := "trec_eval.q.txt", filepath.Base(dir)
+			args := []string{"--qrels", filepath.Join(dir, "qrels.txt"), "--profile", "trec_eval", "--format", "trec", "--per-query", "-", "-m", trecMeasures}
+			if complete {
+				want, name = "trec_eval.c.q.txt", name+"/complete"
+				args = append(args, "--complete")
+			}
+			t.Run(name, func(t *testing.T) {
+				code, stdout, stderr := cli(t, append(args, filepath.Join(dir, "run.txt"))...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				ref, err := os.ReadFile(filepath.Join(dir, want))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, exp := parseTrecOutput(t, stdout), parseTrecOutput(t, string(ref))
+				n := 0
+				for m, qs := range exp {
+					for q, w := range qs {
+						g, ok := got[m][q]
+						if !ok {
+							t.Errorf("%s %s: missing (trec_eval %.4f)", m, q, w)
+							continue
+						}
+						if math.Abs(g-w) > 5e-5 {
+							t.Errorf("%s %s: %.4f, trec_eval %.4f", m, q, g, w)
+						}
+						n++
+					}
+				}
+				for m, qs := range got {
+					for q := range qs {
+						if _, ok := exp[m][q]; !ok {
+							t.Errorf("%s %s: printed, but trec_eval prints no such line", m, q)
+						}
+					}
+				}
+				if n < 500 {
+					t.Fatalf("only %d values compared", n)
+				}
+			})
+		}
+	}
+}
+
+// TestGdevalReference reproduces gdeval.pl 1.3's per-topic and amean
+// nDCG@k and ERR@k within its 5 printed decimals.
+func TestGdevalReference(t *testing.T) {
+	for _, dir := range referenceDirs(t) {
+		for _, k := range []string{"5", "10", "20"} {
+			t.Run(filepath.Base(dir)+"/k"+k, func(t *testing.T) {
+				pq := filepath.Join(t.TempDir(), "pq.jsonl")
+				code, stdout, stderr := cli(t, "--qrels", filepath.Join(dir, "qrels.txt"), "--profile", "gdeval", "--format", "json",
+					"-m", "ndcg@"+k+",err@"+k, "--per-query", pq, filepath.Join(dir, "run.txt"))
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				var s summaryJSON
+				if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+					t.Fatal(err)
+				}
+				perQuery := readPerQuery(t, pq)
+				f, err := os.Open(filepath.Join(dir, "gdeval.k"+k+".csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				rows, err := csv.NewReader(f).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				topics := 0
+				for _, r := range rows[1:] {
+					wantN, _ := strconv.ParseFloat(r[2], 64)
+					wantE, _ := strconv.ParseFloat(r[3], 64)
+					var gotN, gotE float64
+					if r[1] == "amean" {
+						gotN, gotE = *s.Metrics["ndcg@"+k].Mean, *s.Metrics["err@"+k].Mean
+						if q := s.Metrics["ndcg@"+k].Queries; q != int64(topics) {
+							t.Errorf("amean over %d queries, gdeval over %d topics", q, topics)
+						}
+					} else {
+						topics++
+						v, ok := perQuery[r[1]]
+						if !ok || v["ndcg@"+k] == nil || v["err@"+k] == nil {
+							t.Errorf("topic %s: no value", r[1])
+							continue
+						}
+						gotN, gotE = *v["ndcg@"+k], *v["err@"+k]
+					}
+					// gdeval prints 5 decimals: within half a unit of the last
+					const tol = 5e-6 + 1e-12
+					if math.Abs(gotN-wantN) > tol || math.Abs(gotE-wantE) > tol {
+						t.Errorf("topic %s: ndcg %.6f err %.6f, gdeval %.5f %.5f", r[1], gotN, gotE, wantN, wantE)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestTrecInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	qrels := filepath.Join(dir, "qrels.txt")
+	os.WriteFile(qrels, []byte("1 0 a 1\n2 0 b 1\n"), 0o644)
+	tests := []struct {
+		name, run, msg string
+	}{
+		{"duplicate docno", "1 Q0 a 1 0.5 s\n1 Q0 b 2 0.4 s\n1 Q0 a 3 0.3 s\n", `run.txt:3: document "a" appears twice in query "1" (first at `},
+		{"query lines not together", "1 Q0 a 1 0.5 s\n2 Q0 b 1 0.4 s\n1 Q0 c 2 0.3 s\n", "sort -s -k1,1 RUN"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(dir, "run.txt")
+			os.WriteFile(run, []byte(tc.run), 0o644)
+			code, _, stderr := cli(t, "--qrels", qrels, "--profile", "trec_eval", run)
+			if code != 1 || !strings.Contains(stderr, tc.msg) {
+				t.Fatalf("exit %d stderr %q, want 1 and %q", code, stderr, tc.msg)
+			}
+		})
+	}
+	t.Run("--complete without --qrels is a usage error", func(t *testing.T) {
+		if code, _, _ := cli(t, "--complete", "x"); code != 2 {
+			t.Fatalf("exit %d", code)
+		}
+	})
+}

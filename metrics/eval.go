@@ -1,0 +1,520 @@
+package metrics
+
+import (
+	"bytes"
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Evaluator computes a fixed metric list query after query. Its scratch
+// buffers grow to the largest list seen and are then reused, so Eval does
+// not allocate in the steady state. An Evaluator is not safe for concurrent
+// use; give each worker its own.
+type Evaluator struct {
+	ms []Metric
+	o  Options
+
+	invG    float64 // 2^-G, so that R_i = (2^y - 1) * invG
+	ranked  bool    // some metric needs the ranking (all but the correlations)
+	ideal   bool    // some metric needs the ideal ranking (ndcg, nerr)
+	corr    bool    // some metric is a correlation
+	corrCut bool    // some correlation cuts the list, so it needs the sorted order
+	wantERR bool    // the ERR sums (and their DP under TiesAverage) are needed
+
+	ents  []ent
+	y     []float64 // labels in ranked order
+	tie   []bool    // tie[p]: position p is tied with p-1 (TiesAverage only)
+	iy    []float64 // ideal labels, descending
+	disc  []float64 // disc[p] = 1/log2(p+2), the DCG discount of 0-based position p
+	xs    []float64 // 1 - R_i of the rows of one tied group
+	mdp   []float64 // M_t of the ERR DP
+	pos   []int     // per metric: its cut position in the ranking (0 = nothing)
+	ipos  []int     // per metric: its cut position in the ideal ranking
+	cuts  []int
+	icuts []int
+	snap  []acc
+	isnap []acc
+	pts   []pt
+	ky    []float64
+	ktmp  []float64
+}
+
+// ent is one row in the sort that builds the ranking. key orders the rows
+// best first whether they come by score or by rank, so one integer
+// comparison does the work of either.
+type ent struct {
+	key uint64
+	i   int32 // input index: makes the unstable sort stable
+}
+
+func cmpEnt(a, b ent) int {
+	switch {
+	case a.key < b.key:
+		return -1
+	case a.key > b.key:
+		return 1
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+func sameKey(a, b ent) bool { return a.key == b.key }
+
+// scoreKey maps a score to a key that sorts ascending as the score
+// descends (the usual sign-flip trick on IEEE bits).
+func scoreKey(f float64) uint64 {
+	if f == 0 {
+		f = 0 // -0 must tie with +0
+	}
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		b = ^b
+	} else {
+		b |= 1 << 63
+	}
+	return ^b
+}
+
+// rankKey maps a rank to a key that sorts as the rank does.
+func rankKey(r int64) uint64 { return uint64(r) ^ 1<<63 }
+
+// acc holds the running sums of a sweep down a ranking; a snapshot taken at
+// a cut position answers every metric cut there. Under TiesAverage each sum
+// is already an expectation.
+type acc struct {
+	rel float64 // relevant rows so far
+	cg  float64
+	dcg float64
+	ap  float64 // Σ b_i·prec_i, not yet divided by R
+	rr  float64
+	hit float64
+	err float64
+}
+
+// NewEvaluator returns an Evaluator for ms under o. ms is copied.
+func NewEvaluator(ms []Metric, o Options) *Evaluator {
+	e := &Evaluator{ms: slices.Clone(ms), o: o, invG: math.Exp2(-o.MaxGrade)}
+	for _, m := range ms {
+		switch m.Kind {
+		case KindKendall, KindSpearman:
+			e.corr = true
+			e.corrCut = e.corrCut || m.K > 0
+			continue
+		case KindNDCG:
+			e.ideal = true
+		case KindNERR:
+			e.ideal = true
+			e.wantERR = true
+		case KindERR:
+			e.wantERR = true
+		}
+		e.ranked = true
+	}
+	e.pos = make([]int, len(ms))
+	e.ipos = make([]int, len(ms))
+	e.snap = make([]acc, len(ms))
+	e.isnap = make([]acc, len(ms))
+	return e
+}
+
+func (e *Evaluator) rel(y float64) bool {
+	if e.o.HasThreshold {
+		return y >= e.o.RelThreshold
+	}
+	return y > 0
+}
+
+func (e *Evaluator) emptyValue() float64 {
+	switch e.o.Empty {
+	case EmptyZero:
+		return 0
+	case EmptyOne:
+		return 1
+	}
+	return math.NaN()
+}
+
+// grow returns s resized to n, reallocating only when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// cutAt is the number of ranked rows a cutoff k covers in a list of n.
+func cutAt(k, n int) int {
+	if k == 0 || k > n {
+		return n
+	}
+	return k
+}
+
+// Eval writes one value per metric into out (len(out) == len(ms));
+// math.NaN() means undefined (left out of means). It reports whether the
+// query is empty (R = 0). Under EmptySkip every non-correlation metric of an
+// empty query is NaN; EmptyZero -> 0; EmptyOne -> 1; under EmptyError values
+// are unspecified (caller fails the run). kendall/spearman ignore the empty
+// policy.
+func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
+	n := len(l.Label)
+	judged := l.Label
+	if l.Judged != nil {
+		judged = l.Judged
+	}
+	nRel := 0
+	for _, v := range judged {
+		if e.rel(v) {
+			nRel++
+		}
+	}
+	empty = nRel == 0
+	work := e.ranked && !empty
+	if work || e.corr {
+		e.order(l, work || e.corrCut)
+	}
+	if e.corr {
+		e.correlations(l, out)
+	}
+	if !e.ranked {
+		return empty
+	}
+	if empty {
+		v := e.emptyValue()
+		for j, m := range e.ms {
+			if m.Kind != KindKendall && m.Kind != KindSpearman {
+				out[j] = v
+			}
+		}
+		return empty
+	}
+
+	e.cuts, e.icuts = e.cuts[:0], e.icuts[:0]
+	for j, m := range e.ms {
+		p := cutAt(m.K, n)
+		switch m.Kind {
+		case KindKendall, KindSpearman:
+			continue
+		case KindRPrec:
+			p = min(nRel, n)
+		}
+		e.pos[j] = p
+		if p > 0 {
+			e.cuts = append(e.cuts, p)
+		}
+		if m.Kind == KindNDCG || m.Kind == KindNERR {
+			ip := cutAt(m.K, len(judged))
+			e.ipos[j] = ip
+			if ip > 0 {
+				e.icuts = append(e.icuts, ip)
+			}
+		}
+	}
+	slices.Sort(e.cuts)
+	e.cuts = slices.Compact(e.cuts)
+	slices.Sort(e.icuts)
+	e.icuts = slices.Compact(e.icuts)
+	e.growDisc(max(n, len(judged)))
+
+	if len(e.cuts) > 0 {
+		lim := e.cuts[len(e.cuts)-1]
+		e.breakTies(l, lim)
+		e.y = grow(e.y, n)
+		for p, en := range e.ents[:n] {
+			e.y[p] = l.Label[en.i]
+		}
+		var tie []bool
+		if e.o.Ties == TiesAverage {
+			e.tie = grow(e.tie, n)
+			for p := 1; p < n; p++ {
+				e.tie[p] = sameKey(e.ents[p-1], e.ents[p])
+			}
+			tie = e.tie
+		}
+		e.sweep(e.y, tie, e.cuts, e.snap)
+	}
+	if e.ideal && len(e.icuts) > 0 {
+		e.iy = append(e.iy[:0], judged...)
+		slices.Sort(e.iy)
+		slices.Reverse(e.iy)
+		e.sweep(e.iy, nil, e.icuts, e.isnap)
+	}
+
+	fR := float64(nRel)
+	for j, m := range e.ms {
+		var a, ia acc
+		if p := e.pos[j]; p > 0 {
+			a = e.snap[cutIndex(e.cuts, p)]
+		}
+		switch m.Kind {
+		case KindNDCG, KindNERR:
+			if p := e.ipos[j]; p > 0 {
+				ia = e.isnap[cutIndex(e.icuts, p)]
+			}
+		}
+		var v float64
+		switch m.Kind {
+		case KindP:
+			v = a.rel / float64(m.K)
+		case KindR, KindRPrec:
+			v = a.rel / fR
+		case KindF:
+			// (1+β²)PR/(β²P+R) with P = c/k and R = c/nRel reduces to a
+			// form linear in c, which is what keeps TiesAverage exact.
+			if a.rel > 0 {
+				b2 := m.Beta * m.Beta
+				v = (1 + b2) * a.rel / (b2*fR + float64(m.K))
+			}
+		case KindHit:
+			v = a.hit
+		case KindAP:
+			v = a.ap / fR
+		case KindRR:
+			v = a.rr
+		case KindCG:
+			v = a.cg
+		case KindDCG:
+			v = a.dcg
+		case KindNDCG:
+			if ia.dcg > 0 {
+				v = a.dcg / ia.dcg
+			}
+		case KindERR:
+			v = a.err
+		case KindNERR:
+			if ia.err > 0 {
+				v = a.err / ia.err
+			}
+		default:
+			continue
+		}
+		out[j] = v
+	}
+	return empty
+}
+
+func cutIndex(cuts []int, p int) int {
+	i, _ := slices.BinarySearch(cuts, p)
+	return i
+}
+
+func (e *Evaluator) growDisc(n int) {
+	for p := len(e.disc); p < n; p++ {
+		e.disc = append(e.disc, 1/math.Log2(float64(p+2)))
+	}
+}
+
+// order fills e.ents with the rows sorted by key, ties in input order (the
+// TiesInput ranking, which the correlations' cutoffs also use). Without
+// sorting it leaves them in input order, which is enough for correlations
+// over the whole list.
+func (e *Evaluator) order(l *List, sorted bool) {
+	n := len(l.Label)
+	e.ents = grow(e.ents, n)
+	for i := range e.ents {
+		en := ent{i: int32(i)}
+		if l.Rank != nil {
+			en.key = rankKey(l.Rank[i])
+		} else {
+			en.key = scoreKey(l.Score[i])
+		}
+		e.ents[i] = en
+	}
+	if sorted {
+		slices.SortFunc(e.ents, cmpEnt)
+	}
+}
+
+// breakTies reorders each group of equal keys that starts above lim by the
+// tie policy; TiesInput and TiesAverage keep the input order.
+func (e *Evaluator) breakTies(l *List, lim int) {
+	var by func(a, b ent) int
+	switch e.o.Ties {
+	case TiesTrec:
+		if l.Doc == nil {
+			panic("metrics: TiesTrec needs List.Doc")
+		}
+		by = func(a, b ent) int { return bytes.Compare(l.Doc[b.i], l.Doc[a.i]) }
+	case TiesOptimistic:
+		by = func(a, b ent) int { return cmp.Compare(l.Label[b.i], l.Label[a.i]) }
+	case TiesPessimistic:
+		by = func(a, b ent) int { return cmp.Compare(l.Label[a.i], l.Label[b.i]) }
+	default:
+		return
+	}
+	ents := e.ents
+	for s := 0; s < lim; {
+		end := s + 1
+		for end < len(ents) && sameKey(ents[s], ents[end]) {
+			end++
+		}
+		if end-s > 1 {
+			slices.SortFunc(ents[s:end], func(a, b ent) int {
+				if c := by(a, b); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.i, b.i)
+			})
+		}
+		s = end
+	}
+}
+
+// gain returns g(y) and 2^y - 1 (the latter feeds ERR whatever the gain).
+func (e *Evaluator) gain(y float64) (g, ex float64) {
+	if y >= 0 && y < 64 && y == math.Trunc(y) {
+		ex = float64(uint64(1)<<uint(y)) - 1 // exact, and far cheaper than Exp2
+	} else {
+		ex = math.Exp2(y) - 1
+	}
+	if e.o.Gain == GainLinear {
+		return y, ex
+	}
+	return ex, ex
+}
+
+// sweep walks the ranking y down to the last cut, one group at a time, and
+// stores the running sums at every cut into snap. A group is one row, or
+// under TiesAverage (tie != nil) a run of tied rows whose every order is
+// equally likely; see group for how its expectations are taken.
+func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc) {
+	st := sweepState{reach: 1, cuts: cuts, snap: snap}
+	lim := cuts[len(cuts)-1]
+	for s := 0; s < lim; {
+		end := s + 1
+		if tie != nil {
+			for end < len(y) && tie[end] {
+				end++
+			}
+		}
+		if end-s > 1 {
+			e.group(&st, y[s:end], s, lim)
+			s = end
+			continue
+		}
+		a := &st.a
+		v := y[s]
+		i := float64(s + 1)
+		g, ex := e.gain(v)
+		a.cg += v
+		a.dcg += g * e.disc[s]
+		if e.rel(v) {
+			st.c++
+			a.rel++
+			a.ap += float64(st.c) / i
+			if st.c == 1 {
+				a.rr = 1 / i
+				a.hit = 1
+			}
+		}
+		if e.wantERR {
+			r := ex * e.invG
+			a.err += st.reach * r / i
+			st.reach *= 1 - r
+		}
+		s = end
+		st.record(s)
+	}
+}
+
+type sweepState struct {
+	a     acc
+	reach float64 // ERR: probability that the user gets past every row above
+	c     int     // relevant rows above the current group
+	cuts  []int
+	snap  []acc
+	ci    int // next cut
+}
+
+// record takes a snapshot if 1-based position i is the next cut.
+func (st *sweepState) record(i int) {
+	if st.cuts[st.ci] == i {
+		st.snap[st.ci] = st.a
+		st.ci++
+	}
+}
+
+// group adds to st the expected contributions of the in-cut positions of one
+// tied group g (m >= 2 rows, uniformly permuted) that starts at 0-based
+// position s, given the state above it.
+//
+// The expectations, with r relevant rows in the group and t the 1-based
+// position inside it:
+//   - linear sums (rel, cg, dcg) take the group mean at every position;
+//   - ap: E[b·prec] = (r/m)(c + 1 + (t-1)(r-1)/(m-1)) / i, since a second
+//     given position is relevant with probability (r-1)/(m-1) once one is;
+//   - rr, hit (only when nothing above is relevant): the first relevant sits
+//     at t with probability C(m-t, r-1)/C(m, r), and none is in the first t
+//     with probability C(m-r, t)/C(m, t), both built as running products;
+//   - err: with x_j = 1 - R_j and M_t the mean of Π x over t-subsets of the
+//     group, the item at t stops the user with probability M_{t-1} - M_t
+//     given they reached the group. M comes from a DP that adds one item at
+//     a time: M_j <- ((n-j)/n)·M_j + (j/n)·x_n·M_{j-1}.
+func (e *Evaluator) group(st *sweepState, g []float64, s, lim int) {
+	m := len(g)
+	r := 0
+	var sumY, sumG float64
+	prodX := 1.0
+	e.xs = e.xs[:0]
+	for _, v := range g {
+		gv, ex := e.gain(v)
+		sumY += v
+		sumG += gv
+		if e.rel(v) {
+			r++
+		}
+		x := 1 - ex*e.invG
+		prodX *= x
+		e.xs = append(e.xs, x)
+	}
+	fm := float64(m)
+	pb := float64(r) / fm
+	meanY, meanG := sumY/fm, sumG/fm
+	pair := float64(r-1) / float64(m-1)
+	T := min(m, lim-s)
+
+	var M []float64
+	if e.wantERR {
+		M = grow(e.mdp, T+1)
+		e.mdp = M
+		clear(M)
+		M[0] = 1
+		for q, x := range e.xs {
+			// M_j += (j/n)(x·M_{j-1} - M_j) is the update above with one
+			// division per item instead of two per step.
+			inv := 1 / float64(q+1)
+			for j := min(q+1, T); j >= 1; j-- {
+				M[j] += float64(j) * inv * (x*M[j-1] - M[j])
+			}
+		}
+	}
+
+	a := &st.a
+	first := st.c == 0 && r > 0
+	pFirst := pb // P(first relevant of the group at t)
+	noRel := 1.0 // P(no relevant among the first t)
+	for t := 1; t <= T; t++ {
+		p := s + t - 1
+		i := float64(p + 1)
+		a.rel += pb
+		a.cg += meanY
+		a.dcg += meanG * e.disc[p]
+		if r > 0 {
+			a.ap += pb * (float64(st.c) + 1 + float64(t-1)*pair) / i
+		}
+		if first {
+			a.rr += pFirst / i
+			noRel *= float64(m-r-t+1) / float64(m-t+1)
+			a.hit = 1 - noRel
+			if t < m {
+				pFirst *= float64(m-t-r+1) / float64(m-t)
+			}
+		}
+		if e.wantERR {
+			a.err += st.reach * (M[t-1] - M[t]) / i
+		}
+		st.record(p + 1)
+	}
+	st.c += r
+	st.reach *= prodX
+}

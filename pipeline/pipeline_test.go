@@ -1,0 +1,236 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// memReader serves rows from memory in batches of a chosen size.
+type memReader struct {
+	name string
+	rows []memRow
+	bs   int
+	i    int
+	b    reader.Batch
+	err  error // returned after the rows
+}
+
+type memRow struct {
+	q            string
+	score, label float64
+}
+
+func (m *memReader) Next() bool {
+	m.b.Reset()
+	m.b.Source = m.name
+	for m.i < len(m.rows) && m.b.N < m.bs {
+		r := m.rows[m.i]
+		m.b.Query.Append([]byte(r.q))
+		m.b.Score = append(m.b.Score, r.score)
+		m.b.Label = append(m.b.Label, r.label)
+		m.b.Pos = append(m.b.Pos, int64(m.i+1))
+		m.b.N++
+		m.i++
+	}
+	return m.b.N > 0
+}
+func (m *memReader) Batch() *reader.Batch { return &m.b }
+func (m *memReader) Err() error           { return m.err }
+func (m *memReader) Close() error         { return nil }
+
+func sources(bs int, files map[string][]memRow, order ...string) []Source {
+	var out []Source
+	for _, name := range order {
+		rows := files[name]
+		out = append(out, Source{Name: name, Open: func() (reader.Reader, error) {
+			r := &memReader{name: name, rows: rows, bs: bs}
+			r.b.Query.Reset()
+			r.b.Doc.Reset()
+			return r, nil
+		}})
+	}
+	return out
+}
+
+func mustMetrics(t *testing.T, s string) []metrics.Metric {
+	t.Helper()
+	ms, err := metrics.ParseList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func TestGroupsSpanBatchesAndFiles(t *testing.T) {
+	files := map[string][]memRow{
+		"a": {{"q1", 3, 1}, {"q1", 2, 0}, {"q2", 1, 0}},
+		"b": {{"q2", 5, 1}, {"q3", 2, 0}, {"q3", 1, 1}},
+	}
+	for _, bs := range []int{1, 2, 10} {
+		for _, w := range []int{1, 3} {
+			t.Run(fmt.Sprintf("batch%d/workers%d", bs, w), func(t *testing.T) {
+				var pq bytes.Buffer
+				set, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "rr,p@1"), Options: metrics.DefaultOptions(), Workers: w, PerQuery: &pq},
+					sources(bs, files, "a", "b"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if set.Queries != 3 || set.Rows != 6 {
+					t.Fatalf("queries %d rows %d", set.Queries, set.Rows)
+				}
+				// q1: relevant first (rr 1); q2: the relevant row from file b scores 5 (rr 1); q3: relevant second (rr 1/2)
+				if got := set.Stats[0].Summary().Mean; math.Abs(got-2.5/3) > 1e-15 {
+					t.Fatalf("mrr = %v", got)
+				}
+				want := `{"query_id":"q1","rr":1,"p@1":1}` + "\n" + `{"query_id":"q2","rr":1,"p@1":1}` + "\n" + `{"query_id":"q3","rr":0.5,"p@1":0}` + "\n"
+				if pq.String() != want {
+					t.Fatalf("per-query:\n%s\nwant\n%s", pq.String(), want)
+				}
+			})
+		}
+	}
+}
+
+func TestReappearAcrossFiles(t *testing.T) {
+	files := map[string][]memRow{
+		"a": {{"q1", 3, 1}, {"q2", 2, 0}},
+		"b": {{"q3", 5, 1}, {"q1", 1, 0}},
+	}
+	_, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions(), Workers: 2}, sources(1, files, "a", "b"))
+	if !errors.Is(err, ErrReappear) {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.HasPrefix(err.Error(), "b:2: ") || !strings.Contains(err.Error(), "began at a:1") {
+		t.Fatalf("message %q must name both positions", err)
+	}
+}
+
+func TestReaderErrorStopsRun(t *testing.T) {
+	boom := errors.New("boom")
+	src := []Source{{Name: "x", Open: func() (reader.Reader, error) {
+		r := &memReader{name: "x", rows: []memRow{{"q", 1, 1}}, bs: 1, err: boom}
+		r.b.Query.Reset()
+		return r, nil
+	}}}
+	if _, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Workers: 2}, src); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// manyRows makes n queries of k rows.
+func manyRows(n, k int) []memRow {
+	rows := make([]memRow, 0, n*k)
+	for q := range n {
+		for d := range k {
+			rows = append(rows, memRow{fmt.Sprintf("q%d", q), float64((q*7 + d*13) % 11), float64(d % 3)})
+		}
+	}
+	return rows
+}
+
+func TestCancelStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	cfg := Config{Metrics: mustMetrics(t, "map"), Workers: 2, OnQuery: func(int) {
+		if n++; n == 100 {
+			cancel()
+		}
+	}}
+	_, err := Run(ctx, cfg, sources(64, map[string][]memRow{"a": manyRows(10_000, 10)}, "a"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n++; f.n > 3 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+func TestPerQueryWriteErrorFails(t *testing.T) {
+	_, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Workers: 3, PerQuery: &failWriter{}},
+		sources(7, map[string][]memRow{"a": manyRows(500, 5)}, "a"))
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSeenSetGrows(t *testing.T) {
+	var s seenSet
+	for i := range 100_000 {
+		if _, ok := s.insert([]byte(fmt.Sprint(i)), uint64(i)); !ok {
+			t.Fatalf("%d reported as seen", i)
+		}
+	}
+	for _, i := range []int{0, 4242, 99_999} {
+		pos, ok := s.insert([]byte(fmt.Sprint(i)), 7)
+		if ok || pos != uint64(i) {
+			t.Fatalf("%d: ok %v pos %d", i, ok, pos)
+		}
+	}
+}
+
+func TestAppendJSONString(t *testing.T) {
+	tests := map[string]string{
+		"plain":   `"plain"`,
+		"a\"b\\c": `"a\"b\\c"`,
+		"\x01\n":  `"\u0001\u000a"`,
+		"é😀":      `"é😀"`,
+		"\xff":    `"\ufffd"`,
+	}
+	for in, want := range tests {
+		if got := string(AppendJSONString(nil, []byte(in))); got != want {
+			t.Errorf("%q: got %s want %s", in, got, want)
+		}
+	}
+}
+
+func BenchmarkPipeline(b *testing.B) {
+	rows := manyRows(20_000, 50)
+	ms, _ := metrics.ParseList("map,mrr,ndcg@10,err@10,p@10,r@10")
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers%d", w), func(b *testing.B) {
+			for range b.N {
+				if _, err := Run(context.Background(), Config{Metrics: ms, Options: metrics.DefaultOptions(), Workers: w},
+					sources(8192, map[string][]memRow{"a": rows}, "a")); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+func TestProgressReports(t *testing.T) {
+	var got []Progress
+	var bytes atomic.Int64
+	bytes.Store(42)
+	cfg := Config{Metrics: mustMetrics(t, "map"), Workers: 2, ProgressEvery: time.Millisecond, BytesRead: &bytes, TotalBytes: 100,
+		Progress: func(p Progress) { got = append(got, p) }}
+	if _, err := Run(context.Background(), cfg, sources(64, map[string][]memRow{"a": manyRows(2000, 10)}, "a")); err != nil {
+		t.Fatal(err)
+	}
+	last := got[len(got)-1]
+	if !last.Done || last.Rows != 20_000 || last.Queries != 2000 || last.Bytes != 42 || last.TotalBytes != 100 {
+		t.Fatalf("final progress %+v", last)
+	}
+	for _, p := range got[:len(got)-1] {
+		if p.Done || p.Rows > last.Rows {
+			t.Fatalf("intermediate progress %+v", p)
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package reader
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+var testCols = Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
+
+type rowOut struct {
+	q, d         string
+	score, label float64
+	rank         int64
+	pos          int64
+}
+
+func readAllRows(t testing.TB, r Reader) ([]rowOut, error) {
+	t.Helper()
+	var out []rowOut
+	for r.Next() {
+		b := r.Batch()
+		for i := 0; i < b.N; i++ {
+			ro := rowOut{q: string(b.Query.At(i)), label: b.Label[i], pos: b.Pos[i]}
+			if len(b.Doc.Off) > 1 {
+				ro.d = string(b.Doc.At(i))
+			}
+			if len(b.Score) > 0 {
+				ro.score = b.Score[i]
+			}
+			if b.Rank != nil {
+				ro.rank = b.Rank[i]
+			}
+			out = append(out, ro)
+		}
+	}
+	return out, r.Err()
+}
+
+func parseString(t testing.TB, s string, cols Columns, bs int) ([]rowOut, error) {
+	t.Helper()
+	j := newJSONL("t.jsonl", strings.NewReader(s), io.NopCloser(nil), cols, Options{BatchSize: bs})
+	defer j.Close()
+	return readAllRows(t, j)
+}
+
+func TestJSONLValues(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		cols Columns
+		want []rowOut
+	}{
+		{"basic", `{"query_id":"q1","doc_id":"d1","score":0.5,"label":2}` + "\n",
+			testCols, []rowOut{{"q1", "d1", 0.5, 2, 0, 1}}},
+		{"integer ids, bool labels, spaces, CRLF, blank lines, extra fields",
+			"\n { \"label\" : true , \"x\": {\"a\":[1,\"}\"]}, \"query_id\": 17, \"doc_id\": -3, \"score\": -1e-3 }\r\n\n" +
+				`{"query_id":17,"doc_id":4,"score":3,"label":false,"y":null}`,
+			testCols, []rowOut{{"17", "-3", -0.001, 1, 0, 2}, {"17", "4", 3, 0, 0, 4}}},
+		{"escapes", `{"query_id":"a\"b\\c\u00e9\ud83d\ude00","doc_id":"\n","score":1,"label":0.25}`,
+			testCols, []rowOut{{"a\"b\\cé😀", "\n", 1, 0.25, 0, 1}}},
+		{"escaped key matches", `{"query\u005fid":"q","doc_id":"d","score":1,"label":1}`,
+			testCols, []rowOut{{"q", "d", 1, 1, 0, 1}}},
+		{"rank instead of score", `{"qid":"q","rank":3,"rel":1}`,
+			Columns{Query: "qid", Rank: "rank", Label: "rel"}, []rowOut{{"q", "", 0, 1, 3, 1}}},
+		{"duplicate key keeps the last", `{"query_id":"q","score":1,"score":2,"label":1}`,
+			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", 2, 1, 0, 1}}},
+		{"NaN token reaches validation", `{"query_id":"q","score":NaN,"label":1}`,
+			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", math.NaN(), 1, 0, 1}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, bs := range []int{1, 2, 100} {
+				got, err := parseString(t, tc.in, tc.cols, bs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(tc.want) {
+					t.Fatalf("batch %d: got %d rows %+v, want %+v", bs, len(got), got, tc.want)
+				}
+				for i := range got {
+					g, w := got[i], tc.want[i]
+					sameScore := g.score == w.score || math.IsNaN(g.score) && math.IsNaN(w.score)
+					if g.q != w.q || g.d != w.d || !sameScore || g.label != w.label || g.rank != w.rank || g.pos != w.pos {
+						t.Fatalf("batch %d row %d: got %+v, want %+v", bs, i, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestJSONLErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want error
+		msg  string
+	}{
+		{"not an object", "[1,2]\n", ErrSyntax, "t.jsonl:1: expected a JSON object"},
+		{"truncated object", `{"query_id":"q","score":1,"label":1` + "\n", ErrSyntax, "t.jsonl:1:"},
+		{"unterminated string", `{"query_id":"q` + "\n", ErrSyntax, "t.jsonl:1: unterminated string"},
+		{"missing score", `{"query_id":"q","label":1}`, ErrColumn, `t.jsonl:1: no "score" field`},
+		{"missing label on line 3", "{\"query_id\":\"q\",\"score\":1,\"label\":1}\n\n{\"query_id\":\"q\",\"score\":1}\n", ErrColumn, `t.jsonl:3: no "label" field`},
+		{"string score", `{"query_id":"q","score":"0.5","label":1}`, ErrValue, `t.jsonl:1: "score" (the score column) must be a number`},
+		{"null label", `{"query_id":"q","score":1,"label":null}`, ErrValue, `must be a number or a boolean, found "null`},
+		{"float query id", `{"query_id":1.5,"score":1,"label":1}`, ErrValue, "must be a string or an integer"},
+		{"object query id", `{"query_id":{},"score":1,"label":1}`, ErrValue, "must be a string or an integer"},
+		{"trailing garbage", `{"query_id":"q","score":1,"label":1} x`, ErrSyntax, "after the object"},
+		{"bad escape", `{"query_id":"\x","score":1,"label":1}`, ErrSyntax, "bad escape"},
+		{"hex float", `{"query_id":"q","score":0x10,"label":1}`, ErrValue, "must be a number"},
+	}
+	cols := Columns{Query: "query_id", Score: "score", Label: "label"}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseString(t, tc.in, cols, 8)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %q, want it to contain %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	return writeFileIn(t, t.TempDir(), name, data)
+}
+
+func writeFileIn(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func zstdBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := zstd.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestOpenDetectsCompression checks the format comes from the bytes: every
+// file is named .txt.
+func TestOpenDetectsCompression(t *testing.T) {
+	plain := benchLog(20_000)
+	want, err := parseString(t, string(plain), testCols, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"plain": plain, "gzip": gzipBytes(plain), "zstd": zstdBytes(plain)} {
+		t.Run(name, func(t *testing.T) {
+			r, err := Open(writeFile(t, "log.txt", data), testCols, Options{BatchSize: 999})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got, err := readAllRows(t, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || got[len(got)-1] != want[len(want)-1] || got[0] != want[0] {
+				t.Fatalf("got %d rows, want %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+func TestOpenTruncated(t *testing.T) {
+	plain := benchLog(20_000)
+	for name, data := range map[string][]byte{"gzip": gzipBytes(plain), "zstd": zstdBytes(plain)} {
+		t.Run(name, func(t *testing.T) {
+			path := writeFile(t, "log.jsonl", data[:len(data)*2/3])
+			r, err := Open(path, testCols, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			rows, err := readAllRows(t, r)
+			if !errors.Is(err, ErrCompression) {
+				t.Fatalf("err = %v after %d rows, want ErrCompression", err, len(rows))
+			}
+			if !strings.HasPrefix(err.Error(), path+":") {
+				t.Fatalf("message %q does not name the file and line", err)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Run("missing file", func(t *testing.T) {
+		_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), testCols, Options{})
+		if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.jsonl") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("directory", func(t *testing.T) {
+		_, err := Open(t.TempDir(), testCols, Options{})
+		if !errors.Is(err, ErrFormat) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("no score and no rank", func(t *testing.T) {
+		_, err := Open("x", Columns{Query: "q", Label: "l"}, Options{})
+		if !errors.Is(err, ErrColumn) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("empty file", func(t *testing.T) {
+		p := writeFile(t, "e.jsonl", nil)
+		_, err := Open(p, testCols, Options{})
+		if !errors.Is(err, ErrEmpty) || !strings.HasPrefix(err.Error(), p+": ") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("blank lines only have no rows", func(t *testing.T) {
+		r, err := Open(writeFile(t, "e.jsonl", []byte("\n \n")), testCols, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if rows, err := readAllRows(t, r); err != nil || len(rows) != 0 {
+			t.Fatalf("rows %d err %v", len(rows), err)
+		}
+	})
+}
+
+func TestJSONLLongLine(t *testing.T) {
+	long := `{"query_id":"q","pad":"` + strings.Repeat("x", 3<<20) + `","score":1,"label":1}` + "\n"
+	got, err := parseString(t, long+long, Columns{Query: "query_id", Score: "score", Label: "label"}, 10)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("rows %d err %v", len(got), err)
+	}
+}
+
+// FuzzJSONL feeds arbitrary bytes through the reader: it must never panic,
+// and every row it accepts must carry the configured fields.
+func FuzzJSONL(f *testing.F) {
+	f.Add([]byte(`{"query_id":"q1","doc_id":"d1","score":0.5,"label":2}` + "\n"))
+	f.Add([]byte(`{"query_id":17,"doc_id":"\u00e9","score":-1e300,"label":true,"x":[{"y":"}"}]}`))
+	f.Add([]byte("{}\n\n{\"query_id\":\"\\ud800\",\"score\":NaN,\"label\":1}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, bs := range []int{1, 3} {
+			j := newJSONL("fuzz", bytes.NewReader(data), io.NopCloser(nil), testCols, Options{BatchSize: bs})
+			for j.Next() {
+				b := j.Batch()
+				if len(b.Label) != b.N || len(b.Score) != b.N || len(b.Pos) != b.N || len(b.Query.Off) != b.N+1 || len(b.Doc.Off) != b.N+1 {
+					t.Fatalf("inconsistent batch: %+v", b)
+				}
+			}
+			if err := j.Err(); err != nil && !strings.HasPrefix(err.Error(), "fuzz:") {
+				t.Fatalf("error without position: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzDetect opens arbitrary bytes as a file: magic-byte detection and the
+// decompressors must fail cleanly, never panic.
+func FuzzDetect(f *testing.F) {
+	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0})
+	f.Add(zstdBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
+	f.Add(gzipBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "in")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(p, testCols, Options{BatchSize: 2})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for r.Next() {
+		}
+		if err := r.Err(); err != nil && !strings.Contains(err.Error(), p) {
+			t.Fatalf("error without file name: %v", err)
+		}
+	})
+}

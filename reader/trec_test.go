@@ -1,0 +1,177 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestQrels(t *testing.T) {
+	// query 1 resumes after query 2: the loader must regroup
+	path := writeFile(t, "q.txt", []byte("1 0 b 2\n1 0 a 0\n\n2 0 c 1\n1 0 z -1\n"))
+	q, err := ReadQrels(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Judgments() != 4 {
+		t.Fatalf("judgments %d", q.Judgments())
+	}
+	if got := q.Judged([]byte("1")); len(got) != 3 || got[0] != 2 || got[1] != 0 || got[2] != 0 {
+		t.Fatalf("judged(1) = %v, want file order with the negative label as 0", got)
+	}
+	if got := q.Judged([]byte("2")); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("judged(2) = %v", got)
+	}
+	if q.Judged([]byte("3")) != nil {
+		t.Fatal("query 3 is not judged")
+	}
+	if u := q.Unseen(); len(u) != 2 || u[0] != "1" || u[1] != "2" {
+		t.Fatalf("unseen %v", u)
+	}
+}
+
+func TestQrelsErrors(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       error
+		msg        string
+	}{
+		{"duplicate", "1 0 a 1\n1 0 b 0\n1 0 a 2\n", ErrValue, `:3: docno "a" judged twice for query "1" (first at line 1)`},
+		{"three fields", "1 0 a\n", ErrSyntax, ":1: a qrels line has 4 fields"},
+		{"bad label", "1 0 a x\n", ErrValue, `:1: label "x" is not a number`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadQrels(writeFile(t, "q.txt", []byte(tc.data)))
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want %v containing %q", err, tc.want, tc.msg)
+			}
+		})
+	}
+}
+
+func TestRunJoin(t *testing.T) {
+	q, err := ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n1 0 b 3\n2 0 c 1\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := "1 Q0 b 1 0.5 sys\n1 Q0 x 2 0.25 sys\n3 Q0 a 1 9 sys\n2\tQ0\tc\t1\t-1e2\tsys\r\n"
+	for _, skip := range []bool{false, true} {
+		var cnt SkipCount
+		r, err := OpenRun(writeFile(t, "run.txt.gz", gzipBytes([]byte(run))), q, RunOptions{SkipUnjudged: skip, Skipped: &cnt, Options: Options{BatchSize: 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := readAllRows(t, r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []rowOut{{"1", "b", 0.5, 3, 0, 1}, {"1", "x", 0.25, 0, 0, 2}, {"3", "a", 9, 0, 0, 3}, {"2", "c", -100, 1, 0, 4}}
+		if skip {
+			want = append(want[:2], want[3])
+			if cnt.Queries != 1 || cnt.Rows != 1 {
+				t.Fatalf("skipped %+v", cnt)
+			}
+		}
+		if len(rows) != len(want) {
+			t.Fatalf("skip=%v: rows %+v", skip, rows)
+		}
+		for i := range rows {
+			if rows[i] != want[i] {
+				t.Fatalf("skip=%v row %d: %+v, want %+v", skip, i, rows[i], want[i])
+			}
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	q, _ := ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n")))
+	tests := []struct {
+		name, data string
+		want       error
+		msg        string
+	}{
+		{"five fields", "1 Q0 a 1 0.5\n", ErrSyntax, ":1: a run line has 6 fields"},
+		{"bad score", "1 Q0 a 1 0.5 s\n1 Q0 b 2 high s\n", ErrValue, `:2: score "high" is not a number`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := OpenRun(writeFile(t, "run.txt", []byte(tc.data)), q, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			_, err = readAllRows(t, r)
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want %v containing %q", err, tc.want, tc.msg)
+			}
+		})
+	}
+}
+
+// FuzzTrecRun: arbitrary run bytes never panic and errors name the file.
+func FuzzTrecRun(f *testing.F) {
+	f.Add([]byte("1 Q0 a 1 0.5 sys\n1 Q0 b 2 0.25 sys\n"))
+	f.Add([]byte("1 Q0 a 1 NaN sys\n\n2 Q0 x 1 -Infinity s\n"))
+	dir := f.TempDir()
+	q, err := ReadQrels(writeFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n")))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := writeFile(t, "run", data)
+		r, err := OpenRun(p, q, RunOptions{Options: Options{BatchSize: 3}})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for r.Next() {
+			b := r.Batch()
+			if len(b.Doc.Off) != b.N+1 || len(b.Label) != b.N {
+				t.Fatalf("inconsistent batch")
+			}
+		}
+		if err := r.Err(); err != nil && !strings.Contains(err.Error(), p) {
+			t.Fatalf("error without file name: %v", err)
+		}
+	})
+}
+
+// FuzzQrels: arbitrary qrels bytes never panic.
+func FuzzQrels(f *testing.F) {
+	f.Add([]byte("1 0 a 1\n1 0 b 0\n"))
+	f.Add([]byte("1 0 a 1\n1 0 a 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := writeFile(t, "qrels", data)
+		if _, err := ReadQrels(p); err != nil && !strings.Contains(err.Error(), p) {
+			t.Fatalf("error without file name: %v", err)
+		}
+	})
+}
+
+// BenchmarkQrelsMemory reports the heap a loaded qrels file keeps per
+// judgment (the README quotes it per million judgments).
+func BenchmarkQrelsMemory(b *testing.B) {
+	var sb strings.Builder
+	const n = 1_000_000
+	for i := range n {
+		fmt.Fprintf(&sb, "%d 0 clueweb12-%04d-%02d-%05d %d\n", 100+i/1000, i%7919, i%97, i, i%3)
+	}
+	path := writeFileIn(b, b.TempDir(), "qrels.txt", []byte(sb.String()))
+	for range b.N {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		q, err := ReadQrels(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/judgment")
+		runtime.KeepAlive(q)
+	}
+}
