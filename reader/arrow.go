@@ -42,9 +42,15 @@ func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader,
 	n := fr.NumRecords()
 	p := max(1, min(decoders(opt), n))
 	readers := make([]unitReader, p)
+	// RecordBatchAt is documented as safe for concurrent use, and is, except
+	// that resolving dictionaries shares a hash (arrow-go v18.8.0; the race
+	// detector shows it): with dictionary columns the decoders take turns.
+	var mu *sync.Mutex
+	if schemaHasDict(fr.Schema()) {
+		mu = new(sync.Mutex)
+	}
 	for w := range readers {
-		// RecordBatchAt is safe for concurrent use: the decoders share fr.
-		readers[w] = &arrowFileUnits{name: name, fr: fr}
+		readers[w] = &arrowFileUnits{name: name, fr: fr, mu: mu}
 	}
 	loc := &locator{name: name, unit: "record batch"}
 	return startColumnar(name, loc, n, readers, cols, opt, ipcWhere(name), func() error {
@@ -62,10 +68,42 @@ func ipcWhere(name string) func(int, int64) string {
 type arrowFileUnits struct {
 	name string
 	fr   *ipc.FileReader
+	mu   *sync.Mutex // nil when decoders may read at once
+}
+
+func schemaHasDict(sc *arrow.Schema) bool {
+	var has func(dt arrow.DataType) bool
+	has = func(dt arrow.DataType) bool {
+		switch t := dt.(type) {
+		case *arrow.DictionaryType:
+			return true
+		case arrow.NestedType:
+			for _, f := range t.Fields() {
+				if has(f.Type) {
+					return true
+				}
+			}
+		case arrow.ExtensionType:
+			return has(t.StorageType())
+		}
+		return false
+	}
+	for _, f := range sc.Fields() {
+		if has(f.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *arrowFileUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
+	if a.mu != nil {
+		a.mu.Lock()
+	}
 	rec, err := a.fr.RecordBatchAt(u)
+	if a.mu != nil {
+		a.mu.Unlock()
+	}
 	if err != nil {
 		return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
 	}

@@ -23,6 +23,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	if c.inputs, err = expandInputs(c.inputs); err != nil {
+		return err
+	}
 	var perQuery *atomicFile
 	var pqWriter *bufio.Writer
 	if c.perQuery != "" {
@@ -82,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	} else {
 		for i, in := range c.inputs {
 			sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
-				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize, BytesRead: cfg.BytesRead})
+				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize, Decoders: c.workers, BytesRead: cfg.BytesRead})
 			}}
 		}
 	}
