@@ -3,6 +3,7 @@ package reader
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -31,7 +32,16 @@ func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader,
 			err = fmt.Errorf("%s: corrupt Arrow IPC file (%v): %w", name, r, ErrFormat)
 		}
 	}()
-	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(arrowMem))
+	src := countingFile(f, opt)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	blocks, err := checkIPCFile(src, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
+	}
+	fr, err := ipc.NewFileReader(src, ipc.WithAllocator(alloc()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
 	}
@@ -50,7 +60,7 @@ func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader,
 		mu = new(sync.Mutex)
 	}
 	for w := range readers {
-		readers[w] = &arrowFileUnits{name: name, fr: fr, mu: mu}
+		readers[w] = &arrowFileUnits{name: name, fr: fr, mu: mu, src: src, size: st.Size(), blocks: blocks}
 	}
 	loc := &locator{name: name, unit: "record batch"}
 	return startColumnar(name, loc, n, readers, cols, opt, ipcWhere(name), func() error {
@@ -69,6 +79,10 @@ type arrowFileUnits struct {
 	name string
 	fr   *ipc.FileReader
 	mu   *sync.Mutex // nil when decoders may read at once
+
+	src    io.ReaderAt // for checkBlock
+	size   int64
+	blocks []ipcBlock
 }
 
 func schemaHasDict(sc *arrow.Schema) bool {
@@ -97,6 +111,11 @@ func schemaHasDict(sc *arrow.Schema) bool {
 }
 
 func (a *arrowFileUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
+	if u < len(a.blocks) {
+		if err := checkBlock(a.src, a.size, a.blocks[u]); err != nil {
+			return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
+		}
+	}
 	if a.mu != nil {
 		a.mu.Lock()
 	}
@@ -131,7 +150,7 @@ func newArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt
 			err = fmt.Errorf("%s: corrupt Arrow IPC stream (%v): %w", name, r, ErrFormat)
 		}
 	}()
-	sr, err := ipc.NewReader(br, ipc.WithAllocator(arrowMem))
+	sr, err := ipc.NewReader(&checkedStream{r: br}, ipc.WithAllocator(alloc()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v: %w", name, err, ErrFormat)
 	}
