@@ -118,6 +118,9 @@ func checkSchema(name string, sc *arrow.Schema, cols Columns) ([nFields]int, err
 			continue
 		}
 		is := sc.FieldIndices(col)
+		if len(is) == 0 && f == fDoc && cols.DocOptional {
+			continue // rows lack doc ids: none is a repeat (main's optional doc ids)
+		}
 		if len(is) == 0 {
 			return idx, fmt.Errorf("%s: no column %q (the %s column); the file has %s: %w",
 				name, col, fieldRole[f], listColumns(sc), ErrColumn)
@@ -179,14 +182,15 @@ func (l *locator) locate(pos int64) string {
 // converter copies the configured columns of Arrow records into a Batch.
 // Each decoder goroutine has its own.
 type converter struct {
-	cols  [nFields]string
-	idx   [nFields]int // field index of each role in sc
-	sc    *arrow.Schema
-	where func(unit int, row int64) string // names row (1-based) of unit
+	cols   [nFields]string
+	docOpt bool         // the doc column may be absent (Columns.DocOptional)
+	idx    [nFields]int // field index of each role in sc
+	sc     *arrow.Schema
+	where  func(unit int, row int64) string // names row (1-based) of unit
 }
 
 func newConverter(cols Columns, where func(int, int64) string) *converter {
-	return &converter{cols: cols.byRole(), where: where}
+	return &converter{cols: cols.byRole(), docOpt: cols.DocOptional, where: where}
 }
 
 // convert appends rows [lo, hi) of rec to b. unit is the record's unit and
@@ -197,6 +201,7 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 		// columns, IPC readers all of them.
 		var c Columns
 		c.Query, c.Doc, c.Score, c.Label, c.Rank = cv.cols[0], cv.cols[1], cv.cols[2], cv.cols[3], cv.cols[4]
+		c.DocOptional = cv.docOpt
 		idx, err := checkSchema(cv.where(unit, before+1), sc, c)
 		if err != nil {
 			return err
@@ -205,10 +210,17 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 	}
 	for f := range nFields {
 		if cv.idx[f] < 0 {
+			if f == fDoc && cv.cols[fDoc] != "" {
+				// an optional doc column this file lacks: every row has an
+				// empty doc id, as a JSONL row without the field has
+				for range hi - lo {
+					b.Doc.Append(nil)
+				}
+			}
 			continue
 		}
 		arr := rec.Column(cv.idx[f])
-		if arr.NullN() > 0 {
+		if arr.NullN() > 0 && !(f == fDoc && cv.docOpt) { // a null optional doc id is empty
 			for i := lo; i < hi; i++ {
 				if arr.IsNull(i) {
 					return cv.null(f, unit, before+int64(i)+1)

@@ -3,11 +3,15 @@ package reader
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -58,22 +62,31 @@ func seekable(name, what string, f *os.File) error {
 // newParquet reads f, a local file or an object in a store: every read is
 // a ReadAt, so an object store sees ranged GETs of the footer and of the
 // selected column chunks only. closer releases f when the reader closes.
-func newParquet(name string, f parquet.ReaderAtSeeker, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
+func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, ErrFormat)
 		}
 	}()
-	props := parquet.NewReaderProperties(arrowMem)
+	mem := alloc()
+	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = parquetBufferSize
-	pf, err := file.NewParquetReader(f, file.WithReadProps(props))
+	props.MaxUncompressedPageSize = maxParquetPage
+	src := countingFile(f, opt)
+	pf, err := file.NewParquetReader(src, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, ErrFormat)
 	}
 	meta := pf.MetaData()
-	arrProps := pqarrow.ArrowReadProperties{BatchSize: int64(columnarBatchSize(opt))}
-	fr, err := pqarrow.NewFileReader(pf, arrProps, arrowMem)
+	if err := checkArrowSchema(meta.KeyValueMetadata().FindValue("ARROW:schema")); err != nil {
+		return nil, fmt.Errorf("%s: corrupt ARROW:schema metadata: %v: %w", name, err, ErrFormat)
+	}
+	// pqarrow decodes records of at least defaultColumnarBatch rows, which
+	// the decoders cut into batches of the size asked for: small records cost
+	// a per-record overhead in every column reader.
+	arrProps := pqarrow.ArrowReadProperties{BatchSize: int64(max(columnarBatchSize(opt), defaultColumnarBatch))}
+	fr, err := pqarrow.NewFileReader(pf, arrProps, mem)
 	if err != nil {
 		return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, ErrFormat)
 	}
@@ -99,7 +112,9 @@ func newParquet(name string, f parquet.ReaderAtSeeker, closer func() error, cols
 	}
 
 	// Row groups in parallel when there are enough of them; otherwise the
-	// columns of each batch in parallel (pqarrow's own option).
+	// columns of each batch in parallel too. Not with pqarrow's Parallel
+	// option: a panic in its goroutines on a corrupt page (FuzzParquet
+	// finds them) cannot be recovered and would kill the process.
 	want := decoders(opt)
 	p := max(1, min(want, end-first))
 	readers := make([]unitReader, p)
@@ -108,22 +123,61 @@ func newParquet(name string, f parquet.ReaderAtSeeker, closer func() error, cols
 		if w > 0 {
 			// Each decoder has its own readers (they keep per-column state
 			// and a buffer pool); the file metadata is shared, read once.
-			wpf, err := file.NewParquetReader(f, file.WithReadProps(props), file.WithMetadata(meta))
+			wpf, err := file.NewParquetReader(src, file.WithReadProps(props), file.WithMetadata(meta))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v: %w", name, err, ErrFormat)
 			}
-			if wfr, err = pqarrow.NewFileReader(wpf, arrProps, arrowMem); err != nil {
+			if wfr, err = pqarrow.NewFileReader(wpf, arrProps, mem); err != nil {
 				return nil, fmt.Errorf("%s: %v: %w", name, err, ErrFormat)
 			}
 		}
-		wfr.Props.Parallel = want > p
-		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves}
+		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves, colParallel: want > p && len(leaves) > 1}
 	}
 	var base int64
 	if first < nrg {
 		base = starts[first]
 	}
 	return startColumnarRange(name, loc, first, end, base, readers, cols, opt, where, closer), nil
+}
+
+// readAtCounter counts the bytes read from a columnar file for progress
+// reports (Options.BytesRead).
+type readAtCounter struct {
+	f readAtSeeker
+	n *atomic.Int64 // nil: no counting
+}
+
+// readAtSeeker is a local file or an object of a store (an
+// io.SectionReader over its ranged reads).
+type readAtSeeker interface {
+	io.ReaderAt
+	io.Reader
+	io.Seeker
+}
+
+func (c readAtCounter) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.f.ReadAt(p, off)
+	if c.n != nil {
+		c.n.Add(int64(n))
+	}
+	return n, err
+}
+
+func (c readAtCounter) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	if c.n != nil {
+		c.n.Add(int64(n))
+	}
+	return n, err
+}
+
+func (c readAtCounter) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+
+// countingFile is f for the Parquet and IPC readers, counting bytes when
+// opt asks. It has no Close method, so those readers cannot close the file
+// under the other decoders; the columnar reader closes it once.
+func countingFile(f readAtSeeker, opt Options) readAtCounter {
+	return readAtCounter{f, opt.BytesRead}
 }
 
 // parquetLeaves finds the leaf column index of every configured column,
@@ -140,6 +194,9 @@ func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int,
 				fld = &m.Fields[i]
 				break
 			}
+		}
+		if fld == nil && f == fDoc && cols.DocOptional {
+			continue // an optional doc column the file lacks is not read
 		}
 		if fld == nil {
 			names := make([]string, len(m.Fields))
@@ -178,15 +235,19 @@ func listNames(names []string) string {
 
 // parquetUnits reads row groups for one decoder.
 type parquetUnits struct {
-	name   string
-	fr     *pqarrow.FileReader
-	leaves []int
+	name        string
+	fr          *pqarrow.FileReader
+	leaves      []int
+	colParallel bool // decode the columns of each batch in parallel
 }
 
 func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
+	if p.colParallel {
+		return true, p.readColumns(u, emit)
+	}
 	rr, err := p.fr.GetRecordReader(context.Background(), p.leaves, []int{u})
 	if err != nil {
-		return true, fmt.Errorf("%s: row group %d: %v: %w", p.name, u, err, ErrFormat)
+		return true, p.fail(u, err)
 	}
 	defer rr.Release()
 	for rr.Next() {
@@ -195,9 +256,82 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 		}
 	}
 	if err := rr.Err(); err != nil {
-		return true, fmt.Errorf("%s: row group %d: %v: %w", p.name, u, err, ErrFormat)
+		return true, p.fail(u, err)
 	}
 	return true, nil
+}
+
+func (p *parquetUnits) fail(u int, err error) error {
+	return fmt.Errorf("%s: row group %d: %v: %w", p.name, u, err, ErrFormat)
+}
+
+// readColumns reads row group u with one record reader per column, the
+// readers advancing together in goroutines of their own, and emits records
+// joining their columns.
+func (p *parquetUnits) readColumns(u int, emit func(arrow.RecordBatch) error) error {
+	n := len(p.leaves)
+	rrs := make([]pqarrow.RecordReader, 0, n)
+	defer func() {
+		for _, rr := range rrs {
+			rr.Release()
+		}
+	}()
+	fields := make([]arrow.Field, n)
+	for i, leaf := range p.leaves {
+		rr, err := p.fr.GetRecordReader(context.Background(), []int{leaf}, []int{u})
+		if err != nil {
+			return p.fail(u, err)
+		}
+		rrs = append(rrs, rr)
+		fields[i] = rr.Schema().Field(0)
+	}
+	sc := arrow.NewSchema(fields, nil)
+	cols := make([]arrow.Array, n)
+	more := make([]bool, n)
+	errs := make([]error, n)
+	for {
+		var wg sync.WaitGroup
+		for i, rr := range rrs {
+			wg.Go(func() {
+				defer func() {
+					if r := recover(); r != nil {
+						errs[i] = fmt.Errorf("corrupt data (%v)", r)
+					}
+				}()
+				if more[i] = rr.Next(); more[i] {
+					cols[i] = rr.RecordBatch().Column(0)
+				} else {
+					errs[i] = rr.Err()
+				}
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return p.fail(u, err)
+			}
+		}
+		if !more[0] {
+			for i := range more {
+				if more[i] {
+					return p.fail(u, fmt.Errorf("column %q has more rows than %q", fields[i].Name, fields[0].Name))
+				}
+			}
+			return nil
+		}
+		rows := cols[0].Len()
+		for i := range more {
+			if !more[i] || cols[i].Len() != rows {
+				return p.fail(u, fmt.Errorf("columns %q and %q disagree on the number of rows", fields[0].Name, fields[i].Name))
+			}
+		}
+		rec := array.NewRecordBatch(sc, cols, int64(rows))
+		err := emit(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // close does nothing: the readers share the file, which the columnar reader

@@ -20,6 +20,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	if c.inputs, err = expandInputs(c.inputs); err != nil {
+		return err
+	}
 	var perQuery *atomicFile
 	var pqWriter *bufio.Writer
 	if c.perQuery != "" {
@@ -92,15 +95,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			sources[i] = trec.source(in)
 		}
 	} else {
-		// directories, globs and object-store prefixes become their files
-		ins, err := reader.Expand(c.inputs)
-		if err != nil {
-			return err
-		}
-		sources = make([]pipeline.Source, len(ins))
-		for i, in := range ins {
-			sources[i] = pipeline.Source{Name: in.Path, Open: func() (reader.Reader, error) {
-				return reader.Open(in.Path, c.cols, reader.Options{BatchSize: c.batchSize, BytesRead: cfg.BytesRead})
+		for i, in := range c.inputs {
+			sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
+				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize, Decoders: c.workers, BytesRead: cfg.BytesRead})
 			}}
 		}
 	}
