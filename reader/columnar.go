@@ -267,6 +267,28 @@ func appendBulk[O int32 | int64](s *Strings, offs []O, data []byte, lo, hi int) 
 	return nil
 }
 
+// appendDictStrings appends the dictionary strings the indices name: the
+// fast path for dictionary-encoded Parquet id columns.
+func appendDictStrings(s *Strings, idx []int32, offs []int32, data []byte) error {
+	first := offs[0]
+	n := int32(len(offs) - 1)
+	for _, k := range idx {
+		if k < 0 || k >= n {
+			return fmt.Errorf("dictionary index %d out of range: %w", k, ErrFormat)
+		}
+		a, z := offs[k]-first, offs[k+1]-first
+		if a < 0 || z < a || int(z) > len(data) {
+			return fmt.Errorf("string offsets out of range: %w", ErrFormat)
+		}
+		s.Buf = append(s.Buf, data[a:z]...)
+		if len(s.Buf) > math.MaxInt32 {
+			return fmt.Errorf("%w: %w", errArena, ErrValue)
+		}
+		s.Off = append(s.Off, int32(len(s.Buf)))
+	}
+	return nil
+}
+
 func appendSigned[T int8 | int16 | int32 | int64](s *Strings, v []T) {
 	for _, x := range v {
 		s.Buf = strconv.AppendInt(s.Buf, int64(x), 10)
@@ -330,6 +352,12 @@ func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi, f, unit int, b
 		err = appendBulk(s, a.ValueOffsets(), a.ValueBytes(), lo, hi)
 	case *array.Dictionary:
 		dict := a.Dictionary()
+		if ds, ok := dict.(*array.String); ok && dict.NullN() == 0 {
+			if idx, ok := a.Indices().(*array.Int32); ok {
+				err = appendDictStrings(s, idx.Int32Values()[lo:hi], ds.ValueOffsets(), ds.ValueBytes())
+				break
+			}
+		}
 		var scratch [20]byte
 		for i := lo; i < hi; i++ {
 			k := a.GetValueIndex(i)

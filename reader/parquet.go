@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -89,6 +90,18 @@ func newParquet(name string, f *os.File, cols Columns, opt Options) (_ Reader, e
 	if err != nil {
 		return nil, err
 	}
+	// Id columns that the writer dictionary-encoded (query ids repeat once
+	// per document) are read as Arrow dictionaries: the converter copies
+	// each row's value straight from the small dictionary, where decoding
+	// to a string array would build every string first.
+	if dictLeaves := parquetDictIDs(meta, fr.Manifest, cols); len(dictLeaves) > 0 {
+		for _, l := range dictLeaves {
+			arrProps.SetReadDict(l, true)
+		}
+		if fr, err = pqarrow.NewFileReader(pf, arrProps, mem); err != nil {
+			return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, ErrFormat)
+		}
+	}
 
 	nrg := pf.NumRowGroups()
 	starts := make([]int64, nrg)
@@ -157,6 +170,32 @@ func (c readAtCounter) Seek(off int64, whence int) (int64, error) { return c.f.S
 // under the other decoders; the columnar reader closes it once.
 func countingFile(f *os.File, opt Options) readAtCounter {
 	return readAtCounter{f, opt.BytesRead}
+}
+
+// parquetDictIDs lists the leaf columns of the query and doc columns that
+// hold plain strings and are dictionary-encoded in the first row group.
+func parquetDictIDs(meta *metadata.FileMetaData, m *pqarrow.SchemaManifest, cols Columns) []int {
+	if meta.NumRowGroups() == 0 {
+		return nil
+	}
+	rg := meta.RowGroup(0)
+	var out []int
+	for _, col := range []string{cols.Query, cols.Doc} {
+		for i := range m.Fields {
+			f := &m.Fields[i]
+			if col == "" || f.Field.Name != col || !f.IsLeaf() {
+				continue
+			}
+			if id := f.Field.Type.ID(); id != arrow.STRING && id != arrow.BINARY {
+				continue
+			}
+			if cc, err := rg.ColumnChunk(f.ColIndex); err == nil && cc.HasDictionaryPage() {
+				out = append(out, f.ColIndex)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // parquetLeaves finds the leaf column index of every configured column,
