@@ -154,3 +154,45 @@ func TestCloseEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnarFromPipe: an Arrow IPC stream reads from standard input; the
+// formats whose footer is at the end say they need a regular file.
+func TestColumnarFromPipe(t *testing.T) {
+	checkedMem(t)
+	dir := t.TempDir()
+	log := genLog(4, 3000, 10)
+	for _, c := range []struct {
+		name string
+		err  error
+	}{{"s.arrows", nil}, {"f.arrow", ErrFormat}, {"p.parquet", ErrFormat}} {
+		t.Run(c.name, func(t *testing.T) {
+			name := filepath.Join(dir, c.name)
+			writeLog(t, name, log, synth.Options{Batch: 700})
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				pw.Write(data)
+				pw.Close()
+			}()
+			old := os.Stdin
+			os.Stdin = pr
+			defer func() { os.Stdin = old; pr.Close() }()
+			rows, err := readAllAs(t, Stdin, "<stdin>", stdCols, Options{})
+			if c.err != nil {
+				if !errors.Is(err, c.err) || !strings.Contains(err.Error(), "<stdin>: ") || !strings.Contains(err.Error(), "regular file") {
+					t.Fatalf("err = %v, want %v naming <stdin> and asking for a regular file", err, c.err)
+				}
+				return
+			}
+			if err != nil || len(rows) != len(log) {
+				t.Fatalf("%d rows, err %v; want %d", len(rows), err, len(log))
+			}
+		})
+	}
+}
