@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -131,9 +132,20 @@ func TestCloseEarly(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
 	log := genLog(2, 50000, 10)
-	for _, n := range []string{"c.parquet", "c.arrow", "c.arrows"} {
+	before := runtime.NumGoroutine()
+	defer func() {
+		// every decoder goroutine has ended when Close returns
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("%d goroutines before, %d after closing every reader", before, after)
+		}
+	}()
+	for _, n := range []string{"c.parquet", "c.arrow", "c.arrows", "one-group.parquet"} {
 		name := filepath.Join(dir, n)
-		writeLog(t, name, log, synth.Options{RowGroup: 2000, Batch: 2000})
+		opt := synth.Options{RowGroup: 2000, Batch: 2000}
+		if strings.HasPrefix(n, "one-group") {
+			opt.RowGroup = len(log) // one row group: columns decoded in parallel
+		}
+		writeLog(t, name, log, opt)
 		for _, dec := range []int{1, 2, 4} {
 			r, err := Open(name, stdCols, Options{BatchSize: 1000, Decoders: dec})
 			if err != nil {
