@@ -28,7 +28,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 	t := &trecInput{c: c, qrels: q}
 	cfg.Judged = q.Judged
 	if c.complete {
-		cfg.Missing = func() int { return len(q.Unseen()) }
+		cfg.Missing = q.Unseen
 	}
 	return t, nil
 }
