@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,16 @@ type config struct {
 	maxGroupRows int
 	batchSize    int
 	inputs       []string
+
+	// analysis: slices, comparison, bootstrap, report
+	by        []string
+	maxSlices int
+	systems   []string   // names; the baseline first
+	logs      [][]string // per system with --system; nil when the systems are score columns
+	missing   string
+	bootstrap int
+	report    string
+	curves    []curve // metric@k families the report plots; evaluated after c.metrics
 
 	// TREC input (--qrels) and peer profiles
 	qrels        string
@@ -111,12 +122,23 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.StringVar(&c.cols.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
 	fs.StringVar(&c.cols.Doc, "doc-col", "doc_id", "field holding the document id (read only when --ties trec needs it)")
-	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first)")
+	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
 	fs.StringVar(&c.cols.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
 	fs.StringVar(&c.cols.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&c.maxGroupRows, "max-group-rows", 1_000_000, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.IntVar(&c.batchSize, "batch-size", 8192, "rows per read batch; results do not depend on it")
+	var by string
+	var systemFlags []string
+	fs.StringVar(&by, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
+	fs.IntVar(&c.maxSlices, "max-slices", 10_000, "more distinct --by combinations than this fail the run")
+	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). The logs are read in\nlockstep and must hold the same queries in the same order", func(v string) error {
+		systemFlags = append(systemFlags, v)
+		return nil
+	})
+	fs.StringVar(&c.missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; the logs must then be sorted by query id)")
+	fs.IntVar(&c.bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
+	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -192,10 +214,151 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, usagef("--output and --per-query name the same file %q", c.output)
 	}
 	c.inputs = fs.Args()
-	if len(c.inputs) == 0 {
+	if err := c.analysisFlags(by, systemFlags, set); err != nil {
+		return nil, err
+	}
+	if len(c.inputs) == 0 && c.logs == nil {
 		return nil, usagef("no input: give one or more files, or - for standard input")
 	}
 	return &c, nil
+}
+
+// analysisFlags checks and applies --by, --score-col lists, --system,
+// --missing, --bootstrap and --report.
+func (c *config) analysisFlags(by string, systemFlags []string, set map[string]bool) error {
+	if by != "" {
+		c.by = splitList(by)
+		if len(c.by) == 0 {
+			return usagef("--by %q names no column", by)
+		}
+		if c.qrels != "" {
+			return usagef("--by cannot slice TREC runs: they have no other columns")
+		}
+	}
+	if c.maxSlices < 1 {
+		return usagef("--max-slices must be >= 1")
+	}
+	scores := splitList(c.cols.Score)
+	if len(scores) > 1 {
+		if c.cols.Rank != "" {
+			return usagef("--rank-col orders every system the same way: compare score columns without it")
+		}
+		c.cols.Score, c.cols.ExtraScore = scores[0], scores[1:]
+		c.systems = scores
+	}
+	if len(systemFlags) > 0 {
+		if len(systemFlags) < 2 {
+			return usagef("--system: give two or more, the baseline first")
+		}
+		if len(c.inputs) > 0 {
+			return usagef("give either --system NAME=PATH logs or INPUT files, not both")
+		}
+		if len(scores) > 1 {
+			return usagef("--system compares logs: give one --score-col with it")
+		}
+		if c.complete {
+			return usagef("--complete counts queries missing from one run; with --system use --missing zero")
+		}
+		c.systems = nil
+		for _, f := range systemFlags {
+			name, path, ok := strings.Cut(f, "=")
+			if !ok || name == "" || path == "" {
+				return usagef("--system %q: want NAME=PATH", f)
+			}
+			c.systems = append(c.systems, name)
+			c.logs = append(c.logs, []string{path})
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range c.systems {
+		if seen[n] {
+			return usagef("system %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	switch c.missing {
+	case "error":
+	case "zero":
+		if c.logs == nil {
+			return usagef("--missing zero applies to --system logs")
+		}
+	default:
+		return usagef("--missing %q: want error or zero", c.missing)
+	}
+	if c.bootstrap < 0 || c.bootstrap > 100_000 {
+		return usagef("--bootstrap %d: want 0 (none) to 100000 replicates", c.bootstrap)
+	}
+	if c.format == "trec" && (len(c.by) > 0 || len(c.systems) > 1 || c.bootstrap > 0) {
+		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	if c.report != "" {
+		for _, other := range []string{c.output, c.perQuery} {
+			if other == c.report {
+				return usagef("--report and another output name the same file %q", c.report)
+			}
+		}
+		c.curves = curvesFor(c.metrics)
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// curve is a metric family the report plots at k = 1..K.
+type curve struct {
+	family string // ndcg, p, r, err
+	kind   metrics.Kind
+	ms     []metrics.Metric
+}
+
+func nextK(k, step int) int {
+	if k == 1 && step > 1 {
+		return step
+	}
+	return k + step
+}
+
+// curvesFor picks the report's metric@k curves: the families among nDCG,
+// P, R and ERR that were asked for, from k = 1 to the largest k asked (10
+// when none is). Families not asked are left out: ERR, for one, makes a
+// label above --max-grade an error.
+func curvesFor(ms []metrics.Metric) []curve {
+	maxK := 0
+	for _, m := range ms {
+		maxK = max(maxK, m.K)
+	}
+	if maxK == 0 {
+		maxK = 10
+	}
+	var out []curve
+	for _, f := range []struct {
+		name string
+		kind metrics.Kind
+	}{{"ndcg", metrics.KindNDCG}, {"p", metrics.KindP}, {"r", metrics.KindR}, {"err", metrics.KindERR}} {
+		if !slices.ContainsFunc(ms, func(m metrics.Metric) bool { return m.Kind == f.kind }) {
+			continue
+		}
+		cv := curve{family: f.name, kind: f.kind}
+		// at most some 100 points: a k of 1000 is plotted every 10th
+		step := (maxK + 99) / 100
+		for k := 1; k <= maxK; k = nextK(k, step) {
+			m, err := metrics.Parse(fmt.Sprintf("%s@%d", f.name, k))
+			if err != nil {
+				panic(err) // the names above always parse
+			}
+			cv.ms = append(cv.ms, m)
+		}
+		out = append(out, cv)
+	}
+	return out
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
