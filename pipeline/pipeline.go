@@ -636,6 +636,8 @@ func (p *producer) lockstep(ctx context.Context) error {
 				sendFree(p.free, q)
 				return p.lockstepError(heads, has, first, l)
 			}
+		}
+		for l := range n {
 			if q.present[l] {
 				*q.log(l), heads[l] = heads[l], *q.log(l)
 				has[l] = false
