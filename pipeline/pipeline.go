@@ -16,7 +16,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -67,10 +69,32 @@ type Config struct {
 	// query (a qrels file), from which R and the ideal rankings come. It is
 	// called from several workers at once and must only read.
 	Judged func(query []byte) []float64
+	// Unsorted accepts query ids that are not contiguous: rows are
+	// partitioned into spill files under TmpDir and grouped from there, in
+	// about MemLimit bytes (default DefaultMemLimit) whatever the input
+	// size. OnSpillDir, when set, hears of the spill directory when it is
+	// made (true) and removed (false), so an interrupt can remove it too.
+	Unsorted   bool
+	TmpDir     string
+	MemLimit   int64
+	OnSpillDir func(dir string, made bool)
+	// DedupFirst keeps the first row of a doc id repeated within a query
+	// and drops the others (counted in the aggregate's Dropped); by default
+	// a repeated doc id is an error.
+	DedupFirst bool
 	// Missing, when set, is called after the inputs are read and returns
 	// the ids of more queries that count with value 0 for every metric but
 	// the correlations (judged queries absent from a run, trec_eval's -c).
 	Missing func() []string
+	// Progress, when set, is called every ProgressEvery (default 1 s) from a
+	// goroutine of the run, and once more when the run ends.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// BytesRead counts input bytes as the readers consume them (give the
+	// same counter to reader.Options) and TotalBytes is their sum when
+	// known (0 otherwise); both only feed Progress.
+	BytesRead  *atomic.Int64
+	TotalBytes int64
 	// OnQuery, when set, is called from the producer after each query is
 	// grouped (for progress reporting); it must be cheap.
 	OnQuery func(rows int)
@@ -137,6 +161,14 @@ func (c *Config) maxGroupRows() int {
 		return c.MaxGroupRows
 	}
 	return 1_000_000
+}
+
+// Progress is a snapshot of a run's advance, for people and logs.
+type Progress struct {
+	Rows, Queries     int64
+	Bytes, TotalBytes int64 // input bytes read, and their total (0 = unknown)
+	Elapsed           time.Duration
+	Done              bool
 }
 
 // group is one query's rows from one log.
@@ -259,12 +291,19 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	}
 	parts := make([]*aggregate.Analysis, workers)
 
+	p := newProducer(&cfg, logs, free, jobs)
+	// progress outlives the group's context, which Wait cancels, so that
+	// the final report is made
+	stopProgress := p.startProgress(ctx)
+	defer stopProgress(false)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 2)
-	p := newProducer(&cfg, logs, free, jobs)
 	g.Go(func() error {
 		defer close(jobs)
 		defer p.close()
+		if cfg.Unsorted {
+			return p.runUnsorted(ctx, logs[0])
+		}
 		return p.run(ctx)
 	})
 	var live atomic.Int32
@@ -287,6 +326,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	stopProgress(true)
 	total := aggregate.NewAnalysis(layout)
 	for _, a := range parts {
 		total.Merge(a)
@@ -335,11 +375,9 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 			res.Hash = aggregate.QueryHash(q.id)
 		}
 		for s := range S {
-			g, score := &q.group, q.score
+			g := &q.group
 			if len(q.alt) > 0 {
-				g, score = q.log(s), q.log(s).score
-			} else if s > 0 {
-				score = q.xscore[s-1]
+				g = q.log(s)
 			}
 			res.Missing[s] = len(q.alt) > 0 && !q.present[s]
 			if res.Missing[s] {
@@ -347,10 +385,12 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 				res.Rows[s], res.Empty[s] = 0, false
 				continue
 			}
-			if err := evalGroup(cfg, p, ev, dedup, q, g, score, s); err != nil {
+			dropped, err := evalGroup(cfg, p, ev, dedup, q, g, s)
+			if err != nil {
 				sendFree(free, q)
 				return err
 			}
+			agg.Sys[s].Dropped += int64(dropped)
 		}
 		if err := agg.Add(res); err != nil {
 			err = fmt.Errorf("%s: query %q: %w", p.where(q.src, q.pos), q.id, err)
@@ -375,8 +415,30 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 	return nil
 }
 
-// evalGroup evaluates system s of query q on the rows of g ranked by score.
-func evalGroup(cfg *Config, p *producer, ev *metrics.Evaluator, dedup *docSet, q *query, g *group, score []float64, s int) error {
+// evalGroup evaluates system s of query q on the rows of g ranked by
+// score, and returns how many repeated rows --dedup first dropped.
+func evalGroup(cfg *Config, p *producer, ev *metrics.Evaluator, dedup *docSet, q *query, g *group, s int) (dropped int, err error) {
+	// one log's rows serve every score column: prepare them once
+	if s == 0 || len(q.alt) > 0 {
+		q.docs = q.docs[:0]
+		if len(g.doc.Off) > 1 { // the doc column is read
+			for i := 0; i+1 < len(g.doc.Off); i++ {
+				q.docs = append(q.docs, g.doc.At(i))
+			}
+		}
+		if len(g.doc.Buf) > 0 { // some row has a doc id
+			if cfg.DedupFirst {
+				dropped = dedup.keepFirst(g, &q.docs)
+			} else if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
+				return 0, fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
+					p.wherePacked(g.where[dup]), q.docs[dup], g.id, p.wherePacked(g.where[first]), ErrDuplicateDoc)
+			}
+		}
+	}
+	score := g.score
+	if len(q.alt) == 0 && s > 0 {
+		score = g.xscore[s-1] // the score columns of one log
+	}
 	l := metrics.List{Label: g.label}
 	if len(score) > 0 {
 		l.Score = score
@@ -384,19 +446,8 @@ func evalGroup(cfg *Config, p *producer, ev *metrics.Evaluator, dedup *docSet, q
 	if len(g.rank) > 0 {
 		l.Rank = g.rank
 	}
-	if len(g.doc.Off) > 1 {
-		q.docs = q.docs[:0]
-		for i := 0; i+1 < len(g.doc.Off); i++ {
-			q.docs = append(q.docs, g.doc.At(i))
-		}
+	if len(q.docs) > 0 {
 		l.Doc = q.docs
-		// one log's rows serve every score column: check them once
-		if s == 0 || len(q.alt) > 0 {
-			if dup, first := dedup.firstDuplicate(q.docs); dup >= 0 {
-				return fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
-					p.wherePacked(g.where[dup]), q.docs[dup], g.id, p.wherePacked(g.where[first]), ErrDuplicateDoc)
-			}
-		}
 	}
 	if cfg.Judged != nil {
 		l.Judged = cfg.Judged(g.id)
@@ -405,9 +456,9 @@ func evalGroup(cfg *Config, p *producer, ev *metrics.Evaluator, dedup *docSet, q
 	res.Rows[s] = g.n()
 	res.Empty[s] = ev.Eval(&l, res.Vals[s])
 	if res.Empty[s] && cfg.Options.Empty == metrics.EmptyError {
-		return fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", p.where(g.src, g.pos), g.id, ErrEmptyQuery)
+		return dropped, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", p.where(g.src, g.pos), g.id, ErrEmptyQuery)
 	}
-	return nil
+	return dropped, nil
 }
 
 // writeOrdered writes per-query lines in input order. At most poolSize
@@ -515,6 +566,8 @@ type producer struct {
 	sliceIdx  map[string]int
 	sliceKeys [][]string
 	keyBuf    []byte
+
+	rows, queries atomic.Int64 // for progress
 }
 
 func newProducer(cfg *Config, logs [][]Source, free chan *query, jobs chan<- *query) *producer {
@@ -540,6 +593,54 @@ func (p *producer) close() {
 	}
 }
 
+// startProgress reports progress until the returned function is called,
+// which waits for the reporter to stop and, for a run that succeeded,
+// reports once more, as done.
+func (p *producer) startProgress(ctx context.Context) func(ok bool) {
+	cfg := p.cfg
+	if cfg.Progress == nil {
+		return func(bool) {}
+	}
+	every := cfg.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	start := time.Now()
+	snap := func(done bool) Progress {
+		pr := Progress{Rows: p.rows.Load(), Queries: p.queries.Load(), TotalBytes: cfg.TotalBytes, Elapsed: time.Since(start), Done: done}
+		if cfg.BytesRead != nil {
+			pr.Bytes = cfg.BytesRead.Load()
+		}
+		return pr
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				cfg.Progress(snap(false))
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func(ok bool) {
+		once.Do(func() {
+			close(stop)
+			<-stopped
+			if ok {
+				cfg.Progress(snap(true))
+			}
+		})
+	}
+}
+
 func (p *producer) where(src int, pos int64) string { return p.srcs[src].WherePos(pos) }
 
 // pack keeps a row's source and position in one word: 24 bits of source
@@ -561,6 +662,8 @@ func (p *producer) take(ctx context.Context) (*query, error) {
 func (p *producer) emit(ctx context.Context, q *query) error {
 	q.seq = p.seq
 	p.seq++
+	p.rows.Add(int64(q.n()))
+	p.queries.Add(1)
 	if p.cfg.OnQuery != nil {
 		p.cfg.OnQuery(q.n())
 	}
@@ -869,7 +972,7 @@ func (gr *grouper) start(g *group, b *reader.Batch, i, si int) error {
 	g.id = append(g.id[:0], id...)
 	g.src, g.pos = si, b.Pos[i]
 	if prev, ok := gr.seen.insert(id, pack(si, b.Pos[i])); !ok {
-		return fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id): %w",
+		return fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id, or use --unsorted): %w",
 			b.Where(i), id, p.wherePacked(prev), ErrReappear)
 	}
 	if gr.sorted {

@@ -42,6 +42,7 @@ type jsonl struct {
 	src    io.Reader
 	closer io.Closer
 	keys   [nFields]string // "" when the column is not read
+	docOpt bool
 	bs     int
 
 	buf    []byte
@@ -68,7 +69,7 @@ type jsonl struct {
 
 func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Options) *jsonl {
 	j := &jsonl{
-		name: name, src: src, closer: closer, bs: opt.batchSize(),
+		name: name, src: src, closer: closer, bs: opt.batchSize(), docOpt: cols.DocOptional,
 		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
 		buf:  make([]byte, 1<<20),
 	}
@@ -227,7 +228,7 @@ func (j *jsonl) parse(s []byte) error {
 		return j.fail(ErrSyntax, "unexpected %s after the object", quoteSnippet(s[p:]))
 	}
 	for f := range nFields {
-		if j.keys[f] != "" && rw.seen&(1<<f) == 0 {
+		if j.keys[f] != "" && rw.seen&(1<<f) == 0 && !(f == fDoc && j.docOpt) {
 			return j.fail(ErrColumn, "no %q field (the %s column)", j.keys[f], fieldRole[f])
 		}
 	}
@@ -382,7 +383,7 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 		} else {
 			tok, e := j.token(s, p)
 			if !isInteger(tok) {
-				return e, j.fail(ErrValue, "%q (the %s column) must be a string or an integer, found %s", j.keys[f], fieldRole[f], quoteSnippet(s[p:]))
+				return e, j.fail(ErrValue, "%q (the %s column) must be a string or an integer, found %s", j.keys[f], fieldRole[f], quoteSnippet(valueText(s, p, tok)))
 			}
 			v, np = tok, e
 		}
@@ -410,7 +411,7 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 			if f == fLabel {
 				what = "a number or a boolean"
 			}
-			return e, j.fail(ErrValue, "%q (the %s column) must be %s, found %s", j.keys[f], fieldRole[f], what, quoteSnippet(s[p:]))
+			return e, j.fail(ErrValue, "%q (the %s column) must be %s, found %s", j.keys[f], fieldRole[f], what, quoteSnippet(valueText(s, p, tok)))
 		}
 		if f == fScore {
 			rw.score = v
@@ -421,7 +422,7 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 	default: // fRank
 		tok, e := j.token(s, p)
 		if !isInteger(tok) {
-			return e, j.fail(ErrValue, "%q (the rank column) must be an integer, found %s", j.keys[f], quoteSnippet(s[p:]))
+			return e, j.fail(ErrValue, "%q (the rank column) must be an integer, found %s", j.keys[f], quoteSnippet(valueText(s, p, tok)))
 		}
 		v, err := strconv.ParseInt(unsafeString(tok), 10, 64)
 		if err != nil {
@@ -664,6 +665,16 @@ func (j *jsonl) scanRaw(s []byte, p int) ([]byte, int, error) {
 		}
 		p = e + 1
 	}
+}
+
+// valueText is what to quote of a bad value: the bare token, or for a
+// string, object or array (which the token scan stops inside) the rest of
+// the line.
+func valueText(s []byte, p int, tok []byte) []byte {
+	if len(tok) > 0 && s[p] != '"' && s[p] != '{' && s[p] != '[' {
+		return tok
+	}
+	return s[p:]
 }
 
 func quoteSnippet(b []byte) string {

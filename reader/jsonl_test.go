@@ -228,8 +228,15 @@ func TestOpenErrors(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-	t.Run("empty file has no rows", func(t *testing.T) {
-		r, err := Open(writeFile(t, "e.jsonl", nil), testCols, Options{})
+	t.Run("empty file", func(t *testing.T) {
+		p := writeFile(t, "e.jsonl", nil)
+		_, err := Open(p, testCols, Options{})
+		if !errors.Is(err, ErrEmpty) || !strings.HasPrefix(err.Error(), p+": ") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("blank lines only have no rows", func(t *testing.T) {
+		r, err := Open(writeFile(t, "e.jsonl", []byte("\n \n")), testCols, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -16,6 +17,30 @@ type Options struct {
 	// BatchSize is the number of rows per batch (default 8192). Results do
 	// not depend on it; only memory and speed do.
 	BatchSize int
+	// BytesRead, when set, is advanced by the bytes read from each input
+	// (compressed bytes for compressed inputs), for progress reports.
+	BytesRead *atomic.Int64
+}
+
+// countingReader advances a shared counter; one atomic add per read of
+// up to 64 KiB costs nothing measurable.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// source wraps f for counting when asked.
+func (o Options) source(f io.Reader) io.Reader {
+	if o.BytesRead == nil {
+		return f
+	}
+	return countingReader{f, o.BytesRead}
 }
 
 func (o Options) batchSize() int {
@@ -57,11 +82,17 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 			return nil, fmt.Errorf("%s: is a directory: %w", name, ErrFormat)
 		}
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(opt.source(f), 1<<16)
 	head, err := br.Peek(8)
 	if err != nil && err != io.EOF {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	if len(head) == 0 {
+		// A zero-byte file is a failed export, never a log with no rows:
+		// every format has at least a header or a line.
+		f.Close()
+		return nil, fmt.Errorf("%s: the file is empty (0 bytes): %w", display, ErrEmpty)
 	}
 	switch {
 	case bytes.HasPrefix(head, magicParquet):

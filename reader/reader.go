@@ -17,6 +17,7 @@ var (
 	ErrValue       = errors.New("bad value")
 	ErrCompression = errors.New("corrupt or truncated compressed stream")
 	ErrFormat      = errors.New("unrecognised input format")
+	ErrEmpty       = errors.New("empty input")
 )
 
 // Columns names the fields a reader extracts. Empty Doc or Rank means the
@@ -30,6 +31,9 @@ type Columns struct {
 	// ExtraScore columns are further numeric scores (other models' ranking
 	// of the same rows), read like Score.
 	ExtraScore []string
+	// DocOptional lets rows lack the doc column (their doc id is empty);
+	// otherwise a row without it is an error.
+	DocOptional bool
 }
 
 // Strings is a column of byte strings packed into one buffer, so a batch of

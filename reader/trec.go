@@ -4,28 +4,26 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"os"
-	"slices"
-	"strconv"
 )
 
-// Qrels holds every judgment of a TREC qrels file (`qid iter docno label`).
-// It is held in memory, compactly: per query one buffer of sorted docnos,
-// their offsets and labels, about 12 bytes a judgment plus the docno itself.
-// After loading it is only read, except for the marks Seen sets, which the
-// single run reader makes.
+// Qrels holds every judgment of a TREC qrels file (`qid iter docno label`)
+// in memory, compactly: the docnos of all judgments in one buffer, grouped
+// by query, with an offset and a label each (about 16 bytes a judgment plus
+// the docno itself). After loading it is only read, except for the marks
+// of which queries a run named, which the single run reader makes.
 type Qrels struct {
-	Name    string
-	queries map[string]*judged
-	order   []string // query ids in file order
-	n       int
-}
-
-type judged struct {
-	docs   Strings // sorted byte-wise
+	Name   string
+	index  map[string]int32 // query id -> query number, in file order
+	order  []string         // query ids in file order
+	start  []int            // judgments of query q: [start[q], start[q+1])
+	docs   []byte
+	off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
 	labels []float64
-	seen   bool
+	seen   []bool
 }
 
 // ReadQrels loads a qrels file (plain, gzip or zstd). A docno judged twice
@@ -44,13 +42,17 @@ func ReadQrels(name string) (*Qrels, error) {
 	}
 	defer closeDec()
 
-	type entry struct {
-		doc   string
-		label float64
-		line  int64
-	}
-	building := map[string][]entry{}
-	q := &Qrels{Name: name, queries: map[string]*judged{}}
+	// Pass 1 keeps the judgments in file order, in flat arrays: no
+	// allocation per judgment.
+	q := &Qrels{Name: name, index: map[string]int32{}}
+	var (
+		docs   []byte
+		off    = []int64{0}
+		labels []float64
+		qOf    []int32
+		lineOf []uint32 // for the duplicate message only: 4 bytes suffice
+		sorted = true   // each query's judgments contiguous, queries in order
+	)
 	sc := newLineScanner(name, src)
 	var fields [][]byte
 	for sc.next() {
@@ -61,85 +63,158 @@ func ReadQrels(name string) (*Qrels, error) {
 		if len(fields) != 4 {
 			return nil, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, len(fields), ErrSyntax)
 		}
-		label, err := strconv.ParseFloat(string(fields[3]), 64)
-		if err != nil || label != label {
+		label, ok := parseNumber(fields[3])
+		if !ok || label != label || math.IsInf(label, 0) {
 			return nil, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, fields[3], ErrValue)
 		}
+		qn, ok := q.index[string(fields[0])]
+		if !ok {
+			qn = int32(len(q.order))
+			q.index[string(fields[0])] = qn
+			q.order = append(q.order, string(fields[0]))
+		} else if qn != qOf[len(qOf)-1] {
+			sorted = false
+		}
+		docs = append(docs, fields[2]...)
+		off = append(off, int64(len(docs)))
 		// A negative judgment is judged non-relevant: trec_eval never counts
 		// it relevant and gives it gain 0, which is what 0 gets here.
-		label = max(label, 0)
-		qid := string(fields[0])
-		if _, ok := building[qid]; !ok {
-			q.order = append(q.order, qid)
-		}
-		building[qid] = append(building[qid], entry{string(fields[2]), label, sc.n})
-		q.n++
+		labels = append(labels, max(label, 0))
+		qOf = append(qOf, qn)
+		lineOf = append(lineOf, uint32(min(sc.n, math.MaxUint32)))
 	}
 	if sc.err != nil {
 		return nil, sc.err
 	}
-	for qid, es := range building {
-		slices.SortStableFunc(es, func(a, b entry) int {
-			if c := bytes.Compare([]byte(a.doc), []byte(b.doc)); c != 0 {
-				return c
-			}
-			return int(a.line - b.line)
-		})
-		j := &judged{labels: make([]float64, 0, len(es))}
-		j.docs.Reset()
-		for i, e := range es {
-			if i > 0 && es[i-1].doc == e.doc {
-				return nil, fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w", name, e.line, e.doc, qid, es[i-1].line, ErrValue)
-			}
-			j.docs.Append([]byte(e.doc))
-			j.labels = append(j.labels, e.label)
+
+	// Group by query with a counting sort, which keeps file order within a
+	// query, then copy into query order.
+	nq := len(q.order)
+	q.start = make([]int, nq+1)
+	for _, qn := range qOf {
+		q.start[qn+1]++
+	}
+	for i := range nq {
+		q.start[i+1] += q.start[i]
+	}
+	perm := make([]int32, len(qOf))
+	if sorted {
+		// the usual qrels file, grouped by query: nothing to move
+		for j := range perm {
+			perm[j] = int32(j)
 		}
-		q.queries[qid] = j
+		q.docs, q.off, q.labels = docs, off, labels
+	} else {
+		next := append([]int(nil), q.start[:nq]...)
+		for j, qn := range qOf {
+			perm[next[qn]] = int32(j)
+			next[qn]++
+		}
+		q.docs = make([]byte, 0, len(docs))
+		q.off = make([]int64, 1, len(off))
+		q.labels = make([]float64, len(labels))
+		for k, j := range perm {
+			q.docs = append(q.docs, docs[off[j]:off[j+1]]...)
+			q.off = append(q.off, int64(len(q.docs)))
+			q.labels[k] = labels[j]
+		}
+	}
+	qOf = nil
+	q.seen = make([]bool, nq)
+
+	// trec_eval refuses a docno judged twice for a query.
+	var t docTable
+	for qn := range nq {
+		lo, hi := q.start[qn], q.start[qn+1]
+		t.reset(hi - lo)
+		for k := lo; k < hi; k++ {
+			if prev := t.insert(q, lo, k); prev >= 0 {
+				return nil, fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
+					name, lineOf[perm[k]], q.doc(k), q.order[qn], lineOf[perm[prev]], ErrValue)
+			}
+		}
 	}
 	return q, nil
 }
 
+func (q *Qrels) doc(k int) []byte { return q.docs[q.off[k]:q.off[k+1]] }
+
 // Judgments returns the number of judgments loaded.
-func (q *Qrels) Judgments() int { return q.n }
+func (q *Qrels) Judgments() int { return len(q.labels) }
 
 // Judged returns the labels of every judged document of a query, or nil
 // when the qrels do not judge it.
 func (q *Qrels) Judged(qid []byte) []float64 {
-	if j, ok := q.queries[string(qid)]; ok {
-		return j.labels
+	if qn, ok := q.index[string(qid)]; ok {
+		return q.labels[q.start[qn]:q.start[qn+1]]
 	}
 	return nil
 }
 
-func (q *Qrels) lookup(qid []byte) *judged { return q.queries[string(qid)] }
-
 // Unseen lists, in qrels order, the judged queries no run row has named.
 func (q *Qrels) Unseen() []string {
 	var out []string
-	for _, qid := range q.order {
-		if !q.queries[qid].seen {
+	for qn, qid := range q.order {
+		if !q.seen[qn] {
 			out = append(out, qid)
 		}
 	}
 	return out
 }
 
-// label returns the judgment of doc, or 0 for an unjudged document.
-func (j *judged) label(doc []byte) float64 {
-	n := len(j.labels)
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(j.docs.At(m), doc) < 0 {
-			lo = m + 1
-		} else {
-			hi = m
+// docTable is an open-addressing hash set of the judgments of one query,
+// built when a run reaches the query and reused for the next, so the join
+// costs a hash per run row and the qrels keep no per-query index.
+type docTable struct {
+	seed  maphash.Seed
+	slots []int32 // judgment index - lo + 1; 0 = empty
+	mask  uint64
+}
+
+func (t *docTable) reset(n int) {
+	if t.slots == nil {
+		t.seed = maphash.MakeSeed()
+	}
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	if cap(t.slots) < size {
+		t.slots = make([]int32, size)
+	} else {
+		t.slots = t.slots[:size]
+		clear(t.slots)
+	}
+	t.mask = uint64(size - 1)
+}
+
+// insert adds judgment k of a query whose judgments start at lo; it
+// returns an earlier judgment with the same docno, or -1.
+func (t *docTable) insert(q *Qrels, lo, k int) int {
+	d := q.doc(k)
+	for h := maphash.Bytes(t.seed, d) & t.mask; ; h = (h + 1) & t.mask {
+		s := t.slots[h]
+		if s == 0 {
+			t.slots[h] = int32(k - lo + 1)
+			return -1
+		}
+		if j := lo + int(s) - 1; bytes.Equal(q.doc(j), d) {
+			return j
 		}
 	}
-	if lo < n && bytes.Equal(j.docs.At(lo), doc) {
-		return j.labels[lo]
+}
+
+// find returns the judgment of docno d among a query's, or -1.
+func (t *docTable) find(q *Qrels, lo int, d []byte) int {
+	for h := maphash.Bytes(t.seed, d) & t.mask; ; h = (h + 1) & t.mask {
+		s := t.slots[h]
+		if s == 0 {
+			return -1
+		}
+		if j := lo + int(s) - 1; bytes.Equal(q.doc(j), d) {
+			return j
+		}
 	}
-	return 0
 }
 
 // RunOptions tune a TREC run reader.
@@ -169,8 +244,12 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 			return nil, err
 		}
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(opt.source(f), 1<<16)
 	head, _ := br.Peek(4)
+	if len(head) == 0 {
+		f.Close()
+		return nil, fmt.Errorf("%s: the run is empty (0 bytes): %w", display, ErrEmpty)
+	}
 	src, closeDec, err := decompress(display, br, head)
 	if err != nil {
 		f.Close()
@@ -199,11 +278,12 @@ type trecRun struct {
 	err    error
 	close  func() error
 	fields [][]byte
-	// the query of the previous row and its judgments, so the map is
-	// consulted once per query, not per row
+	// the query of the previous row: the qrels map is consulted and the
+	// join table built once per query, not per row
 	lastQ   []byte
-	lastJ   *judged
+	lastQn  int // query number in the qrels, -1 when not judged
 	lastHas bool
+	table   docTable
 }
 
 func (r *trecRun) Batch() *Batch { return &r.b }
@@ -239,19 +319,28 @@ func (r *trecRun) Next() bool {
 			r.err = fmt.Errorf("%s:%d: score %q is not a number: %w", name, r.sc.n, f[4], ErrValue)
 			return false
 		}
+		q := r.qrels
 		if !r.lastHas || !bytes.Equal(f[0], r.lastQ) {
 			r.lastQ = append(r.lastQ[:0], f[0]...)
-			r.lastJ = r.qrels.lookup(f[0])
 			r.lastHas = true
-			if r.lastJ != nil {
-				r.lastJ.seen = true
+			r.lastQn = -1
+			if qn, ok := q.index[string(f[0])]; ok {
+				r.lastQn = int(qn)
+				q.seen[qn] = true
+				lo, hi := q.start[qn], q.start[qn+1]
+				r.table.reset(hi - lo)
+				for k := lo; k < hi; k++ {
+					r.table.insert(q, lo, k)
+				}
 			} else if r.opt.SkipUnjudged && r.opt.Skipped != nil {
 				r.opt.Skipped.Queries++
 			}
 		}
 		var label float64
-		if r.lastJ != nil {
-			label = r.lastJ.label(f[2])
+		if r.lastQn >= 0 {
+			if j := r.table.find(q, q.start[r.lastQn], f[2]); j >= 0 {
+				label = q.labels[j]
+			}
 		} else if r.opt.SkipUnjudged {
 			if r.opt.Skipped != nil {
 				r.opt.Skipped.Rows++

@@ -2,11 +2,14 @@ package reader
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
 
 func TestQrels(t *testing.T) {
+	// query 1 resumes after query 2: the loader must regroup
 	path := writeFile(t, "q.txt", []byte("1 0 b 2\n1 0 a 0\n\n2 0 c 1\n1 0 z -1\n"))
 	q, err := ReadQrels(path)
 	if err != nil {
@@ -15,11 +18,8 @@ func TestQrels(t *testing.T) {
 	if q.Judgments() != 4 {
 		t.Fatalf("judgments %d", q.Judgments())
 	}
-	j := q.lookup([]byte("1"))
-	for doc, want := range map[string]float64{"a": 0, "b": 2, "z": 0, "unjudged": 0} {
-		if got := j.label([]byte(doc)); got != want {
-			t.Errorf("label(%s) = %v, want %v", doc, got, want)
-		}
+	if got := q.Judged([]byte("1")); len(got) != 3 || got[0] != 2 || got[1] != 0 || got[2] != 0 {
+		t.Fatalf("judged(1) = %v, want file order with the negative label as 0", got)
 	}
 	if got := q.Judged([]byte("2")); len(got) != 1 || got[0] != 1 {
 		t.Fatalf("judged(2) = %v", got)
@@ -150,4 +150,28 @@ func FuzzQrels(f *testing.F) {
 			t.Fatalf("error without file name: %v", err)
 		}
 	})
+}
+
+// BenchmarkQrelsMemory reports the heap a loaded qrels file keeps per
+// judgment (the README quotes it per million judgments).
+func BenchmarkQrelsMemory(b *testing.B) {
+	var sb strings.Builder
+	const n = 1_000_000
+	for i := range n {
+		fmt.Fprintf(&sb, "%d 0 clueweb12-%04d-%02d-%05d %d\n", 100+i/1000, i%7919, i%97, i, i%3)
+	}
+	path := writeFileIn(b, b.TempDir(), "qrels.txt", []byte(sb.String()))
+	for range b.N {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		q, err := ReadQrels(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/judgment")
+		runtime.KeepAlive(q)
+	}
 }

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
@@ -29,6 +31,19 @@ type config struct {
 	maxGroupRows int
 	batchSize    int
 	inputs       []string
+
+	dedupFirst bool
+
+	// unsorted input
+	unsorted bool
+	tmpDir   string
+	memLimit int64
+
+	// operations
+	quiet            bool
+	progressInterval time.Duration
+	gates            []gate
+	failOnEmpty      bool
 
 	// analysis: slices, comparison, bootstrap, report
 	by        []string
@@ -96,7 +111,8 @@ Flags:
 const usageTail = `
 TREC input: rankeval --qrels QRELS [--profile trec_eval|gdeval] RUN...
 
-Exit status: 0 ok, 1 input or runtime error, 2 usage error.
+Exit status: 0 ok, 1 input or runtime error, 2 usage error, 3 a gate failed
+(--fail-under, --fail-on-empty), 130/143 interrupted (SIGINT/SIGTERM).
 `
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -121,13 +137,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.output, "output", "", "write the summary to this file instead of standard output\n(written to a temporary name and renamed when complete)")
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.StringVar(&c.cols.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
-	fs.StringVar(&c.cols.Doc, "doc-col", "doc_id", "field holding the document id (read only when --ties trec needs it)")
+	fs.StringVar(&c.cols.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
 	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
 	fs.StringVar(&c.cols.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
 	fs.StringVar(&c.cols.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&c.maxGroupRows, "max-group-rows", 1_000_000, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.IntVar(&c.batchSize, "batch-size", 8192, "rows per read batch; results do not depend on it")
+	dedup := fs.String("dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
+	fs.BoolVar(&c.unsorted, "unsorted", false, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order)")
+	fs.StringVar(&c.tmpDir, "tmp-dir", os.TempDir(), "directory for --unsorted spill files (removed on success, failure and interrupt)")
+	memLimit := fs.String("mem-limit", "512MiB", "memory budget of --unsorted (e.g. 256MiB, 2GiB)")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
+	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
+	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
+	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
 	var by string
 	var systemFlags []string
 	fs.StringVar(&by, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
@@ -207,11 +231,27 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.cols.Rank != "" && !set["score-col"] {
 		c.cols.Score = "" // ordered by rank: a score is neither needed nor required
 	}
-	if c.opts.Ties != metrics.TiesTrec && c.qrels == "" {
-		c.cols.Doc = "" // only the trec tie order reads doc ids; skipping them is faster
+	switch *dedup {
+	case "error":
+	case "first":
+		c.dedupFirst = true
+	default:
+		return nil, usagef("--dedup %q: want error or first", *dedup)
 	}
+	// Doc ids are read when present, to catch duplicates; only the trec tie
+	// order cannot do without them.
+	c.cols.DocOptional = c.opts.Ties != metrics.TiesTrec
 	if c.output != "" && c.output == c.perQuery {
 		return nil, usagef("--output and --per-query name the same file %q", c.output)
+	}
+	if c.gates, err = parseGates(*failUnder, c.metrics); err != nil {
+		return nil, err
+	}
+	if c.memLimit, err = parseSize(*memLimit); err != nil || c.memLimit < 16<<20 {
+		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB", *memLimit)
+	}
+	if c.progressInterval <= 0 {
+		return nil, usagef("--progress-interval must be positive")
 	}
 	c.inputs = fs.Args()
 	if err := c.analysisFlags(by, systemFlags, set); err != nil {
@@ -284,6 +324,10 @@ func (c *config) analysisFlags(by string, systemFlags []string, set map[string]b
 		}
 	default:
 		return usagef("--missing %q: want error or zero", c.missing)
+	}
+	if c.unsorted && (len(c.by) > 0 || len(c.systems) > 1) {
+		// the spill files keep the core columns only
+		return usagef("--unsorted does not carry --by columns or several systems yet: sort the log by query id")
 	}
 	if c.bootstrap < 0 || c.bootstrap > 100_000 {
 		return usagef("--bootstrap %d: want 0 (none) to 100000 replicates", c.bootstrap)
@@ -384,4 +428,26 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 		}
 	})
 	fmt.Fprint(w, usageTail)
+}
+
+// parseSize reads a byte count with an optional unit: B, KB/KiB, MB/MiB,
+// GB/GiB (KB, MB, GB are decimal; KiB, MiB, GiB binary).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(v * float64(mult)), nil
 }

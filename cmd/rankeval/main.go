@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // Exit codes, documented in the README.
@@ -18,13 +20,53 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	exitGate  = 3
 )
 
+// signalGrace is how long an interrupted run may take to stop cleanly
+// before the watchdog removes its temporary files and exits anyway (a
+// reader blocked on a silent pipe cannot be woken otherwise).
+const signalGrace = time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var caught os.Signal
+	var mu sync.Mutex
+	go func() {
+		s := <-sigs
+		mu.Lock()
+		caught = s
+		mu.Unlock()
+		cancel()
+		select {
+		case <-sigs: // a second signal: stop now
+		case <-time.After(signalGrace):
+		}
+		temps.removeAll()
+		fmt.Fprintln(os.Stderr, "rankeval: interrupted")
+		os.Exit(signalExit(s))
+	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	mu.Lock()
+	s := caught
+	mu.Unlock()
+	if s != nil {
+		temps.removeAll()
+		fmt.Fprintln(os.Stderr, "rankeval: interrupted")
+		os.Exit(signalExit(s))
+	}
 	os.Exit(exitCode(err, os.Stderr))
+}
+
+// signalExit follows the shell's convention: 128 + the signal number
+// (130 for SIGINT, 143 for SIGTERM).
+func signalExit(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return exitError
 }
 
 // usageError marks a mistake in the command line (exit 2).
@@ -35,18 +77,21 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// errGate marks a run whose summary was written but failed a gate (exit 3).
+var errGate = errors.New("quality gate failed")
+
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return exitOK
-	}
-	if errors.Is(err, errHelp) {
+	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "rankeval:", err)
 	var u usageError
-	if errors.As(err, &u) {
+	switch {
+	case errors.As(err, &u):
 		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
 		return exitUsage
+	case errors.Is(err, errGate):
+		return exitGate
 	}
 	return exitError
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
@@ -76,6 +78,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		cfg.PerQuery = pqWriter
 	}
 	cfg.ScoreFloat32 = c.scoreFloat32
+	cfg.DedupFirst = c.dedupFirst
+	if c.unsorted {
+		cfg.Unsorted, cfg.TmpDir, cfg.MemLimit = true, c.tmpDir, c.memLimit
+		cfg.OnSpillDir = func(dir string, made bool) {
+			if made {
+				temps.add(dir)
+			} else {
+				temps.remove(dir)
+			}
+		}
+		// The Go heap is most of the budget: let the collector work harder
+		// near it rather than grow past it.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.memLimit))
+	}
+	var bytesRead atomic.Int64
+	if !c.quiet {
+		terminal := isTerminal(stderr)
+		cfg.Progress = progressPrinter(stderr, terminal)
+		cfg.ProgressEvery = c.progressInterval
+		if terminal {
+			cfg.ProgressEvery = 250 * time.Millisecond
+		}
+		cfg.BytesRead = &bytesRead
+		cfg.TotalBytes = totalSize(slices.Concat(append([][]string{c.inputs}, c.logs...)...))
+	}
 	if c.format == "trec" {
 		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return appendTrecQuery(b, c, id, vals) }
 	}
@@ -95,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	for l, inputs := range logs {
 		for _, in := range inputs {
 			src := pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
-				return reader.Open(in, cols, reader.Options{BatchSize: c.batchSize})
+				return reader.Open(in, cols, reader.Options{BatchSize: c.batchSize, BytesRead: cfg.BytesRead})
 			}}
 			if trec != nil {
 				src = trec.source(in)
@@ -119,14 +146,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 	}
 	r := newResults(c, res)
+	gates := checkGates(c, res.Sys[0])
 	var summary []byte
 	switch c.format {
 	case "json":
-		summary = formatJSON(c, r)
+		summary = formatJSON(c, r, gates)
 	case "trec":
 		summary = formatTrec(c, res.Sys[0])
 	default:
-		summary = formatText(c, r)
+		summary = formatText(c, r, gates)
 	}
 	if report != nil {
 		if err := writeReport(report, c, r); err != nil {
@@ -149,50 +177,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 	}
 	if report != nil {
-		return report.commit()
+		if err := report.commit(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return gates.err()
 }
 
-// atomicFile is written under a temporary name in the target's directory
-// and renamed over the target only when complete, so a failed or
-// interrupted run never leaves a half-written output.
-type atomicFile struct {
-	*os.File
-	target    string
-	committed bool
-}
-
-func createAtomic(target string) (*atomicFile, error) {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+// totalSize is the bytes of all inputs when every one is a regular file,
+// else 0 (unknown: standard input, pipes).
+func totalSize(inputs []string) int64 {
+	var n int64
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if in == reader.Stdin || err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		n += st.Size()
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", target, err)
-	}
-	return &atomicFile{File: f, target: target}, nil
-}
-
-func (a *atomicFile) commit() error {
-	if err := a.File.Close(); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	if err := os.Rename(a.Name(), a.target); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	a.committed = true
-	return nil
-}
-
-func (a *atomicFile) abortUnlessCommitted() {
-	if !a.committed {
-		a.File.Close()
-		os.Remove(a.Name())
-	}
+	return n
 }
 
 // optionsJSON lists every convention in force, so a summary explains itself.
@@ -211,6 +214,12 @@ func optionsJSON(c *config) []byte {
 	}
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
+	b = append(b, `, "dedup": `...)
+	if c.dedupFirst {
+		b = append(b, `"first"`...)
+	} else {
+		b = append(b, `"error"`...)
+	}
 	b = append(b, `, "profile": `...)
 	if c.profile == "" {
 		b = append(b, "null"...)
@@ -280,7 +289,7 @@ func appendStrings(b []byte, ss []string) []byte {
 
 // formatJSON writes the summary one metric a line (one slice a line):
 // valid JSON that a person can also read and diff.
-func formatJSON(c *config, r *results) []byte {
+func formatJSON(c *config, r *results, g gateResult) []byte {
 	b := []byte("{\n  \"metrics\": {")
 	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
 	set := r.res.Sys[0]
@@ -291,6 +300,10 @@ func formatJSON(c *config, r *results) []byte {
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendInt(b, set.Empty, 10)
 	b = append(b, '}')
+	if c.dedupFirst {
+		b = append(b, ",\n  \"duplicates_dropped\": "...)
+		b = strconv.AppendInt(b, set.Dropped, 10)
+	}
 	if r.nsys > 1 {
 		b = append(b, ",\n  \"systems\": ["...)
 		for s := range r.nsys {
@@ -317,6 +330,30 @@ func formatJSON(c *config, r *results) []byte {
 	}
 	b = append(b, ",\n  \"options\": "...)
 	b = append(b, optionsJSON(c)...)
+	if len(c.gates) > 0 || c.failOnEmpty {
+		b = append(b, ",\n  \"gates\": {\"passed\": "...)
+		b = strconv.AppendBool(b, !g.failed())
+		b = append(b, `, "checks": [`...)
+		for i, ch := range g.checks {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"metric": `...)
+			b = pipeline.AppendJSONString(b, []byte(ch.name))
+			b = append(b, `, "min": `...)
+			b = pipeline.AppendJSONFloat(b, ch.min)
+			b = append(b, `, "mean": `...)
+			b = pipeline.AppendJSONFloat(b, ch.mean)
+			b = append(b, `, "passed": `...)
+			b = strconv.AppendBool(b, ch.passed)
+			b = append(b, '}')
+		}
+		b = append(b, `], "fail_on_empty": `...)
+		b = strconv.AppendBool(b, c.failOnEmpty)
+		b = append(b, `, "empty": `...)
+		b = strconv.AppendBool(b, g.empty)
+		b = append(b, '}')
+	}
 	return append(b, "\n}\n"...)
 }
 
@@ -473,7 +510,7 @@ func appendSliceCounts(b []byte, sl *aggregate.Slice, s int, missing bool) []byt
 	return append(b, '}')
 }
 
-func formatText(c *config, r *results) []byte {
+func formatText(c *config, r *results, g gateResult) []byte {
 	var w bytes.Buffer
 	width := len("metric")
 	for _, m := range c.metrics {
@@ -524,23 +561,32 @@ func formatText(c *config, r *results) []byte {
 	if len(c.by) > 0 {
 		formatSlicesText(&w, c, r)
 	}
-	if r.nsys == 1 || len(c.by) > 0 {
-		if r.nsys == 1 && len(c.by) == 0 {
-			w.WriteByte('\n')
-		}
-		set := r.res.Sys[0]
-		rel := "label > 0"
-		if c.opts.HasThreshold {
-			rel = "label >= " + strconv.FormatFloat(c.opts.RelThreshold, 'g', -1, 64)
-		}
-		emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
-			metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
-		fmt.Fprintf(&w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
-		fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
-			nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
-		return w.Bytes()
+	set := r.res.Sys[0]
+	rel := "label > 0"
+	if c.opts.HasThreshold {
+		rel = "label >= " + strconv.FormatFloat(c.opts.RelThreshold, 'g', -1, 64)
 	}
-	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g.\n", nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade)
+	if r.nsys == 1 && len(c.by) == 0 {
+		w.WriteByte('\n')
+	}
+	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
+		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
+	fmt.Fprintf(&w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	if c.dedupFirst {
+		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
+	}
+	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
+		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
+	for _, ch := range g.checks {
+		verdict := "passed"
+		if !ch.passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&w, "gate %s >= %g: %s (mean %s)\n", ch.name, ch.min, verdict, fmtMean(ch.mean))
+	}
+	if g.empty {
+		fmt.Fprintln(&w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
+	}
 	return w.Bytes()
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
@@ -18,6 +19,8 @@ type trecInput struct {
 	c       *config
 	qrels   *reader.Qrels
 	skipped reader.SkipCount
+	// bytesRead feeds progress reports
+	bytesRead *atomic.Int64
 }
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
@@ -25,7 +28,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 	if err != nil {
 		return nil, err
 	}
-	t := &trecInput{c: c, qrels: q}
+	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
 	cfg.Judged = q.Judged
 	if c.complete {
 		cfg.Missing = q.Unseen
@@ -36,7 +39,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 func (t *trecInput) source(name string) pipeline.Source {
 	return pipeline.Source{Name: name, Open: func() (reader.Reader, error) {
 		return reader.OpenRun(name, t.qrels, reader.RunOptions{
-			Options:      reader.Options{BatchSize: t.c.batchSize},
+			Options:      reader.Options{BatchSize: t.c.batchSize, BytesRead: t.bytesRead},
 			SkipUnjudged: t.c.skipUnjudged,
 			Skipped:      &t.skipped,
 		})

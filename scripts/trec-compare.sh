@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compares rankeval with trec_eval 9.0.8 on a large random qrels/run pair:
+# time and peak memory of each, and the largest difference over every
+# per-query and "all" value.
+#
+#   TREC_EVAL=/path/to/trec_eval scripts/trec-compare.sh [RUN_LINES]
+#
+# Build trec_eval yourself, outside this repository (usnistgov/trec_eval,
+# tag v9.0.8: make). BENCH_DIR (default /tmp/rankeval-trec) holds the
+# generated files, which are reused when present.
+set -euo pipefail
+: "${TREC_EVAL:?set TREC_EVAL to the path of a trec_eval 9.0.8 binary}"
+lines=${1:-10000000}
+dir=${BENCH_DIR:-/tmp/rankeval-trec}
+cd "$(dirname "$0")/.."
+mkdir -p "$dir"
+go build -o "$dir/rankeval" ./cmd/rankeval
+qrels=$dir/qrels.$lines.txt run=$dir/run.$lines.txt
+if [ ! -s "$run" ]; then
+	go run ./scripts/gentrec -lines "$lines" -qrels "$qrels" -run "$run"
+fi
+echo "run: $(wc -l <"$run") lines, qrels: $(wc -l <"$qrels") judgments"
+
+timed() { # name, output, command...
+	local name=$1 out=$2
+	shift 2
+	/usr/bin/time -f "%e %M" -o "$dir/$name.time" "$@" >"$out" 2>"$dir/$name.err" ||
+		{ cat "$dir/$name.err" >&2; exit 1; }
+	read -r secs kb <"$dir/$name.time"
+	printf '%-10s %8.2f s  %8d MB peak RSS\n' "$name" "$secs" $((kb / 1024))
+}
+timed trec_eval "$dir/te.txt" "$TREC_EVAL" -q -m map -m P.5,10 -m recall.100 -m ndcg_cut.10 -m ndcg -m recip_rank -m Rprec -m success.1 "$qrels" "$run"
+timed rankeval "$dir/re.txt" "$dir/rankeval" --qrels "$qrels" --profile trec_eval --format trec --per-query - \
+	-m map,P_5,P_10,recall_100,ndcg_cut_10,ndcg,recip_rank,Rprec,success_1 "$run"
+
+read -r te_s te_kb <"$dir/trec_eval.time"
+read -r re_s re_kb <"$dir/rankeval.time"
+awk -v te="$te_s" -v re="$re_s" -v tk="$te_kb" -v rk="$re_kb" \
+	'BEGIN { printf "rankeval is %.1fx faster, with %.2fx trec_eval'"'"'s peak RSS\n", te / re, rk / tk }'
+# every (measure, query) line of trec_eval must be in rankeval's output
+awk -F'\t' '
+	NR == FNR { gsub(/ +$/, "", $1); if ($1 != "runid") want[$1 "\t" $2] = $3; next }
+	{ gsub(/ +$/, "", $1); got[$1 "\t" $2] = $3 }
+	END {
+		max = 0; missing = 0; n = 0
+		for (k in want) {
+			if (!(k in got)) { missing++; continue }
+			d = want[k] - got[k]; if (d < 0) d = -d
+			if (d > max) { max = d; at = k }
+			n++
+		}
+		printf "compared %d values: largest difference %.4f%s, %d missing\n", n, max, (max > 0 ? " at " at : ""), missing
+		exit (missing > 0 || max > 0.00005)
+	}' "$dir/te.txt" "$dir/re.txt"
