@@ -516,3 +516,47 @@ func TestAnalysisErrors(t *testing.T) {
 		})
 	}
 }
+
+// compareArgs make the analysis goldens: the shipped comparison log with
+// slices, two systems and a bootstrap, and the report.
+var compareArgs = []string{"--quiet", "-m", "ndcg@10,map,mrr,p@5,r@10,err@10,kendall", "--by", "market",
+	"--score-col", "score,score_b", "--bootstrap", "500"}
+
+func comparePaths() (log, summary, report string) {
+	return filepath.Join("..", "..", "testdata", "compare.jsonl.zst"),
+		filepath.Join("..", "..", "testdata", "golden", "compare.json"),
+		filepath.Join("..", "..", "testdata", "golden", "compare.report.html")
+}
+
+// TestGoldenAnalysis pins the comparison summary and the report; run with
+// -update after a deliberate change and review the diff (the report opens
+// in any browser).
+func TestGoldenAnalysis(t *testing.T) {
+	log, goldenSummary, goldenReport := comparePaths()
+	rep := filepath.Join(t.TempDir(), "report.html")
+	code, out, stderr := cli(t, append(compareArgs, "--format", "json", "--report", rep, log)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct {
+		path string
+		got  []byte
+	}{{goldenSummary, []byte(out)}, {goldenReport, html}} {
+		if *update {
+			if err := os.WriteFile(g.path, g.got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(g.path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./cmd/rankeval -run TestGoldenAnalysis -update)", err)
+		}
+		if string(g.got) != string(want) {
+			t.Errorf("output differs from %s (run with -update after a deliberate change)", g.path)
+		}
+	}
+}

@@ -680,5 +680,3 @@ func pval(p float64) string {
 	}
 	return fmt.Sprintf("%.4f", p)
 }
-
-func writeReport(w io.Writer, c *config, r *results) error { return nil }

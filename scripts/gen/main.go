@@ -6,6 +6,13 @@
 // The format follows the output name: .jsonl, .jsonl.gz, .jsonl.zst.
 // Each query has -docs rows (query_id "q0000001", doc_id "d17", score a noisy
 // function of the label so metrics land mid-range, label 0..4 skewed toward 0).
+// For slices and comparisons (rankeval --by, --score-col a,b):
+//
+//	go run ./scripts/gen -rows 10000000 -slices 1000 -systems 2 -o /tmp/cmp.jsonl.zst
+//
+// -slices N gives each query a "market" ("m0042", one of N, the same on all
+// its rows); -systems 2 adds "score_b", a second model that ranks a little
+// better. The other columns are the same as without them.
 package main
 
 import (
@@ -25,10 +32,12 @@ import (
 
 // Row is one generated row.
 type Row struct {
-	Query string
-	Doc   string
-	Score float64
-	Label int
+	Query  string
+	Doc    string
+	Score  float64
+	Label  int
+	Market string  // "" unless slices are asked for
+	ScoreB float64 // the second system's score, with two systems
 }
 
 // Generator yields the rows of the log in order.
@@ -40,6 +49,11 @@ type Generator struct {
 	d          int
 	qid        string
 	quality    float64
+
+	slices, systems int
+	extra           *rand.Rand // draws of the options, apart so the base columns do not change
+	market          string
+	qualityB        float64
 }
 
 // NewGenerator makes the log of rows rows with docs rows a query.
@@ -56,6 +70,12 @@ func (g *Generator) Next(r *Row) bool {
 		g.q++
 		g.qid = fmt.Sprintf("q%07d", g.q)
 		g.quality = g.rng.Float64() // how well the "model" ranks this query
+		if g.slices > 0 {
+			g.market = fmt.Sprintf("m%04d", g.extra.IntN(g.slices))
+		}
+		if g.systems > 1 {
+			g.qualityB = min(1, g.quality+0.15*g.extra.Float64())
+		}
 	}
 	label := 0
 	if u := g.rng.Float64(); u > 0.55 {
@@ -70,6 +90,11 @@ func (g *Generator) Next(r *Row) bool {
 	s := g.quality*float64(label)/4 + g.rng.NormFloat64()*0.35
 	r.Score = math.Round(s*1e6) / 1e6
 	r.Label = label
+	r.Market = g.market
+	if g.systems > 1 {
+		sb := g.qualityB*float64(label)/4 + g.extra.NormFloat64()*0.35
+		r.ScoreB = math.Round(sb*1e6) / 1e6
+	}
 	g.d++
 	if g.d == g.docs {
 		g.d = 0
@@ -82,13 +107,18 @@ func main() {
 	rows := flag.Int("rows", 100000, "number of rows")
 	docs := flag.Int("docs", 50, "rows per query")
 	seed := flag.Uint64("seed", 1, "random seed")
+	slices := flag.Int("slices", 0, "add a \"market\" column with this many values (0: none)")
+	systems := flag.Int("systems", 1, "2 adds a second model's \"score_b\" column")
 	out := flag.String("o", "", "output file; format from the name (.jsonl, .jsonl.gz, .jsonl.zst)")
 	flag.Parse()
 	if *out == "" || *rows < 0 || *docs < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := write(*out, NewGenerator(*seed, *rows, *docs)); err != nil {
+	g := NewGenerator(*seed, *rows, *docs)
+	g.slices, g.systems = *slices, *systems
+	g.extra = rand.New(rand.NewPCG(*seed^0x5bd1e995, 7))
+	if err := write(*out, g); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -144,6 +174,15 @@ func writeJSONL(w io.Writer, g *Generator) error {
 		buf = strconv.AppendFloat(buf, r.Score, 'g', -1, 64)
 		buf = append(buf, `,"label":`...)
 		buf = strconv.AppendInt(buf, int64(r.Label), 10)
+		if r.Market != "" {
+			buf = append(buf, `,"market":"`...)
+			buf = append(buf, r.Market...)
+			buf = append(buf, '"')
+		}
+		if g.systems > 1 {
+			buf = append(buf, `,"score_b":`...)
+			buf = strconv.AppendFloat(buf, r.ScoreB, 'g', -1, 64)
+		}
 		buf = append(buf, "}\n"...)
 		if _, err := bw.Write(buf); err != nil {
 			return err
