@@ -371,7 +371,9 @@ func appendMetrics(b []byte, c *config, sums []aggregate.Summary, boot [][2]floa
 			b = append(b, ',')
 		}
 		s := sums[i]
-		b = append(b, sep...)
+		if i > 0 || sep[0] == '\n' { // one a line, or inline after a comma
+			b = append(b, sep...)
+		}
 		b = pipeline.AppendJSONString(b, []byte(m.Name))
 		b = append(b, `: {"mean": `...)
 		b = pipeline.AppendJSONFloat(b, s.Mean)
