@@ -407,7 +407,11 @@ func TestSystemsInLockstep(t *testing.T) {
 	b := asLog("b", func(r aRow) float64 { return r.SB }, nil)
 	args := []string{"-m", analysisMetrics, "--by", "market", "--bootstrap", "100"}
 	fromCols, _ := runJSON(t, append(args, "--score-col", "score,score_b", both)...)
-	fromLogs, _ := runJSON(t, append(args, "--system", "score="+a, "--system", "score_b="+b)...)
+	fromLogs, out := runJSON(t, append(args, "--system", "score="+a, "--system", "score_b="+b)...)
+	// groups that straddle batches in both logs, several workers
+	if _, out2 := runJSON(t, append(args, "--batch-size", "3", "--workers", "3", "--system", "score="+a, "--system", "score_b="+b)...); out2 != out {
+		t.Fatal("lockstep summary depends on batch size or workers")
+	}
 	for _, part := range []struct {
 		name       string
 		cols, logs any
