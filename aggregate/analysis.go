@@ -39,10 +39,11 @@ type Analysis struct {
 	Diff    [][]Stat // per system s >= 1 (at s-1), per core metric: v_s - v_0
 	Slices  []*Slice // by slice index; nil where this worker met no query of the slice
 	Hist    [][]Hist // per system, per core metric; nil without histograms
-	Boot    [][]*Boot
-	// BootDiff is per pair (s-1), per core metric; nil without a bootstrap.
-	BootDiff [][]*Boot
-	w        []uint8
+	// Boot holds the bootstrap of every core metric of every system (mean
+	// s·M+m) then of every difference (mean (S+p)·M+m); nil without one.
+	Boot  *Boots
+	w     []uint8
+	bvals []float64 // one query's values for Boot
 }
 
 // Slice is the aggregate of the queries of one slice.
@@ -76,22 +77,17 @@ func NewAnalysis(l *Layout) *Analysis {
 	}
 	if l.Bootstrap > 0 {
 		a.w = make([]uint8, l.Bootstrap)
-		boots := func() []*Boot {
-			bs := make([]*Boot, nc)
-			for m, r := range l.Core {
+		var ranges []Range
+		for range 2*l.Systems - 1 { // the systems, then the differences
+			for _, r := range l.Core {
 				if r == RangeSigned {
-					r = RangeUnit // differences of [-1, 1] lie in [-2, 2]: same scale
+					r = RangeUnit // differences of [-1, 1] lie in [-2, 2]: the same scale
 				}
-				bs[m] = NewBoot(l.Bootstrap, r)
-			}
-			return bs
-		}
-		for s := range l.Systems {
-			a.Boot = append(a.Boot, boots())
-			if s > 0 {
-				a.BootDiff = append(a.BootDiff, boots())
+				ranges = append(ranges, r)
 			}
 		}
+		a.Boot = NewBoots(l.Bootstrap, ranges)
+		a.bvals = make([]float64, len(ranges))
 	}
 	return a
 }
@@ -140,11 +136,7 @@ func (a *Analysis) Add(q *Query) error {
 			}
 		}
 		if a.Boot != nil {
-			for m := range nc {
-				if v := vals[m]; !math.IsNaN(v) && !a.Boot[s][m].Add(v, a.w) {
-					return fmt.Errorf("%v: %w", v, ErrBootstrapRange)
-				}
-			}
+			copy(a.bvals[s*nc:(s+1)*nc], vals[:nc])
 		}
 		if sl != nil {
 			sl.Rows[s] += int64(q.Rows[s])
@@ -163,17 +155,22 @@ func (a *Analysis) Add(q *Query) error {
 			continue
 		}
 		for m := range nc {
-			if math.IsNaN(vals[m]) || math.IsNaN(base[m]) {
-				continue
+			d := math.NaN()
+			if !math.IsNaN(vals[m]) && !math.IsNaN(base[m]) {
+				d = vals[m] - base[m]
+				a.Diff[s-1][m].Add(d)
+				if sl != nil {
+					sl.Diff[s-1][m].Add(d)
+				}
 			}
-			d := vals[m] - base[m]
-			a.Diff[s-1][m].Add(d)
-			if sl != nil {
-				sl.Diff[s-1][m].Add(d)
+			if a.Boot != nil {
+				a.bvals[(l.Systems+s-1)*nc+m] = d
 			}
-			if a.BootDiff != nil && !a.BootDiff[s-1][m].Add(d, a.w) {
-				return fmt.Errorf("difference %v: %w", d, ErrBootstrapRange)
-			}
+		}
+	}
+	if a.Boot != nil {
+		if k, ok := a.Boot.Add(a.bvals, a.w); !ok {
+			return fmt.Errorf("%v: %w", a.bvals[k], ErrBootstrapRange)
 		}
 	}
 	return nil
@@ -195,15 +192,8 @@ func (a *Analysis) Merge(o *Analysis) {
 			a.Hist[s][m].Merge(&o.Hist[s][m])
 		}
 	}
-	for s := range a.Boot {
-		for m := range a.Boot[s] {
-			a.Boot[s][m].Merge(o.Boot[s][m])
-		}
-	}
-	for p := range a.BootDiff {
-		for m := range a.BootDiff[p] {
-			a.BootDiff[p][m].Merge(o.BootDiff[p][m])
-		}
+	if a.Boot != nil {
+		a.Boot.Merge(o.Boot)
 	}
 	for len(a.Slices) < len(o.Slices) {
 		a.Slices = append(a.Slices, nil)
@@ -245,13 +235,22 @@ func (a *Analysis) Pairs() [][]Paired {
 		out[p] = make([]Paired, len(a.Diff[p]))
 		for m := range a.Diff[p] {
 			out[p][m] = PairedOf(&a.Diff[p][m])
-			if a.BootDiff != nil {
-				out[p][m].BootLo, out[p][m].BootHi = a.BootDiff[p][m].CI95()
+			if a.Boot != nil {
+				out[p][m].BootLo, out[p][m].BootHi = a.Boot.CI95((a.L.Systems+p)*len(a.L.Core) + m)
 			}
 		}
 		HolmPaired(out[p])
 	}
 	return out
+}
+
+// BootCI is the bootstrap interval of core metric m of system s (NaN
+// without a bootstrap).
+func (a *Analysis) BootCI(s, m int) (lo, hi float64) {
+	if a.Boot == nil {
+		return math.NaN(), math.NaN()
+	}
+	return a.Boot.CI95(s*len(a.L.Core) + m)
 }
 
 // Pairs is Analysis.Pairs for the slice, without a bootstrap.

@@ -137,58 +137,69 @@ func TestPoissonWeights(t *testing.T) {
 }
 
 // TestBootMatchesReference sums weighted values the slow way (big.Float,
-// value by value) and compares the replicate means, for any split.
+// value by value) and compares the replicate means, for any split, with a
+// second mean that some queries leave undefined.
 func TestBootMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	const B = 64
 	type q struct {
 		h uint64
-		v float64
+		v [2]float64
 	}
 	var qs []q
 	for i := range 500 {
-		qs = append(qs, q{QueryHash([]byte{byte(i), byte(i >> 8)}), r.Float64()*2 - 1})
+		x := q{h: QueryHash([]byte{byte(i), byte(i >> 8)}), v: [2]float64{r.Float64()*2 - 1, math.NaN()}}
+		if i%3 != 0 {
+			x.v[1] = r.Float64() * 1000 // an open range: cg-like
+		}
+		qs = append(qs, x)
 	}
 	w := make([]uint8, B)
-	num := make([]*big.Float, B)
-	den := make([]int64, B)
-	for b := range num {
-		num[b] = new(big.Float).SetPrec(512)
-	}
-	for _, x := range qs {
-		Weights(x.h, w)
-		for b, wb := range w {
-			num[b].Add(num[b], new(big.Float).SetPrec(512).Mul(big.NewFloat(x.v), big.NewFloat(float64(wb))))
-			den[b] += int64(wb)
+	var want [2][]float64
+	for k := range 2 {
+		for b := range B {
+			num, den := new(big.Float).SetPrec(512), int64(0)
+			for _, x := range qs {
+				if math.IsNaN(x.v[k]) {
+					continue
+				}
+				Weights(x.h, w)
+				num.Add(num, new(big.Float).SetPrec(512).Mul(big.NewFloat(x.v[k]), big.NewFloat(float64(w[b]))))
+				den += int64(w[b])
+			}
+			m, _ := new(big.Float).Quo(num, big.NewFloat(float64(den))).Float64()
+			want[k] = append(want[k], m)
 		}
 	}
+	ranges := []Range{RangeUnit, RangeOpen}
 	for _, parts := range []int{1, 3} {
-		bs := make([]*Boot, parts)
+		bs := make([]*Boots, parts)
 		for i := range bs {
-			bs[i] = NewBoot(B, RangeUnit)
+			bs[i] = NewBoots(B, ranges)
 		}
 		for i, x := range qs {
 			Weights(x.h, w)
-			if !bs[i%parts].Add(x.v, w) {
+			if _, ok := bs[i%parts].Add(x.v[:], w); !ok {
 				t.Fatal("in-range value refused")
 			}
 		}
 		for i := 1; i < parts; i++ {
 			bs[0].Merge(bs[i])
 		}
-		got := bs[0].Means()
-		if len(got) != B {
-			t.Fatalf("%d replicate means, want %d", len(got), B)
-		}
-		for b := range B {
-			want, _ := new(big.Float).Quo(num[b], big.NewFloat(float64(den[b]))).Float64()
-			if math.Abs(got[b]-want) > 1e-15 { // fixed point at 2^-55
-				t.Fatalf("parts %d replicate %d: %v, want %v", parts, b, got[b], want)
+		for k, tol := range []float64{1e-15, 1e-7} { // fixed point at 2^-55 and 2^-26
+			got := bs[0].Means(k)
+			if len(got) != B {
+				t.Fatalf("%d replicate means, want %d", len(got), B)
+			}
+			for b := range B {
+				if math.Abs(got[b]-want[k][b]) > tol*math.Max(1, math.Abs(want[k][b])) {
+					t.Fatalf("parts %d mean %d replicate %d: %v, want %v", parts, k, b, got[b], want[k][b])
+				}
 			}
 		}
 	}
-	if NewBoot(4, RangeOpen).Add(math.Ldexp(1, 33), w[:4]) {
-		t.Fatal("out-of-range value accepted")
+	if k, ok := NewBoots(4, ranges).Add([]float64{0.5, math.Ldexp(1, 33)}, w[:4]); ok || k != 1 {
+		t.Fatalf("out-of-range value accepted (%d, %v)", k, ok)
 	}
 }
 

@@ -96,80 +96,133 @@ const (
 	fracOpen    = 26
 )
 
-// Boot is the bootstrap of one mean: per replicate b, Σ w_b·v in fixed
-// point (hi, lo: a 128-bit integer) and Σ w_b.
-type Boot struct {
-	frac  int
-	scale float64 // 2^frac
-	limit float64 // |v| must be below this
+// Boots is the bootstrap of K means at once (every metric of every system
+// and difference). Per replicate b and mean k it keeps Σ w_b·v in fixed
+// point, a 128-bit integer (hi, lo), laid out replicate-major so that one
+// query's update walks memory once and skips the replicates where its
+// weight is 0 (a third of them). The weight total Σ w_b is kept once for
+// all K; a mean that a query leaves undefined records that query's
+// weights apart, to subtract.
+type Boots struct {
+	B, K  int
+	frac  []int     // per mean
+	scale []float64 // 2^frac
+	limit []float64 // |v| must be below this
+	lo    []uint64  // [b*K+k]
 	hi    []int64
-	lo    []uint64
-	cnt   []int64
+	total []int64 // [b]
+	miss  []int64 // [k*B+b], allocated at the first undefined value
+	q     []int64 // one query's fixed-point values
 }
 
-// NewBoot makes a bootstrap of b replicates for values of range r.
-func NewBoot(b int, r Range) *Boot {
-	f := fracBounded
-	if r == RangeOpen {
-		f = fracOpen
+// NewBoots makes the bootstrap of len(ranges) means over b replicates.
+func NewBoots(b int, ranges []Range) *Boots {
+	k := len(ranges)
+	bs := &Boots{B: b, K: k, lo: make([]uint64, b*k), hi: make([]int64, b*k), total: make([]int64, b), q: make([]int64, k)}
+	for _, r := range ranges {
+		f := fracBounded
+		if r == RangeOpen {
+			f = fracOpen
+		}
+		bs.frac = append(bs.frac, f)
+		bs.scale = append(bs.scale, math.Ldexp(1, f))
+		bs.limit = append(bs.limit, math.Ldexp(1, 58-f))
 	}
-	return &Boot{frac: f, scale: math.Ldexp(1, f), limit: math.Ldexp(1, 58-f),
-		hi: make([]int64, b), lo: make([]uint64, b), cnt: make([]int64, b)}
+	return bs
 }
 
-// Add counts v with weight w[b] in replicate b. It reports false, adding
-// nothing, when v is beyond the fixed-point range.
-func (bt *Boot) Add(v float64, w []uint8) bool {
-	if !(math.Abs(v) < bt.limit) {
-		return false
+// Add counts one query, with value vals[k] for mean k (NaN: undefined,
+// not counted) and weight w[b] in replicate b. It returns the index of a
+// value beyond the fixed-point range and false, adding nothing.
+func (bs *Boots) Add(vals []float64, w []uint8) (int, bool) {
+	for k, v := range vals {
+		switch {
+		case math.IsNaN(v):
+			bs.q[k] = 0
+		case !(math.Abs(v) < bs.limit[k]):
+			return k, false
+		default:
+			bs.q[k] = int64(math.Round(v * bs.scale[k]))
+		}
 	}
-	q := int64(math.Round(v * bt.scale))
-	hi, lo, cnt := bt.hi[:len(w)], bt.lo[:len(w)], bt.cnt[:len(w)]
+	for k, v := range vals {
+		if math.IsNaN(v) {
+			if bs.miss == nil {
+				bs.miss = make([]int64, bs.K*bs.B)
+			}
+			m := bs.miss[k*bs.B : (k+1)*bs.B]
+			for b, wb := range w {
+				m[b] += int64(wb)
+			}
+		}
+	}
+	K := bs.K
+	q := bs.q[:K]
 	for b, wb := range w {
-		// no branch on wb == 0: a third of the weights are, at random
-		x := int64(wb) * q
-		s, c := bits.Add64(lo[b], uint64(x), 0)
-		lo[b] = s
-		hi[b] += x>>63 + int64(c)
-		cnt[b] += int64(wb)
-	}
-	return true
-}
-
-// Merge adds o into bt.
-func (bt *Boot) Merge(o *Boot) {
-	for b := range bt.lo {
-		s, c := bits.Add64(bt.lo[b], o.lo[b], 0)
-		bt.lo[b] = s
-		bt.hi[b] += o.hi[b] + int64(c)
-		bt.cnt[b] += o.cnt[b]
-	}
-}
-
-// Means returns the replicate means, each rounded once from the exact
-// fixed-point sum; a replicate in which no query has weight is left out.
-func (bt *Boot) Means() []float64 {
-	out := make([]float64, 0, len(bt.lo))
-	for b := range bt.lo {
-		if bt.cnt[b] == 0 {
+		if wb == 0 {
 			continue
 		}
-		n := new(big.Int).SetInt64(bt.hi[b])
+		bs.total[b] += int64(wb)
+		lo, hi := bs.lo[b*K:(b+1)*K], bs.hi[b*K:(b+1)*K]
+		for k, qk := range q {
+			x := int64(wb) * qk
+			s, c := bits.Add64(lo[k], uint64(x), 0)
+			lo[k] = s
+			hi[k] += x>>63 + int64(c)
+		}
+	}
+	return 0, true
+}
+
+// Merge adds o into bs.
+func (bs *Boots) Merge(o *Boots) {
+	for i := range bs.lo {
+		s, c := bits.Add64(bs.lo[i], o.lo[i], 0)
+		bs.lo[i] = s
+		bs.hi[i] += o.hi[i] + int64(c)
+	}
+	for b := range bs.total {
+		bs.total[b] += o.total[b]
+	}
+	if o.miss != nil {
+		if bs.miss == nil {
+			bs.miss = make([]int64, bs.K*bs.B)
+		}
+		for i := range bs.miss {
+			bs.miss[i] += o.miss[i]
+		}
+	}
+}
+
+// Means returns mean k's replicate means, each rounded once from the exact
+// fixed-point sum; a replicate in which no query has weight is left out.
+func (bs *Boots) Means(k int) []float64 {
+	out := make([]float64, 0, bs.B)
+	for b := range bs.B {
+		cnt := bs.total[b]
+		if bs.miss != nil {
+			cnt -= bs.miss[k*bs.B+b]
+		}
+		if cnt == 0 {
+			continue
+		}
+		i := b*bs.K + k
+		n := new(big.Int).SetInt64(bs.hi[i])
 		n.Lsh(n, 64)
-		n.Add(n, new(big.Int).SetUint64(bt.lo[b]))
+		n.Add(n, new(big.Int).SetUint64(bs.lo[i]))
 		f := new(big.Float).SetPrec(bigPrec).SetInt(n)
-		f.SetMantExp(f, -bt.frac)
-		f.Quo(f, new(big.Float).SetPrec(bigPrec).SetInt64(bt.cnt[b]))
+		f.SetMantExp(f, -bs.frac[k])
+		f.Quo(f, new(big.Float).SetPrec(bigPrec).SetInt64(cnt))
 		m, _ := f.Float64()
 		out = append(out, m)
 	}
 	return out
 }
 
-// CI95 is the percentile interval of the replicate means: their 2.5% and
-// 97.5% quantiles, interpolated linearly between order statistics (R's
+// CI95 is the percentile interval of mean k's replicate means: their 2.5%
+// and 97.5% quantiles, interpolated linearly between order statistics (R's
 // type 7, numpy's default). NaN with fewer than two replicates.
-func (bt *Boot) CI95() (lo, hi float64) { return percentileCI(bt.Means()) }
+func (bs *Boots) CI95(k int) (lo, hi float64) { return percentileCI(bs.Means(k)) }
 
 func percentileCI(ms []float64) (lo, hi float64) {
 	if len(ms) < 2 {

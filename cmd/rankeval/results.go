@@ -47,7 +47,7 @@ func newResults(c *config, res *pipeline.Result) *results {
 		if res.Boot != nil {
 			bs := make([][2]float64, nc)
 			for m := range bs {
-				bs[m][0], bs[m][1] = res.Boot[s][m].CI95()
+				bs[m][0], bs[m][1] = res.BootCI(s, m)
 			}
 			r.boot = append(r.boot, bs)
 		}
