@@ -42,7 +42,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	browse := func(args ...string) (stdout, stderr string) {
+	browse := func(page string, args ...string) (stdout, stderr string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -64,7 +64,7 @@ func TestReportInChromium(t *testing.T) {
 		return out.String(), errb.String()
 	}
 
-	dom, _ := browse("--dump-dom")
+	dom, _ := browse(page, "--dump-dom")
 	if !strings.Contains(dom, `data-ready="1"`) {
 		t.Fatalf("the page script did not finish (no data-ready on <html>)")
 	}
@@ -117,10 +117,30 @@ func TestReportInChromium(t *testing.T) {
 	}
 
 	shot := filepath.Join(dir, "report.png")
-	browse("--hide-scrollbars", "--window-size=1400,2000", "--screenshot="+shot)
+	browse(page, "--hide-scrollbars", "--window-size=1400,2000", "--screenshot="+shot)
 	st, err := os.Stat(shot)
 	if err != nil || st.Size() < 50_000 {
 		t.Fatalf("screenshot %s: %v (size %v)", shot, err, st)
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, st.Size())
+
+	t.Run("one system, no slices", func(t *testing.T) {
+		single := filepath.Join(dir, "single.html")
+		sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
+		if code, _, stderr := cli(t, "--quiet", "-m", "ndcg@5,p@10,cg@5,spearman", "--report", single, sample); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		dom, _ := browse(single, "--dump-dom")
+		if !strings.Contains(dom, `data-ready="1"`) {
+			t.Fatal("the page script did not finish")
+		}
+		for _, c := range []string{"nDCG@k for k = 1 to 10", "precision@k for k = 1 to 10", "histogram of per-query cg@5", "histogram of per-query spearman"} {
+			if !strings.Contains(dom, `aria-label="`+c+`"`) {
+				t.Errorf("chart %q missing", c)
+			}
+		}
+		if strings.Contains(dom, `id="comparison"`) || strings.Contains(dom, `id="slices"`) {
+			t.Error("comparison or slices section without systems or slices")
+		}
+	})
 }
