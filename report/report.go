@@ -299,9 +299,12 @@ func ticks(lo, hi float64, n int) []float64 {
 			break
 		}
 	}
+	// i·step rounded to the step's decimals, so 3 × 0.2 prints as 0.6
+	dec := max(0, int(-math.Floor(math.Log10(step)))+1)
 	var out []float64
-	for v := math.Ceil(lo/step-1e-9) * step; v <= hi+step*1e-9; v += step {
-		out = append(out, math.Round(v/step)*step)
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(i*step, 'f', dec, 64), 64)
+		out = append(out, v+0) // +0 turns -0 into 0
 	}
 	return out
 }
