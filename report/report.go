@@ -274,7 +274,6 @@ type frame struct {
 	w, h                  float64 // svg size
 	left, right, top, bot float64 // margins
 	x0, x1, y0, y1        float64 // data ranges
-	xlog                  bool
 }
 
 func (f *frame) X(v float64) float64 {
