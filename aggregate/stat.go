@@ -84,6 +84,7 @@ type Set struct {
 	Rows    int64
 	Queries int64
 	Empty   int64
+	Dropped int64 // duplicate rows dropped before evaluation
 }
 
 // NewSet makes a Set for n metrics.
@@ -107,6 +108,7 @@ func (s *Set) Merge(o *Set) {
 	s.Rows += o.Rows
 	s.Queries += o.Queries
 	s.Empty += o.Empty
+	s.Dropped += o.Dropped
 	for i := range s.Stats {
 		s.Stats[i].Merge(&o.Stats[i])
 	}

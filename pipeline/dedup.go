@@ -15,31 +15,89 @@ type docSet struct {
 
 func newDocSet() *docSet { return &docSet{seed: maphash.MakeSeed()} }
 
-// firstDuplicate returns the row that repeats an earlier row's doc id and
-// that earlier row, or -1, -1.
-func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
+func (s *docSet) reset(n int) uint64 {
 	size := 16
-	for size < 2*len(docs) {
+	for size < 2*n {
 		size <<= 1
 	}
-	if len(s.slots) < size {
+	if cap(s.slots) < size {
 		s.slots = make([]int32, size)
 	} else {
 		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
-	mask := uint64(size - 1)
-	for i, d := range docs {
-		for h := maphash.Bytes(s.seed, d) & mask; ; h = (h + 1) & mask {
-			j := s.slots[h]
-			if j == 0 {
-				s.slots[h] = int32(i + 1)
-				break
-			}
-			if bytes.Equal(docs[j-1], d) {
-				return i, int(j - 1)
-			}
+	return uint64(size - 1)
+}
+
+// seen looks up row i's doc id among those recorded and returns the
+// position recorded for it, or records at as its position and returns -1.
+// Rows without a doc id (empty) are never duplicates.
+func (s *docSet) seen(docs [][]byte, i, at int, mask uint64) int {
+	d := docs[i]
+	if len(d) == 0 {
+		return -1
+	}
+	for h := maphash.Bytes(s.seed, d) & mask; ; h = (h + 1) & mask {
+		j := s.slots[h]
+		if j == 0 {
+			s.slots[h] = int32(at + 1)
+			return -1
+		}
+		if bytes.Equal(docs[j-1], d) {
+			return int(j - 1)
+		}
+	}
+}
+
+// firstDuplicate returns the row that repeats an earlier row's doc id and
+// that earlier row, or -1, -1.
+func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
+	mask := s.reset(len(docs))
+	for i := range docs {
+		if j := s.seen(docs, i, i, mask); j >= 0 {
+			return i, j
 		}
 	}
 	return -1, -1
+}
+
+// keepFirst drops every row of g whose doc id an earlier row has (--dedup
+// first), in every column including the extra scores, and returns how
+// many it dropped. docs holds g's doc ids and is compacted alike.
+func (s *docSet) keepFirst(g *group, docs *[][]byte) int {
+	ds := *docs
+	mask := s.reset(len(ds))
+	kept := 0
+	for i := range ds {
+		// The table records where a kept row lands, not where it was: rows
+		// move down over dropped ones, and a landing place is final.
+		if s.seen(ds, i, kept, mask) >= 0 {
+			continue
+		}
+		ds[kept] = ds[i]
+		g.label[kept] = g.label[i]
+		g.where[kept] = g.where[i]
+		if len(g.score) > 0 {
+			g.score[kept] = g.score[i]
+		}
+		if len(g.rank) > 0 {
+			g.rank[kept] = g.rank[i]
+		}
+		for _, xs := range g.xscore {
+			xs[kept] = xs[i]
+		}
+		kept++
+	}
+	dropped := len(ds) - kept
+	*docs, g.label, g.where = ds[:kept], g.label[:kept], g.where[:kept]
+	if len(g.score) > 0 {
+		g.score = g.score[:kept]
+	}
+	if len(g.rank) > 0 {
+		g.rank = g.rank[:kept]
+	}
+	for c := range g.xscore {
+		g.xscore[c] = g.xscore[c][:kept]
+	}
+	return dropped
 }

@@ -45,7 +45,7 @@ func newArrowFile(name string, f *os.File, cols Columns, opt Options) (_ Reader,
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
 	}
-	if _, err := checkSchema(name, fr.Schema(), cols); err != nil {
+	if _, err := bindSchema(name, fr.Schema(), cols.requests(), filePartitions(name)); err != nil {
 		fr.Close()
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func newArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v: %w", name, err, ErrFormat)
 	}
-	if _, err := checkSchema(name, sr.Schema(), cols); err != nil {
+	if _, err := bindSchema(name, sr.Schema(), cols.requests(), filePartitions(name)); err != nil {
 		sr.Release()
 		return nil, err
 	}

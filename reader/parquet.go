@@ -172,15 +172,15 @@ func countingFile(f *os.File, opt Options) readAtCounter {
 	return readAtCounter{f, opt.BytesRead}
 }
 
-// parquetDictIDs lists the leaf columns of the query and doc columns that
-// hold plain strings and are dictionary-encoded in the first row group.
+// parquetDictIDs lists the leaf columns of the query, doc and slice columns
+// that hold plain strings and are dictionary-encoded in the first row group.
 func parquetDictIDs(meta *metadata.FileMetaData, m *pqarrow.SchemaManifest, cols Columns) []int {
 	if meta.NumRowGroups() == 0 {
 		return nil
 	}
 	rg := meta.RowGroup(0)
 	var out []int
-	for _, col := range []string{cols.Query, cols.Doc} {
+	for _, col := range append([]string{cols.Query, cols.Doc}, cols.Extra...) {
 		for i := range m.Fields {
 			f := &m.Fields[i]
 			if col == "" || f.Field.Name != col || !f.IsLeaf() {
@@ -198,41 +198,36 @@ func parquetDictIDs(meta *metadata.FileMetaData, m *pqarrow.SchemaManifest, cols
 	return out
 }
 
-// parquetLeaves finds the leaf column index of every configured column,
+// parquetLeaves finds the leaf column index of every requested column,
 // checking its Arrow type before anything is decoded.
 func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int, error) {
 	var leaves []int
-	for f, col := range cols.byRole() {
-		if col == "" {
-			continue
-		}
+	parts := filePartitions(name)
+	for _, r := range cols.requests() {
 		var fld *pqarrow.SchemaField
 		for i := range m.Fields {
-			if m.Fields[i].Field.Name == col {
+			if m.Fields[i].Field.Name == r.name {
 				fld = &m.Fields[i]
 				break
 			}
 		}
 		if fld == nil {
+			if _, ok := partitionValue(parts, r.name); (ok && r.kind == kExtra) || r.optional {
+				continue
+			}
 			names := make([]string, len(m.Fields))
 			for i := range m.Fields {
 				names[i] = strconv.Quote(m.Fields[i].Field.Name)
 			}
-			return nil, fmt.Errorf("%s: no column %q (the %s column); the file has %s: %w",
-				name, col, fieldRole[f], listNames(names), ErrColumn)
+			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
+				name, r.name, r.role(), listNames(names), ErrColumn)
 		}
 		dt := fld.Field.Type
-		if !fld.IsLeaf() || !accepts(f, dt) {
-			return nil, fmt.Errorf("%s: column %q has type %s; the %s column must be %s: %w",
-				name, col, dt, fieldRole[f], roleTypes[f], ErrColumn)
+		if !fld.IsLeaf() || !accepts(r.kind, dt) {
+			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
+				name, r.name, dt, r.role(), r.types(), ErrColumn)
 		}
-		dup := false
-		for _, l := range leaves {
-			dup = dup || l == fld.ColIndex
-		}
-		if !dup {
-			leaves = append(leaves, fld.ColIndex)
-		}
+		leaves = append(leaves, fld.ColIndex)
 	}
 	return leaves, nil
 }

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -140,11 +141,17 @@ func FuzzTrecRun(f *testing.F) {
 	})
 }
 
-// FuzzQrels: arbitrary qrels bytes never panic.
+// FuzzQrels: arbitrary qrels text never panics. Compressed inputs are left
+// to FuzzDetect: qrels are held in memory, and the fuzzer finds zstd inputs
+// of a few KB that expand to gigabytes of judgments, which only measures
+// the machine.
 func FuzzQrels(f *testing.F) {
 	f.Add([]byte("1 0 a 1\n1 0 b 0\n"))
 	f.Add([]byte("1 0 a 1\n1 0 a 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.HasPrefix(data, magicGzip) || bytes.HasPrefix(data, magicZstd[:1]) {
+			t.Skip("compressed input: FuzzDetect covers decompression")
+		}
 		p := writeFile(t, "qrels", data)
 		if _, err := ReadQrels(p); err != nil && !strings.Contains(err.Error(), p) {
 			t.Fatalf("error without file name: %v", err)
@@ -174,4 +181,40 @@ func BenchmarkQrelsMemory(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/judgment")
 		runtime.KeepAlive(q)
 	}
+}
+
+// BenchmarkTrecRun reads a generated run joined with its qrels, reporting
+// run lines/s.
+func BenchmarkTrecRun(b *testing.B) {
+	var run, qrels strings.Builder
+	const queries, depth = 500, 1000
+	for q := range queries {
+		for d := range depth {
+			fmt.Fprintf(&run, "%d Q0 clueweb12-%07d %d %.4f runname\n", 100+q, d, d+1, float64(depth-d)/7)
+			if d%3 == 0 {
+				fmt.Fprintf(&qrels, "%d 0 clueweb12-%07d %d\n", 100+q, d, d%4)
+			}
+		}
+	}
+	dir := b.TempDir()
+	rp := writeFileIn(b, dir, "run", []byte(run.String()))
+	q, err := ReadQrels(writeFileIn(b, dir, "qrels", []byte(qrels.String())))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(run.Len()))
+	b.ResetTimer()
+	for range b.N {
+		r, err := OpenRun(rp, q, RunOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for r.Next() {
+		}
+		if r.Err() != nil {
+			b.Fatal(r.Err())
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(queries*depth*b.N)/b.Elapsed().Seconds(), "lines/s")
 }

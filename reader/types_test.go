@@ -219,7 +219,7 @@ func TestColumnTypes(t *testing.T) {
 			floats(func(i int) float64 { return decText(tDec[i]) }),
 			floats(func(i int) float64 { return float64(tLabel[i]) }),
 			[]int64{1, 2, 3, 1, 2, 3}},
-		{"rank without score, one column in two roles", Columns{Query: "q_str", Doc: "q_str", Label: "l_i32", Rank: "r_i32"},
+		{"rank without score", Columns{Query: "q_str", Doc: "q_bin", Label: "l_i32", Rank: "r_i32"},
 			tQuery, tQuery, nil, floats(func(i int) float64 { return float64(tLabel[i]) }), []int64{1, 2, 3, 1, 2, 3}},
 	}
 	for _, name := range files {
@@ -271,7 +271,7 @@ func TestUnsupportedTypes(t *testing.T) {
 			{"doc", "l_bool", "bool"},
 		} {
 			t.Run(n+"/"+c.role+"="+c.col, func(t *testing.T) {
-				cols := Columns{Query: "q_str", Score: "s_f64", Label: "l_i32"}
+				cols := Columns{Query: "q_str", Score: "s_f32", Label: "l_i32"}
 				switch c.role {
 				case "score":
 					cols.Score = c.col

@@ -16,7 +16,7 @@ type atomicFile struct {
 	committed bool
 }
 
-// temps lists the temporary files of the run, so that a signal's watchdog
+// temps lists the temporary files and directories of the run, so that a signal's watchdog
 // can remove them even while the run is stuck.
 var temps tempRegistry
 
@@ -44,7 +44,7 @@ func (r *tempRegistry) removeAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for name := range r.names {
-		os.Remove(name)
+		os.RemoveAll(name)
 		delete(r.names, name)
 	}
 }

@@ -355,6 +355,11 @@ func TestBadInput(t *testing.T) {
 		{"reappearing query id", []byte(good + `{"query_id":"b","score":1,"label":1}` + "\n" + good), nil, `3: query id "a" reappears; its rows began at `},
 		{"group too large", []byte(big.String()), []string{"--max-group-rows", "5"}, `1: query "q0" has more than 5 rows`},
 		{"empty query under --empty error", []byte(`{"query_id":"z","score":1,"label":0}` + "\n"), []string{"--empty", "error"}, `1: query "z" has no relevant row`},
+		{"wrong type: string score", []byte(good + `{"query_id":"a","score":"0.3","label":1}` + "\n"), nil, `2: "score" (the score column) must be a number, found "\"0.3\"`},
+		{"null in a required column", []byte(good + `{"query_id":"a","score":1,"label":null}` + "\n"), nil, `2: "label" (the label column) must be a number or a boolean, found "null"`},
+		{"NaN label", []byte(good + `{"query_id":"a","score":1,"label":NaN}` + "\n"), nil, "2: label is NaN"},
+		{"duplicate doc id", []byte(good + `{"query_id":"a","doc_id":"1","score":0.4,"label":0}` + "\n"), nil, `2: document "1" appears twice in query "a"`},
+		{"empty file", nil, nil, " the file is empty (0 bytes)"},
 		{"truncated gzip", gz([]byte(big.String()))[:2000], nil, "N: input ends in the middle of a compressed stream"},
 		{"truncated zstd", zs([]byte(big.String()))[:2000], nil, "N: input ends in the middle of a compressed stream"},
 	}
@@ -419,6 +424,13 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("unreadable input (a directory) is exit 1", func(t *testing.T) {
+		d := t.TempDir()
+		code, _, stderr := cli(t, d)
+		if code != 1 || !strings.Contains(stderr, d+": directory has no data files") {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
 	t.Run("missing file is exit 1", func(t *testing.T) {
 		code, _, stderr := cli(t, filepath.Join(t.TempDir(), "nope.jsonl"))
 		if code != 1 || !strings.Contains(stderr, "nope.jsonl") {

@@ -111,13 +111,23 @@ func TestProgressLines(t *testing.T) {
 func TestSignalCleansUp(t *testing.T) {
 	in := genLog(t, 1_500_000, 9)
 	for _, sig := range []struct {
-		s    syscall.Signal
-		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
-		t.Run(sig.s.String(), func(t *testing.T) {
+		s        syscall.Signal
+		code     int
+		unsorted bool
+	}{{syscall.SIGINT, 130, false}, {syscall.SIGTERM, 143, false}, {syscall.SIGINT, 130, true}} {
+		name := sig.s.String()
+		if sig.unsorted {
+			name += "/unsorted"
+		}
+		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "--workers", "1", "--progress-interval", "5ms",
-				"--output", filepath.Join(dir, "s.json"), "--per-query", filepath.Join(dir, "pq.jsonl"), in)
+			args := []string{"--workers", "1", "--progress-interval", "5ms",
+				"--output", filepath.Join(dir, "s.json"), "--per-query", filepath.Join(dir, "pq.jsonl")}
+			if sig.unsorted {
+				// spill files go beside the outputs: the directory must end empty
+				args = append(args, "--unsorted", "--mem-limit", "16MiB", "--tmp-dir", dir)
+			}
+			cmd := exec.Command(os.Args[0], append(args, in)...)
 			cmd.Env = append(os.Environ(), "RANKEVAL_TEST_MAIN=1")
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
@@ -130,7 +140,9 @@ func TestSignalCleansUp(t *testing.T) {
 			var lines []string
 			for sc.Scan() {
 				lines = append(lines, sc.Text())
-				if strings.HasPrefix(sc.Text(), "rankeval: progress rows=") && !strings.HasPrefix(sc.Text(), "rankeval: progress rows=0 ") {
+				// rows count queries handed to workers; while spilling (unsorted
+				// phase 1) none are, so any progress line will do there
+				if strings.HasPrefix(sc.Text(), "rankeval: progress rows=") && (sig.unsorted || !strings.HasPrefix(sc.Text(), "rankeval: progress rows=0 ")) {
 					break
 				}
 			}
@@ -150,5 +162,105 @@ func TestSignalCleansUp(t *testing.T) {
 				t.Fatalf("left behind: %v", entries)
 			}
 		})
+	}
+}
+
+// interleaveFile rewrites a JSONL log so queries are out of order while
+// each query's rows keep their relative order.
+func interleaveFile(t *testing.T, in string) string {
+	t.Helper()
+	code, _, stderr := cli(t, "--quiet", in) // proves the input is valid first
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	data, err := exec.Command("zstdcat", in).Output()
+	if err != nil {
+		t.Skipf("zstdcat not available: %v", err)
+	}
+	var groups [][]string
+	last := ""
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var row struct {
+			Q string `json:"query_id"`
+		}
+		json.Unmarshal([]byte(l), &row)
+		if row.Q != last || len(groups) == 0 {
+			groups = append(groups, nil)
+			last = row.Q
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], l)
+	}
+	var out strings.Builder
+	for left := true; left; {
+		left = false
+		for g := range groups {
+			if len(groups[g]) > 0 {
+				out.WriteString(groups[g][0] + "\n")
+				groups[g] = groups[g][1:]
+				left = true
+			}
+		}
+	}
+	p := filepath.Join(t.TempDir(), "shuffled.jsonl")
+	if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestUnsortedCLI(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
+	shuffled := interleaveFile(t, sample)
+	args := []string{"--format", "json", "-m", "map,ndcg@10,err@10,kendall", "--ties", "average"}
+	_, want, _ := cli(t, append(args, sample)...)
+	if code, _, stderr := cli(t, append(args, shuffled)...); code != 1 || !strings.Contains(stderr, "or use --unsorted") {
+		t.Fatalf("without --unsorted: exit %d %s", code, stderr)
+	}
+	tmp := t.TempDir()
+	code, got, stderr := cli(t, append(args, "--unsorted", "--mem-limit", "16MiB", "--tmp-dir", tmp, shuffled)...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if got != want {
+		t.Fatalf("unsorted summary differs from the sorted log's:\n%s\nvs\n%s", got, want)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("left in --tmp-dir: %v", left)
+	}
+	for _, bad := range []string{"12", "1TB?", "-5MiB", "1MiB"} {
+		if code, _, _ := cli(t, "--unsorted", "--mem-limit", bad, sample); code != 2 {
+			t.Errorf("--mem-limit %s: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestDedup(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "dup.jsonl")
+	os.WriteFile(in, []byte(`{"query_id":"a","doc_id":"x","score":3,"label":0}
+{"query_id":"a","doc_id":"y","score":2,"label":1}
+{"query_id":"a","doc_id":"x","score":9,"label":1}
+{"query_id":"b","score":1,"label":1}
+{"query_id":"b","score":1,"label":0}
+`), 0o644)
+	code, _, stderr := cli(t, in)
+	if code != 1 || !strings.Contains(stderr, in+`:3: document "x" appears twice in query "a" (first at `+in+":1)") {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "--dedup", "first", "--format", "json", "-m", "mrr", in)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var s struct {
+		Rows    int64 `json:"rows"`
+		Dropped int64 `json:"duplicates_dropped"`
+		Metrics map[string]struct {
+			Mean float64 `json:"mean"`
+		} `json:"metrics"`
+	}
+	json.Unmarshal([]byte(stdout), &s)
+	// a keeps x (score 3, label 0) and y: rr 1/2; b has no doc ids (never
+	// duplicates) and its relevant row is first among ties: rr 1
+	if s.Dropped != 1 || s.Rows != 4 || s.Metrics["mrr"].Mean != 0.75 {
+		t.Fatalf("%s", stdout)
 	}
 }

@@ -31,7 +31,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
 	cfg.Judged = q.Judged
 	if c.complete {
-		cfg.Missing = func() int { return len(q.Unseen()) }
+		cfg.Missing = q.Unseen
 	}
 	return t, nil
 }
