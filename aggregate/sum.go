@@ -40,6 +40,19 @@ func (s *Sum) Add(v float64) {
 		s.hasSpec = true
 		return
 	}
+	idx, c0, c1, c2 := split(v)
+	s.limb[idx] += c0
+	s.limb[idx+1] += c1
+	s.limb[idx+2] += c2
+	s.pending++
+	if s.pending >= normalizeEvery {
+		s.normalize()
+	}
+}
+
+// split cuts a finite nonzero v into three signed 32-bit chunks at limbs
+// idx, idx+1 and idx+2 of the fixed-point value v·2^1074.
+func split(v float64) (idx int, c0, c1, c2 int64) {
 	b := math.Float64bits(v)
 	exp := int((b >> 52) & 0x7ff)
 	mant := b & (1<<52 - 1)
@@ -54,17 +67,11 @@ func (s *Sum) Add(v float64) {
 	if off != 0 {
 		hi = mant >> (64 - off)
 	}
-	c0, c1, c2 := int64(lo&0xffffffff), int64(lo>>32), int64(hi)
+	c0, c1, c2 = int64(lo&0xffffffff), int64(lo>>32), int64(hi)
 	if b>>63 != 0 {
 		c0, c1, c2 = -c0, -c1, -c2
 	}
-	s.limb[idx] += c0
-	s.limb[idx+1] += c1
-	s.limb[idx+2] += c2
-	s.pending++
-	if s.pending >= normalizeEvery {
-		s.normalize()
-	}
+	return idx, c0, c1, c2
 }
 
 // normalize propagates carries so every limb but the top lies in [0, 2^32).

@@ -61,35 +61,43 @@ func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
 	return -1, -1
 }
 
-// keepFirst drops every row whose doc id an earlier row of the query has
-// (--dedup first) and returns how many it dropped.
-func (s *docSet) keepFirst(q *query) int {
-	mask := s.reset(len(q.docs))
+// keepFirst drops every row of g whose doc id an earlier row has (--dedup
+// first), in every column including the extra scores, and returns how
+// many it dropped. docs holds g's doc ids and is compacted alike.
+func (s *docSet) keepFirst(g *group, docs *[][]byte) int {
+	ds := *docs
+	mask := s.reset(len(ds))
 	kept := 0
-	for i := range q.docs {
+	for i := range ds {
 		// The table records where a kept row lands, not where it was: rows
 		// move down over dropped ones, and a landing place is final.
-		if s.seen(q.docs, i, kept, mask) >= 0 {
+		if s.seen(ds, i, kept, mask) >= 0 {
 			continue
 		}
-		q.docs[kept] = q.docs[i]
-		q.label[kept] = q.label[i]
-		q.where[kept] = q.where[i]
-		if len(q.score) > 0 {
-			q.score[kept] = q.score[i]
+		ds[kept] = ds[i]
+		g.label[kept] = g.label[i]
+		g.where[kept] = g.where[i]
+		if len(g.score) > 0 {
+			g.score[kept] = g.score[i]
 		}
-		if len(q.rank) > 0 {
-			q.rank[kept] = q.rank[i]
+		if len(g.rank) > 0 {
+			g.rank[kept] = g.rank[i]
+		}
+		for _, xs := range g.xscore {
+			xs[kept] = xs[i]
 		}
 		kept++
 	}
-	dropped := len(q.docs) - kept
-	q.docs, q.label, q.where = q.docs[:kept], q.label[:kept], q.where[:kept]
-	if len(q.score) > 0 {
-		q.score = q.score[:kept]
+	dropped := len(ds) - kept
+	*docs, g.label, g.where = ds[:kept], g.label[:kept], g.where[:kept]
+	if len(g.score) > 0 {
+		g.score = g.score[:kept]
 	}
-	if len(q.rank) > 0 {
-		q.rank = q.rank[:kept]
+	if len(g.rank) > 0 {
+		g.rank = g.rank[:kept]
+	}
+	for c := range g.xscore {
+		g.xscore[c] = g.xscore[c][:kept]
 	}
 	return dropped
 }

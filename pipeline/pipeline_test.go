@@ -249,6 +249,7 @@ func TestKeepFirst(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.docs, func(t *testing.T) {
 			q := &query{}
+			q.xscore = make([][]float64, 1)
 			for i, c := range tc.docs {
 				d := []byte{byte(c)}
 				if c == '.' {
@@ -258,8 +259,9 @@ func TestKeepFirst(t *testing.T) {
 				q.label = append(q.label, float64(i))
 				q.score = append(q.score, float64(10*i))
 				q.where = append(q.where, uint64(i))
+				q.xscore[0] = append(q.xscore[0], float64(20*i)) // a second system's score column
 			}
-			dropped := newDocSet().keepFirst(q)
+			dropped := newDocSet().keepFirst(&q.group, &q.docs)
 			var got []byte
 			for _, d := range q.docs {
 				if len(d) == 0 {
@@ -268,11 +270,11 @@ func TestKeepFirst(t *testing.T) {
 					got = append(got, d[0])
 				}
 			}
-			if string(got) != tc.want || dropped != len(tc.docs)-len(tc.want) {
+			if string(got) != tc.want || dropped != len(tc.docs)-len(tc.want) || len(q.xscore[0]) != len(q.docs) {
 				t.Fatalf("kept %s (dropped %d), want %s", got, dropped, tc.want)
 			}
 			for k := range q.docs {
-				if q.score[k] != 10*q.label[k] || q.where[k] != uint64(q.label[k]) {
+				if q.score[k] != 10*q.label[k] || q.xscore[0][k] != 20*q.label[k] || q.where[k] != uint64(q.label[k]) {
 					t.Fatalf("row %d columns out of step: label %v score %v where %v", k, q.label[k], q.score[k], q.where[k])
 				}
 			}

@@ -251,7 +251,7 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source) error {
 	var rec []byte
 	for si, in := range inputs {
-		p.srcs = append(p.srcs, reader.Batch{Source: in.Name})
+		// newProducer gave every input its entry in p.srcs
 		r, err := in.Open()
 		if err != nil {
 			return err

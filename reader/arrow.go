@@ -51,7 +51,7 @@ func newArrowFile(name string, f readAtSeeker, closer func() error, cols Columns
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
 	}
-	if _, err := checkSchema(name, fr.Schema(), cols); err != nil {
+	if _, err := bindSchema(name, fr.Schema(), cols.requests(), filePartitions(name)); err != nil {
 		fr.Close()
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func newArrowStream(name string, br *bufio.Reader, closer func() error, cols Col
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v: %w", name, err, ErrFormat)
 	}
-	if _, err := checkSchema(name, sr.Schema(), cols); err != nil {
+	if _, err := bindSchema(name, sr.Schema(), cols.requests(), filePartitions(name)); err != nil {
 		sr.Release()
 		return nil, err
 	}

@@ -47,17 +47,60 @@ func decoders(opt Options) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-func (c Columns) byRole() [nFields]string {
-	return [nFields]string{c.Query, c.Doc, c.Score, c.Label, c.Rank}
+// Kinds of requested columns beyond the five roles fQuery..fRank.
+const (
+	kExtra      = nFields + iota // a slice column (Columns.Extra), read as text
+	kExtraScore                  // a further score column (Columns.ExtraScore)
+)
+
+// colReq is one column a columnar reader must find.
+type colReq struct {
+	name     string
+	kind     int  // fQuery..fRank, kExtra or kExtraScore
+	x        int  // index in Columns.Extra or Columns.ExtraScore
+	optional bool // may be absent or null (the doc column with DocOptional)
 }
 
-// roleTypes says, for an error message, which Arrow types each role accepts.
-var roleTypes = [nFields]string{
-	fQuery: "string, large_string, binary, string_view, dictionary of strings, or an integer",
-	fDoc:   "string, large_string, binary, string_view, dictionary of strings, or an integer",
-	fScore: "float, integer or decimal",
-	fLabel: "integer, float or boolean",
-	fRank:  "integer",
+func (c Columns) requests() []colReq {
+	var rs []colReq
+	for f, n := range [nFields]string{c.Query, c.Doc, c.Score, c.Label, c.Rank} {
+		if n != "" {
+			rs = append(rs, colReq{name: n, kind: f, optional: f == fDoc && c.DocOptional})
+		}
+	}
+	for x, n := range c.Extra {
+		rs = append(rs, colReq{name: n, kind: kExtra, x: x})
+	}
+	for x, n := range c.ExtraScore {
+		rs = append(rs, colReq{name: n, kind: kExtraScore, x: x})
+	}
+	return rs
+}
+
+// role names the request in messages, as the JSONL reader does.
+func (r colReq) role() string {
+	switch r.kind {
+	case kExtra:
+		return "a slice column"
+	case kExtraScore:
+		return "a score column"
+	}
+	return "the " + fieldRole[r.kind] + " column"
+}
+
+// types says, for an error message, which Arrow types the request accepts.
+func (r colReq) types() string {
+	switch r.kind {
+	case fQuery, fDoc:
+		return "string, large_string, binary, string_view, dictionary of strings, or an integer"
+	case fScore, kExtraScore:
+		return "float, integer or decimal"
+	case fLabel:
+		return "integer, float or boolean"
+	case kExtra:
+		return "string, dictionary of strings, integer, float, boolean, date or decimal"
+	}
+	return "integer"
 }
 
 func isInt(id arrow.Type) bool {
@@ -89,50 +132,82 @@ func isStringish(id arrow.Type) bool {
 	return false
 }
 
-// accepts reports whether a column of type dt can serve as role f.
-func accepts(f int, dt arrow.DataType) bool {
+// accepts reports whether a column of type dt can serve as kind.
+func accepts(kind int, dt arrow.DataType) bool {
 	id := dt.ID()
-	switch f {
+	switch kind {
 	case fQuery, fDoc:
 		if d, ok := dt.(*arrow.DictionaryType); ok {
 			v := d.ValueType.ID()
 			return isStringish(v) || isInt(v)
 		}
 		return isStringish(id) || isInt(id)
-	case fScore:
+	case fScore, kExtraScore:
 		return isFloat(id) || isInt(id) || isDecimal(id)
 	case fLabel:
 		return isFloat(id) || isInt(id) || id == arrow.BOOL
+	case kExtra:
+		if d, ok := dt.(*arrow.DictionaryType); ok {
+			v := d.ValueType.ID()
+			return isStringish(v) || isInt(v)
+		}
+		return isStringish(id) || isInt(id) || isFloat(id) || isDecimal(id) ||
+			id == arrow.BOOL || id == arrow.DATE32 || id == arrow.DATE64
 	default: // fRank
 		return isInt(id)
 	}
 }
 
-// checkSchema finds every configured column in sc and checks its type. It
-// returns each role's field index (-1 when the role is not read).
-func checkSchema(name string, sc *arrow.Schema, cols Columns) ([nFields]int, error) {
-	var idx [nFields]int
-	for f, col := range cols.byRole() {
-		idx[f] = -1
-		if col == "" {
-			continue
-		}
-		is := sc.FieldIndices(col)
-		if len(is) == 0 && f == fDoc && cols.DocOptional {
-			continue // rows lack doc ids: none is a repeat (main's optional doc ids)
-		}
+// binding says where one request's values come from in a schema.
+type binding struct {
+	col   int    // field index, or -1: absent (optional) or a partition value
+	konst []byte // the Hive partition value, when konst != nil
+}
+
+// bindSchema finds every requested column in sc and checks its type. A
+// slice column the file lacks may come from a Hive partition directory of
+// its path (parts).
+func bindSchema(name string, sc *arrow.Schema, reqs []colReq, parts [][2]string) ([]binding, error) {
+	bs := make([]binding, len(reqs))
+	for i, r := range reqs {
+		is := sc.FieldIndices(r.name)
 		if len(is) == 0 {
-			return idx, fmt.Errorf("%s: no column %q (the %s column); the file has %s: %w",
-				name, col, fieldRole[f], listColumns(sc), ErrColumn)
+			bs[i].col = -1
+			if v, ok := partitionValue(parts, r.name); ok && r.kind == kExtra {
+				bs[i].konst = []byte(v)
+				continue
+			}
+			if r.optional {
+				continue
+			}
+			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
+				name, r.name, r.role(), listColumns(sc), ErrColumn)
 		}
 		dt := sc.Field(is[0]).Type
-		if !accepts(f, dt) {
-			return idx, fmt.Errorf("%s: column %q has type %s; the %s column must be %s: %w",
-				name, col, dt, fieldRole[f], roleTypes[f], ErrColumn)
+		if !accepts(r.kind, dt) {
+			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
+				name, r.name, dt, r.role(), r.types(), ErrColumn)
 		}
-		idx[f] = is[0]
+		bs[i].col = is[0]
 	}
-	return idx, nil
+	return bs, nil
+}
+
+func partitionValue(parts [][2]string, key string) (string, bool) {
+	for i := len(parts) - 1; i >= 0; i-- { // the innermost directory wins
+		if parts[i][0] == key {
+			return parts[i][1], true
+		}
+	}
+	return "", false
+}
+
+// filePartitions are the Hive partitions of a columnar input's path.
+func filePartitions(name string) [][2]string {
+	if name == "<stdin>" {
+		return nil
+	}
+	return partitions(name)
 }
 
 func listColumns(sc *arrow.Schema) string {
@@ -179,18 +254,19 @@ func (l *locator) locate(pos int64) string {
 	return fmt.Sprintf("%s: %s %d, row %d (row %d of the file)", l.name, l.unit, u, pos-start, pos)
 }
 
-// converter copies the configured columns of Arrow records into a Batch.
+// converter copies the requested columns of Arrow records into a Batch.
 // Each decoder goroutine has its own.
 type converter struct {
-	cols   [nFields]string
-	docOpt bool         // the doc column may be absent (Columns.DocOptional)
-	idx    [nFields]int // field index of each role in sc
-	sc     *arrow.Schema
-	where  func(unit int, row int64) string // names row (1-based) of unit
+	reqs    []colReq
+	parts   [][2]string
+	bind    []binding // for sc
+	sc      *arrow.Schema
+	where   func(unit int, row int64) string // names row (1-based) of unit
+	scratch []byte
 }
 
-func newConverter(cols Columns, where func(int, int64) string) *converter {
-	return &converter{cols: cols.byRole(), docOpt: cols.DocOptional, where: where}
+func newConverter(cols Columns, parts [][2]string, where func(int, int64) string) *converter {
+	return &converter{reqs: cols.requests(), parts: parts, where: where}
 }
 
 // convert appends rows [lo, hi) of rec to b. unit is the record's unit and
@@ -199,46 +275,53 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 	if sc := rec.Schema(); sc != cv.sc {
 		// Resolve by name: Parquet record readers return only the selected
 		// columns, IPC readers all of them.
-		var c Columns
-		c.Query, c.Doc, c.Score, c.Label, c.Rank = cv.cols[0], cv.cols[1], cv.cols[2], cv.cols[3], cv.cols[4]
-		c.DocOptional = cv.docOpt
-		idx, err := checkSchema(cv.where(unit, before+1), sc, c)
+		bind, err := bindSchema(cv.where(unit, before+1), sc, cv.reqs, cv.parts)
 		if err != nil {
 			return err
 		}
-		cv.idx, cv.sc = idx, sc
+		cv.bind, cv.sc = bind, sc
 	}
-	for f := range nFields {
-		if cv.idx[f] < 0 {
-			if f == fDoc && cv.cols[fDoc] != "" {
-				// an optional doc column this file lacks: every row has an
-				// empty doc id, as a JSONL row without the field has
-				for range hi - lo {
-					b.Doc.Append(nil)
+	for i, r := range cv.reqs {
+		bd := cv.bind[i]
+		if bd.col < 0 {
+			for range hi - lo {
+				if bd.konst != nil {
+					b.Extra[r.x].Append(bd.konst)
+				} else if r.kind == fDoc {
+					b.Doc.Append(nil) // an optional doc column the file lacks
 				}
 			}
 			continue
 		}
-		arr := rec.Column(cv.idx[f])
-		if arr.NullN() > 0 && !(f == fDoc && cv.docOpt) { // a null optional doc id is empty
+		arr := rec.Column(bd.col)
+		nullsOK := r.optional
+		if arr.NullN() > 0 && !nullsOK {
 			for i := lo; i < hi; i++ {
 				if arr.IsNull(i) {
-					return cv.null(f, unit, before+int64(i)+1)
+					return cv.null(r, unit, before+int64(i)+1)
 				}
 			}
 		}
 		var err error
-		switch f {
+		switch r.kind {
 		case fQuery:
-			err = cv.strings(&b.Query, arr, lo, hi, f, unit, before)
+			err = cv.strings(&b.Query, arr, lo, hi, r, unit, before)
 		case fDoc:
-			err = cv.strings(&b.Doc, arr, lo, hi, f, unit, before)
+			if arr.NullN() > 0 {
+				err = cv.text(&b.Doc, arr, lo, hi, r, unit, before)
+			} else {
+				err = cv.strings(&b.Doc, arr, lo, hi, r, unit, before)
+			}
 		case fScore:
 			b.Score, err = cv.floats(b.Score, arr, lo, hi)
 		case fLabel:
 			b.Label, err = cv.floats(b.Label, arr, lo, hi)
 		case fRank:
 			b.Rank, err = cv.ints(b.Rank, arr, lo, hi, unit, before)
+		case kExtra:
+			err = cv.text(&b.Extra[r.x], arr, lo, hi, r, unit, before)
+		case kExtraScore:
+			b.ExtraScore[r.x], err = cv.floats(b.ExtraScore[r.x], arr, lo, hi)
 		}
 		if err != nil {
 			return err
@@ -248,8 +331,74 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 	return nil
 }
 
-func (cv *converter) null(f, unit int, row int64) error {
-	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), cv.cols[f], ErrValue)
+func (cv *converter) null(r colReq, unit int, row int64) error {
+	if r.kind == kExtra {
+		return fmt.Errorf("%s: %q (a slice column) is null; every row needs a value: %w", cv.where(unit, row), r.name, ErrValue)
+	}
+	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), r.name, ErrValue)
+}
+
+// text appends rows [lo, hi) of arr as text, one value at a time: slice
+// columns of any accepted type, and doc columns with nulls (which become
+// empty ids when the doc column is optional).
+func (cv *converter) text(s *Strings, arr arrow.Array, lo, hi int, r colReq, unit int, before int64) error {
+	for i := lo; i < hi; i++ {
+		if arr.IsNull(i) {
+			if r.optional {
+				s.Append(nil)
+				continue
+			}
+			return cv.null(r, unit, before+int64(i)+1)
+		}
+		v, ok := arrowText(arr, i, cv.scratch[:0])
+		if !ok {
+			if d, isDict := arr.(*array.Dictionary); isDict && !d.Dictionary().IsNull(d.GetValueIndex(i)) {
+				return fmt.Errorf("%s: dictionary index out of range in %q column: %w", cv.where(unit, before+int64(i)+1), r.name, ErrFormat)
+			}
+			return cv.null(r, unit, before+int64(i)+1)
+		}
+		cv.scratch = v[:0:cap(v)]
+		s.Append(v)
+		if len(s.Buf) > math.MaxInt32 {
+			return fmt.Errorf("%s: %q column: %w: %w", cv.where(unit, before+int64(i)+1), r.name, errArena, ErrValue)
+		}
+	}
+	return nil
+}
+
+// valueText is value i of arr as text: strings as they are, numbers as
+// their shortest decimal text, booleans as true/false, dates as YYYY-MM-DD.
+// ok is false for a null dictionary value or an index out of range.
+func arrowText(arr arrow.Array, i int, scratch []byte) (_ []byte, ok bool) {
+	switch a := arr.(type) {
+	case *array.Dictionary:
+		d, k := a.Dictionary(), a.GetValueIndex(i)
+		if k < 0 || k >= d.Len() || d.IsNull(k) {
+			return nil, false
+		}
+		return arrowText(d, k, scratch)
+	case *array.Float64:
+		return strconv.AppendFloat(scratch, a.Value(i), 'g', -1, 64), true
+	case *array.Float32:
+		return strconv.AppendFloat(scratch, float64(a.Value(i)), 'g', -1, 32), true
+	case *array.Float16:
+		return strconv.AppendFloat(scratch, float64(a.Value(i).Float32()), 'g', -1, 32), true
+	case *array.Boolean:
+		return strconv.AppendBool(scratch, a.Value(i)), true
+	case *array.Date32:
+		return a.Value(i).ToTime().AppendFormat(scratch, "2006-01-02"), true
+	case *array.Date64:
+		return a.Value(i).ToTime().AppendFormat(scratch, "2006-01-02"), true
+	case *array.Decimal32:
+		return append(scratch, a.Value(i).ToString(a.DataType().(arrow.DecimalType).GetScale())...), true
+	case *array.Decimal64:
+		return append(scratch, a.Value(i).ToString(a.DataType().(arrow.DecimalType).GetScale())...), true
+	case *array.Decimal128:
+		return append(scratch, a.Value(i).ToString(a.DataType().(arrow.DecimalType).GetScale())...), true
+	case *array.Decimal256:
+		return append(scratch, a.Value(i).ToString(a.DataType().(arrow.DecimalType).GetScale())...), true
+	}
+	return idText(arr, i, scratch), true
 }
 
 var errArena = errors.New("the strings of one batch exceed 2 GiB; use a smaller batch size")
@@ -275,6 +424,28 @@ func appendBulk[O int32 | int64](s *Strings, offs []O, data []byte, lo, hi int) 
 		}
 		prev = o
 		s.Off = append(s.Off, int32(base+int64(o-first)))
+	}
+	return nil
+}
+
+// appendDictStrings appends the dictionary strings the indices name: the
+// fast path for dictionary-encoded Parquet id columns.
+func appendDictStrings(s *Strings, idx []int32, offs []int32, data []byte) error {
+	first := offs[0]
+	n := int32(len(offs) - 1)
+	for _, k := range idx {
+		if k < 0 || k >= n {
+			return fmt.Errorf("dictionary index %d out of range: %w", k, ErrFormat)
+		}
+		a, z := offs[k]-first, offs[k+1]-first
+		if a < 0 || z < a || int(z) > len(data) {
+			return fmt.Errorf("string offsets out of range: %w", ErrFormat)
+		}
+		s.Buf = append(s.Buf, data[a:z]...)
+		if len(s.Buf) > math.MaxInt32 {
+			return fmt.Errorf("%w: %w", errArena, ErrValue)
+		}
+		s.Off = append(s.Off, int32(len(s.Buf)))
 	}
 	return nil
 }
@@ -329,7 +500,7 @@ func idText(arr arrow.Array, i int, scratch []byte) []byte {
 	return nil // unreachable: checkSchema accepted the type
 }
 
-func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi, f, unit int, before int64) error {
+func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi int, r colReq, unit int, before int64) error {
 	var err error
 	switch a := arr.(type) {
 	case *array.String:
@@ -342,14 +513,20 @@ func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi, f, unit int, b
 		err = appendBulk(s, a.ValueOffsets(), a.ValueBytes(), lo, hi)
 	case *array.Dictionary:
 		dict := a.Dictionary()
+		if ds, ok := dict.(*array.String); ok && dict.NullN() == 0 {
+			if idx, ok := a.Indices().(*array.Int32); ok {
+				err = appendDictStrings(s, idx.Int32Values()[lo:hi], ds.ValueOffsets(), ds.ValueBytes())
+				break
+			}
+		}
 		var scratch [20]byte
 		for i := lo; i < hi; i++ {
 			k := a.GetValueIndex(i)
 			if k < 0 || k >= dict.Len() {
-				return fmt.Errorf("%s: dictionary index %d out of range in %q column: %w", cv.where(unit, before+int64(i)+1), k, cv.cols[f], ErrFormat)
+				return fmt.Errorf("%s: dictionary index %d out of range in %q column: %w", cv.where(unit, before+int64(i)+1), k, r.name, ErrFormat)
 			}
 			if dict.IsNull(k) {
-				return cv.null(f, unit, before+int64(i)+1)
+				return cv.null(r, unit, before+int64(i)+1)
 			}
 			s.Append(idText(dict, k, scratch[:0]))
 		}
@@ -379,7 +556,7 @@ func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi, f, unit int, b
 		err = fmt.Errorf("%w: %w", errArena, ErrValue)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %q column: %w", cv.where(unit, before+int64(lo)+1), cv.cols[f], err)
+		return fmt.Errorf("%s: %q column: %w", cv.where(unit, before+int64(lo)+1), r.name, err)
 	}
 	return nil
 }
@@ -563,6 +740,7 @@ func startColumnar(name string, loc *locator, nunits int, readers []unitReader, 
 // those of the whole file, whatever part of it is read.
 func startColumnarRange(name string, loc *locator, first, end int, base int64, readers []unitReader, cols Columns, opt Options,
 	where func(int, int64) string, closer func() error) *columnar {
+	parts := filePartitions(name)
 	c := &columnar{name: name, loc: loc, nunits: end, first: first, u: first, base: base, stop: make(chan struct{}), closer: closer}
 	bs := columnarBatchSize(opt)
 	for w, ur := range readers {
@@ -574,11 +752,20 @@ func startColumnarRange(name string, loc *locator, first, end int, base int64, r
 			if cols.Rank != "" {
 				b.Rank = []int64{}
 			}
+			if len(cols.Extra) > 0 {
+				b.Extra = make([]Strings, len(cols.Extra))
+				for c := range b.Extra {
+					b.Extra[c].Reset()
+				}
+			}
+			if len(cols.ExtraScore) > 0 {
+				b.ExtraScore = make([][]float64, len(cols.ExtraScore))
+			}
 			d.free <- b
 		}
 		c.ws = append(c.ws, d)
 		c.wg.Add(1)
-		go c.decode(first+w, len(readers), d, ur, newConverter(cols, where), bs)
+		go c.decode(first+w, len(readers), d, ur, newConverter(cols, parts, where), bs)
 	}
 	return c
 }

@@ -47,6 +47,12 @@ var stdCols = Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "
 
 func readAll(t testing.TB, name string, cols Columns, opt Options) ([]readRow, error) {
 	t.Helper()
+	return readAllAs(t, name, name, cols, opt)
+}
+
+// readAllAs reads input name, whose batches name it display.
+func readAllAs(t testing.TB, name, display string, cols Columns, opt Options) ([]readRow, error) {
+	t.Helper()
 	r, err := Open(name, cols, opt)
 	if err != nil {
 		return nil, err
@@ -55,8 +61,8 @@ func readAll(t testing.TB, name string, cols Columns, opt Options) ([]readRow, e
 	var rows []readRow
 	for r.Next() {
 		b := r.Batch()
-		if b.Source != name {
-			t.Fatalf("Source = %q, want %q", b.Source, name)
+		if b.Source != display {
+			t.Fatalf("Source = %q, want %q", b.Source, display)
 		}
 		if len(b.Pos) != b.N || len(b.Score) != b.N && cols.Score != "" || len(b.Label) != b.N || len(b.Query.Off) != b.N+1 {
 			t.Fatalf("%s: batch of %d rows has %d positions, %d scores, %d labels, %d query offsets",

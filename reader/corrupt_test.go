@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -131,9 +132,20 @@ func TestCloseEarly(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
 	log := genLog(2, 50000, 10)
-	for _, n := range []string{"c.parquet", "c.arrow", "c.arrows"} {
+	before := runtime.NumGoroutine()
+	defer func() {
+		// every decoder goroutine has ended when Close returns
+		if after := runtime.NumGoroutine(); after > before {
+			t.Errorf("%d goroutines before, %d after closing every reader", before, after)
+		}
+	}()
+	for _, n := range []string{"c.parquet", "c.arrow", "c.arrows", "one-group.parquet"} {
 		name := filepath.Join(dir, n)
-		writeLog(t, name, log, synth.Options{RowGroup: 2000, Batch: 2000})
+		opt := synth.Options{RowGroup: 2000, Batch: 2000}
+		if strings.HasPrefix(n, "one-group") {
+			opt.RowGroup = len(log) // one row group: columns decoded in parallel
+		}
+		writeLog(t, name, log, opt)
 		for _, dec := range []int{1, 2, 4} {
 			r, err := Open(name, stdCols, Options{BatchSize: 1000, Decoders: dec})
 			if err != nil {
@@ -152,5 +164,47 @@ func TestCloseEarly(t *testing.T) {
 				t.Fatalf("%s: Next after Close returned a batch", n)
 			}
 		}
+	}
+}
+
+// TestColumnarFromPipe: an Arrow IPC stream reads from standard input; the
+// formats whose footer is at the end say they need a regular file.
+func TestColumnarFromPipe(t *testing.T) {
+	checkedMem(t)
+	dir := t.TempDir()
+	log := genLog(4, 3000, 10)
+	for _, c := range []struct {
+		name string
+		err  error
+	}{{"s.arrows", nil}, {"f.arrow", ErrFormat}, {"p.parquet", ErrFormat}} {
+		t.Run(c.name, func(t *testing.T) {
+			name := filepath.Join(dir, c.name)
+			writeLog(t, name, log, synth.Options{Batch: 700})
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				pw.Write(data)
+				pw.Close()
+			}()
+			old := os.Stdin
+			os.Stdin = pr
+			defer func() { os.Stdin = old; pr.Close() }()
+			rows, err := readAllAs(t, Stdin, "<stdin>", stdCols, Options{})
+			if c.err != nil {
+				if !errors.Is(err, c.err) || !strings.Contains(err.Error(), "<stdin>: ") || !strings.Contains(err.Error(), "regular file") {
+					t.Fatalf("err = %v, want %v naming <stdin> and asking for a regular file", err, c.err)
+				}
+				return
+			}
+			if err != nil || len(rows) != len(log) {
+				t.Fatalf("%d rows, err %v; want %d", len(rows), err, len(log))
+			}
+		})
 	}
 }

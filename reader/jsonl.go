@@ -29,6 +29,10 @@ const (
 
 var fieldRole = [nFields]string{"query", "doc", "score", "label", "rank"}
 
+// maxExtra bounds Columns.Extra plus Columns.ExtraScore, so one word can
+// record which of them a line has.
+const maxExtra = 64
+
 // jsonl streams one JSON object per line. It is hand-rolled because
 // encoding/json is an order of magnitude too slow for click logs: it finds
 // each line with memchr, scans only the configured keys' values and skips
@@ -51,6 +55,16 @@ type jsonl struct {
 
 	// unescaped strings live here until appended to the batch
 	qScratch, dScratch, kScratch []byte
+
+	// Extra and ExtraScore columns: their keys, and the current line's
+	// values (one scratch buffer per text column, as several may need
+	// unescaping on one line).
+	xkeys    []string // Extra then ExtraScore
+	nxText   int      // how many of xkeys are text columns
+	xseen    uint64
+	xtext    [][]byte
+	xnum     []float64
+	xScratch [][]byte
 }
 
 func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Options) *jsonl {
@@ -64,6 +78,18 @@ func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Op
 	j.b.Doc.Reset()
 	if cols.Rank != "" {
 		j.b.Rank = []int64{}
+	}
+	if n := len(cols.Extra) + len(cols.ExtraScore); n > 0 {
+		j.xkeys = append(append([]string{}, cols.Extra...), cols.ExtraScore...)
+		j.nxText = len(cols.Extra)
+		j.xtext = make([][]byte, len(cols.Extra))
+		j.xScratch = make([][]byte, len(cols.Extra))
+		j.xnum = make([]float64, len(cols.ExtraScore))
+		j.b.Extra = make([]Strings, len(cols.Extra))
+		for c := range j.b.Extra {
+			j.b.Extra[c].Reset()
+		}
+		j.b.ExtraScore = make([][]float64, len(cols.ExtraScore))
 	}
 	return j
 }
@@ -193,6 +219,7 @@ func (j *jsonl) parse(s []byte) error {
 		return j.fail(ErrSyntax, "expected a JSON object, found %s", quoteSnippet(s[p:]))
 	}
 	var rw row
+	j.xseen = 0
 	p, err := j.members(s, skipSpace(s, p+1), &rw)
 	if err != nil {
 		return err
@@ -203,6 +230,13 @@ func (j *jsonl) parse(s []byte) error {
 	for f := range nFields {
 		if j.keys[f] != "" && rw.seen&(1<<f) == 0 && !(f == fDoc && j.docOpt) {
 			return j.fail(ErrColumn, "no %q field (the %s column)", j.keys[f], fieldRole[f])
+		}
+	}
+	if want := uint64(1)<<len(j.xkeys) - 1; j.xseen != want {
+		for x, k := range j.xkeys {
+			if j.xseen&(1<<x) == 0 {
+				return j.fail(ErrColumn, "no %q field (%s)", k, j.xrole(x))
+			}
 		}
 	}
 	b := &j.b
@@ -217,9 +251,55 @@ func (j *jsonl) parse(s []byte) error {
 	if j.keys[fRank] != "" {
 		b.Rank = append(b.Rank, rw.rank)
 	}
+	for c := range b.Extra {
+		b.Extra[c].Append(j.xtext[c])
+	}
+	for c := range b.ExtraScore {
+		b.ExtraScore[c] = append(b.ExtraScore[c], j.xnum[c])
+	}
 	b.Pos = append(b.Pos, j.line)
 	b.N++
 	return nil
+}
+
+func (j *jsonl) xrole(x int) string {
+	if x < j.nxText {
+		return "a slice column"
+	}
+	return "a score column"
+}
+
+// extraValue parses the value of extra column x at s[p:].
+func (j *jsonl) extraValue(s []byte, p, x int) (int, error) {
+	if p >= len(s) {
+		return p, j.fail(ErrSyntax, "missing value for %q", j.xkeys[x])
+	}
+	if x >= j.nxText {
+		tok, e := j.token(s, p)
+		v, ok := parseNumber(tok)
+		if !ok {
+			return e, j.fail(ErrValue, "%q (a score column) must be a number, found %s", j.xkeys[x], quoteSnippet(s[p:]))
+		}
+		j.xnum[x-j.nxText] = v
+		return e, nil
+	}
+	switch s[p] {
+	case '"':
+		v, np, err := j.scanString(s, p+1, &j.xScratch[x])
+		j.xtext[x] = v
+		return np, err
+	case '{', '[':
+		return p, j.fail(ErrValue, "%q (a slice column) must be a string, number or boolean, found %s", j.xkeys[x], quoteSnippet(s[p:]))
+	}
+	tok, e := j.token(s, p)
+	if string(tok) == "null" {
+		return e, j.fail(ErrValue, "%q (a slice column) is null; every row needs a value", j.xkeys[x])
+	}
+	if _, ok := parseNumber(tok); !ok && string(tok) != "true" && string(tok) != "false" {
+		return e, j.fail(ErrValue, "%q (a slice column) must be a string, number or boolean, found %s", j.xkeys[x], quoteSnippet(s[p:]))
+	}
+	j.xtext[x] = tok
+	return e, nil
 }
 
 // members scans the key/value pairs of an object whose '{' precedes s[p],
@@ -248,7 +328,19 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 				break
 			}
 		}
-		if f < 0 {
+		if f < 0 && len(j.xkeys) > 0 {
+			for x, k := range j.xkeys {
+				if string(key) == k {
+					p, err = j.extraValue(s, p, x)
+					j.xseen |= 1 << x
+					f = nFields + x
+					break
+				}
+			}
+			if f < 0 {
+				p, err = j.skipValue(s, p)
+			}
+		} else if f < 0 {
 			p, err = j.skipValue(s, p)
 		} else {
 			p, err = j.value(s, p, f, rw)

@@ -202,6 +202,21 @@ func (c Columns) check() error {
 	if c.Score == "" && c.Rank == "" {
 		return fmt.Errorf("need a score column or a rank column: %w", ErrColumn)
 	}
+	// A name given two roles would be read for one and reported missing for
+	// the other; say what is wrong instead.
+	seen := map[string]bool{}
+	for _, n := range append([]string{c.Query, c.Doc, c.Score, c.Label, c.Rank}, append(c.Extra, c.ExtraScore...)...) {
+		if n == "" {
+			continue
+		}
+		if seen[n] {
+			return fmt.Errorf("column %q is named for two roles: %w", n, ErrColumn)
+		}
+		seen[n] = true
+	}
+	if len(c.Extra)+len(c.ExtraScore) > maxExtra {
+		return fmt.Errorf("%d extra columns: at most %d: %w", len(c.Extra)+len(c.ExtraScore), maxExtra, ErrColumn)
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -93,6 +94,18 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	leaves, err := parquetLeaves(name, fr.Manifest, cols)
 	if err != nil {
 		return nil, err
+	}
+	// Id columns that the writer dictionary-encoded (query ids repeat once
+	// per document) are read as Arrow dictionaries: the converter copies
+	// each row's value straight from the small dictionary, where decoding
+	// to a string array would build every string first.
+	if dictLeaves := parquetDictIDs(meta, fr.Manifest, cols); len(dictLeaves) > 0 {
+		for _, l := range dictLeaves {
+			arrProps.SetReadDict(l, true)
+		}
+		if fr, err = pqarrow.NewFileReader(pf, arrProps, mem); err != nil {
+			return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, ErrFormat)
+		}
 	}
 
 	nrg := pf.NumRowGroups()
@@ -180,44 +193,62 @@ func countingFile(f readAtSeeker, opt Options) readAtCounter {
 	return readAtCounter{f, opt.BytesRead}
 }
 
-// parquetLeaves finds the leaf column index of every configured column,
+// parquetDictIDs lists the leaf columns of the query, doc and slice columns
+// that hold plain strings and are dictionary-encoded in the first row group.
+func parquetDictIDs(meta *metadata.FileMetaData, m *pqarrow.SchemaManifest, cols Columns) []int {
+	if meta.NumRowGroups() == 0 {
+		return nil
+	}
+	rg := meta.RowGroup(0)
+	var out []int
+	for _, col := range append([]string{cols.Query, cols.Doc}, cols.Extra...) {
+		for i := range m.Fields {
+			f := &m.Fields[i]
+			if col == "" || f.Field.Name != col || !f.IsLeaf() {
+				continue
+			}
+			if id := f.Field.Type.ID(); id != arrow.STRING && id != arrow.BINARY {
+				continue
+			}
+			if cc, err := rg.ColumnChunk(f.ColIndex); err == nil && cc.HasDictionaryPage() {
+				out = append(out, f.ColIndex)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// parquetLeaves finds the leaf column index of every requested column,
 // checking its Arrow type before anything is decoded.
 func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int, error) {
 	var leaves []int
-	for f, col := range cols.byRole() {
-		if col == "" {
-			continue
-		}
+	parts := filePartitions(name)
+	for _, r := range cols.requests() {
 		var fld *pqarrow.SchemaField
 		for i := range m.Fields {
-			if m.Fields[i].Field.Name == col {
+			if m.Fields[i].Field.Name == r.name {
 				fld = &m.Fields[i]
 				break
 			}
 		}
-		if fld == nil && f == fDoc && cols.DocOptional {
-			continue // an optional doc column the file lacks is not read
-		}
 		if fld == nil {
+			if _, ok := partitionValue(parts, r.name); (ok && r.kind == kExtra) || r.optional {
+				continue
+			}
 			names := make([]string, len(m.Fields))
 			for i := range m.Fields {
 				names[i] = strconv.Quote(m.Fields[i].Field.Name)
 			}
-			return nil, fmt.Errorf("%s: no column %q (the %s column); the file has %s: %w",
-				name, col, fieldRole[f], listNames(names), ErrColumn)
+			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
+				name, r.name, r.role(), listNames(names), ErrColumn)
 		}
 		dt := fld.Field.Type
-		if !fld.IsLeaf() || !accepts(f, dt) {
-			return nil, fmt.Errorf("%s: column %q has type %s; the %s column must be %s: %w",
-				name, col, dt, fieldRole[f], roleTypes[f], ErrColumn)
+		if !fld.IsLeaf() || !accepts(r.kind, dt) {
+			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
+				name, r.name, dt, r.role(), r.types(), ErrColumn)
 		}
-		dup := false
-		for _, l := range leaves {
-			dup = dup || l == fld.ColIndex
-		}
-		if !dup {
-			leaves = append(leaves, fld.ColIndex)
-		}
+		leaves = append(leaves, fld.ColIndex)
 	}
 	return leaves, nil
 }

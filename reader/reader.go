@@ -24,6 +24,13 @@ var (
 // column is not read; Score may be empty only when Rank is set.
 type Columns struct {
 	Query, Doc, Score, Label, Rank string
+	// Extra columns are read as text, for slicing: a JSON string unescaped,
+	// a number or boolean as its literal text. A null or missing value is an
+	// error naming the column, so a slice never silently collects strays.
+	Extra []string
+	// ExtraScore columns are further numeric scores (other models' ranking
+	// of the same rows), read like Score.
+	ExtraScore []string
 	// DocOptional lets rows lack the doc column (their doc id is empty);
 	// otherwise a row without it is an error.
 	DocOptional bool
@@ -66,6 +73,10 @@ type Batch struct {
 	Score  []float64
 	Label  []float64
 	Rank   []int64 // nil unless a rank column is read
+	// Extra[c] holds the text of Columns.Extra[c]; ExtraScore[c] the values
+	// of Columns.ExtraScore[c]. Both are nil when none are asked for.
+	Extra      []Strings
+	ExtraScore [][]float64
 	// Pos is the 1-based line (text formats) or row within the file
 	// (columnar formats) of each row, for error messages.
 	Pos []int64
@@ -96,6 +107,12 @@ func (b *Batch) Reset() {
 		b.Rank = b.Rank[:0]
 	}
 	b.Pos = b.Pos[:0]
+	for c := range b.Extra {
+		b.Extra[c].Reset()
+	}
+	for c := range b.ExtraScore {
+		b.ExtraScore[c] = b.ExtraScore[c][:0]
+	}
 }
 
 // Reader is the shape every format follows:

@@ -182,3 +182,39 @@ func BenchmarkQrelsMemory(b *testing.B) {
 		runtime.KeepAlive(q)
 	}
 }
+
+// BenchmarkTrecRun reads a generated run joined with its qrels, reporting
+// run lines/s.
+func BenchmarkTrecRun(b *testing.B) {
+	var run, qrels strings.Builder
+	const queries, depth = 500, 1000
+	for q := range queries {
+		for d := range depth {
+			fmt.Fprintf(&run, "%d Q0 clueweb12-%07d %d %.4f runname\n", 100+q, d, d+1, float64(depth-d)/7)
+			if d%3 == 0 {
+				fmt.Fprintf(&qrels, "%d 0 clueweb12-%07d %d\n", 100+q, d, d%4)
+			}
+		}
+	}
+	dir := b.TempDir()
+	rp := writeFileIn(b, dir, "run", []byte(run.String()))
+	q, err := ReadQrels(writeFileIn(b, dir, "qrels", []byte(qrels.String())))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(run.Len()))
+	b.ResetTimer()
+	for range b.N {
+		r, err := OpenRun(rp, q, RunOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for r.Next() {
+		}
+		if r.Err() != nil {
+			b.Fatal(r.Err())
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(queries*depth*b.N)/b.Elapsed().Seconds(), "lines/s")
+}

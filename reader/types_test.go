@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rankeval/rankeval/internal/synth"
 )
 
 // The values of every column of the type-coverage table, row by row.
@@ -218,7 +219,7 @@ func TestColumnTypes(t *testing.T) {
 			floats(func(i int) float64 { return decText(tDec[i]) }),
 			floats(func(i int) float64 { return float64(tLabel[i]) }),
 			[]int64{1, 2, 3, 1, 2, 3}},
-		{"rank without score, one column in two roles", Columns{Query: "q_str", Doc: "q_str", Label: "l_i32", Rank: "r_i32"},
+		{"rank without score", Columns{Query: "q_str", Doc: "q_bin", Label: "l_i32", Rank: "r_i32"},
 			tQuery, tQuery, nil, floats(func(i int) float64 { return float64(tLabel[i]) }), []int64{1, 2, 3, 1, 2, 3}},
 	}
 	for _, name := range files {
@@ -270,7 +271,7 @@ func TestUnsupportedTypes(t *testing.T) {
 			{"doc", "l_bool", "bool"},
 		} {
 			t.Run(n+"/"+c.role+"="+c.col, func(t *testing.T) {
-				cols := Columns{Query: "q_str", Score: "s_f64", Label: "l_i32"}
+				cols := Columns{Query: "q_str", Score: "s_f32", Label: "l_i32"}
 				switch c.role {
 				case "score":
 					cols.Score = c.col
@@ -364,5 +365,64 @@ func TestNulls(t *testing.T) {
 			}
 		}
 		rec.Release()
+	}
+}
+
+// TestParquetDictionaryFallback: id columns are read as dictionaries when
+// the first row group is dictionary-encoded; writers fall back to plain
+// encoding within a column chunk when the dictionary grows, and each row
+// group has its own dictionary. The rows must not change.
+func TestParquetDictionaryFallback(t *testing.T) {
+	checkedMem(t)
+	log := genLog(8, 30000, 3) // 10000 distinct query ids
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.jsonl")
+	writeLog(t, ref, log, synth.Options{})
+	want, err := readAll(t, ref, stdCols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := synth.Schema(false)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for _, r := range log {
+		b.Field(0).(*array.StringBuilder).Append(r.Query)
+		b.Field(1).(*array.StringBuilder).Append(r.Doc)
+		b.Field(2).(*array.Float64Builder).Append(r.Score)
+		b.Field(3).(*array.Int32Builder).Append(int32(r.Label))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	for _, c := range []struct {
+		name  string
+		props []parquet.WriterProperty
+	}{
+		{"fallback within a chunk", []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(4096), parquet.WithDataPageSize(2048)}},
+		{"a dictionary per row group", []parquet.WriterProperty{parquet.WithMaxRowGroupLength(5000)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".parquet")
+			f, err := os.Create(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := pqarrow.NewFileWriter(sc, f, parquet.NewWriterProperties(append(c.props, parquet.WithDictionaryDefault(true))...), pqarrow.DefaultWriterProps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteBuffered(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, dec := range []int{1, 2} {
+				got, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 1000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameRows(t, name, got, want)
+			}
+		})
 	}
 }

@@ -227,7 +227,7 @@ func TestColumnarBadInput(t *testing.T) {
 			}
 		}), nil, `row group \d+: `},
 		{"missing column", ".parquet", pq, []string{"--score-col", "pred"}, `no column "pred" \(the score column\); the file has "query_id", "doc_id", "score", "label"`},
-		{"wrong column type", ".parquet", pq, []string{"--label-col", "doc_id"}, `column "doc_id" has type utf8; the label column must be integer, float or boolean`},
+		{"wrong column type", ".parquet", pq, []string{"--doc-col", "absent", "--label-col", "doc_id"}, `column "doc_id" has type utf8; the label column must be integer, float or boolean`},
 		{"nulls", ".parquet", nullParquet(t), nil, `row group 1, row 3 \(row 7 of the file\): null in "score" column`},
 		{"truncated Arrow IPC file", ".arrow", ar[:len(ar)-100], nil, "not a readable Arrow IPC file"},
 		{"truncated Arrow IPC stream", ".arrows", as[:len(as)/2], nil, `record batch \d+: `},

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/summary"
 )
 
 var errHelp = errors.New("help shown")
@@ -45,6 +45,16 @@ type config struct {
 	gates            []gate
 	failOnEmpty      bool
 
+	// analysis: slices, comparison, bootstrap, report
+	by        []string
+	maxSlices int
+	systems   []string   // names; the baseline first
+	logs      [][]string // per system with --system; nil when the systems are score columns
+	missing   string
+	bootstrap int
+	report    string
+	curves    []curve // metric@k families the report plots; evaluated after c.metrics
+
 	// TREC input (--qrels) and peer profiles
 	qrels        string
 	profile      string
@@ -53,18 +63,34 @@ type config struct {
 	skipUnjudged bool
 }
 
-// summaryRun describes the run for the summary, with the gates' verdict.
-func (c *config) summaryRun(g gateResult) *summary.Run {
-	r := &summary.Run{Metrics: c.metrics, Options: c.opts, Columns: c.cols, Profile: c.profile,
-		ScoreFloat32: c.scoreFloat32, Qrels: c.qrels, Complete: c.complete, SkipUnjudged: c.skipUnjudged,
-		DedupFirst: c.dedupFirst}
-	if len(c.gates) > 0 || c.failOnEmpty {
-		r.Gates = &summary.Gates{FailOnEmpty: c.failOnEmpty, Empty: g.empty}
-		for _, ch := range g.checks {
-			r.Gates.Checks = append(r.Gates.Checks, summary.GateCheck{Name: ch.name, Min: ch.min, Mean: ch.mean, Passed: ch.passed})
+// profiles set every convention a peer tool uses at once (SPEC §6); a flag
+// given explicitly overrides its profile's value.
+var profiles = map[string]struct {
+	flags        map[string]string
+	scoreFloat32 bool // trec_eval stores scores as 32-bit floats
+}{
+	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
+	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
+}
+
+var choices = struct {
+	ties  map[string]metrics.Ties
+	gain  map[string]metrics.Gain
+	empty map[string]metrics.Empty
+}{
+	ties: map[string]metrics.Ties{"input": metrics.TiesInput, "trec": metrics.TiesTrec,
+		"optimistic": metrics.TiesOptimistic, "pessimistic": metrics.TiesPessimistic, "average": metrics.TiesAverage},
+	gain:  map[string]metrics.Gain{"exp": metrics.GainExp, "linear": metrics.GainLinear},
+	empty: map[string]metrics.Empty{"skip": metrics.EmptySkip, "zero": metrics.EmptyZero, "one": metrics.EmptyOne, "error": metrics.EmptyError},
+}
+
+func nameOf[T comparable](m map[string]T, v T) string {
+	for k, x := range m {
+		if x == v {
+			return k
 		}
 	}
-	return r
+	return "?"
 }
 
 const usageHead = `Usage: rankeval [flags] INPUT...
@@ -112,7 +138,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.StringVar(&c.cols.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
 	fs.StringVar(&c.cols.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
-	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first)")
+	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
 	fs.StringVar(&c.cols.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
 	fs.StringVar(&c.cols.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries (0 = one per CPU); results do not depend on it")
@@ -126,6 +152,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
 	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
 	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
+	var by string
+	var systemFlags []string
+	fs.StringVar(&by, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
+	fs.IntVar(&c.maxSlices, "max-slices", 10_000, "more distinct --by combinations than this fail the run")
+	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). The logs are read in\nlockstep and must hold the same queries in the same order", func(v string) error {
+		systemFlags = append(systemFlags, v)
+		return nil
+	})
+	fs.StringVar(&c.missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; the logs must then be sorted by query id)")
+	fs.IntVar(&c.bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
+	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -143,16 +180,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.profile != "" {
-		p, ok := summary.Profiles[c.profile]
+		p, ok := profiles[c.profile]
 		if !ok {
 			return nil, usagef("--profile %q: want trec_eval or gdeval", c.profile)
 		}
-		for name, v := range p.Flags {
+		for name, v := range p.flags {
 			if !set[name] {
 				fs.Set(name, v)
 			}
 		}
-		c.scoreFloat32 = p.ScoreFloat32
+		c.scoreFloat32 = p.scoreFloat32
 		c.skipUnjudged = true
 	}
 	if c.complete && c.qrels == "" {
@@ -165,13 +202,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c.opts = metrics.DefaultOptions()
 	var ok bool
-	if c.opts.Ties, ok = summary.Ties[strings.ToLower(ties)]; !ok {
+	if c.opts.Ties, ok = choices.ties[strings.ToLower(ties)]; !ok {
 		return nil, usagef("--ties %q: want input, trec, optimistic, pessimistic or average", ties)
 	}
-	if c.opts.Gain, ok = summary.Gains[strings.ToLower(gain)]; !ok {
+	if c.opts.Gain, ok = choices.gain[strings.ToLower(gain)]; !ok {
 		return nil, usagef("--gain %q: want exp or linear", gain)
 	}
-	if c.opts.Empty, ok = summary.Empties[strings.ToLower(empty)]; !ok {
+	if c.opts.Empty, ok = choices.empty[strings.ToLower(empty)]; !ok {
 		return nil, usagef("--empty %q: want skip, zero, one or error", empty)
 	}
 	if !(maxGrade > 0) || maxGrade > 1000 {
@@ -217,10 +254,155 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, usagef("--progress-interval must be positive")
 	}
 	c.inputs = fs.Args()
-	if len(c.inputs) == 0 {
+	if err := c.analysisFlags(by, systemFlags, set); err != nil {
+		return nil, err
+	}
+	if len(c.inputs) == 0 && c.logs == nil {
 		return nil, usagef("no input: give one or more files, or - for standard input")
 	}
 	return &c, nil
+}
+
+// analysisFlags checks and applies --by, --score-col lists, --system,
+// --missing, --bootstrap and --report.
+func (c *config) analysisFlags(by string, systemFlags []string, set map[string]bool) error {
+	if by != "" {
+		c.by = splitList(by)
+		if len(c.by) == 0 {
+			return usagef("--by %q names no column", by)
+		}
+		if c.qrels != "" {
+			return usagef("--by cannot slice TREC runs: they have no other columns")
+		}
+	}
+	if c.maxSlices < 1 {
+		return usagef("--max-slices must be >= 1")
+	}
+	scores := splitList(c.cols.Score)
+	if len(scores) > 1 {
+		if c.cols.Rank != "" {
+			return usagef("--rank-col orders every system the same way: compare score columns without it")
+		}
+		c.cols.Score, c.cols.ExtraScore = scores[0], scores[1:]
+		c.systems = scores
+	}
+	if len(systemFlags) > 0 {
+		if len(systemFlags) < 2 {
+			return usagef("--system: give two or more, the baseline first")
+		}
+		if len(c.inputs) > 0 {
+			return usagef("give either --system NAME=PATH logs or INPUT files, not both")
+		}
+		if len(scores) > 1 {
+			return usagef("--system compares logs: give one --score-col with it")
+		}
+		if c.complete {
+			return usagef("--complete counts queries missing from one run; with --system use --missing zero")
+		}
+		c.systems = nil
+		for _, f := range systemFlags {
+			name, path, ok := strings.Cut(f, "=")
+			if !ok || name == "" || path == "" {
+				return usagef("--system %q: want NAME=PATH", f)
+			}
+			c.systems = append(c.systems, name)
+			c.logs = append(c.logs, []string{path})
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range c.systems {
+		if seen[n] {
+			return usagef("system %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	switch c.missing {
+	case "error":
+	case "zero":
+		if c.logs == nil {
+			return usagef("--missing zero applies to --system logs")
+		}
+	default:
+		return usagef("--missing %q: want error or zero", c.missing)
+	}
+	if c.unsorted && (len(c.by) > 0 || len(c.systems) > 1) {
+		// the spill files keep the core columns only
+		return usagef("--unsorted does not carry --by columns or several systems yet: sort the log by query id")
+	}
+	if c.bootstrap < 0 || c.bootstrap > 100_000 {
+		return usagef("--bootstrap %d: want 0 (none) to 100000 replicates", c.bootstrap)
+	}
+	if c.format == "trec" && (len(c.by) > 0 || len(c.systems) > 1 || c.bootstrap > 0) {
+		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	if c.report != "" {
+		for _, other := range []string{c.output, c.perQuery} {
+			if other == c.report {
+				return usagef("--report and another output name the same file %q", c.report)
+			}
+		}
+		c.curves = curvesFor(c.metrics)
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// curve is a metric family the report plots at k = 1..K.
+type curve struct {
+	family string // ndcg, p, r, err
+	kind   metrics.Kind
+	ms     []metrics.Metric
+}
+
+func nextK(k, step int) int {
+	if k == 1 && step > 1 {
+		return step
+	}
+	return k + step
+}
+
+// curvesFor picks the report's metric@k curves: the families among nDCG,
+// P, R and ERR that were asked for, from k = 1 to the largest k asked (10
+// when none is). Families not asked are left out: ERR, for one, makes a
+// label above --max-grade an error.
+func curvesFor(ms []metrics.Metric) []curve {
+	maxK := 0
+	for _, m := range ms {
+		maxK = max(maxK, m.K)
+	}
+	if maxK == 0 {
+		maxK = 10
+	}
+	var out []curve
+	for _, f := range []struct {
+		name string
+		kind metrics.Kind
+	}{{"ndcg", metrics.KindNDCG}, {"p", metrics.KindP}, {"r", metrics.KindR}, {"err", metrics.KindERR}} {
+		if !slices.ContainsFunc(ms, func(m metrics.Metric) bool { return m.Kind == f.kind }) {
+			continue
+		}
+		cv := curve{family: f.name, kind: f.kind}
+		// at most some 100 points: a k of 1000 is plotted every 10th
+		step := (maxK + 99) / 100
+		for k := 1; k <= maxK; k = nextK(k, step) {
+			m, err := metrics.Parse(fmt.Sprintf("%s@%d", f.name, k))
+			if err != nil {
+				panic(err) // the names above always parse
+			}
+			cv.ms = append(cv.ms, m)
+		}
+		out = append(out, cv)
+	}
+	return out
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
-	"github.com/rankeval/rankeval/summary"
 )
 
 // gate is one --fail-under bar.
@@ -97,5 +96,9 @@ func (g gateResult) err() error {
 	return fmt.Errorf("%w: %s", errGate, strings.Join(why, "; "))
 }
 
-// fmtMean prints a gate's mean as the summary does.
-func fmtMean(v float64) string { return summary.FmtMean(v) }
+func fmtMean(v float64) string {
+	if math.IsNaN(v) {
+		return "undefined (no queries)"
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}

@@ -424,7 +424,7 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a directory with no data files is exit 1", func(t *testing.T) {
+	t.Run("unreadable input (a directory) is exit 1", func(t *testing.T) {
 		d := t.TempDir()
 		code, _, stderr := cli(t, d)
 		if code != 1 || !strings.Contains(stderr, d+": directory has no data files") {

@@ -2,17 +2,23 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/summary"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -22,6 +28,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	if c.inputs, err = expandInputs(c.inputs); err != nil {
 		return err
+	}
+	for l := range c.logs {
+		if c.logs[l], err = expandInputs(c.logs[l]); err != nil {
+			return err
+		}
 	}
 	var perQuery *atomicFile
 	var pqWriter *bufio.Writer
@@ -46,11 +57,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		defer out.abortUnlessCommitted()
 	}
 
+	var report *atomicFile
+	if c.report != "" {
+		if report, err = createAtomic(c.report); err != nil {
+			return err
+		}
+		defer report.abortUnlessCommitted()
+	}
+
+	evalMetrics := slices.Clone(c.metrics)
+	for _, cv := range c.curves {
+		evalMetrics = append(evalMetrics, cv.ms...)
+	}
 	cfg := pipeline.Config{
-		Metrics:      c.metrics,
+		Metrics:      evalMetrics,
 		Options:      c.opts,
 		Workers:      c.workers,
 		MaxGroupRows: c.maxGroupRows,
+		Systems:      c.systems,
+		MissingZero:  c.missing == "zero",
+		Slices:       c.by,
+		MaxSlices:    c.maxSlices,
+		Core:         len(c.metrics),
+		Bootstrap:    c.bootstrap,
+		Hist:         c.report != "",
 	}
 	if pqWriter != nil {
 		cfg.PerQuery = pqWriter
@@ -79,29 +109,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			cfg.ProgressEvery = 250 * time.Millisecond
 		}
 		cfg.BytesRead = &bytesRead
-		cfg.TotalBytes = totalSize(c.inputs)
+		cfg.TotalBytes = totalSize(slices.Concat(append([][]string{c.inputs}, c.logs...)...))
 	}
 	if c.format == "trec" {
-		rep := c.summaryRun(gateResult{})
-		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return summary.AppendTrecQuery(b, rep, id, vals) }
+		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return appendTrecQuery(b, c, id, vals) }
 	}
-	sources := make([]pipeline.Source, len(c.inputs))
 	var trec *trecInput
 	if c.qrels != "" {
 		if trec, err = openTrec(c, &cfg, stderr); err != nil {
 			return err
 		}
-		for i, in := range c.inputs {
-			sources[i] = trec.source(in)
-		}
-	} else {
-		for i, in := range c.inputs {
-			sources[i] = pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
-				return reader.Open(in, c.cols, reader.Options{BatchSize: c.batchSize, Decoders: c.workers, BytesRead: cfg.BytesRead})
+	}
+	cols := c.cols
+	cols.Extra = c.by
+	logs := c.logs
+	if logs == nil {
+		logs = [][]string{c.inputs}
+	}
+	sources := make([][]pipeline.Source, len(logs))
+	for l, inputs := range logs {
+		for _, in := range inputs {
+			src := pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
+				return reader.Open(in, cols, reader.Options{BatchSize: c.batchSize, Decoders: c.workers, BytesRead: cfg.BytesRead})
 			}}
+			if trec != nil {
+				src = trec.source(in)
+			}
+			sources[l] = append(sources[l], src)
 		}
 	}
-	set, err := pipeline.Run(ctx, cfg, sources)
+	res, err := pipeline.Analyze(ctx, cfg, sources)
 	if err != nil {
 		if trec != nil {
 			return trec.explain(err)
@@ -116,20 +153,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	gates := checkGates(c, set)
-	text := summary.Format(c.format, c.summaryRun(gates), set)
+	r := newResults(c, res)
+	gates := checkGates(c, res.Sys[0])
+	var summary []byte
+	switch c.format {
+	case "json":
+		summary = formatJSON(c, r, gates)
+	case "trec":
+		summary = formatTrec(c, res.Sys[0])
+	default:
+		summary = formatText(c, r, gates)
+	}
+	if report != nil {
+		if err := writeReport(report, c, r); err != nil {
+			return err
+		}
+	}
 	if out != nil {
-		if _, err := out.Write(text); err != nil {
+		if _, err := out.Write(summary); err != nil {
 			return err
 		}
 		if err := out.commit(); err != nil {
 			return err
 		}
-	} else if _, err := stdout.Write(text); err != nil {
+	} else if _, err := stdout.Write(summary); err != nil {
 		return err
 	}
 	if perQuery != nil {
 		if err := perQuery.commit(); err != nil {
+			return err
+		}
+	}
+	if report != nil {
+		if err := report.commit(); err != nil {
 			return err
 		}
 	}
@@ -148,4 +204,489 @@ func totalSize(inputs []string) int64 {
 		n += st.Size()
 	}
 	return n
+}
+
+// optionsJSON lists every convention in force, so a summary explains itself.
+func optionsJSON(c *config) []byte {
+	b := []byte(`{"ties": `)
+	b = strconv.AppendQuote(b, nameOf(choices.ties, c.opts.Ties))
+	b = append(b, `, "gain": `...)
+	b = strconv.AppendQuote(b, nameOf(choices.gain, c.opts.Gain))
+	b = append(b, `, "max_grade": `...)
+	b = pipeline.AppendJSONFloat(b, c.opts.MaxGrade)
+	b = append(b, `, "rel_threshold": `...)
+	if c.opts.HasThreshold {
+		b = pipeline.AppendJSONFloat(b, c.opts.RelThreshold)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
+	b = append(b, `, "dedup": `...)
+	if c.dedupFirst {
+		b = append(b, `"first"`...)
+	} else {
+		b = append(b, `"error"`...)
+	}
+	b = append(b, `, "profile": `...)
+	if c.profile == "" {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, c.profile)
+	}
+	b = append(b, `, "score_precision": `...)
+	if c.scoreFloat32 {
+		b = append(b, `"float32"`...)
+	} else {
+		b = append(b, `"float64"`...)
+	}
+	if c.qrels != "" {
+		b = append(b, `, "qrels": `...)
+		b = pipeline.AppendJSONString(b, []byte(c.qrels))
+		b = append(b, `, "complete": `...)
+		b = strconv.AppendBool(b, c.complete)
+		b = append(b, `, "unjudged_queries": `...)
+		if c.skipUnjudged {
+			b = append(b, `"ignored"`...)
+		} else {
+			b = append(b, `"evaluated"`...)
+		}
+	}
+	for _, col := range []struct{ k, v string }{
+		{"query_col", c.cols.Query}, {"doc_col", c.cols.Doc}, {"score_col", c.cols.Score},
+		{"label_col", c.cols.Label}, {"rank_col", c.cols.Rank},
+	} {
+		b = append(b, `, "`+col.k+`": `...)
+		if col.v == "" {
+			b = append(b, "null"...)
+		} else {
+			b = pipeline.AppendJSONString(b, []byte(col.v))
+		}
+	}
+	if len(c.by) > 0 {
+		b = append(b, `, "by": `...)
+		b = appendStrings(b, c.by)
+		b = append(b, `, "max_slices": `...)
+		b = strconv.AppendInt(b, int64(c.maxSlices), 10)
+	}
+	if len(c.systems) > 1 {
+		b = append(b, `, "systems": `...)
+		b = appendStrings(b, c.systems)
+		if c.logs != nil {
+			b = append(b, `, "missing": `...)
+			b = strconv.AppendQuote(b, c.missing)
+		}
+	}
+	if c.bootstrap > 0 {
+		b = append(b, `, "bootstrap": `...)
+		b = strconv.AppendInt(b, int64(c.bootstrap), 10)
+	}
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, v := range ss {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = pipeline.AppendJSONString(b, []byte(v))
+	}
+	return append(b, ']')
+}
+
+// formatJSON writes the summary one metric a line (one slice a line):
+// valid JSON that a person can also read and diff.
+func formatJSON(c *config, r *results, g gateResult) []byte {
+	b := []byte("{\n  \"metrics\": {")
+	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
+	set := r.res.Sys[0]
+	b = append(b, "\n  },\n  \"rows\": "...)
+	b = strconv.AppendInt(b, set.Rows, 10)
+	b = append(b, ",\n  \"queries\": {\"total\": "...)
+	b = strconv.AppendInt(b, set.Queries, 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, set.Empty, 10)
+	b = append(b, '}')
+	if c.dedupFirst {
+		b = append(b, ",\n  \"duplicates_dropped\": "...)
+		b = strconv.AppendInt(b, set.Dropped, 10)
+	}
+	if r.nsys > 1 {
+		b = append(b, ",\n  \"systems\": ["...)
+		for s := range r.nsys {
+			if s > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendSystem(b, c, r, s, r.sys[s], r.bootOf(s), r.res.Sys[s], r.res.Missing[s])
+		}
+		b = append(b, "\n  ],\n  \"comparison\": ["...)
+		b = appendComparison(b, c, r, r.pairs, "\n    ", c.bootstrap > 0)
+		b = append(b, "\n  ]"...)
+	}
+	if len(c.by) > 0 {
+		b = append(b, ",\n  \"slices\": ["...)
+		for n, i := range r.order {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendSlice(b, c, r, &r.slices[i])
+		}
+		b = append(b, "\n  ]"...)
+	}
+	b = append(b, ",\n  \"options\": "...)
+	b = append(b, optionsJSON(c)...)
+	if len(c.gates) > 0 || c.failOnEmpty {
+		b = append(b, ",\n  \"gates\": {\"passed\": "...)
+		b = strconv.AppendBool(b, !g.failed())
+		b = append(b, `, "checks": [`...)
+		for i, ch := range g.checks {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"metric": `...)
+			b = pipeline.AppendJSONString(b, []byte(ch.name))
+			b = append(b, `, "min": `...)
+			b = pipeline.AppendJSONFloat(b, ch.min)
+			b = append(b, `, "mean": `...)
+			b = pipeline.AppendJSONFloat(b, ch.mean)
+			b = append(b, `, "passed": `...)
+			b = strconv.AppendBool(b, ch.passed)
+			b = append(b, '}')
+		}
+		b = append(b, `], "fail_on_empty": `...)
+		b = strconv.AppendBool(b, c.failOnEmpty)
+		b = append(b, `, "empty": `...)
+		b = strconv.AppendBool(b, g.empty)
+		b = append(b, '}')
+	}
+	return append(b, "\n}\n"...)
+}
+
+func (r *results) bootOf(s int) [][2]float64 {
+	if r.boot == nil {
+		return nil
+	}
+	return r.boot[s]
+}
+
+// appendMetrics writes the members of a metrics object, each after sep.
+func appendMetrics(b []byte, c *config, sums []aggregate.Summary, boot [][2]float64, sep string) []byte {
+	for i, m := range c.metrics {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		s := sums[i]
+		if i > 0 || sep[0] == '\n' { // one a line, or inline after a comma
+			b = append(b, sep...)
+		}
+		b = pipeline.AppendJSONString(b, []byte(m.Name))
+		b = append(b, `: {"mean": `...)
+		b = pipeline.AppendJSONFloat(b, s.Mean)
+		b = append(b, `, "queries": `...)
+		b = strconv.AppendInt(b, s.N, 10)
+		b = append(b, `, "ci95": `...)
+		b = appendInterval(b, s.Lo, s.Hi)
+		if boot != nil {
+			b = append(b, `, "ci95_bootstrap": `...)
+			b = appendInterval(b, boot[i][0], boot[i][1])
+		}
+		b = append(b, '}')
+	}
+	return b
+}
+
+func appendInterval(b []byte, lo, hi float64) []byte {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	b = pipeline.AppendJSONFloat(b, lo)
+	b = append(b, ", "...)
+	b = pipeline.AppendJSONFloat(b, hi)
+	return append(b, ']')
+}
+
+// appendCounts writes a system's rows and queries object.
+func appendCounts(b []byte, set *aggregate.Set, missing int64) []byte {
+	b = strconv.AppendInt(b, set.Rows, 10)
+	b = append(b, `, "queries": {"total": `...)
+	b = strconv.AppendInt(b, set.Queries, 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, set.Empty, 10)
+	b = append(b, `, "missing": `...)
+	b = strconv.AppendInt(b, missing, 10)
+	return append(b, '}')
+}
+
+func appendSystem(b []byte, c *config, r *results, s int, sums []aggregate.Summary, boot [][2]float64, set *aggregate.Set, missing int64) []byte {
+	b = append(b, `{"name": `...)
+	b = pipeline.AppendJSONString(b, []byte(r.systems[s]))
+	b = append(b, `, "rows": `...)
+	b = appendCounts(b, set, missing)
+	b = append(b, `, "metrics": {`...)
+	b = appendMetrics(b, c, sums, boot, " ")
+	return append(b, "}}"...)
+}
+
+// appendComparison writes one object per system against the baseline.
+func appendComparison(b []byte, c *config, r *results, pairs [][]aggregate.Paired, sep string, boot bool) []byte {
+	for p, ps := range pairs {
+		if p > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, sep...)
+		b = append(b, `{"system": `...)
+		b = pipeline.AppendJSONString(b, []byte(r.systems[p+1]))
+		b = append(b, `, "baseline": `...)
+		b = pipeline.AppendJSONString(b, []byte(r.systems[0]))
+		b = append(b, `, "metrics": {`...)
+		for i, m := range c.metrics {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			d := ps[i]
+			b = pipeline.AppendJSONString(b, []byte(m.Name))
+			b = append(b, `: {"diff": `...)
+			b = pipeline.AppendJSONFloat(b, d.Mean)
+			b = append(b, `, "queries": `...)
+			b = strconv.AppendInt(b, d.N, 10)
+			b = append(b, `, "ci95": `...)
+			b = appendInterval(b, d.Lo, d.Hi)
+			b = append(b, `, "p": `...)
+			b = pipeline.AppendJSONFloat(b, d.P)
+			b = append(b, `, "p_holm": `...)
+			b = pipeline.AppendJSONFloat(b, d.PHolm)
+			if boot {
+				b = append(b, `, "ci95_bootstrap": `...)
+				b = appendInterval(b, d.BootLo, d.BootHi)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "}}"...)
+	}
+	return b
+}
+
+// appendSlice writes one slice in the summary's own shape.
+func appendSlice(b []byte, c *config, r *results, sr *sliceResult) []byte {
+	b = append(b, `{"key": {`...)
+	for i, col := range c.by {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = pipeline.AppendJSONString(b, []byte(col))
+		b = append(b, ": "...)
+		b = pipeline.AppendJSONString(b, []byte(sr.key[i]))
+	}
+	b = append(b, `}, "rows": `...)
+	b = appendSliceCounts(b, sr.sl, 0, false)
+	b = append(b, `, "metrics": {`...)
+	b = appendMetrics(b, c, sr.sys[0], nil, " ")
+	b = append(b, '}')
+	if r.nsys > 1 {
+		b = append(b, `, "systems": [`...)
+		for s := range r.nsys {
+			if s > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"name": `...)
+			b = pipeline.AppendJSONString(b, []byte(r.systems[s]))
+			b = append(b, `, "rows": `...)
+			b = appendSliceCounts(b, sr.sl, s, true)
+			b = append(b, `, "metrics": {`...)
+			b = appendMetrics(b, c, sr.sys[s], nil, " ")
+			b = append(b, "}}"...)
+		}
+		b = append(b, `], "comparison": [`...)
+		b = appendComparison(b, c, r, sr.pairs, "", false)
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendSliceCounts(b []byte, sl *aggregate.Slice, s int, missing bool) []byte {
+	b = strconv.AppendInt(b, sl.Rows[s], 10)
+	b = append(b, `, "queries": {"total": `...)
+	b = strconv.AppendInt(b, sl.Queries[s], 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, sl.Empty[s], 10)
+	if missing {
+		b = append(b, `, "missing": `...)
+		b = strconv.AppendInt(b, sl.Missing[s], 10)
+	}
+	return append(b, '}')
+}
+
+func formatText(c *config, r *results, g gateResult) []byte {
+	var w bytes.Buffer
+	width := len("metric")
+	for _, m := range c.metrics {
+		width = max(width, len(m.Name))
+	}
+	for s := range r.nsys {
+		if r.nsys > 1 {
+			role := ""
+			if s == 0 {
+				role = " (baseline)"
+			}
+			fmt.Fprintf(&w, "%s%s: %d rows, %d queries, %d missing\n", r.systems[s], role, r.res.Sys[s].Rows, r.res.Sys[s].Queries, r.res.Missing[s])
+		}
+		fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9s", width, "metric", "mean", "95% CI", "queries")
+		if r.boot != nil {
+			fmt.Fprintf(&w, "  %-19s", "95% CI (bootstrap)")
+		}
+		w.WriteByte('\n')
+		for i, m := range c.metrics {
+			sm := r.sys[s][i]
+			fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d", width, m.Name, num4(sm.Mean), interval4(sm.Lo, sm.Hi), sm.N)
+			if r.boot != nil {
+				fmt.Fprintf(&w, "  %-19s", interval4(r.boot[s][i][0], r.boot[s][i][1]))
+			}
+			w.WriteByte('\n')
+		}
+		if r.nsys > 1 {
+			w.WriteByte('\n')
+		}
+	}
+	for p, ps := range r.pairs {
+		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", r.systems[p+1], r.systems[0])
+		fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "p", "p (Holm)")
+		if c.bootstrap > 0 {
+			fmt.Fprintf(&w, "  %-21s", "95% CI (bootstrap)")
+		}
+		w.WriteByte('\n')
+		for i, m := range c.metrics {
+			d := ps[i]
+			fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean), signedInterval4(d.Lo, d.Hi), pval(d.P), pval(d.PHolm))
+			if c.bootstrap > 0 {
+				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteByte('\n')
+	}
+	if len(c.by) > 0 {
+		formatSlicesText(&w, c, r)
+	}
+	set := r.res.Sys[0]
+	rel := "label > 0"
+	if c.opts.HasThreshold {
+		rel = "label >= " + strconv.FormatFloat(c.opts.RelThreshold, 'g', -1, 64)
+	}
+	if r.nsys == 1 && len(c.by) == 0 {
+		w.WriteByte('\n')
+	}
+	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
+		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
+	fmt.Fprintf(&w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	if c.dedupFirst {
+		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
+	}
+	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
+		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
+	for _, ch := range g.checks {
+		verdict := "passed"
+		if !ch.passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&w, "gate %s >= %g: %s (mean %s)\n", ch.name, ch.min, verdict, fmtMean(ch.mean))
+	}
+	if g.empty {
+		fmt.Fprintln(&w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
+	}
+	return w.Bytes()
+}
+
+// formatSlicesText prints one line per slice: its queries and the
+// baseline's means, then each other system's differences, starred where
+// Holm's p is below 0.05.
+func formatSlicesText(w *bytes.Buffer, c *config, r *results) {
+	keyW := len(strings.Join(c.by, "/"))
+	for _, sr := range r.slices {
+		keyW = max(keyW, len(strings.Join(sr.key, "/")))
+	}
+	colW := 8
+	for _, m := range c.metrics {
+		colW = max(colW, len(m.Name)+1)
+	}
+	head := func(title string) {
+		fmt.Fprintf(w, "%s\n%-*s  %9s", title, keyW, strings.Join(c.by, "/"), "queries")
+		for _, m := range c.metrics {
+			fmt.Fprintf(w, "  %*s", colW, m.Name)
+		}
+		w.WriteByte('\n')
+	}
+	title := "slices: means"
+	if r.nsys > 1 {
+		title += " of " + r.systems[0]
+	}
+	head(title)
+	for _, i := range r.order {
+		sr := &r.slices[i]
+		fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sl.Queries[0])
+		for m := range c.metrics {
+			fmt.Fprintf(w, "  %*s", colW, num4(sr.sys[0][m].Mean))
+		}
+		w.WriteByte('\n')
+	}
+	w.WriteByte('\n')
+	for p := 1; p < r.nsys; p++ {
+		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05)", r.systems[p], r.systems[0]))
+		for _, i := range r.order {
+			sr := &r.slices[i]
+			fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sl.Queries[0])
+			for m := range c.metrics {
+				d := sr.pairs[p-1][m]
+				star := " "
+				if d.PHolm < 0.05 {
+					star = "*"
+				}
+				fmt.Fprintf(w, "  %*s", colW, signed4(d.Mean)+star)
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteByte('\n')
+	}
+}
+
+func num4(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+func signed4(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.4f", v)
+}
+
+func interval4(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "-"
+	}
+	return fmt.Sprintf("[%.4f, %.4f]", lo, hi)
+}
+
+func signedInterval4(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "-"
+	}
+	return fmt.Sprintf("[%+.4f, %+.4f]", lo, hi)
+}
+
+// pval prints a p-value with the digits that matter.
+func pval(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "-"
+	case p < 1e-4:
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
 }

@@ -17,6 +17,11 @@ type Row struct {
 	Doc   string
 	Score float64
 	Label float64
+	// Market is a slice column ("m0042"), written when not empty.
+	Market string
+	// ScoreB is a second model's score, written when HasScoreB.
+	ScoreB    float64
+	HasScoreB bool
 }
 
 // Source yields rows in order; Next returns false at the end.
@@ -37,11 +42,27 @@ type Generator struct {
 	d          int
 	qid        string
 	quality    float64
+
+	seed            uint64
+	slices, systems int
+	extra           *rand.Rand // draws of the options, apart so the base columns do not change
+	market          string
+	qualityB        float64
 }
 
 // NewGenerator makes the log of rows rows with docs rows a query.
 func NewGenerator(seed uint64, rows, docs int) *Generator {
-	return &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rows: rows, docs: docs}
+	return &Generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rows: rows, docs: docs, seed: seed}
+}
+
+// For slices and comparisons (rankeval --by, --score-col a,b): slices > 0
+// gives each query a "market" ("m0042", one of slices, the same on all its
+// rows); systems 2 adds "score_b", a second model that ranks a little
+// better. The other columns are the same as without them.
+func (g *Generator) WithSlices(slices, systems int) *Generator {
+	g.slices, g.systems = slices, systems
+	g.extra = rand.New(rand.NewPCG(g.seed^0x5bd1e995, 7))
+	return g
 }
 
 // Next fills r with the next row; false at the end.
@@ -53,6 +74,12 @@ func (g *Generator) Next(r *Row) bool {
 		g.q++
 		g.qid = fmt.Sprintf("q%07d", g.q)
 		g.quality = g.rng.Float64() // how well the "model" ranks this query
+		if g.slices > 0 {
+			g.market = fmt.Sprintf("m%04d", g.extra.IntN(g.slices))
+		}
+		if g.systems > 1 {
+			g.qualityB = min(1, g.quality+0.15*g.extra.Float64())
+		}
 	}
 	label := 0
 	if u := g.rng.Float64(); u > 0.55 {
@@ -67,6 +94,12 @@ func (g *Generator) Next(r *Row) bool {
 	s := g.quality*float64(label)/4 + g.rng.NormFloat64()*0.35
 	r.Score = math.Round(s*1e6) / 1e6
 	r.Label = float64(label)
+	r.Market = g.market
+	r.HasScoreB = g.systems > 1
+	if r.HasScoreB {
+		sb := g.qualityB*float64(label)/4 + g.extra.NormFloat64()*0.35
+		r.ScoreB = math.Round(sb*1e6) / 1e6
+	}
 	g.d++
 	if g.d == g.docs {
 		g.d = 0

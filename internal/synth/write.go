@@ -172,6 +172,14 @@ func (s *jsonlSink) add(r *Row) error {
 	b = appendNumber(b, r.Score)
 	b = append(b, `,"label":`...)
 	b = appendNumber(b, r.Label)
+	if r.Market != "" {
+		b = append(b, `,"market":`...)
+		b = appendJSONString(b, r.Market)
+	}
+	if r.HasScoreB {
+		b = append(b, `,"score_b":`...)
+		b = appendNumber(b, r.ScoreB)
+	}
 	b = append(b, "}\n"...)
 	s.buf = b
 	_, err := s.bw.Write(b)
@@ -218,42 +226,64 @@ func (s *jsonlSink) close() error {
 	return s.wc.Close()
 }
 
-// Schema is the Arrow schema the columnar writers use.
-func Schema(floatLabels bool) *arrow.Schema {
+// Schema is the Arrow schema the columnar writers use for rows without
+// market and score_b.
+func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, false, false) }
+
+func schema(floatLabels, market, scoreB bool) *arrow.Schema {
 	var label arrow.DataType = arrow.PrimitiveTypes.Int32
 	if floatLabels {
 		label = arrow.PrimitiveTypes.Float64
 	}
-	return arrow.NewSchema([]arrow.Field{
+	fields := []arrow.Field{
 		{Name: "query_id", Type: arrow.BinaryTypes.String},
 		{Name: "doc_id", Type: arrow.BinaryTypes.String},
 		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
 		{Name: "label", Type: label},
-	}, nil)
+	}
+	if market {
+		fields = append(fields, arrow.Field{Name: "market", Type: arrow.BinaryTypes.String})
+	}
+	if scoreB {
+		fields = append(fields, arrow.Field{Name: "score_b", Type: arrow.PrimitiveTypes.Float64})
+	}
+	return arrow.NewSchema(fields, nil)
 }
 
 // recordSink accumulates rows into Arrow builders and hands a record of
-// opt.Batch rows at a time to write.
+// opt.Batch rows at a time to the writer, which open creates once the
+// first row shows which optional columns there are.
 type recordSink struct {
-	b       *array.RecordBuilder
-	n, max  int
-	float   bool
-	write   func(arrow.RecordBatch) error
-	closeFn func() error
+	opt            Options
+	open           func(*arrow.Schema) (write func(arrow.RecordBatch) error, close func() error, err error)
+	b              *array.RecordBuilder // nil before the first row
+	market, scoreB bool
+	n              int
+	write          func(arrow.RecordBatch) error
+	closeFn        func() error
 }
 
-func newRecordSink(opt Options) *recordSink {
-	return &recordSink{
-		b:   array.NewRecordBuilder(memory.DefaultAllocator, Schema(opt.FloatLabels)),
-		max: opt.batch(), float: opt.FloatLabels,
+func (s *recordSink) start(market, scoreB bool) error {
+	sc := schema(s.opt.FloatLabels, market, scoreB)
+	w, c, err := s.open(sc)
+	if err != nil {
+		return err
 	}
+	s.b = array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	s.market, s.scoreB, s.write, s.closeFn = market, scoreB, w, c
+	return nil
 }
 
 func (s *recordSink) add(r *Row) error {
+	if s.b == nil {
+		if err := s.start(r.Market != "", r.HasScoreB); err != nil {
+			return err
+		}
+	}
 	s.b.Field(0).(*array.StringBuilder).Append(r.Query)
 	s.b.Field(1).(*array.StringBuilder).Append(r.Doc)
 	s.b.Field(2).(*array.Float64Builder).Append(r.Score)
-	if s.float {
+	if s.opt.FloatLabels {
 		s.b.Field(3).(*array.Float64Builder).Append(r.Label)
 	} else {
 		if r.Label != math.Trunc(r.Label) || math.Abs(r.Label) > math.MaxInt32 {
@@ -261,7 +291,15 @@ func (s *recordSink) add(r *Row) error {
 		}
 		s.b.Field(3).(*array.Int32Builder).Append(int32(r.Label))
 	}
-	if s.n++; s.n == s.max {
+	f := 4
+	if s.market {
+		s.b.Field(f).(*array.StringBuilder).Append(r.Market)
+		f++
+	}
+	if s.scoreB {
+		s.b.Field(f).(*array.Float64Builder).Append(r.ScoreB)
+	}
+	if s.n++; s.n == s.opt.batch() {
 		return s.flush()
 	}
 	return nil
@@ -278,6 +316,11 @@ func (s *recordSink) flush() error {
 }
 
 func (s *recordSink) close() error {
+	if s.b == nil { // no rows: a file with the base schema
+		if err := s.start(false, false); err != nil {
+			return err
+		}
+	}
 	err := s.flush()
 	s.b.Release()
 	if cerr := s.closeFn(); err == nil {
@@ -299,29 +342,29 @@ func newParquetSink(w io.Writer, opt Options) (sink, error) {
 	if rg <= 0 {
 		rg = 1 << 20
 	}
-	// Dictionary encoding only where values repeat (query ids), as data-lake
-	// writers end up with; doc ids and scores would fall back anyway.
+	// Dictionary encoding only where values repeat (query ids, markets), as
+	// data-lake writers end up with; doc ids and scores would fall back.
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(codec),
 		parquet.WithMaxRowGroupLength(int64(rg)),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithDictionaryFor("query_id", true),
+		parquet.WithDictionaryFor("market", true),
 		parquet.WithStats(false),
 	)
-	s := newRecordSink(opt)
-	fw, err := pqarrow.NewFileWriter(Schema(opt.FloatLabels), w, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		return nil, err
-	}
-	// WriteBuffered keeps filling the current row group across records,
-	// where Write would start a new row group per record.
-	s.write = fw.WriteBuffered
-	s.closeFn = fw.Close
-	return s, nil
+	return &recordSink{opt: opt, open: func(sc *arrow.Schema) (func(arrow.RecordBatch) error, func() error, error) {
+		fw, err := pqarrow.NewFileWriter(sc, w, props, pqarrow.DefaultWriterProps())
+		if err != nil {
+			return nil, nil, err
+		}
+		// WriteBuffered keeps filling the current row group across
+		// records, where Write would start a new row group per record.
+		return fw.WriteBuffered, fw.Close, nil
+	}}, nil
 }
 
 func newIPCSink(w io.Writer, file bool, opt Options) (sink, error) {
-	opts := []ipc.Option{ipc.WithSchema(Schema(opt.FloatLabels))}
+	var opts []ipc.Option
 	switch opt.IPCCodec {
 	case "", "none":
 	case "zstd":
@@ -331,16 +374,16 @@ func newIPCSink(w io.Writer, file bool, opt Options) (sink, error) {
 	default:
 		return nil, fmt.Errorf("unknown Arrow IPC codec %q (want none, zstd or lz4)", opt.IPCCodec)
 	}
-	s := newRecordSink(opt)
-	if file {
-		fw, err := ipc.NewFileWriter(w, opts...)
-		if err != nil {
-			return nil, err
+	return &recordSink{opt: opt, open: func(sc *arrow.Schema) (func(arrow.RecordBatch) error, func() error, error) {
+		opts := append(opts, ipc.WithSchema(sc))
+		if file {
+			fw, err := ipc.NewFileWriter(w, opts...)
+			if err != nil {
+				return nil, nil, err
+			}
+			return fw.Write, fw.Close, nil
 		}
-		s.write, s.closeFn = fw.Write, fw.Close
-	} else {
 		sw := ipc.NewWriter(w, opts...)
-		s.write, s.closeFn = sw.Write, sw.Close
-	}
-	return s, nil
+		return sw.Write, sw.Close, nil
+	}}, nil
 }

@@ -17,7 +17,14 @@
 //
 // Each generated query has -docs rows (query_id "q0000001", doc_id "d17",
 // score a noisy function of the label so metrics land mid-range, label 0..4
-// skewed toward 0). With -from, the input (any format rankeval reads, with
+// skewed toward 0). For slices and comparisons (rankeval --by, --score-col
+// a,b):
+//
+//	go run ./scripts/gen -rows 10000000 -slices 1000 -systems 2 -o /tmp/cmp.jsonl.zst
+//
+// -slices N gives each query a "market" ("m0042", one of N, the same on all
+// its rows); -systems 2 adds "score_b", a second model that ranks a little
+// better. The other columns are the same as without them. With -from, the input (any format rankeval reads, with
 // columns query_id, doc_id, score, label) is converted; labels are written as
 // int32 when they are all integers, else as float64.
 package main
@@ -37,6 +44,8 @@ func main() {
 	rows := flag.Int("rows", 100000, "number of rows")
 	docs := flag.Int("docs", 50, "rows per query")
 	seed := flag.Uint64("seed", 1, "random seed")
+	slices := flag.Int("slices", 0, "add a \"market\" column with this many values (0: none)")
+	systems := flag.Int("systems", 1, "2 adds a second model's \"score_b\" column")
 	out := flag.String("o", "", "output file (format from the name: .jsonl, .jsonl.gz, .jsonl.zst, .parquet, .arrow, .feather, .arrows), or directory with -split")
 	from := flag.String("from", "", "convert this log instead of generating one")
 	var opt synth.Options
@@ -52,14 +61,15 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*out, *from, *seed, *rows, *docs, *split, *ext, *hive, opt); err != nil {
+	g := synth.NewGenerator(*seed, *rows, *docs).WithSlices(*slices, *systems)
+	if err := run(*out, *from, g, *rows, *split, *ext, *hive, opt); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, from string, seed uint64, rows, docs, split int, ext string, hive bool, opt synth.Options) error {
-	var src synth.Source = synth.NewGenerator(seed, rows, docs)
+func run(out, from string, g *synth.Generator, rows, split int, ext string, hive bool, opt synth.Options) error {
+	var src synth.Source = g
 	if from != "" {
 		all, err := load(from)
 		if err != nil {

@@ -234,9 +234,8 @@ func (f *splitFn) ProcessElement(file int, emit func(Part)) error {
 // as a chunk keyed by the query id. Rows are validated here, where the
 // batch still names the file and line or row of each.
 type readFn struct {
-	Cfg     Config
-	opts    *metrics.Options
-	needMax bool
+	Cfg Config
+	val *pipeline.Validator
 }
 
 func (f *readFn) Setup() error {
@@ -244,8 +243,7 @@ func (f *readFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.opts = &run.Options
-	f.needMax = metrics.NeedsMaxGrade(run.Metrics)
+	f.val = pipeline.NewValidator(run.Options, run.Metrics)
 	return nil
 }
 
@@ -279,7 +277,7 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 			for j < b.N && bytes.Equal(b.Query.At(j), id) {
 				j++
 			}
-			if err := pipeline.ValidateRows(b, i, j, f.opts, f.needMax); err != nil {
+			if err := f.val.Rows(b, i, j); err != nil {
 				return err
 			}
 			if cur.n() > 0 && !bytes.Equal(id, curID) {

@@ -1,0 +1,275 @@
+package aggregate
+
+import (
+	"fmt"
+	"math"
+)
+
+// Layout is what a run aggregates besides the per-system means.
+type Layout struct {
+	// Metrics is the number of metrics evaluated per system and query.
+	Metrics int
+	// Core holds the ranges of the leading metrics that get slices,
+	// comparisons, bootstrap intervals and histograms; the metrics after
+	// them (the report's metric@k curves) get means only.
+	Core      []Range
+	Systems   int // system 0 is the baseline of every comparison
+	Bootstrap int // replicates; 0 for none
+	Hist      bool
+}
+
+// Query is one query's figures as a worker hands them over.
+type Query struct {
+	Slice   int         // slice index, or -1 when the run has no slices
+	Hash    uint64      // QueryHash of its id (read only with a bootstrap)
+	Rows    []int       // per system
+	Vals    [][]float64 // per system, one value per metric (NaN = undefined)
+	Empty   []bool      // per system: no relevant row
+	Missing []bool      // per system: absent from that system's log, counted as 0
+}
+
+// Analysis is one worker's (or the merged) aggregate of a run with
+// systems, slices, a bootstrap or histograms. Like Set it holds only
+// exact sums and integer counts, so merging partials in any order gives
+// the same bits.
+type Analysis struct {
+	L       *Layout
+	Sys     []*Set   // per system, every metric
+	Missing []int64  // per system
+	Diff    [][]Stat // per system s >= 1 (at s-1), per core metric: v_s - v_0
+	Slices  []*Slice // by slice index; nil where this worker met no query of the slice
+	Hist    [][]Hist // per system, per core metric; nil without histograms
+	// Boot holds the bootstrap of every core metric of every system (mean
+	// s·M+m) then of every difference (mean (S+p)·M+m); nil without one.
+	Boot  *Boots
+	w     []uint8
+	bvals []float64 // one query's values for Boot
+}
+
+// Slice is the aggregate of the queries of one slice.
+type Slice struct {
+	Rows, Queries, Empty, Missing []int64       // per system
+	Stats                         [][]SmallStat // per system, per core metric
+	Diff                          [][]SmallStat // per pair, per core metric
+}
+
+// ErrBootstrapRange reports a value too large for the bootstrap's fixed
+// point (only cg and dcg can have one).
+var ErrBootstrapRange = fmt.Errorf("value beyond the bootstrap's range (|v| < 2^%d for cg and dcg)", 58-fracOpen)
+
+// NewAnalysis makes an empty aggregate for l.
+func NewAnalysis(l *Layout) *Analysis {
+	a := &Analysis{L: l, Missing: make([]int64, l.Systems)}
+	nc := len(l.Core)
+	for s := range l.Systems {
+		a.Sys = append(a.Sys, NewSet(l.Metrics))
+		if s > 0 {
+			a.Diff = append(a.Diff, make([]Stat, nc))
+		}
+	}
+	if l.Hist {
+		a.Hist = make([][]Hist, l.Systems)
+		for s := range a.Hist {
+			for _, r := range l.Core {
+				a.Hist[s] = append(a.Hist[s], NewHist(r))
+			}
+		}
+	}
+	if l.Bootstrap > 0 {
+		a.w = make([]uint8, l.Bootstrap)
+		var ranges []Range
+		for range 2*l.Systems - 1 { // the systems, then the differences
+			for _, r := range l.Core {
+				if r == RangeSigned {
+					r = RangeUnit // differences of [-1, 1] lie in [-2, 2]: the same scale
+				}
+				ranges = append(ranges, r)
+			}
+		}
+		a.Boot = NewBoots(l.Bootstrap, ranges)
+		a.bvals = make([]float64, len(ranges))
+	}
+	return a
+}
+
+func (a *Analysis) newSlice() *Slice {
+	l := a.L
+	sl := &Slice{Rows: make([]int64, l.Systems), Queries: make([]int64, l.Systems),
+		Empty: make([]int64, l.Systems), Missing: make([]int64, l.Systems)}
+	for s := range l.Systems {
+		sl.Stats = append(sl.Stats, make([]SmallStat, len(l.Core)))
+		if s > 0 {
+			sl.Diff = append(sl.Diff, make([]SmallStat, len(l.Core)))
+		}
+	}
+	return sl
+}
+
+// Add records one query. It fails only when a value is beyond the
+// bootstrap's range.
+func (a *Analysis) Add(q *Query) error {
+	l := a.L
+	nc := len(l.Core)
+	var sl *Slice
+	if q.Slice >= 0 {
+		for len(a.Slices) <= q.Slice {
+			a.Slices = append(a.Slices, nil)
+		}
+		if sl = a.Slices[q.Slice]; sl == nil {
+			sl = a.newSlice()
+			a.Slices[q.Slice] = sl
+		}
+	}
+	if l.Bootstrap > 0 {
+		Weights(q.Hash, a.w)
+	}
+	base := q.Vals[0]
+	for s := range l.Systems {
+		vals := q.Vals[s]
+		a.Sys[s].AddQuery(q.Rows[s], vals, q.Empty[s])
+		if q.Missing[s] {
+			a.Missing[s]++
+		}
+		if a.Hist != nil {
+			for m := range nc {
+				a.Hist[s][m].Add(vals[m])
+			}
+		}
+		if a.Boot != nil {
+			copy(a.bvals[s*nc:(s+1)*nc], vals[:nc])
+		}
+		if sl != nil {
+			sl.Rows[s] += int64(q.Rows[s])
+			sl.Queries[s]++
+			if q.Empty[s] {
+				sl.Empty[s]++
+			}
+			if q.Missing[s] {
+				sl.Missing[s]++
+			}
+			for m := range nc {
+				sl.Stats[s][m].Add(vals[m])
+			}
+		}
+		if s == 0 {
+			continue
+		}
+		for m := range nc {
+			d := math.NaN()
+			if !math.IsNaN(vals[m]) && !math.IsNaN(base[m]) {
+				d = vals[m] - base[m]
+				a.Diff[s-1][m].Add(d)
+				if sl != nil {
+					sl.Diff[s-1][m].Add(d)
+				}
+			}
+			if a.Boot != nil {
+				a.bvals[(l.Systems+s-1)*nc+m] = d
+			}
+		}
+	}
+	if a.Boot != nil {
+		if k, ok := a.Boot.Add(a.bvals, a.w); !ok {
+			return fmt.Errorf("%v: %w", a.bvals[k], ErrBootstrapRange)
+		}
+	}
+	return nil
+}
+
+// Merge adds o into a; o must not be used afterwards (slices may move).
+func (a *Analysis) Merge(o *Analysis) {
+	for s := range a.Sys {
+		a.Sys[s].Merge(o.Sys[s])
+		a.Missing[s] += o.Missing[s]
+	}
+	for p := range a.Diff {
+		for m := range a.Diff[p] {
+			a.Diff[p][m].Merge(&o.Diff[p][m])
+		}
+	}
+	for s := range a.Hist {
+		for m := range a.Hist[s] {
+			a.Hist[s][m].Merge(&o.Hist[s][m])
+		}
+	}
+	if a.Boot != nil {
+		a.Boot.Merge(o.Boot)
+	}
+	for len(a.Slices) < len(o.Slices) {
+		a.Slices = append(a.Slices, nil)
+	}
+	for i, osl := range o.Slices {
+		switch {
+		case osl == nil:
+		case a.Slices[i] == nil:
+			a.Slices[i] = osl
+		default:
+			a.Slices[i].merge(osl)
+		}
+	}
+}
+
+func (sl *Slice) merge(o *Slice) {
+	for s := range sl.Rows {
+		sl.Rows[s] += o.Rows[s]
+		sl.Queries[s] += o.Queries[s]
+		sl.Empty[s] += o.Empty[s]
+		sl.Missing[s] += o.Missing[s]
+		for m := range sl.Stats[s] {
+			sl.Stats[s][m].Merge(&o.Stats[s][m])
+		}
+	}
+	for p := range sl.Diff {
+		for m := range sl.Diff[p] {
+			sl.Diff[p][m].Merge(&o.Diff[p][m])
+		}
+	}
+}
+
+// Pairs returns, per system s >= 1 (at s-1), the comparison of every core
+// metric with the baseline, Holm-adjusted across the metrics, with the
+// bootstrap interval when there is one.
+func (a *Analysis) Pairs() [][]Paired {
+	out := make([][]Paired, len(a.Diff))
+	for p := range a.Diff {
+		out[p] = make([]Paired, len(a.Diff[p]))
+		for m := range a.Diff[p] {
+			out[p][m] = PairedOf(&a.Diff[p][m])
+			if a.Boot != nil {
+				out[p][m].BootLo, out[p][m].BootHi = a.Boot.CI95((a.L.Systems+p)*len(a.L.Core) + m)
+			}
+		}
+		HolmPaired(out[p])
+	}
+	return out
+}
+
+// BootCI is the bootstrap interval of core metric m of system s (NaN
+// without a bootstrap).
+func (a *Analysis) BootCI(s, m int) (lo, hi float64) {
+	if a.Boot == nil {
+		return math.NaN(), math.NaN()
+	}
+	return a.Boot.CI95(s*len(a.L.Core) + m)
+}
+
+// Pairs is Analysis.Pairs for the slice, without a bootstrap.
+func (sl *Slice) Pairs() [][]Paired {
+	out := make([][]Paired, len(sl.Diff))
+	for p := range sl.Diff {
+		out[p] = make([]Paired, len(sl.Diff[p]))
+		for m := range sl.Diff[p] {
+			st := sl.Diff[p][m].Stat()
+			out[p][m] = PairedOf(&st)
+		}
+		HolmPaired(out[p])
+	}
+	return out
+}
+
+// Summary is the mean and interval of core metric m of system s in the
+// slice.
+func (sl *Slice) Summary(s, m int) Summary {
+	st := sl.Stats[s][m].Stat()
+	return st.Summary()
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/report"
+)
+
+// writeReport fills the report's data from the results: the same figures
+// as the summary.
+func writeReport(w io.Writer, c *config, r *results) error {
+	d := &report.Data{Title: "rankeval report", Bootstrap: c.bootstrap, SliceCols: c.by}
+	inputs := c.inputs
+	for s, l := range c.logs {
+		inputs = append(inputs, c.systems[s]+"="+strings.Join(l, ","))
+	}
+	d.Lines = append(d.Lines, "Input: "+strings.Join(inputs, ", "))
+	set := r.res.Sys[0]
+	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, nameOf(choices.empty, c.opts.Empty)))
+	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade))
+	for _, m := range c.metrics {
+		d.Metrics = append(d.Metrics, m.Name)
+	}
+	noBoot := report.Interval{Lo: math.NaN(), Hi: math.NaN()}
+	stat := func(s aggregate.Summary, boot report.Interval) report.Stat {
+		return report.Stat{Mean: s.Mean, N: s.N, CI: report.Interval{Lo: s.Lo, Hi: s.Hi}, Boot: boot}
+	}
+	diff := func(p aggregate.Paired) report.Diff {
+		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi}, P: p.P, PHolm: p.PHolm}
+	}
+	for s := range r.nsys {
+		sys := report.System{Name: r.systems[s], Rows: r.res.Sys[s].Rows, Queries: r.res.Sys[s].Queries, Empty: r.res.Sys[s].Empty, Missing: r.res.Missing[s]}
+		if sys.Name == "" {
+			sys.Name = c.cols.Score
+			if sys.Name == "" {
+				sys.Name = c.cols.Rank
+			}
+		}
+		for m := range c.metrics {
+			boot := noBoot
+			if r.boot != nil {
+				boot = report.Interval{Lo: r.boot[s][m][0], Hi: r.boot[s][m][1]}
+			}
+			sys.Stats = append(sys.Stats, stat(r.sys[s][m], boot))
+			h := r.res.Hist[s][m]
+			var bins []report.Bin
+			for i, n := range h.Counts {
+				lo, hi := h.Edges(i)
+				bins = append(bins, report.Bin{Lo: lo, Hi: hi, Count: n})
+			}
+			sys.Hists = append(sys.Hists, bins)
+		}
+		d.Systems = append(d.Systems, sys)
+	}
+	for f, cv := range c.curves {
+		rc := report.Curve{Family: cv.family}
+		for _, m := range cv.ms {
+			rc.K = append(rc.K, m.K)
+		}
+		for s := range r.nsys {
+			var row []report.Stat
+			for _, sm := range r.curves[f][s] {
+				row = append(row, stat(sm, noBoot))
+			}
+			rc.Sys = append(rc.Sys, row)
+		}
+		d.Curves = append(d.Curves, rc)
+	}
+	for p, ps := range r.pairs {
+		pr := report.Pair{System: r.systems[p+1], Baseline: r.systems[0]}
+		for _, x := range ps {
+			pr.Diffs = append(pr.Diffs, diff(x))
+		}
+		d.Pairs = append(d.Pairs, pr)
+	}
+	for _, i := range r.order {
+		sr := &r.slices[i]
+		sl := report.Slice{Key: sr.key, Queries: sr.sl.Queries[0]}
+		for s := range r.nsys {
+			var row []report.Stat
+			for _, sm := range sr.sys[s] {
+				row = append(row, stat(sm, noBoot))
+			}
+			sl.Stats = append(sl.Stats, row)
+		}
+		for _, ps := range sr.pairs {
+			var row []report.Diff
+			for _, x := range ps {
+				row = append(row, diff(x))
+			}
+			sl.Diffs = append(sl.Diffs, row)
+		}
+		d.Slices = append(d.Slices, sl)
+	}
+	return report.Write(w, d)
+}
