@@ -22,7 +22,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
+	"github.com/rankeval/rankeval/internal/s3test"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -398,5 +400,42 @@ func TestDedup(t *testing.T) {
 	_, err = prism.Execute(context.Background(), p)
 	if err == nil || !strings.Contains(err.Error(), "appears twice in query") {
 		t.Fatalf("err = %v, want the duplicate named", err)
+	}
+}
+
+// TestObjectStore: Parquet row groups and a zstd JSONL file read from an S3
+// server on loopback (credentials and endpoint from the standard AWS
+// variables), the summary written back to it, equal to rankeval's on the
+// same files on disk.
+func TestObjectStore(t *testing.T) {
+	s := s3test.Start(t, "lake")
+	dir := t.TempDir()
+	rows := genRows(41, 15000, 25)
+	writeParts(t, dir, rows, []string{"part-0.parquet", "part-1.jsonl.zst", "part-2.parquet"}, synth.Options{RowGroup: 1200})
+	s.PutDir(t, "lake", "exports/run1", dir)
+	ins, err := reader.Expand([]string{"s3://lake/exports/run1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 3 {
+		t.Fatalf("expanded to %d objects, want 3", len(ins))
+	}
+	var paths []string
+	for _, in := range ins {
+		paths = append(paths, in.Path)
+	}
+	ms := "map,ndcg@10,err@10,p@5"
+	runBeam(t, []job{{name: "s3", cfg: beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), out: "s3://lake/eval/summary.json"}})
+	o, err := objstore.Open(context.Background(), "s3://lake/eval/summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, o.Size())
+	if _, err := o.ReadAt(got, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := local(t, "--format", "json", "-m", ms, dir)
+	if string(got) != want {
+		t.Fatalf("Beam from S3:\n%s\nrankeval on disk:\n%s", got, want)
 	}
 }
