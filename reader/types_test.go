@@ -426,3 +426,143 @@ func TestParquetDictionaryFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestExtraColumns: slice columns of every accepted type read as text,
+// further score columns as numbers, a Hive partition of the path as a slice
+// column, and an optional doc column that is absent or null as empty ids.
+func TestExtraColumns(t *testing.T) {
+	checkedMem(t)
+	rec := typesRecord(memory.DefaultAllocator)
+	defer rec.Release()
+	dir := filepath.Join(t.TempDir(), "dt=2026-11-20", "city=S%C3%A3o")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cols := Columns{
+		Query: "q_str", Score: "s_f64", Label: "l_i32", Doc: "absent", DocOptional: true,
+		Extra:      []string{"q_i32", "l_bool", "s_f32", "s_dec", "q_dict", "dt", "city", "q_large"},
+		ExtraScore: []string{"s_i16", "s_dec256"},
+	}
+	wantText := [][]string{
+		{"7", "7", "7", "-8", "-8", "-8"},
+		{"true", "false", "true", "false", "false", "true"},
+		{"0.5", "0.25", "-1.75", "3", "0", "2.5"},
+		{"1.234", "-0.005", "999.999", "0.000", "0.001", "123456.789"},
+		tQuery,
+		{"2026-11-20", "2026-11-20", "2026-11-20", "2026-11-20", "2026-11-20", "2026-11-20"},
+		{"São", "São", "São", "São", "São", "São"},
+		tQuery,
+	}
+	for _, n := range []string{"x.parquet", "x.arrow", "x.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 4)
+		for _, dec := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/decoders=%d", n, dec), func(t *testing.T) {
+				r, err := Open(name, cols, Options{BatchSize: 5, Decoders: dec})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				row := 0
+				for r.Next() {
+					b := r.Batch()
+					if len(b.Extra) != len(cols.Extra) || len(b.ExtraScore) != len(cols.ExtraScore) {
+						t.Fatalf("%d extra and %d extra score columns", len(b.Extra), len(b.ExtraScore))
+					}
+					for i := range b.N {
+						if d := b.Doc.At(i); len(d) != 0 {
+							t.Errorf("row %d: doc %q, want empty", row, d)
+						}
+						for c := range cols.Extra {
+							if got := string(b.Extra[c].At(i)); got != wantText[c][row] {
+								t.Errorf("row %d %s: %q, want %q", row, cols.Extra[c], got, wantText[c][row])
+							}
+						}
+						if got := b.ExtraScore[0][i]; got != float64(tScoreI[row]) {
+							t.Errorf("row %d s_i16: %v", row, got)
+						}
+						if got := b.ExtraScore[1][i]; got != decText(tDec[row]) {
+							t.Errorf("row %d s_dec256: %v", row, got)
+						}
+						row++
+					}
+				}
+				if err := r.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if row != len(tQuery) {
+					t.Fatalf("%d rows", row)
+				}
+			})
+		}
+	}
+}
+
+func TestOptionalDocNulls(t *testing.T) {
+	checkedMem(t)
+	rec := nullRecord(memory.DefaultAllocator, "doc_id")
+	defer rec.Release()
+	dir := t.TempDir()
+	for _, n := range []string{"d.parquet", "d.arrow", "d.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 4)
+		cols := stdCols
+		cols.DocOptional = true
+		rows, err := readAll(t, name, cols, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			want := "d" + strconv.Itoa(i)
+			if i == 6 {
+				want = ""
+			}
+			if r.d != want {
+				t.Errorf("%s row %d: doc %q, want %q", n, i, r.d, want)
+			}
+		}
+	}
+}
+
+func TestSliceColumnErrors(t *testing.T) {
+	checkedMem(t)
+	dir := t.TempDir()
+	rec := nullRecord(memory.DefaultAllocator, "doc_id")
+	defer rec.Release()
+	base := Columns{Query: "query_id", Score: "score", Label: "label"}
+	with := func(extra, extraScore []string) Columns {
+		c := base
+		c.Extra, c.ExtraScore = extra, extraScore
+		return c
+	}
+	for _, n := range []string{"s.parquet", "s.arrow", "s.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 5)
+		for _, c := range []struct {
+			name string
+			cols Columns
+			err  error
+			msg  string
+		}{
+			{"null slice value", with([]string{"doc_id"}, nil), ErrValue, `record batch 1, row 2: "doc_id" (a slice column) is null; every row needs a value`},
+			{"missing slice column", with([]string{"market"}, nil), ErrColumn, `no column "market" (a slice column)`},
+			{"missing extra score column", with(nil, []string{"score_b"}), ErrColumn, `no column "score_b" (a score column)`},
+			{"extra score of strings", with(nil, []string{"query_id"}), ErrColumn, `column "query_id" has type utf8; a score column must be float, integer or decimal`},
+		} {
+			t.Run(n+"/"+c.name, func(t *testing.T) {
+				if c.name == "extra score of strings" {
+					c.cols.Query = "doc_id" // query_id serves the other role
+					c.cols.Doc = ""
+				}
+				_, err := readAll(t, name, c.cols, Options{})
+				msg := c.msg
+				if strings.HasSuffix(n, ".parquet") {
+					msg = strings.Replace(msg, "record batch 1, row 2", "row group 1, row 2 (row 7 of the file)", 1)
+				}
+				if !errors.Is(err, c.err) || !strings.Contains(err.Error(), msg) {
+					t.Fatalf("err = %v, want %v saying %q", err, c.err, msg)
+				}
+			})
+		}
+	}
+}

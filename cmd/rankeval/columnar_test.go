@@ -101,7 +101,7 @@ func TestFormatsSameSummary(t *testing.T) {
 	if testing.Short() {
 		n = 20_000
 	}
-	g := synth.NewGenerator(3, n, 97)
+	g := synth.NewGenerator(3, n, 97).WithSlices(12, 2)
 	var rows []synth.Row
 	var r synth.Row
 	for g.Next(&r) {
@@ -113,6 +113,8 @@ func TestFormatsSameSummary(t *testing.T) {
 		{"--format", "json", "--workers", "2", "--batch-size", "1000"},
 		{"--format", "json", "--ties", "trec", "-m", "map,ndcg@10,err@20,p@5,rr,kendall"},
 		{"--format", "json", "--ties", "average", "-m", "ndcg@10,ap"},
+		{"--format", "json", "--by", "market", "-m", "ndcg@10,map"},
+		{"--format", "json", "--score-col", "score,score_b", "-m", "ndcg@10,map"},
 	} {
 		sameSummaries(t, ref, others, args...)
 	}
@@ -317,5 +319,40 @@ func TestExpandedInputs(t *testing.T) {
 	code, _, stderr := cli(t, "--quiet", filepath.Join(dir, "*.arrow"))
 	if code != 1 || !strings.Contains(stderr, "no file matches") {
 		t.Errorf("glob matching nothing: exit %d, %s", code, stderr)
+	}
+}
+
+// TestHivePartitionSlices: Hive partition directories are slice columns
+// (--by dt), the same from Parquet and Arrow parts, and the slices are the
+// rows of each day.
+func TestHivePartitionSlices(t *testing.T) {
+	g := synth.NewGenerator(5, 30000, 40)
+	var rows []synth.Row
+	var r synth.Row
+	for g.Next(&r) {
+		rows = append(rows, r)
+	}
+	dir := t.TempDir()
+	var outs []string
+	for _, ext := range []string{".zstd.parquet", ".arrows", ".arrow"} {
+		d := filepath.Join(dir, "lake"+ext)
+		if err := synth.WriteSplit(d, ext, 6, true, &synth.Rows{R: rows}, len(rows), synth.Options{RowGroup: 2000, Batch: 2000}); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := cli(t, "--quiet", "--format", "json", "--by", "dt", "-m", "ndcg@10", d)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		outs = append(outs, out)
+	}
+	for i := range outs {
+		if outs[i] != outs[0] {
+			t.Errorf("--by dt differs between formats:\n%s\n%s", outs[0], outs[i])
+		}
+	}
+	for _, day := range []string{"2026-11-20", "2026-11-21", "2026-11-22"} {
+		if !strings.Contains(outs[0], day) {
+			t.Errorf("no slice %s in %s", day, outs[0])
+		}
 	}
 }
