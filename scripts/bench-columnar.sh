@@ -34,23 +34,28 @@ for n in 10000000 100000000; do
 done
 
 # measure N CMD...: runs CMD N times under /usr/bin/time -v; sets BEST (the
-# lowest wall seconds) and RSS (peak KB of that run).
+# lowest wall seconds), CPU (user+sys seconds of that run) and RSS (its
+# peak KB). CPU/wall shows how many cores the run really had.
 measure() {
 	local n=$1
 	shift
-	BEST= RSS=
+	BEST= RSS= CPU=
 	for _ in $(seq "$n"); do
 		/usr/bin/time -v "$@" >/dev/null 2>"$bin/time.txt"
-		local wall rss
+		local wall rss cpu
 		wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$bin/time.txt")
 		rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$bin/time.txt")
+		cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$bin/time.txt")
 		if [ -z "$BEST" ] || awk -v a="$wall" -v b="$BEST" 'BEGIN {exit !(a < b)}'; then
-			BEST=$wall RSS=$rss
+			BEST=$wall RSS=$rss CPU=$cpu
 		fi
 	done
 }
 
-row() { printf '%-58s %8.2f s %8.1f Mrows/s %7d MB\n' "$1" "$2" "$(awk -v r="$3" -v s="$2" 'BEGIN {print r / s / 1e6}')" "$(($4 / 1024))"; }
+row() {
+	printf '%-56s %6.2f s %6.2f cpu-s %6.1f Mrows/s %5d MB\n' "$1" "$2" "$CPU" \
+		"$(awk -v r="$3" -v s="$2" 'BEGIN {print r / s / 1e6}')" "$(($4 / 1024))"
+}
 
 echo "machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat "$small" >/dev/null # page cache
