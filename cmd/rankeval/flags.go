@@ -97,8 +97,10 @@ const usageHead = `Usage: rankeval [flags] INPUT...
 
 Computes ranking-evaluation metrics over a search or click log: one row per
 (query, document) with the model's score and the relevance label. Rows of a
-query must be contiguous. INPUT is a file, or - for standard input; JSONL,
-plain or gzip or zstd compressed, recognised from the file's first bytes.
+query must be contiguous (or use --unsorted). INPUT is a file, a directory
+(read recursively), a quoted glob, an s3:// or gs:// object or prefix, or -
+for standard input: JSONL (plain, gzip, zstd), Parquet, or Arrow IPC file or
+stream, recognised from the first bytes.
 
 Metrics (-m): p@k r@k f1@k fB@k (e.g. f0.5@10) hit@k ap ap@k map rr rr@k mrr
   rprec cg@k dcg@k ndcg@k err@k nerr@k kendall kendall@k spearman spearman@k.
