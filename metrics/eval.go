@@ -321,7 +321,7 @@ func (e *Evaluator) order(l *List, sorted bool) {
 		e.ents[i] = en
 	}
 	if sorted {
-		slices.SortFunc(e.ents, cmpEnt)
+		sortEnts(e.ents)
 	}
 }
 

@@ -1,0 +1,105 @@
+package metrics
+
+import "math/bits"
+
+// sortEnts orders a ranking by key, then input index. Keys and indices make
+// every entry distinct, so an unstable sort gives the stable order. It is
+// typed (comparisons inline) because the per-query sort is most of the
+// evaluation's CPU, and it returns at once on lists that arrive ranked,
+// as many logs do.
+func sortEnts(a []ent) {
+	sorted := true
+	for i := 1; i < len(a); i++ {
+		if less(a[i], a[i-1]) {
+			sorted = false
+			break
+		}
+	}
+	if !sorted {
+		quickEnts(a, 2*bits.Len(uint(len(a))))
+	}
+}
+
+func less(x, y ent) bool { return x.key < y.key || x.key == y.key && x.i < y.i }
+
+// quickEnts is an introsort: quicksort with a median-of-three pivot,
+// insertion sort for short runs, heapsort when the recursion gets deep.
+func quickEnts(a []ent, depth int) {
+	for len(a) > 12 {
+		if depth == 0 {
+			heapEnts(a)
+			return
+		}
+		depth--
+		p := partitionEnts(a)
+		// recurse into the smaller side, loop on the larger
+		if p < len(a)-p {
+			quickEnts(a[:p], depth)
+			a = a[p+1:]
+		} else {
+			quickEnts(a[p+1:], depth)
+			a = a[:p]
+		}
+	}
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && less(a[j], a[j-1]); j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// partitionEnts places a median-of-three pivot at its final index and
+// returns it.
+func partitionEnts(a []ent) int {
+	n := len(a)
+	m := n / 2
+	if less(a[m], a[0]) {
+		a[m], a[0] = a[0], a[m]
+	}
+	if less(a[n-1], a[0]) {
+		a[n-1], a[0] = a[0], a[n-1]
+	}
+	if less(a[n-1], a[m]) {
+		a[n-1], a[m] = a[m], a[n-1]
+	}
+	// the median is at m: move it to the end as the pivot
+	a[m], a[n-1] = a[n-1], a[m]
+	pivot := a[n-1]
+	i := 0
+	for j := 0; j < n-1; j++ {
+		if less(a[j], pivot) {
+			a[i], a[j] = a[j], a[i]
+			i++
+		}
+	}
+	a[i], a[n-1] = a[n-1], a[i]
+	return i
+}
+
+func heapEnts(a []ent) {
+	n := len(a)
+	for i := n/2 - 1; i >= 0; i-- {
+		siftEnts(a, i, n)
+	}
+	for end := n - 1; end > 0; end-- {
+		a[0], a[end] = a[end], a[0]
+		siftEnts(a, 0, end)
+	}
+}
+
+func siftEnts(a []ent, root, n int) {
+	for {
+		c := 2*root + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && less(a[c], a[c+1]) {
+			c++
+		}
+		if !less(a[root], a[c]) {
+			return
+		}
+		a[root], a[c] = a[c], a[root]
+		root = c
+	}
+}
