@@ -918,7 +918,7 @@ func (gr *grouper) advance() (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		gr.r, gr.si, gr.named = r, gr.base+gr.next, false
+		gr.r, gr.si, gr.named = newReadAhead(r), gr.base+gr.next, false
 		gr.next++
 	}
 	return true, nil

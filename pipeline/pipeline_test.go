@@ -365,3 +365,49 @@ func TestUnsortedErrorCleansUp(t *testing.T) {
 		t.Fatalf("left in the temp dir: %v", left)
 	}
 }
+
+func TestReadAhead(t *testing.T) {
+	rows := manyRows(300, 7)
+	boom := errors.New("boom")
+	t.Run("same rows, then the reader's error", func(t *testing.T) {
+		inner := &memReader{name: "a", rows: rows, bs: 50, err: boom}
+		inner.b.Query.Reset()
+		ra := newReadAhead(inner)
+		var got []memRow
+		for ra.Next() {
+			b := ra.Batch()
+			for i := 0; i < b.N; i++ {
+				got = append(got, memRow{string(b.Query.At(i)), b.Score[i], b.Label[i]})
+				if b.Pos[i] != int64(len(got)) {
+					t.Fatalf("row %d: pos %d", len(got), b.Pos[i])
+				}
+			}
+		}
+		if !errors.Is(ra.Err(), boom) {
+			t.Fatalf("err = %v", ra.Err())
+		}
+		if len(got) != len(rows) {
+			t.Fatalf("%d rows, want %d", len(got), len(rows))
+		}
+		for i := range rows {
+			if got[i] != rows[i] {
+				t.Fatalf("row %d: %+v, want %+v", i, got[i], rows[i])
+			}
+		}
+		ra.Close()
+	})
+	t.Run("close midway stops the goroutine", func(t *testing.T) {
+		inner := &memReader{name: "a", rows: rows, bs: 10}
+		inner.b.Query.Reset()
+		ra := newReadAhead(inner)
+		ra.Next()
+		if err := ra.Close(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ra.done:
+		default:
+			t.Fatal("goroutine still running after Close")
+		}
+	})
+}
