@@ -43,15 +43,25 @@ func ReadQrels(name string) (*Qrels, error) {
 	defer closeDec()
 
 	// Pass 1 keeps the judgments in file order, in flat arrays: no
-	// allocation per judgment.
+	// allocation per judgment. For a plain file, its size over the mean
+	// line length of its first 64 KiB sizes them closely, sparing the
+	// copies and the peak memory of repeated growth.
 	q := &Qrels{Name: name, index: map[string]int32{}}
+	est, docLen := 0, 0
+	if st, err := f.Stat(); err == nil && len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0] {
+		sample, _ := br.Peek(br.Size())
+		if lines := bytes.Count(sample, []byte{'\n'}); lines > 0 {
+			est = int(min(st.Size()*int64(lines)/int64(len(sample))*11/10+16, 1<<28))
+			docLen = max(len(sample)/lines-6, 4) // a line less its qid, iter and label
+		}
+	}
 	var (
-		docs   []byte
-		off    = []int64{0}
-		labels []float64
-		qOf    []int32
-		lineOf []uint32 // for the duplicate message only: 4 bytes suffice
-		sorted = true   // each query's judgments contiguous, queries in order
+		docs   = make([]byte, 0, est*docLen)
+		off    = append(make([]int64, 0, est+1), 0)
+		labels = make([]float64, 0, est)
+		qOf    = make([]int32, 0, est)
+		lineOf = make([]uint32, 0, est) // for the duplicate message only: 4 bytes suffice
+		sorted = true                   // each query's judgments contiguous, queries in order
 	)
 	sc := newLineScanner(name, src)
 	var fields [][]byte
@@ -361,15 +371,20 @@ func (r *trecRun) Next() bool {
 	return r.b.N > 0
 }
 
-// splitFields splits on ASCII white space without allocating.
+// fieldSep marks the bytes C's isspace accepts (space, \t, \n, \v, \f,
+// \r): the separators of trec_eval's sscanf-based parsing. A table is one
+// load a byte where four comparisons were a tenth of a run's CPU.
+var fieldSep = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
+// splitFields splits on white space without allocating.
 func splitFields(s []byte, out [][]byte) [][]byte {
 	i := 0
 	for i < len(s) {
-		for i < len(s) && isSpace(s[i]) {
+		for i < len(s) && fieldSep[s[i]] {
 			i++
 		}
 		j := i
-		for j < len(s) && !isSpace(s[j]) {
+		for j < len(s) && !fieldSep[s[j]] {
 			j++
 		}
 		if j > i {
