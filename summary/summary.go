@@ -286,16 +286,26 @@ func trecLine(b []byte, measure, qid string, v float64) []byte {
 
 // AppendTrecQuery appends one query's block of trec_eval's layout.
 func AppendTrecQuery(b []byte, c *Run, id []byte, vals []float64) []byte {
-	for i, m := range c.Metrics {
+	return TrecQuery(b, c.Metrics, id, vals)
+}
+
+// TrecQuery appends one query's block of trec_eval's layout: a line per
+// metric, named as trec_eval names it.
+func TrecQuery(b []byte, ms []metrics.Metric, id []byte, vals []float64) []byte {
+	for i, m := range ms {
 		b = trecLine(b, metrics.TrecName(m), string(id), vals[i])
 	}
 	return b
 }
 
 // Trec writes the summary in trec_eval's layout (measure, "all", value).
-func Trec(c *Run, set *aggregate.Set) []byte {
+func Trec(c *Run, set *aggregate.Set) []byte { return TrecAll(c.Metrics, set) }
+
+// TrecAll writes the "all" block of trec_eval's layout: num_q, then each
+// metric's mean.
+func TrecAll(ms []metrics.Metric, set *aggregate.Set) []byte {
 	b := fmt.Appendf(nil, "%-22s\tall\t%s\n", "num_q", strconv.FormatInt(set.Queries, 10))
-	for i, m := range c.Metrics {
+	for i, m := range ms {
 		b = trecLine(b, metrics.TrecName(m), "all", set.Stats[i].Summary().Mean)
 	}
 	return b

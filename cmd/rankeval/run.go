@@ -19,6 +19,7 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/summary"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -112,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		cfg.TotalBytes = totalSize(slices.Concat(append([][]string{c.inputs}, c.logs...)...))
 	}
 	if c.format == "trec" {
-		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return appendTrecQuery(b, c, id, vals) }
+		cfg.FormatQuery = func(b, id []byte, vals []float64) []byte { return summary.TrecQuery(b, c.metrics, id, vals) }
 	}
 	var trec *trecInput
 	if c.qrels != "" {
@@ -155,14 +156,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	r := newResults(c, res)
 	gates := checkGates(c, res.Sys[0])
-	var summary []byte
+	var body []byte
 	switch c.format {
 	case "json":
-		summary = formatJSON(c, r, gates)
+		body = formatJSON(c, r, gates)
 	case "trec":
-		summary = formatTrec(c, res.Sys[0])
+		body = summary.TrecAll(c.metrics, res.Sys[0])
 	default:
-		summary = formatText(c, r, gates)
+		body = formatText(c, r, gates)
 	}
 	if report != nil {
 		if err := writeReport(report, c, r); err != nil {
@@ -170,13 +171,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 	}
 	if out != nil {
-		if _, err := out.Write(summary); err != nil {
+		if _, err := out.Write(body); err != nil {
 			return err
 		}
 		if err := out.commit(); err != nil {
 			return err
 		}
-	} else if _, err := stdout.Write(summary); err != nil {
+	} else if _, err := stdout.Write(body); err != nil {
 		return err
 	}
 	if perQuery != nil {

@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"sync/atomic"
 
-	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -68,28 +64,4 @@ func (t *trecInput) report(stderr io.Writer) {
 		}
 		fmt.Fprintf(stderr, "rankeval: %d judged queries are missing from the run: %s\n", n, what)
 	}
-}
-
-// trecLine appends one line of trec_eval's layout.
-func trecLine(b []byte, measure, qid string, v float64) []byte {
-	b = fmt.Appendf(b, "%-22s\t%s\t", measure, qid)
-	if math.IsNaN(v) {
-		return append(b, "nan\n"...)
-	}
-	return fmt.Appendf(b, "%6.4f\n", v)
-}
-
-func appendTrecQuery(b []byte, c *config, id []byte, vals []float64) []byte {
-	for i, m := range c.metrics {
-		b = trecLine(b, metrics.TrecName(m), string(id), vals[i])
-	}
-	return b
-}
-
-func formatTrec(c *config, set *aggregate.Set) []byte {
-	b := fmt.Appendf(nil, "%-22s\tall\t%s\n", "num_q", strconv.FormatInt(set.Queries, 10))
-	for i, m := range c.metrics {
-		b = trecLine(b, metrics.TrecName(m), "all", set.Stats[i].Summary().Mean)
-	}
-	return b
 }
