@@ -13,6 +13,7 @@ import (
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/summary"
 )
 
 var errHelp = errors.New("help shown")
@@ -61,36 +62,6 @@ type config struct {
 	complete     bool
 	scoreFloat32 bool
 	skipUnjudged bool
-}
-
-// profiles set every convention a peer tool uses at once (SPEC §6); a flag
-// given explicitly overrides its profile's value.
-var profiles = map[string]struct {
-	flags        map[string]string
-	scoreFloat32 bool // trec_eval stores scores as 32-bit floats
-}{
-	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
-	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
-}
-
-var choices = struct {
-	ties  map[string]metrics.Ties
-	gain  map[string]metrics.Gain
-	empty map[string]metrics.Empty
-}{
-	ties: map[string]metrics.Ties{"input": metrics.TiesInput, "trec": metrics.TiesTrec,
-		"optimistic": metrics.TiesOptimistic, "pessimistic": metrics.TiesPessimistic, "average": metrics.TiesAverage},
-	gain:  map[string]metrics.Gain{"exp": metrics.GainExp, "linear": metrics.GainLinear},
-	empty: map[string]metrics.Empty{"skip": metrics.EmptySkip, "zero": metrics.EmptyZero, "one": metrics.EmptyOne, "error": metrics.EmptyError},
-}
-
-func nameOf[T comparable](m map[string]T, v T) string {
-	for k, x := range m {
-		if x == v {
-			return k
-		}
-	}
-	return "?"
 }
 
 const usageHead = `Usage: rankeval [flags] INPUT...
@@ -182,16 +153,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.profile != "" {
-		p, ok := profiles[c.profile]
+		p, ok := summary.Profiles[c.profile]
 		if !ok {
 			return nil, usagef("--profile %q: want trec_eval or gdeval", c.profile)
 		}
-		for name, v := range p.flags {
+		for name, v := range p.Flags {
 			if !set[name] {
 				fs.Set(name, v)
 			}
 		}
-		c.scoreFloat32 = p.scoreFloat32
+		c.scoreFloat32 = p.ScoreFloat32
 		c.skipUnjudged = true
 	}
 	if c.complete && c.qrels == "" {
@@ -204,13 +175,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c.opts = metrics.DefaultOptions()
 	var ok bool
-	if c.opts.Ties, ok = choices.ties[strings.ToLower(ties)]; !ok {
+	if c.opts.Ties, ok = summary.Ties[strings.ToLower(ties)]; !ok {
 		return nil, usagef("--ties %q: want input, trec, optimistic, pessimistic or average", ties)
 	}
-	if c.opts.Gain, ok = choices.gain[strings.ToLower(gain)]; !ok {
+	if c.opts.Gain, ok = summary.Gains[strings.ToLower(gain)]; !ok {
 		return nil, usagef("--gain %q: want exp or linear", gain)
 	}
-	if c.opts.Empty, ok = choices.empty[strings.ToLower(empty)]; !ok {
+	if c.opts.Empty, ok = summary.Empties[strings.ToLower(empty)]; !ok {
 		return nil, usagef("--empty %q: want skip, zero, one or error", empty)
 	}
 	if !(maxGrade > 0) || maxGrade > 1000 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rankeval/rankeval/summary"
 	"io"
 	"math"
 	"strings"
@@ -20,8 +21,8 @@ func writeReport(w io.Writer, c *config, r *results) error {
 	}
 	d.Lines = append(d.Lines, "Input: "+strings.Join(inputs, ", "))
 	set := r.res.Sys[0]
-	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, nameOf(choices.empty, c.opts.Empty)))
-	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade))
+	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, summary.NameOf(summary.Empties, c.opts.Empty)))
+	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", summary.NameOf(summary.Ties, c.opts.Ties), summary.NameOf(summary.Gains, c.opts.Gain), c.opts.MaxGrade))
 	for _, m := range c.metrics {
 		d.Metrics = append(d.Metrics, m.Name)
 	}

@@ -207,63 +207,13 @@ func totalSize(inputs []string) int64 {
 	return n
 }
 
-// optionsJSON lists every convention in force, so a summary explains itself.
+// optionsJSON lists every convention in force, so a summary explains
+// itself: summary's object (the one rankeval-beam prints too), then the
+// analysis options only the CLI has.
 func optionsJSON(c *config) []byte {
-	b := []byte(`{"ties": `)
-	b = strconv.AppendQuote(b, nameOf(choices.ties, c.opts.Ties))
-	b = append(b, `, "gain": `...)
-	b = strconv.AppendQuote(b, nameOf(choices.gain, c.opts.Gain))
-	b = append(b, `, "max_grade": `...)
-	b = pipeline.AppendJSONFloat(b, c.opts.MaxGrade)
-	b = append(b, `, "rel_threshold": `...)
-	if c.opts.HasThreshold {
-		b = pipeline.AppendJSONFloat(b, c.opts.RelThreshold)
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `, "empty": `...)
-	b = strconv.AppendQuote(b, nameOf(choices.empty, c.opts.Empty))
-	b = append(b, `, "dedup": `...)
-	if c.dedupFirst {
-		b = append(b, `"first"`...)
-	} else {
-		b = append(b, `"error"`...)
-	}
-	b = append(b, `, "profile": `...)
-	if c.profile == "" {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendQuote(b, c.profile)
-	}
-	b = append(b, `, "score_precision": `...)
-	if c.scoreFloat32 {
-		b = append(b, `"float32"`...)
-	} else {
-		b = append(b, `"float64"`...)
-	}
-	if c.qrels != "" {
-		b = append(b, `, "qrels": `...)
-		b = pipeline.AppendJSONString(b, []byte(c.qrels))
-		b = append(b, `, "complete": `...)
-		b = strconv.AppendBool(b, c.complete)
-		b = append(b, `, "unjudged_queries": `...)
-		if c.skipUnjudged {
-			b = append(b, `"ignored"`...)
-		} else {
-			b = append(b, `"evaluated"`...)
-		}
-	}
-	for _, col := range []struct{ k, v string }{
-		{"query_col", c.cols.Query}, {"doc_col", c.cols.Doc}, {"score_col", c.cols.Score},
-		{"label_col", c.cols.Label}, {"rank_col", c.cols.Rank},
-	} {
-		b = append(b, `, "`+col.k+`": `...)
-		if col.v == "" {
-			b = append(b, "null"...)
-		} else {
-			b = pipeline.AppendJSONString(b, []byte(col.v))
-		}
-	}
+	b := summary.OptionsJSON(&summary.Run{Options: c.opts, Columns: c.cols, Profile: c.profile,
+		ScoreFloat32: c.scoreFloat32, DedupFirst: c.dedupFirst, Qrels: c.qrels, Complete: c.complete, SkipUnjudged: c.skipUnjudged})
+	b = b[:len(b)-1] // reopen the object
 	if len(c.by) > 0 {
 		b = append(b, `, "by": `...)
 		b = appendStrings(b, c.by)
@@ -587,7 +537,7 @@ func formatText(c *config, r *results, g gateResult) []byte {
 		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
 	}
 	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
-		nameOf(choices.ties, c.opts.Ties), nameOf(choices.gain, c.opts.Gain), c.opts.MaxGrade, rel)
+		summary.NameOf(summary.Ties, c.opts.Ties), summary.NameOf(summary.Gains, c.opts.Gain), c.opts.MaxGrade, rel)
 	for _, ch := range g.checks {
 		verdict := "passed"
 		if !ch.passed {
