@@ -201,30 +201,7 @@ func JSON(c *Run, set *aggregate.Set) []byte {
 	}
 	b = append(b, ",\n  \"options\": "...)
 	b = append(b, OptionsJSON(c)...)
-	if g := c.Gates; g != nil {
-		b = append(b, ",\n  \"gates\": {\"passed\": "...)
-		b = strconv.AppendBool(b, !g.Failed())
-		b = append(b, `, "checks": [`...)
-		for i, ch := range g.Checks {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, `{"metric": `...)
-			b = pipeline.AppendJSONString(b, []byte(ch.Name))
-			b = append(b, `, "min": `...)
-			b = pipeline.AppendJSONFloat(b, ch.Min)
-			b = append(b, `, "mean": `...)
-			b = pipeline.AppendJSONFloat(b, ch.Mean)
-			b = append(b, `, "passed": `...)
-			b = strconv.AppendBool(b, ch.Passed)
-			b = append(b, '}')
-		}
-		b = append(b, `], "fail_on_empty": `...)
-		b = strconv.AppendBool(b, g.FailOnEmpty)
-		b = append(b, `, "empty": `...)
-		b = strconv.AppendBool(b, g.Empty)
-		b = append(b, '}')
-	}
+	b = AppendGates(b, c.Gates)
 	return append(b, "\n}\n"...)
 }
 
@@ -260,18 +237,7 @@ func Text(c *Run, set *aggregate.Set) []byte {
 	}
 	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		NameOf(Ties, c.Options.Ties), NameOf(Gains, c.Options.Gain), c.Options.MaxGrade, rel)
-	if g := c.Gates; g != nil {
-		for _, ch := range g.Checks {
-			verdict := "passed"
-			if !ch.Passed {
-				verdict = "FAILED"
-			}
-			fmt.Fprintf(&w, "gate %s >= %g: %s (mean %s)\n", ch.Name, ch.Min, verdict, FmtMean(ch.Mean))
-		}
-		if g.Empty {
-			fmt.Fprintln(&w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
-		}
-	}
+	WriteGates(&w, c.Gates)
 	return w.Bytes()
 }
 
@@ -320,4 +286,52 @@ func Format(format string, c *Run, set *aggregate.Set) []byte {
 		return Trec(c, set)
 	}
 	return Text(c, set)
+}
+
+// AppendGates appends the summary's "gates" member (nothing when g is nil,
+// no gate having been asked for).
+func AppendGates(b []byte, g *Gates) []byte {
+	if g == nil {
+		return b
+	}
+	b = append(b, ",\n  \"gates\": {\"passed\": "...)
+	b = strconv.AppendBool(b, !g.Failed())
+	b = append(b, `, "checks": [`...)
+	for i, ch := range g.Checks {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, `{"metric": `...)
+		b = pipeline.AppendJSONString(b, []byte(ch.Name))
+		b = append(b, `, "min": `...)
+		b = pipeline.AppendJSONFloat(b, ch.Min)
+		b = append(b, `, "mean": `...)
+		b = pipeline.AppendJSONFloat(b, ch.Mean)
+		b = append(b, `, "passed": `...)
+		b = strconv.AppendBool(b, ch.Passed)
+		b = append(b, '}')
+	}
+	b = append(b, `], "fail_on_empty": `...)
+	b = strconv.AppendBool(b, g.FailOnEmpty)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendBool(b, g.Empty)
+	return append(b, '}')
+}
+
+// WriteGates writes a line per gate for the text summary (nothing when g
+// is nil).
+func WriteGates(w *bytes.Buffer, g *Gates) {
+	if g == nil {
+		return
+	}
+	for _, ch := range g.Checks {
+		verdict := "passed"
+		if !ch.Passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(w, "gate %s >= %g: %s (mean %s)\n", ch.Name, ch.Min, verdict, FmtMean(ch.Mean))
+	}
+	if g.Empty {
+		fmt.Fprintln(w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
+	}
 }

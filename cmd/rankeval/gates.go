@@ -8,6 +8,7 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/summary"
 )
 
 // gate is one --fail-under bar.
@@ -45,60 +46,34 @@ func parseGates(s string, ms []metrics.Metric) ([]gate, error) {
 	return gs, nil
 }
 
-// gateResult is the verdict of every gate of a run.
-type gateResult struct {
-	checks []gateCheck
-	empty  bool // --fail-on-empty tripped
-}
-
-type gateCheck struct {
-	name      string
-	min, mean float64
-	passed    bool
-}
-
-func (g gateResult) failed() bool {
-	if g.empty {
-		return true
+// checkGates gives the verdict of every gate of a run, or nil when none
+// was asked for.
+func checkGates(c *config, set *aggregate.Set) *summary.Gates {
+	if len(c.gates) == 0 && !c.failOnEmpty {
+		return nil
 	}
-	for _, c := range g.checks {
-		if !c.passed {
-			return true
-		}
-	}
-	return false
-}
-
-func checkGates(c *config, set *aggregate.Set) gateResult {
-	var r gateResult
+	r := &summary.Gates{FailOnEmpty: c.failOnEmpty}
 	for _, g := range c.gates {
 		mean := set.Stats[g.metric].Summary().Mean
-		r.checks = append(r.checks, gateCheck{name: c.metrics[g.metric].Name, min: g.min, mean: mean, passed: mean >= g.min})
+		r.Checks = append(r.Checks, summary.GateCheck{Name: c.metrics[g.metric].Name, Min: g.min, Mean: mean, Passed: mean >= g.min})
 	}
-	r.empty = c.failOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
+	r.Empty = c.failOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
 	return r
 }
 
-// err describes the failures for stderr; nil when every gate passed.
-func (g gateResult) err() error {
-	if !g.failed() {
+// gateErr describes the failures for stderr; nil when every gate passed.
+func gateErr(g *summary.Gates) error {
+	if g == nil || !g.Failed() {
 		return nil
 	}
 	var why []string
-	for _, c := range g.checks {
-		if !c.passed {
-			why = append(why, fmt.Sprintf("%s mean %s < %g", c.name, fmtMean(c.mean), c.min))
+	for _, c := range g.Checks {
+		if !c.Passed {
+			why = append(why, fmt.Sprintf("%s mean %s < %g", c.Name, summary.FmtMean(c.Mean), c.Min))
 		}
 	}
-	if g.empty {
+	if g.Empty {
 		why = append(why, "no rows or no query with a relevant row (--fail-on-empty)")
 	}
 	return fmt.Errorf("%w: %s", errGate, strings.Join(why, "; "))
-}
-
-func fmtMean(v float64) string {
-	if math.IsNaN(v) {
-		return "undefined (no queries)"
-	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
 }

@@ -190,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
-	return gates.err()
+	return gateErr(gates)
 }
 
 // totalSize is the bytes of all inputs when every one is a regular file,
@@ -248,7 +248,7 @@ func appendStrings(b []byte, ss []string) []byte {
 
 // formatJSON writes the summary one metric a line (one slice a line):
 // valid JSON that a person can also read and diff.
-func formatJSON(c *config, r *results, g gateResult) []byte {
+func formatJSON(c *config, r *results, g *summary.Gates) []byte {
 	b := []byte("{\n  \"metrics\": {")
 	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
 	set := r.res.Sys[0]
@@ -289,30 +289,7 @@ func formatJSON(c *config, r *results, g gateResult) []byte {
 	}
 	b = append(b, ",\n  \"options\": "...)
 	b = append(b, optionsJSON(c)...)
-	if len(c.gates) > 0 || c.failOnEmpty {
-		b = append(b, ",\n  \"gates\": {\"passed\": "...)
-		b = strconv.AppendBool(b, !g.failed())
-		b = append(b, `, "checks": [`...)
-		for i, ch := range g.checks {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, `{"metric": `...)
-			b = pipeline.AppendJSONString(b, []byte(ch.name))
-			b = append(b, `, "min": `...)
-			b = pipeline.AppendJSONFloat(b, ch.min)
-			b = append(b, `, "mean": `...)
-			b = pipeline.AppendJSONFloat(b, ch.mean)
-			b = append(b, `, "passed": `...)
-			b = strconv.AppendBool(b, ch.passed)
-			b = append(b, '}')
-		}
-		b = append(b, `], "fail_on_empty": `...)
-		b = strconv.AppendBool(b, c.failOnEmpty)
-		b = append(b, `, "empty": `...)
-		b = strconv.AppendBool(b, g.empty)
-		b = append(b, '}')
-	}
+	b = summary.AppendGates(b, g)
 	return append(b, "\n}\n"...)
 }
 
@@ -471,7 +448,7 @@ func appendSliceCounts(b []byte, sl *aggregate.Slice, s int, missing bool) []byt
 	return append(b, '}')
 }
 
-func formatText(c *config, r *results, g gateResult) []byte {
+func formatText(c *config, r *results, g *summary.Gates) []byte {
 	var w bytes.Buffer
 	width := len("metric")
 	for _, m := range c.metrics {
@@ -538,16 +515,7 @@ func formatText(c *config, r *results, g gateResult) []byte {
 	}
 	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		summary.NameOf(summary.Ties, c.opts.Ties), summary.NameOf(summary.Gains, c.opts.Gain), c.opts.MaxGrade, rel)
-	for _, ch := range g.checks {
-		verdict := "passed"
-		if !ch.passed {
-			verdict = "FAILED"
-		}
-		fmt.Fprintf(&w, "gate %s >= %g: %s (mean %s)\n", ch.name, ch.min, verdict, fmtMean(ch.mean))
-	}
-	if g.empty {
-		fmt.Fprintln(&w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
-	}
+	summary.WriteGates(&w, g)
 	return w.Bytes()
 }
 
