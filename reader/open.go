@@ -119,15 +119,11 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 		// only Parquet can be read in parts; the check comes after the magic
 		return openLocalPart(name, cols, opt)
 	}
-	var f *os.File
-	display := name
-	if name == Stdin {
-		f, display = os.Stdin, "<stdin>"
-	} else {
-		var err error
-		if f, err = os.Open(name); err != nil {
-			return nil, err // *PathError already names the file
-		}
+	f, display, err := openLocal(name)
+	if err != nil {
+		return nil, err
+	}
+	if name != Stdin {
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			f.Close()
 			return nil, fmt.Errorf("%s: is a directory: %w", name, ErrFormat)
@@ -322,4 +318,14 @@ func Units(name string) (int, error) {
 		return 1, nil
 	}
 	return parquetRowGroups(name, io.NewSectionReader(ra, 0, size))
+}
+
+// openLocal opens a local input, or standard input for "-", and gives the
+// name messages use for it.
+func openLocal(name string) (*os.File, string, error) {
+	if name == Stdin {
+		return os.Stdin, "<stdin>", nil
+	}
+	f, err := os.Open(name)
+	return f, name, err // *PathError already names the file
 }

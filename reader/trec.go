@@ -244,15 +244,9 @@ type SkipCount struct{ Queries, Rows int64 }
 // zstd) and joins each row's label from the qrels: an unjudged document has
 // label 0. The rank column is ignored, as trec_eval ignores it.
 func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
-	var f *os.File
-	display := name
-	if name == Stdin {
-		f, display = os.Stdin, "<stdin>"
-	} else {
-		var err error
-		if f, err = os.Open(name); err != nil {
-			return nil, err
-		}
+	f, display, err := openLocal(name)
+	if err != nil {
+		return nil, err
 	}
 	br := bufio.NewReaderSize(opt.source(f), 1<<16)
 	head, _ := br.Peek(4)
