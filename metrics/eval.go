@@ -234,9 +234,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		e.sweep(e.y, tie, e.cuts, e.snap)
 	}
 	if e.ideal && len(e.icuts) > 0 {
-		e.iy = append(e.iy[:0], judged...)
-		slices.Sort(e.iy)
-		slices.Reverse(e.iy)
+		e.idealLabels(judged, e.icuts[len(e.icuts)-1])
 		e.sweep(e.iy, nil, e.icuts, e.isnap)
 	}
 
@@ -291,6 +289,33 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		out[j] = v
 	}
 	return empty
+}
+
+// idealLabels sets e.iy[:lim] to the lim largest labels, descending. Graded
+// labels are small non-negative integers, so a count per grade replaces a
+// sort of the whole list; other labels are sorted.
+func (e *Evaluator) idealLabels(judged []float64, lim int) {
+	var cnt [64]int32
+	top := 0
+	for _, v := range judged {
+		g := int(v)
+		if float64(g) != v || g < 0 || g >= len(cnt) { // fractions, NaN, large or negative grades
+			e.iy = append(e.iy[:0], judged...)
+			slices.Sort(e.iy)
+			slices.Reverse(e.iy)
+			return
+		}
+		cnt[g]++
+		top = max(top, g)
+	}
+	e.iy = grow(e.iy, lim)
+	p := 0
+	for g := top; g >= 0 && p < lim; g-- {
+		for c := cnt[g]; c > 0 && p < lim; c-- {
+			e.iy[p] = float64(g)
+			p++
+		}
+	}
 }
 
 func cutIndex(cuts []int, p int) int {

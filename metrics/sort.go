@@ -65,12 +65,20 @@ func partitionEnts(a []ent) int {
 	// the median is at m: move it to the end as the pivot
 	a[m], a[n-1] = a[n-1], a[m]
 	pivot := a[n-1]
+	pk, pi := pivot.key, uint64(uint32(pivot.i))
+	// Branchless Lomuto: on random scores the branch of a classic partition
+	// is mispredicted half the time, which cost more than the comparisons.
+	// Every step swaps, and i advances by the borrow of the 128-bit
+	// subtraction (key, index) - (pivot key, pivot index), which is 1
+	// exactly when the entry sorts before the pivot.
 	i := 0
 	for j := 0; j < n-1; j++ {
-		if less(a[j], pivot) {
-			a[i], a[j] = a[j], a[i]
-			i++
-		}
+		x := a[j]
+		_, b := bits.Sub64(uint64(uint32(x.i)), pi, 0)
+		_, b = bits.Sub64(x.key, pk, b)
+		a[j] = a[i]
+		a[i] = x
+		i += int(b)
 	}
 	a[i], a[n-1] = a[n-1], a[i]
 	return i

@@ -43,3 +43,41 @@ func TestSortEnts(t *testing.T) {
 		}
 	}
 }
+
+// TestIdealLabels compares the count per grade with a descending sort, on
+// graded labels and on the labels that must fall back to the sort.
+func TestIdealLabels(t *testing.T) {
+	cases := map[string][]float64{
+		"graded":       {0, 3, 1, 0, 4, 4, 2, 0, 1},
+		"binary":       {1, 0, 0, 1, 0},
+		"all zero":     {0, 0, 0},
+		"one":          {2},
+		"fraction":     {0.5, 2, 1, 0.25},
+		"negative":     {-1, 2, 0, 1},
+		"grade 63":     {63, 0, 62, 1},
+		"grade 64":     {64, 0, 63, 1},
+		"huge":         {1e300, 3, 0},
+		"large graded": {},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 500 {
+		cases["large graded"] = append(cases["large graded"], float64(r.IntN(5)))
+	}
+	var e Evaluator
+	for name, labels := range cases {
+		t.Run(name, func(t *testing.T) {
+			want := slices.Clone(labels)
+			slices.Sort(want)
+			slices.Reverse(want)
+			for _, lim := range []int{1, 2, len(labels) / 2, len(labels)} {
+				if lim < 1 || lim > len(labels) {
+					continue
+				}
+				e.idealLabels(labels, lim)
+				if !slices.Equal(e.iy[:lim], want[:lim]) {
+					t.Fatalf("lim %d: %v, want %v", lim, e.iy[:lim], want[:lim])
+				}
+			}
+		})
+	}
+}
