@@ -44,6 +44,10 @@ var (
 type Source struct {
 	Name string
 	Open func() (reader.Reader, error)
+	// Reread says Open may be called again and reads the input from its
+	// start (not standard input). Only the error for a reappearing query id
+	// does, to name where the id's rows first began.
+	Reread bool
 }
 
 // Config is everything a run needs besides its inputs.
@@ -590,6 +594,7 @@ func newProducer(cfg *Config, logs [][]Source, free chan *query, jobs chan<- *qu
 func (p *producer) close() {
 	for _, gr := range p.logs {
 		gr.close()
+		gr.seen.release()
 	}
 }
 
@@ -967,13 +972,13 @@ func (gr *grouper) fill(g *group) (bool, error) {
 
 // start opens group g at row i of b.
 func (gr *grouper) start(g *group, b *reader.Batch, i, si int) error {
-	p := gr.p
 	id := b.Query.At(i)
 	g.id = append(g.id[:0], id...)
 	g.src, g.pos = si, b.Pos[i]
-	if prev, ok := gr.seen.insert(id, pack(si, b.Pos[i])); !ok {
-		return fmt.Errorf("%s: query id %q reappears; its rows began at %s and another query's rows came between (sort the input by query id, or use --unsorted): %w",
-			b.Where(i), id, p.wherePacked(prev), ErrReappear)
+	if !gr.seen.insert(id) {
+		if err := gr.reappears(b, i, si); err != nil {
+			return err
+		}
 	}
 	if gr.sorted {
 		if len(gr.prev) > 0 && !idLess(gr.prev, id) {
@@ -986,6 +991,26 @@ func (gr *grouper) start(g *group, b *reader.Batch, i, si int) error {
 		g.key.Append(b.Extra[c].At(i))
 	}
 	return nil
+}
+
+// reappears confirms that the query id at row i of b, whose hash the seen
+// set holds, had a group before, and returns the error naming both
+// positions; nil when it only shares a hash with another id.
+func (gr *grouper) reappears(b *reader.Batch, i, si int) error {
+	id := b.Query.At(i)
+	const remedy = "another query's rows came between (sort the input by query id, or use --unsorted)"
+	at, known, err := gr.firstRow(id, si, b.Pos[i])
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: query id %q may reappear, and reading the input again to check failed: %w", b.Where(i), id, err)
+	case !known:
+		// Standard input cannot be read twice; a 64-bit hash collision
+		// (about n²/2⁶⁵ for n queries) is the only other cause.
+		return fmt.Errorf("%s: query id %q reappears; its rows began earlier and %s: %w", b.Where(i), id, remedy, ErrReappear)
+	case at == "":
+		return nil // a collision
+	}
+	return fmt.Errorf("%s: query id %q reappears; its rows began at %s and %s: %w", b.Where(i), id, at, remedy, ErrReappear)
 }
 
 // sameSlice checks rows [i, j) of b carry the slice values of g's first

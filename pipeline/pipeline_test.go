@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"os"
 	"strings"
@@ -53,7 +54,7 @@ func sources(bs int, files map[string][]memRow, order ...string) []Source {
 	var out []Source
 	for _, name := range order {
 		rows := files[name]
-		out = append(out, Source{Name: name, Open: func() (reader.Reader, error) {
+		out = append(out, Source{Name: name, Reread: true, Open: func() (reader.Reader, error) {
 			r := &memReader{name: name, rows: rows, bs: bs}
 			r.b.Query.Reset()
 			r.b.Doc.Reset()
@@ -172,16 +173,65 @@ func TestPerQueryWriteErrorFails(t *testing.T) {
 
 func TestSeenSetGrows(t *testing.T) {
 	var s seenSet
+	defer s.release()
 	for i := range 100_000 {
-		if _, ok := s.insert([]byte(fmt.Sprint(i)), uint64(i)); !ok {
+		if !s.insert([]byte(fmt.Sprint(i))) {
 			t.Fatalf("%d reported as seen", i)
 		}
 	}
 	for _, i := range []int{0, 4242, 99_999} {
-		pos, ok := s.insert([]byte(fmt.Sprint(i)), 7)
-		if ok || pos != uint64(i) {
-			t.Fatalf("%d: ok %v pos %d", i, ok, pos)
+		if s.insert([]byte(fmt.Sprint(i))) {
+			t.Fatalf("%d not reported as seen", i)
 		}
+	}
+	if s.n != 100_000 || len(s.slots) != 1<<18 {
+		t.Fatalf("%d ids in %d slots, want 100000 in %d", s.n, len(s.slots), 1<<18)
+	}
+}
+
+// TestSeenHashCollisions makes every query id share one hash: the seen set
+// then flags every new group, and reading the inputs again must clear the
+// false alarms, give the same result as without collisions, and still catch
+// and place a real reappearance.
+func TestSeenHashCollisions(t *testing.T) {
+	files := map[string][]memRow{
+		"a": manyRows(300, 4),
+		"b": manyRows(200, 3),
+	}
+	for i := range files["b"] { // other ids than a's
+		files["b"][i].q = "b" + files["b"][i].q
+	}
+	cfg := Config{Metrics: mustMetrics(t, "map,ndcg@3"), Options: metrics.DefaultOptions(), Workers: 2}
+	var want, got bytes.Buffer
+	cfg.PerQuery = &want
+	if _, err := Run(context.Background(), cfg, sources(7, files, "a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	old := seenHash
+	seenHash = func(maphash.Seed, []byte) uint64 { return 42 }
+	defer func() { seenHash = old }()
+	cfg.PerQuery = &got
+	set, err := Run(context.Background(), cfg, sources(7, files, "a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Queries != 500 || got.String() != want.String() {
+		t.Fatalf("with colliding hashes: %d queries, per-query output equal: %v", set.Queries, got.String() == want.String())
+	}
+	cfg.PerQuery = nil
+
+	files["c"] = []memRow{{"x", 1, 1}, {files["b"][5].q, 2, 1}}
+	_, err = Run(context.Background(), cfg, sources(7, files, "a", "b", "c"))
+	if !errors.Is(err, ErrReappear) || !strings.HasPrefix(err.Error(), "c:2: ") || !strings.Contains(err.Error(), "began at b:4") {
+		t.Fatalf("err = %v, want a reappearance at c:2 that began at b:4", err)
+	}
+
+	// An input that cannot be read twice: the error cannot say where.
+	srcs := sources(7, files, "a", "b", "c")
+	srcs[0].Reread = false
+	_, err = Run(context.Background(), cfg, srcs)
+	if !errors.Is(err, ErrReappear) || !strings.Contains(err.Error(), "began earlier") {
+		t.Fatalf("err = %v, want a reappearance whose start is not named", err)
 	}
 }
 

@@ -1,66 +1,126 @@
 package pipeline
 
-import "hash/maphash"
+import (
+	"bytes"
+	"hash/maphash"
 
-// seenSet remembers every query id that has had its group, as a 64-bit hash
-// with the position of its first row, to catch an id that comes back. It is
-// the one structure that grows with the number of queries: 16 bytes a
-// query at a load of at most 3/4 (about 21 bytes a query on average),
-// which is why it keeps hashes, not ids. Two distinct ids sharing a 64-bit
-// hash would be reported as a reappearance; with a random per-run seed the
-// chance is about n²/2^65 (3e-6 for ten million queries).
+	"github.com/rankeval/rankeval/reader"
+)
+
+// seenSet remembers every query id that has had its group, to catch an id
+// that comes back. It is the one structure that grows with the number of
+// queries, so it keeps a 64-bit hash of each id and nothing else: 8 bytes
+// a slot at a load of at most 3/4, and during a doubling the old table
+// too (at most 24 bytes a query). The slots live outside the Go heap
+// (slots_mmap.go): a heap table this size would also raise the collector's
+// heap goal by its own size, which doubled its cost in resident memory.
+//
+// A hit is only a candidate. The grouper confirms it by reading its inputs
+// again up to the current row, which also finds where the id's first group
+// began (grouper.firstRow), or shows the hashes of two ids collide (about
+// n²/2⁶⁵ for n queries), so that a collision costs one extra read and is
+// never reported.
 type seenSet struct {
-	seed    maphash.Seed
-	slots   []seenSlot
-	n       int
-	started bool
+	seed  maphash.Seed
+	slots []uint64 // 0 = empty
+	n     int
 }
 
-type seenSlot struct {
-	h   uint64 // 0 = empty
-	pos uint64
-}
+// seenHash is a variable so that a test can make every id collide.
+var seenHash = maphash.Bytes
 
-// insert records id at pos. If id was already there it returns the
-// recorded position and false.
-func (s *seenSet) insert(id []byte, pos uint64) (uint64, bool) {
-	if !s.started {
+// insert records id's hash and reports whether it was new. false means the
+// hash was there already: id reappears, or collides with another id.
+func (s *seenSet) insert(id []byte) bool {
+	if s.slots == nil {
 		s.seed = maphash.MakeSeed()
-		s.slots = make([]seenSlot, 1024)
-		s.started = true
+		s.slots = allocSlots(1 << 12)
 	}
 	if (s.n+1)*4 > len(s.slots)*3 {
 		s.grow()
 	}
-	h := maphash.Bytes(s.seed, id)
+	h := seenHash(s.seed, id)
 	if h == 0 {
 		h = 1
 	}
 	mask := uint64(len(s.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.slots[i].h {
+		switch s.slots[i] {
 		case 0:
-			s.slots[i] = seenSlot{h, pos}
+			s.slots[i] = h
 			s.n++
-			return 0, true
+			return true
 		case h:
-			return s.slots[i].pos, false
+			return false
 		}
 	}
 }
 
 func (s *seenSet) grow() {
 	old := s.slots
-	s.slots = make([]seenSlot, 2*len(old))
+	s.slots = allocSlots(2 * len(old))
 	mask := uint64(len(s.slots) - 1)
-	for _, e := range old {
-		if e.h == 0 {
+	for _, h := range old {
+		if h == 0 {
 			continue
 		}
-		i := e.h & mask
-		for s.slots[i].h != 0 {
+		i := h & mask
+		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = e
+		s.slots[i] = h
 	}
+	freeSlots(old)
+}
+
+// release returns the table's memory; the set is empty afterwards.
+func (s *seenSet) release() {
+	if s.slots != nil {
+		freeSlots(s.slots)
+	}
+	*s = seenSet{}
+}
+
+// firstRow reads the log's inputs again, from the first up to row pos of
+// input si, and returns where the first row with query id sits, "" when
+// there is none. known is false when an input cannot be read twice
+// (standard input), and nothing can be said.
+func (gr *grouper) firstRow(id []byte, si int, pos int64) (at string, known bool, err error) {
+	for k, src := range gr.inputs {
+		if gr.base+k > si {
+			break
+		}
+		if !src.Reread {
+			return "", false, nil
+		}
+		r, err := src.Open()
+		if err != nil {
+			return "", false, err
+		}
+		at, err := scanFor(r, id, gr.base+k == si, pos)
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil || at != "" {
+			return at, true, err
+		}
+	}
+	return "", true, nil
+}
+
+// scanFor returns where r's first row with query id is, stopping at row
+// pos when last is set.
+func scanFor(r reader.Reader, id []byte, last bool, pos int64) (string, error) {
+	for r.Next() {
+		b := r.Batch()
+		for i := range b.N {
+			if last && b.Pos[i] >= pos {
+				return "", nil
+			}
+			if bytes.Equal(b.Query.At(i), id) {
+				return b.Where(i), nil
+			}
+		}
+	}
+	return "", r.Err()
 }

@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	sources := make([][]pipeline.Source, len(logs))
 	for l, inputs := range logs {
 		for _, in := range inputs {
-			src := pipeline.Source{Name: in, Open: func() (reader.Reader, error) {
+			src := pipeline.Source{Name: in, Reread: in != reader.Stdin, Open: func() (reader.Reader, error) {
 				return reader.Open(in, cols, reader.Options{BatchSize: c.batchSize, Decoders: c.workers, BytesRead: cfg.BytesRead})
 			}}
 			if trec != nil {
