@@ -184,8 +184,9 @@ func TestSeenSetGrows(t *testing.T) {
 			t.Fatalf("%d not reported as seen", i)
 		}
 	}
-	if s.n != 100_000 || len(s.slots) != 1<<18 {
-		t.Fatalf("%d ids in %d slots, want 100000 in %d", s.n, len(s.slots), 1<<18)
+	// 100,000 hashes fit in 2^17 slots at 76%; the table runs up to 97%
+	if s.n != 100_000 || len(s.slots) != 1<<17 {
+		t.Fatalf("%d ids in %d slots, want 100000 in %d", s.n, len(s.slots), 1<<17)
 	}
 }
 
@@ -460,4 +461,22 @@ func TestReadAhead(t *testing.T) {
 			t.Fatal("goroutine still running after Close")
 		}
 	})
+}
+
+func BenchmarkSeenSet(b *testing.B) {
+	ids := make([][]byte, 1_000_000)
+	for i := range ids {
+		ids[i] = fmt.Appendf(nil, "query-%d", i)
+	}
+	for b.Loop() {
+		var s seenSet
+		for _, id := range ids {
+			if !s.insert(id) {
+				b.Fatal("false hit")
+			}
+		}
+		b.ReportMetric(float64(len(s.slots)*8)/float64(len(ids)), "bytes/id")
+		s.release()
+	}
+	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "ids/s")
 }
