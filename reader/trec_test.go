@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -217,4 +218,68 @@ func BenchmarkTrecRun(b *testing.B) {
 		r.Close()
 	}
 	b.ReportMetric(float64(queries*depth*b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// slowSplit is the byte-at-a-time split that splitFields must match.
+func slowSplit(s []byte) [][]byte {
+	var out [][]byte
+	for i := 0; i < len(s); {
+		for i < len(s) && fieldSep[s[i]] {
+			i++
+		}
+		j := i
+		for j < len(s) && !fieldSep[s[j]] {
+			j++
+		}
+		if j > i {
+			out = append(out, s[i:j])
+		}
+		i = j
+	}
+	return out
+}
+
+func TestSplitFields(t *testing.T) {
+	cases := map[string]int{
+		"":                                     0,
+		"   ":                                  0,
+		"q1 Q0 doc1 1 0.5 run":                 6,
+		"\tq1\t\tQ0 doc1\v1\f0.5\r run  ":      6,
+		"a_field_longer_than_eight_bytes b":    2,
+		"ctl\x01inside\x00field other\x7fx":    2,
+		"é ünïcødé\xff\x80 x":                  3,
+		"12345678 12345678\t1234567890123456 ": 3,
+		"x":                                    1,
+		"        y":                            1,
+	}
+	for line, want := range cases {
+		t.Run(strconv.Quote(line), func(t *testing.T) {
+			got := splitFields([]byte(line), nil)
+			if len(got) != want || !equalFields(got, slowSplit([]byte(line))) {
+				t.Fatalf("got %q, want %d fields %q", got, want, slowSplit([]byte(line)))
+			}
+		})
+	}
+}
+
+func equalFields(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzSplitFields(f *testing.F) {
+	f.Add([]byte("q1 Q0 doc1 1 0.5 run"))
+	f.Add([]byte("\t12345678\x0b\x01abcdefgh  z\r"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, want := splitFields(line, nil), slowSplit(line); !equalFields(got, want) {
+			t.Fatalf("%q: got %q, want %q", line, got, want)
+		}
+	})
 }
