@@ -21,7 +21,7 @@ import (
 
 // arrowMem allocates every Arrow buffer the columnar readers make. Tests swap
 // in a memory.CheckedAllocator to prove every record is released.
-var arrowMem memory.Allocator = memory.DefaultAllocator
+var arrowMem memory.Allocator = newBufPool(poolRetain)
 
 // defaultColumnarBatch is the batch size when Options.BatchSize is unset:
 // larger than JSONL's because columnar decoding has a per-batch cost in every

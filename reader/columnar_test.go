@@ -17,7 +17,7 @@ import (
 // was released. Tests using it must not run in parallel.
 func checkedMem(t testing.TB) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(newBufPool(poolRetain))
 	old := arrowMem
 	arrowMem = mem
 	t.Cleanup(func() {
