@@ -190,6 +190,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	}
 
 	e.cuts, e.icuts = e.cuts[:0], e.icuts[:0]
+	var lims, ilims sweepLims
 	for j, m := range e.ms {
 		p := cutAt(m.K, n)
 		switch m.Kind {
@@ -202,12 +203,14 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		if p > 0 {
 			e.cuts = append(e.cuts, p)
 		}
+		lims.need(m.Kind, p)
 		if m.Kind == KindNDCG || m.Kind == KindNERR {
 			ip := cutAt(m.K, len(judged))
 			e.ipos[j] = ip
 			if ip > 0 {
 				e.icuts = append(e.icuts, ip)
 			}
+			ilims.need(m.Kind, ip)
 		}
 	}
 	slices.Sort(e.cuts)
@@ -231,11 +234,11 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 			}
 			tie = e.tie
 		}
-		e.sweep(e.y, tie, e.cuts, e.snap)
+		e.sweep(e.y, tie, e.cuts, e.snap, lims)
 	}
 	if e.ideal && len(e.icuts) > 0 {
 		e.idealLabels(judged, e.icuts[len(e.icuts)-1])
-		e.sweep(e.iy, nil, e.icuts, e.isnap)
+		e.sweep(e.iy, nil, e.icuts, e.isnap, ilims)
 	}
 
 	fR := float64(nRel)
@@ -402,8 +405,11 @@ func (e *Evaluator) gain(y float64) (g, ex float64) {
 // stores the running sums at every cut into snap. A group is one row, or
 // under TiesAverage (tie != nil) a run of tied rows whose every order is
 // equally likely; see group for how its expectations are taken.
-func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc) {
-	st := sweepState{reach: 1, cuts: cuts, snap: snap}
+func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc, lims sweepLims) {
+	if !e.wantERR {
+		lims.err = 0
+	}
+	st := sweepState{reach: 1, cuts: cuts, snap: snap, lims: lims}
 	lim := cuts[len(cuts)-1]
 	for s := 0; s < lim; {
 		end := s + 1
@@ -420,9 +426,18 @@ func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc) {
 		a := &st.a
 		v := y[s]
 		i := float64(s + 1)
-		g, ex := e.gain(v)
 		a.cg += v
-		a.dcg += g * e.disc[s]
+		if s < lims.dcg || s < lims.err {
+			g, ex := e.gain(v)
+			if s < lims.dcg {
+				a.dcg += g * e.disc[s]
+			}
+			if s < lims.err {
+				r := ex * e.invG
+				a.err += st.reach * r / i
+				st.reach *= 1 - r
+			}
+		}
 		if e.rel(v) {
 			st.c++
 			a.rel++
@@ -432,13 +447,23 @@ func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc) {
 				a.hit = 1
 			}
 		}
-		if e.wantERR {
-			r := ex * e.invG
-			a.err += st.reach * r / i
-			st.reach *= 1 - r
-		}
 		s = end
 		st.record(s)
+	}
+}
+
+// sweepLims bounds the costly sums of a sweep: below a ranking's last cut
+// (MAP and MRR see the whole list) DCG and ERR are only needed down to the
+// deepest cut of a metric that reads them, often 10 of 100 rows. Sums past
+// their limit are left unfinished; no metric reads them there.
+type sweepLims struct{ dcg, err int }
+
+func (l *sweepLims) need(k Kind, p int) {
+	switch k {
+	case KindDCG, KindNDCG:
+		l.dcg = max(l.dcg, p)
+	case KindERR, KindNERR:
+		l.err = max(l.err, p)
 	}
 }
 
@@ -449,6 +474,7 @@ type sweepState struct {
 	cuts  []int
 	snap  []acc
 	ci    int // next cut
+	lims  sweepLims
 }
 
 // record takes a snapshot if 1-based position i is the next cut.
@@ -499,7 +525,8 @@ func (e *Evaluator) group(st *sweepState, g []float64, s, lim int) {
 	T := min(m, lim-s)
 
 	var M []float64
-	if e.wantERR {
+	doERR := s < st.lims.err // a group that starts past the limit needs no ERR
+	if doERR {
 		M = grow(e.mdp, T+1)
 		e.mdp = M
 		clear(M)
@@ -535,7 +562,7 @@ func (e *Evaluator) group(st *sweepState, g []float64, s, lim int) {
 				pFirst *= float64(m-t-r+1) / float64(m-t)
 			}
 		}
-		if e.wantERR {
+		if doERR {
 			a.err += st.reach * (M[t-1] - M[t]) / i
 		}
 		st.record(p + 1)
