@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"runtime"
+	"sync"
 )
 
 // Qrels holds every judgment of a TREC qrels file (`qid iter docno label`)
@@ -139,16 +141,32 @@ func ReadQrels(name string) (*Qrels, error) {
 	qOf = nil
 	q.seen = make([]bool, nq)
 
-	// trec_eval refuses a docno judged twice for a query.
-	var t docTable
-	for qn := range nq {
-		lo, hi := q.start[qn], q.start[qn+1]
-		t.reset(hi - lo)
-		for k := lo; k < hi; k++ {
-			if prev := t.insert(q, lo, k); prev >= 0 {
-				return nil, fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
-					name, lineOf[perm[k]], q.doc(k), q.order[qn], lineOf[perm[prev]], ErrValue)
+	// trec_eval refuses a docno judged twice for a query. Queries are
+	// independent, so the check is split among the CPUs by query number,
+	// and the lowest query with a duplicate is reported whatever the split.
+	parts := min(runtime.GOMAXPROCS(0), max(len(q.labels)/(1<<18), 1))
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Go(func() {
+			var t docTable
+			for qn := w * nq / parts; qn < (w+1)*nq/parts; qn++ {
+				lo, hi := q.start[qn], q.start[qn+1]
+				t.reset(hi - lo)
+				for k := lo; k < hi; k++ {
+					if prev := t.insert(q, lo, k); prev >= 0 {
+						errs[w] = fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
+							name, lineOf[perm[k]], q.doc(k), q.order[qn], lineOf[perm[prev]], ErrValue)
+						return
+					}
+				}
 			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return q, nil

@@ -283,3 +283,24 @@ func FuzzSplitFields(f *testing.F) {
 		}
 	})
 }
+
+// TestQrelsDuplicateSplit: the duplicate check runs in parallel on large
+// qrels; the error must still name the first query with a duplicate.
+func TestQrelsDuplicateSplit(t *testing.T) {
+	var sb strings.Builder
+	const queries, per = 600, 1000 // 600k judgments: several parts
+	for q := range queries {
+		for d := range per {
+			doc := d
+			if (q == 250 || q == 590) && d == per-1 {
+				doc = 3 // judged twice
+			}
+			fmt.Fprintf(&sb, "%d 0 doc%d %d\n", q, doc, d%2)
+		}
+	}
+	_, err := ReadQrels(writeFile(t, "q.txt", []byte(sb.String())))
+	want := fmt.Sprintf(`:%d: docno "doc3" judged twice for query "250" (first at line %d)`, 250*per+per, 250*per+4)
+	if !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
