@@ -42,6 +42,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Beam's loopback runner leaves an empty beamloopbackworker-* file in
+	// the temp directory on every run (its own TODO, apache/beam#27569):
+	// point it at ours, which is removed at the end.
+	os.Setenv("TMPDIR", dir)
 	rankevalBin = filepath.Join(dir, "rankeval")
 	build := exec.Command("go", "build", "-o", rankevalBin, "github.com/rankeval/rankeval/cmd/rankeval")
 	build.Stderr = os.Stderr

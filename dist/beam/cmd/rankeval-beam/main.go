@@ -164,6 +164,21 @@ func launch(ctx context.Context, o *options, fs *flag.FlagSet, args []string) er
 		return err
 	}
 	rankbeam.WriteTo(s, sum, o.output)
+	// Beam's loopback runner leaves an empty beamloopbackworker-* file in
+	// the temp directory on every run (its own TODO, apache/beam#27569).
+	// The launch gets a temp directory of its own, removed afterwards.
+	if dir, err := os.MkdirTemp("", "rankeval-beam-"); err == nil {
+		defer os.RemoveAll(dir)
+		old, had := os.LookupEnv("TMPDIR")
+		os.Setenv("TMPDIR", dir)
+		defer func() {
+			if had {
+				os.Setenv("TMPDIR", old)
+			} else {
+				os.Unsetenv("TMPDIR")
+			}
+		}()
+	}
 	return beamx.Run(ctx, p)
 }
 
