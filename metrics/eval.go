@@ -23,6 +23,7 @@ type Evaluator struct {
 	wantERR bool    // the ERR sums (and their DP under TiesAverage) are needed
 
 	ents  []ent
+	tmp   []ent     // the radix sort's scratch
 	y     []float64 // labels in ranked order
 	tie   []bool    // tie[p]: position p is tied with p-1 (TiesAverage only)
 	iy    []float64 // ideal labels, descending
@@ -349,7 +350,7 @@ func (e *Evaluator) order(l *List, sorted bool) {
 		e.ents[i] = en
 	}
 	if sorted {
-		sortEnts(e.ents)
+		e.tmp = sortEnts(e.ents, e.tmp)
 	}
 }
 

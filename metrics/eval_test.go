@@ -262,3 +262,8 @@ func TestAverageERRPrecision(t *testing.T) {
 		})
 	}
 }
+
+// Lists of 1000 rows, as TREC runs have: the radix sort's range.
+func BenchmarkEvalDepth1000(b *testing.B) {
+	benchEval(b, benchDefault, Options{Ties: TiesInput, MaxGrade: 4}, 100, 1000, 1e6)
+}

@@ -30,9 +30,20 @@ func TestSortEnts(t *testing.T) {
 				want := slices.Clone(a)
 				slices.SortFunc(want, cmpEnt)
 				got := slices.Clone(a)
-				sortEnts(got)
+				sortEnts(got, nil)
 				if !slices.Equal(got, want) {
 					t.Fatal("order differs from slices.SortFunc")
+				}
+				// both algorithms, whatever the length
+				for _, min := range []int{2, 1 << 30} {
+					old := radixMin
+					radixMin = min
+					got := slices.Clone(a)
+					sortEnts(got, make([]ent, 3))
+					radixMin = old
+					if !slices.Equal(got, want) {
+						t.Fatalf("radixMin %d: order differs from slices.SortFunc", min)
+					}
 				}
 				heap := slices.Clone(a)
 				quickEnts(heap, 0) // depth 0: straight to heapsort
