@@ -398,6 +398,37 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestReappearPositions: a reappearing query id is confirmed by reading the
+// input again, which names where its rows began; standard input cannot be
+// read twice, so there the message says so without a position.
+func TestReappearPositions(t *testing.T) {
+	data := `{"query_id":"a","score":1,"label":1}` + "\n" + `{"query_id":"b","score":1,"label":1}` + "\n" + `{"query_id":"a","score":2,"label":0}` + "\n"
+	in := filepath.Join(t.TempDir(), "log.jsonl")
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli(t, in)
+	if want := in + `:3: query id "a" reappears; its rows began at ` + in + `:1 and another query's rows came between`; code != 1 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", code, stderr, want)
+	}
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		pw.Write([]byte(data))
+		pw.Close()
+	}()
+	old := os.Stdin
+	os.Stdin = pr
+	defer func() { os.Stdin = old; pr.Close() }()
+	code, _, stderr = cli(t, "-")
+	if want := `<stdin>:3: query id "a" reappears; its rows began earlier and another query's rows came between`; code != 1 || !strings.Contains(stderr, want) {
+		t.Fatalf("stdin: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
 	tests := []struct {
