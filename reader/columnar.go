@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -765,15 +766,23 @@ func startColumnarRange(name string, loc *locator, first, end int, base int64, r
 		}
 		c.ws = append(c.ws, d)
 		c.wg.Add(1)
+		liveDecoders.Add(1)
 		go c.decode(first+w, len(readers), d, ur, newConverter(cols, parts, where), bs)
 	}
 	return c
 }
 
+// liveDecoders counts the decoder goroutines that have not finished their
+// work, for the test that Close waits for them (a goroutine can still exist
+// for a moment after its last deferred call, so counting goroutines cannot
+// tell).
+var liveDecoders atomic.Int32
+
 // decode is a decoder's goroutine: units w, w+P, w+2P, ... (w counts from
 // the first unit read, so each decoder still takes every P-th unit).
 func (c *columnar) decode(w, p int, d *decoder, ur unitReader, cv *converter, bs int) {
 	defer c.wg.Done()
+	defer liveDecoders.Add(-1) // before Done: once Close returns it is 0
 	defer ur.close()
 	send := func(it item) bool {
 		select {
