@@ -225,4 +225,3 @@ func allStacks() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
 }
-
