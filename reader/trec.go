@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"unsafe"
 )
 
 // Qrels holds every judgment of a TREC qrels file (`qid iter docno label`)
@@ -52,59 +53,53 @@ func ReadQrels(name string) (*Qrels, error) {
 	// copies and the peak memory of repeated growth.
 	q := &Qrels{Name: name, index: map[string]int32{}}
 	est, docLen := 0, 0
-	if st, err := f.Stat(); err == nil && len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0] {
+	var size int64
+	plain := len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0]
+	if st, err := f.Stat(); err == nil && plain {
+		size = st.Size()
 		sample, _ := br.Peek(br.Size())
 		if lines := bytes.Count(sample, []byte{'\n'}); lines > 0 {
-			est = int(min(st.Size()*int64(lines)/int64(len(sample))*11/10+16, 1<<28))
+			est = int(min(size*int64(lines)/int64(len(sample))*11/10+16, 1<<28))
 			docLen = max(len(sample)/lines-6, 4) // a line less its qid, iter and label
 		}
 	}
+	// A large plain file is parsed in two halves at once, split where a
+	// query starts. The halves fill the two ends of arrays sized for the
+	// whole file, and the second moves down to join the first, so loading
+	// this way needs no more memory than in one piece.
 	var (
-		docs   = make([]byte, 0, est*docLen)
-		off    = append(make([]int64, 0, est+1), 0)
-		labels = make([]float64, 0, est)
-		qOf    = make([]int32, 0, est)
-		lineOf = make([]uint32, 0, est) // for the duplicate message only: 4 bytes suffice
-		sorted = true                   // each query's judgments contiguous, queries in order
+		split = qrelsSplit(f, size)
+		all   qrelsArrays
+		seg   *qrelsSegment
 	)
-	sc := newLineScanner(name, src)
-	var fields [][]byte
-	for sc.next() {
-		fields = splitFields(sc.line, fields[:0])
-		if len(fields) == 0 {
-			continue
+	if split > 0 && runtime.GOMAXPROCS(0) > 1 {
+		all = newQrelsArrays(est, docLen)
+		k := int(int64(est) * split / size)
+		seg0, seg1 := all.part(0, 0, k, 0, k*docLen), all.part(1, k, est, k*docLen, est*docLen)
+		var err1 error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			err1 = parseQrelsTail(f, name, split, size, seg1)
+		}()
+		err = parseQrels(name, io.LimitReader(br, split), 0, seg0)
+		<-done
+		if err == nil {
+			err = err1
 		}
-		if len(fields) != 4 {
-			return nil, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, len(fields), ErrSyntax)
+		if err == nil {
+			seg = joinQrels(all, seg0, seg1)
 		}
-		label, ok := parseNumber(fields[3])
-		if !ok || label != label || math.IsInf(label, 0) {
-			return nil, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, fields[3], ErrValue)
-		}
-		// qrels come grouped by query: the map only sees a query's first line
-		qn := int32(len(q.order) - 1)
-		if len(q.order) == 0 || string(fields[0]) != q.order[qn] {
-			var ok bool
-			qn, ok = q.index[string(fields[0])]
-			if !ok {
-				qn = int32(len(q.order))
-				q.index[string(fields[0])] = qn
-				q.order = append(q.order, string(fields[0]))
-			} else {
-				sorted = false
-			}
-		}
-		docs = append(docs, fields[2]...)
-		off = append(off, int64(len(docs)))
-		// A negative judgment is judged non-relevant: trec_eval never counts
-		// it relevant and gives it gain 0, which is what 0 gets here.
-		labels = append(labels, max(label, 0))
-		qOf = append(qOf, qn)
-		lineOf = append(lineOf, uint32(min(sc.n, math.MaxUint32)))
+	} else {
+		seg = newQrelsArrays(est, docLen).part(0, 0, est, 0, est*docLen)
+		err = parseQrels(name, src, 0, seg)
 	}
-	if sc.err != nil {
-		return nil, sc.err
+	if err != nil {
+		return nil, err
 	}
+	q.index, q.order = seg.index, seg.order
+	docs, off, labels, qOf, lineOf, sorted := seg.docs, seg.off, seg.labels, seg.qOf, seg.lineOf, seg.sorted
+	seg, all = nil, qrelsArrays{}
 
 	// Group by query with a counting sort, which keeps file order within a
 	// query, then copy into query order.
@@ -170,6 +165,194 @@ func ReadQrels(name string) (*Qrels, error) {
 		}
 	}
 	return q, nil
+}
+
+// qrelsSegment is pass 1's result for a stretch of a qrels file.
+type qrelsSegment struct {
+	index  map[string]int32 // query id -> query number in this stretch
+	order  []string
+	docs   []byte
+	off    []int64 // off[0] is 0, where this stretch's docs start
+	labels []float64
+	qOf    []int32
+	lineOf []uint32 // for the duplicate message only: 4 bytes suffice
+	sorted bool     // each query's judgments contiguous, queries in order
+}
+
+// qrelsArrays are the flat arrays of pass 1, sized for a whole file.
+type qrelsArrays struct {
+	docs   []byte
+	off    []int64
+	labels []float64
+	qOf    []int32
+	lineOf []uint32
+}
+
+func newQrelsArrays(n, docLen int) qrelsArrays {
+	return qrelsArrays{
+		docs:   make([]byte, n*docLen),
+		off:    make([]int64, n+2), // each part has a leading 0
+		labels: make([]float64, n),
+		qOf:    make([]int32, n),
+		lineOf: make([]uint32, n),
+	}
+}
+
+// part returns an empty segment whose arrays append into a's: judgments
+// [from, to), docno bytes [dfrom, dto). Its docno offsets, which start
+// with a 0, take entries [from+k, to+k+1) of off, k the number of parts
+// before it. Appending past its room moves a segment's array elsewhere,
+// which joinQrels notices.
+func (a qrelsArrays) part(k, from, to, dfrom, dto int) *qrelsSegment {
+	return &qrelsSegment{
+		index:  map[string]int32{},
+		docs:   a.docs[dfrom:dfrom:dto],
+		off:    append(a.off[from+k:from+k:to+k+1], 0),
+		labels: a.labels[from:from:to],
+		qOf:    a.qOf[from:from:to],
+		lineOf: a.lineOf[from:from:to],
+		sorted: true,
+	}
+}
+
+// joinQrels appends s1 to s0: query numbers of s1 continue s0's, its
+// docno offsets follow s0's docnos. Arrays still in place in a only move
+// down; an array that outgrew its room is copied.
+func joinQrels(a qrelsArrays, s0, s1 *qrelsSegment) *qrelsSegment {
+	base := int64(len(s0.docs))
+	for i := range s1.off {
+		s1.off[i] += base
+	}
+	s0.docs = joinInto(a.docs, s0.docs, s1.docs)
+	s0.off = joinInto(a.off, s0.off, s1.off[1:])
+	s0.labels = joinInto(a.labels, s0.labels, s1.labels)
+	s0.lineOf = joinInto(a.lineOf, s0.lineOf, s1.lineOf)
+	remap := make([]int32, len(s1.order))
+	for k, id := range s1.order {
+		qn, ok := s0.index[id]
+		if !ok {
+			qn = int32(len(s0.order))
+			s0.index[id] = qn
+			s0.order = append(s0.order, id)
+		} else {
+			s0.sorted = false // the query has judgments in both halves
+		}
+		remap[k] = qn
+	}
+	for i, qn := range s1.qOf {
+		s1.qOf[i] = remap[qn]
+	}
+	s0.qOf = joinInto(a.qOf, s0.qOf, s1.qOf)
+	s0.sorted = s0.sorted && s1.sorted
+	return s0
+}
+
+// joinInto returns x followed by y. When x still starts all and has not
+// been moved, y is moved down right after it inside all (copy handles the
+// overlap); otherwise they are appended.
+func joinInto[T any](all, x, y []T) []T {
+	if len(x) > 0 && len(all) > 0 && unsafe.SliceData(x) == unsafe.SliceData(all) && len(x)+len(y) <= len(all) {
+		n := copy(all[len(x):], y)
+		return all[:len(x)+n]
+	}
+	return append(x, y...)
+}
+
+// qrelsMinSplit is the size from which a plain qrels file is parsed in two
+// halves (a variable for the tests).
+var qrelsMinSplit int64 = 16 << 20
+
+// qrelsSplit returns where the second half of a plain qrels file of size
+// bytes starts: the first line past the middle whose query differs from
+// the line before; 0 to read the file in one piece.
+func qrelsSplit(f *os.File, size int64) int64 {
+	if size < qrelsMinSplit {
+		return 0
+	}
+	mid := size / 2
+	br := bufio.NewReaderSize(io.NewSectionReader(f, mid, size-mid), 1<<16)
+	line, err := br.ReadSlice('\n') // the rest of the line the middle falls in
+	if err != nil {
+		return 0
+	}
+	pos := mid + int64(len(line))
+	var first []byte
+	var fs [][]byte
+	for pos < mid+8<<20 { // give up past a query of 8 MiB: read in one piece
+		line, err := br.ReadSlice('\n')
+		if err != nil && (err != io.EOF || len(line) == 0) {
+			return 0
+		}
+		if fs = splitFields(line, fs[:0]); len(fs) > 0 {
+			if first == nil {
+				first = append([]byte{}, fs[0]...)
+			} else if !bytes.Equal(fs[0], first) {
+				return pos
+			}
+		}
+		pos += int64(len(line))
+	}
+	return 0
+}
+
+// parseQrelsTail parses the second half of a plain qrels file, [from,
+// size), numbering its lines after those of the first.
+func parseQrelsTail(f *os.File, name string, from, size int64, g *qrelsSegment) error {
+	var lines int64
+	buf := make([]byte, 1<<16)
+	for r := io.NewSectionReader(f, 0, from); ; {
+		n, err := r.Read(buf)
+		lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return readError(name, lines+1, err)
+		}
+	}
+	return parseQrels(name, io.NewSectionReader(f, from, size-from), lines, g)
+}
+
+// parseQrels is pass 1 over a stretch of a qrels file whose first line is
+// line base+1: the judgments in file order, appended to g's flat arrays.
+func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) error {
+	sc := newLineScanner(name, r)
+	sc.n = base
+	var fields [][]byte
+	for sc.next() {
+		fields = splitFields(sc.line, fields[:0])
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 4 {
+			return fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, len(fields), ErrSyntax)
+		}
+		label, ok := parseNumber(fields[3])
+		if !ok || label != label || math.IsInf(label, 0) {
+			return fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, fields[3], ErrValue)
+		}
+		// qrels come grouped by query: the map only sees a query's first line
+		qn := int32(len(g.order) - 1)
+		if len(g.order) == 0 || string(fields[0]) != g.order[qn] {
+			var ok bool
+			qn, ok = g.index[string(fields[0])]
+			if !ok {
+				qn = int32(len(g.order))
+				g.index[string(fields[0])] = qn
+				g.order = append(g.order, string(fields[0]))
+			} else {
+				g.sorted = false
+			}
+		}
+		g.docs = append(g.docs, fields[2]...)
+		g.off = append(g.off, int64(len(g.docs)))
+		// A negative judgment is judged non-relevant: trec_eval never counts
+		// it relevant and gives it gain 0, which is what 0 gets here.
+		g.labels = append(g.labels, max(label, 0))
+		g.qOf = append(g.qOf, qn)
+		g.lineOf = append(g.lineOf, uint32(min(sc.n, math.MaxUint32)))
+	}
+	return sc.err
 }
 
 func (q *Qrels) doc(k int) []byte { return q.docs[q.off[k]:q.off[k+1]] }

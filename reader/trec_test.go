@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,5 +304,80 @@ func TestQrelsDuplicateSplit(t *testing.T) {
 	want := fmt.Sprintf(`:%d: docno "doc3" judged twice for query "250" (first at line %d)`, 250*per+per, 250*per+4)
 	if !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
 		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
+
+// TestQrelsSplit loads qrels in two halves (the threshold lowered) and in
+// one piece: the same judgments, order and errors, line numbers included.
+func TestQrelsSplit(t *testing.T) {
+	var sorted, mixed strings.Builder
+	for q := range 300 {
+		for d := range 50 {
+			fmt.Fprintf(&sorted, "%d 0 doc%d-%d %d\n", q, q, d, d%3)
+			if d == 10 {
+				sorted.WriteString("\n") // blank lines count as lines
+			}
+		}
+	}
+	for i := range 15000 { // queries interleaved: nothing is grouped
+		fmt.Fprintf(&mixed, "%d 0 doc%d %d\n", i%300, i, i%2)
+	}
+	// docnos whose length changes half way, so that one half outgrows the
+	// room the first 64 KiB suggested
+	var shortFirst, longFirst strings.Builder
+	for q := range 300 {
+		for d := range 50 {
+			short, long := fmt.Sprintf("d%d", d), fmt.Sprintf("document-%040d", q*50+d)
+			if q < 150 {
+				fmt.Fprintf(&shortFirst, "%d 0 %s 1\n", q, short)
+				fmt.Fprintf(&longFirst, "%d 0 %s 1\n", q, long)
+			} else {
+				fmt.Fprintf(&shortFirst, "%d 0 %s 1\n", q, long)
+				fmt.Fprintf(&longFirst, "%d 0 %s 1\n", q, short)
+			}
+		}
+	}
+	lines := strings.SplitAfter(sorted.String(), "\n")
+	bad := func(at int, line string) string {
+		l := slices.Clone(lines)
+		l[at] = line
+		return strings.Join(l, "")
+	}
+	cases := map[string]string{
+		"sorted":                     sorted.String(),
+		"interleaved":                mixed.String(),
+		"one query spans the middle": strings.Join(lines[:len(lines)/2], "") + "7 0 extra 1\n" + strings.Join(lines[len(lines)/2:], ""),
+		"bad label late":             bad(len(lines)*3/4, "5 0 x y\n"),
+		"bad line early":             bad(len(lines)/4, "5 0 x\n"),
+		"duplicate late":             bad(len(lines)*3/4, "250 0 doc250-0 1\n"),
+		"short docnos first":         shortFirst.String(),
+		"long docnos first":          longFirst.String(),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := writeFile(t, "q.txt", []byte(data))
+			whole, errWhole := ReadQrels(path)
+			old := qrelsMinSplit
+			qrelsMinSplit = 1
+			defer func() { qrelsMinSplit = old }()
+			f, _ := os.Open(path)
+			split := qrelsSplit(f, int64(len(data)))
+			f.Close()
+			if split == 0 {
+				t.Fatal("no split point found")
+			}
+			halves, errHalves := ReadQrels(path)
+			if fmt.Sprint(errWhole) != fmt.Sprint(errHalves) {
+				t.Fatalf("errors differ:\n whole:  %v\n halves: %v", errWhole, errHalves)
+			}
+			if errWhole != nil {
+				t.Log(errWhole)
+				return
+			}
+			if !slices.Equal(whole.order, halves.order) || !slices.Equal(whole.start, halves.start) ||
+				!bytes.Equal(whole.docs, halves.docs) || !slices.Equal(whole.off, halves.off) || !slices.Equal(whole.labels, halves.labels) {
+				t.Fatal("judgments differ")
+			}
+		})
 	}
 }
