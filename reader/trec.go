@@ -51,7 +51,7 @@ func ReadQrels(name string) (*Qrels, error) {
 	// allocation per judgment. For a plain file, its size over the mean
 	// line length of its first 64 KiB sizes them closely, sparing the
 	// copies and the peak memory of repeated growth.
-	q := &Qrels{Name: name, index: map[string]int32{}}
+	q := &Qrels{Name: name}
 	est, docLen := 0, 0
 	var size int64
 	plain := len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0]
@@ -65,15 +65,15 @@ func ReadQrels(name string) (*Qrels, error) {
 	}
 	// A large plain file is parsed in two halves at once, split where a
 	// query starts. The halves fill the two ends of arrays sized for the
-	// whole file, and the second moves down to join the first, so loading
-	// this way needs no more memory than in one piece.
-	var (
+	// whole file, and the second moves down to join the first: the only
+	// extra memory is the room the first half left unused.
+	var split int64
+	if runtime.GOMAXPROCS(0) > 1 {
 		split = qrelsSplit(f, size)
-		all   qrelsArrays
-		seg   *qrelsSegment
-	)
-	if split > 0 && runtime.GOMAXPROCS(0) > 1 {
-		all = newQrelsArrays(est, docLen)
+	}
+	var seg *qrelsSegment
+	if split > 0 {
+		all := newQrelsArrays(est, docLen)
 		k := int(int64(est) * split / size)
 		seg0, seg1 := all.part(0, 0, k, 0, k*docLen), all.part(1, k, est, k*docLen, est*docLen)
 		var err1 error
@@ -99,7 +99,6 @@ func ReadQrels(name string) (*Qrels, error) {
 	}
 	q.index, q.order = seg.index, seg.order
 	docs, off, labels, qOf, lineOf, sorted := seg.docs, seg.off, seg.labels, seg.qOf, seg.lineOf, seg.sorted
-	seg, all = nil, qrelsArrays{}
 
 	// Group by query with a counting sort, which keeps file order within a
 	// query, then copy into query order.
