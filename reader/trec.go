@@ -582,42 +582,59 @@ const (
 )
 
 // splitFields splits on white space without allocating. Splitting was the
-// largest cost of reading a run, so a field's end is found eight bytes at
-// a time: the lowest flagged byte of (x - 0x21…) &^ x & 0x80… is the first
-// byte below '!' (borrows only flag bytes above it), and only such a byte
-// can be a separator.
+// largest cost of reading a run, and run fields are short (a few bytes),
+// so the line is read eight bytes at a time: sepMask marks the separators
+// of a word exactly, and the field edges are where a mark starts or stops.
 func splitFields(s []byte, out [][]byte) [][]byte {
-	i, n := 0, len(s)
-	for i < n {
+	start := -1             // start of the field being read, or -1 between fields
+	prevSep := uint64(0x80) // the byte before the word is a separator (the line start counts as one)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		m := sepMask(binary.LittleEndian.Uint64(s[i:]))
+		shifted := m<<8 | prevSep
+		// starts: non-separators after a separator; ends: separators after
+		// a non-separator
+		edges := ^m&high&shifted | m&^shifted
+		prevSep = m >> 56
+		for edges != 0 {
+			b := i + bits.TrailingZeros64(edges)>>3
+			edges &= edges - 1
+			if start < 0 {
+				start = b
+			} else {
+				out = append(out, s[start:b])
+				start = -1
+			}
+		}
+	}
+	for ; i < len(s); i++ {
 		if fieldSep[s[i]] {
-			i++
-			continue
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
 		}
-		j := i + 1
-	scan:
-		for {
-			for j+8 <= n {
-				x := binary.LittleEndian.Uint64(s[j:])
-				if m := (x - 0x21*ones) &^ x & high; m != 0 {
-					j += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				j += 8
-			}
-			for ; j < n; j++ {
-				if s[j] < '!' {
-					break
-				}
-			}
-			if j >= n || fieldSep[s[j]] {
-				break scan
-			}
-			j++ // a control byte that is not white space belongs to the field
-		}
-		out = append(out, s[i:j])
-		i = j + 1
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
 	}
 	return out
+}
+
+// sepMask sets the high bit of each byte of x that C's isspace accepts: a
+// space, or \t \n \v \f \r (0x09-0x0D). No step carries across bytes, so
+// the marks are exact.
+func sepMask(x uint64) uint64 {
+	const lo7 = 0x7f * ones
+	hi := x & high // bytes >= 0x80 are never separators
+	l := x & lo7
+	y := l ^ (0x20 * ones) // 0 where the byte is a space
+	space := ^((y + lo7) | y) & high
+	ge09 := (l + (0x80-0x09)*ones) & high
+	ge0e := (l + (0x80-0x0e)*ones) & high
+	return (space | ge09&^ge0e) &^ hi
 }
 
 // lineScanner yields lines with their 1-based numbers and turns a read
