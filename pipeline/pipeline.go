@@ -173,6 +173,10 @@ type Progress struct {
 	Bytes, TotalBytes int64 // input bytes read, and their total (0 = unknown)
 	Elapsed           time.Duration
 	Done              bool
+	// Note says what a run that seems stalled is doing: reading its
+	// inputs again to place a query id that came back. Bytes then stays
+	// at what the run had read.
+	Note string
 }
 
 // group is one query's rows from one log.
@@ -572,6 +576,7 @@ type producer struct {
 	keyBuf    []byte
 
 	rows, queries atomic.Int64 // for progress
+	note          atomic.Pointer[progressNote]
 }
 
 func newProducer(cfg *Config, logs [][]Source, free chan *query, jobs chan<- *query) *producer {
@@ -615,6 +620,9 @@ func (p *producer) startProgress(ctx context.Context) func(ok bool) {
 		pr := Progress{Rows: p.rows.Load(), Queries: p.queries.Load(), TotalBytes: cfg.TotalBytes, Elapsed: time.Since(start), Done: done}
 		if cfg.BytesRead != nil {
 			pr.Bytes = cfg.BytesRead.Load()
+		}
+		if n := p.note.Load(); n != nil {
+			pr.Note, pr.Bytes = n.text, n.bytes
 		}
 		return pr
 	}
@@ -993,13 +1001,25 @@ func (gr *grouper) start(g *group, b *reader.Batch, i, si int) error {
 	return nil
 }
 
+// progressNote is Progress.Note with the bytes read when it was set.
+type progressNote struct {
+	text  string
+	bytes int64
+}
+
 // reappears confirms that the query id at row i of b, whose hash the seen
 // set holds, had a group before, and returns the error naming both
 // positions; nil when it only shares a hash with another id.
 func (gr *grouper) reappears(b *reader.Batch, i, si int) error {
 	id := b.Query.At(i)
 	const remedy = "another query's rows came between (sort the input by query id, or use --unsorted)"
+	note := &progressNote{text: fmt.Sprintf("query id %q came back at %s: reading the input again to find where its rows began", id, b.Where(i))}
+	if cfg := gr.p.cfg; cfg.BytesRead != nil {
+		note.bytes = cfg.BytesRead.Load()
+	}
+	gr.p.note.Store(note)
 	at, known, err := gr.firstRow(id, si, b.Pos[i])
+	gr.p.note.Store(nil)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: query id %q may reappear, and reading the input again to check failed: %w", b.Where(i), id, err)

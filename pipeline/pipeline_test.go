@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -479,4 +480,38 @@ func BenchmarkSeenSet(b *testing.B) {
 		s.release()
 	}
 	b.ReportMetric(float64(b.N*len(ids))/b.Elapsed().Seconds(), "ids/s")
+}
+
+// TestReappearProgressNote: while the inputs are read again to place a
+// query id that came back, progress says so.
+func TestReappearProgressNote(t *testing.T) {
+	files := map[string][]memRow{"a": {{"q1", 3, 1}, {"q2", 2, 0}, {"q1", 1, 0}}}
+	srcs := sources(1, files, "a")
+	opens := 0
+	open := srcs[0].Open
+	srcs[0].Open = func() (reader.Reader, error) {
+		if opens++; opens > 1 {
+			time.Sleep(100 * time.Millisecond) // a slow second read
+		}
+		return open()
+	}
+	var mu sync.Mutex
+	var notes []string
+	cfg := Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions(), Workers: 1, ProgressEvery: 5 * time.Millisecond,
+		Progress: func(p Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if p.Note != "" {
+				notes = append(notes, p.Note)
+			}
+		}}
+	if _, err := Run(context.Background(), cfg, srcs); !errors.Is(err, ErrReappear) {
+		t.Fatalf("err = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := `query id "q1" came back at a:3: reading the input again to find where its rows began`
+	if len(notes) == 0 || notes[0] != want {
+		t.Fatalf("notes %q, want %q", notes, want)
+	}
 }

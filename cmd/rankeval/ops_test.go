@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rankeval/rankeval/pipeline"
 )
 
 // TestMain lets a test run the real main (signals, exit codes) by
@@ -262,5 +264,23 @@ func TestDedup(t *testing.T) {
 	// duplicates) and its relevant row is first among ties: rr 1
 	if s.Dropped != 1 || s.Rows != 4 || s.Metrics["mrr"].Mean != 0.75 {
 		t.Fatalf("%s", stdout)
+	}
+}
+
+// TestProgressNote: a note (the input being read again) shows on the
+// terminal line and as a quoted field of the log line.
+func TestProgressNote(t *testing.T) {
+	p := pipeline.Progress{Rows: 10, Queries: 2, Bytes: 100, TotalBytes: 1000, Elapsed: time.Second,
+		Note: `query id "a" came back at log.jsonl:3: reading the input again to find where its rows began`}
+	for _, terminal := range []bool{true, false} {
+		var b strings.Builder
+		progressPrinter(&b, terminal)(p)
+		want := `; query id "a" came back at log.jsonl:3: reading`
+		if !terminal {
+			want = ` note="query id \"a\" came back at log.jsonl:3: reading`
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("terminal %v: %q does not contain %q", terminal, b.String(), want)
+		}
 	}
 }

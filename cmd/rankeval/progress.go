@@ -42,6 +42,9 @@ func progressPrinter(w io.Writer, terminal bool) func(pipeline.Progress) {
 			if eta >= 0 {
 				line += ", ETA " + eta.Round(time.Second).String()
 			}
+			if p.Note != "" {
+				line += "; " + p.Note
+			}
 			if p.Done {
 				line += fmt.Sprintf(", done in %s\n", p.Elapsed.Round(time.Millisecond))
 			}
@@ -59,6 +62,9 @@ func progressPrinter(w io.Writer, terminal bool) func(pipeline.Progress) {
 		line += fmt.Sprintf(" rows_per_s=%.0f elapsed_s=%.1f", rate, secs)
 		if eta >= 0 {
 			line += fmt.Sprintf(" eta_s=%.0f", eta.Seconds())
+		}
+		if p.Note != "" {
+			line += fmt.Sprintf(" note=%q", p.Note)
 		}
 		fmt.Fprintln(w, line)
 	}
