@@ -161,6 +161,23 @@ func OptionsJSON(c *Run) []byte {
 	return append(b, '}')
 }
 
+// AppendCounts appends the summary's "rows" and "queries" members (and
+// "duplicates_dropped" under --dedup first), each after a comma.
+func AppendCounts(b []byte, set *aggregate.Set, dedupFirst bool) []byte {
+	b = append(b, ",\n  \"rows\": "...)
+	b = strconv.AppendInt(b, set.Rows, 10)
+	b = append(b, ",\n  \"queries\": {\"total\": "...)
+	b = strconv.AppendInt(b, set.Queries, 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, set.Empty, 10)
+	b = append(b, '}')
+	if dedupFirst {
+		b = append(b, ",\n  \"duplicates_dropped\": "...)
+		b = strconv.AppendInt(b, set.Dropped, 10)
+	}
+	return b
+}
+
 // JSON writes the summary one metric a line: valid JSON that a person can
 // also read and diff.
 func JSON(c *Run, set *aggregate.Set) []byte {
@@ -188,17 +205,8 @@ func JSON(c *Run, set *aggregate.Set) []byte {
 		}
 		b = append(b, '}')
 	}
-	b = append(b, "\n  },\n  \"rows\": "...)
-	b = strconv.AppendInt(b, set.Rows, 10)
-	b = append(b, ",\n  \"queries\": {\"total\": "...)
-	b = strconv.AppendInt(b, set.Queries, 10)
-	b = append(b, `, "empty": `...)
-	b = strconv.AppendInt(b, set.Empty, 10)
-	b = append(b, '}')
-	if c.DedupFirst {
-		b = append(b, ",\n  \"duplicates_dropped\": "...)
-		b = strconv.AppendInt(b, set.Dropped, 10)
-	}
+	b = append(b, "\n  }"...)
+	b = AppendCounts(b, set, c.DedupFirst)
 	b = append(b, ",\n  \"options\": "...)
 	b = append(b, OptionsJSON(c)...)
 	b = AppendGates(b, c.Gates)

@@ -251,18 +251,8 @@ func appendStrings(b []byte, ss []string) []byte {
 func formatJSON(c *config, r *results, g *summary.Gates) []byte {
 	b := []byte("{\n  \"metrics\": {")
 	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
-	set := r.res.Sys[0]
-	b = append(b, "\n  },\n  \"rows\": "...)
-	b = strconv.AppendInt(b, set.Rows, 10)
-	b = append(b, ",\n  \"queries\": {\"total\": "...)
-	b = strconv.AppendInt(b, set.Queries, 10)
-	b = append(b, `, "empty": `...)
-	b = strconv.AppendInt(b, set.Empty, 10)
-	b = append(b, '}')
-	if c.dedupFirst {
-		b = append(b, ",\n  \"duplicates_dropped\": "...)
-		b = strconv.AppendInt(b, set.Dropped, 10)
-	}
+	b = append(b, "\n  }"...)
+	b = summary.AppendCounts(b, r.res.Sys[0], c.dedupFirst)
 	if r.nsys > 1 {
 		b = append(b, ",\n  \"systems\": ["...)
 		for s := range r.nsys {
