@@ -11,9 +11,18 @@ import (
 type docSet struct {
 	seed  maphash.Seed
 	slots []int32 // row index + 1; 0 = empty
+	mask  uint64
+	docs  [][]byte // the doc ids the table holds, for find
+	// lookup is find as a func value, made once: a method value passed
+	// per query would be allocated per query
+	lookup func(d []byte) int
 }
 
-func newDocSet() *docSet { return &docSet{seed: maphash.MakeSeed()} }
+func newDocSet() *docSet {
+	s := &docSet{seed: maphash.MakeSeed()}
+	s.lookup = s.find
+	return s
+}
 
 func (s *docSet) reset(n int) uint64 {
 	size := 16
@@ -26,7 +35,24 @@ func (s *docSet) reset(n int) uint64 {
 		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
-	return uint64(size - 1)
+	s.mask = uint64(size - 1)
+	return s.mask
+}
+
+// find returns the row of doc id d after a check that found no duplicate
+// (firstDuplicate) or dropped them (keepFirst), or -1. It serves
+// Config.Join, so a TREC run's doc ids are hashed once, here, and not
+// again by the reader.
+func (s *docSet) find(d []byte) int {
+	for h := maphash.Bytes(s.seed, d) & s.mask; ; h = (h + 1) & s.mask {
+		j := s.slots[h]
+		if j == 0 {
+			return -1
+		}
+		if bytes.Equal(s.docs[j-1], d) {
+			return int(j - 1)
+		}
+	}
 }
 
 // seen looks up row i's doc id among those recorded and returns the
@@ -52,6 +78,7 @@ func (s *docSet) seen(docs [][]byte, i, at int, mask uint64) int {
 // firstDuplicate returns the row that repeats an earlier row's doc id and
 // that earlier row, or -1, -1.
 func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
+	s.docs = docs
 	mask := s.reset(len(docs))
 	for i := range docs {
 		if j := s.seen(docs, i, i, mask); j >= 0 {
@@ -90,6 +117,7 @@ func (s *docSet) keepFirst(g *group, docs *[][]byte) int {
 	}
 	dropped := len(ds) - kept
 	*docs, g.label, g.where = ds[:kept], g.label[:kept], g.where[:kept]
+	s.docs = *docs
 	if len(g.score) > 0 {
 		g.score = g.score[:kept]
 	}

@@ -73,6 +73,11 @@ type Config struct {
 	// query (a qrels file), from which R and the ideal rankings come. It is
 	// called from several workers at once and must only read.
 	Judged func(query []byte) []float64
+	// Join, when set, sets the labels of a query's rows in the worker (a
+	// TREC run joined with its qrels): find gives the row of a doc id, or
+	// -1. Every row must have a doc id. Like Judged it is called from
+	// several workers at once and must only read.
+	Join func(query []byte, label []float64, find func(doc []byte) int)
 	// Unsorted accepts query ids that are not contiguous: rows are
 	// partitioned into spill files under TmpDir and grouped from there, in
 	// about MemLimit bytes (default DefaultMemLimit) whatever the input
@@ -441,6 +446,11 @@ func evalGroup(cfg *Config, p *producer, ev *metrics.Evaluator, dedup *docSet, q
 				return 0, fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
 					p.wherePacked(g.where[dup]), q.docs[dup], g.id, p.wherePacked(g.where[first]), ErrDuplicateDoc)
 			}
+			if cfg.Join != nil {
+				if err := join(cfg, p, dedup, g); err != nil {
+					return dropped, err
+				}
+			}
 		}
 	}
 	score := g.score
@@ -467,6 +477,22 @@ func evalGroup(cfg *Config, p *producer, ev *metrics.Evaluator, dedup *docSet, q
 		return dropped, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", p.where(g.src, g.pos), g.id, ErrEmptyQuery)
 	}
 	return dropped, nil
+}
+
+// join sets g's labels through cfg.Join and checks them as validate checks
+// labels read with the rows; the qrels loader has already rejected labels
+// that are not finite numbers and made negative ones 0.
+func join(cfg *Config, p *producer, dedup *docSet, g *group) error {
+	cfg.Join(g.id, g.label, dedup.lookup)
+	if !p.needMax {
+		return nil
+	}
+	for i, l := range g.label {
+		if l > cfg.Options.MaxGrade {
+			return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade): %w", p.wherePacked(g.where[i]), l, cfg.Options.MaxGrade, reader.ErrValue)
+		}
+	}
+	return nil
 }
 
 // writeOrdered writes per-query lines in input order. At most poolSize

@@ -515,3 +515,57 @@ func TestReappearProgressNote(t *testing.T) {
 		t.Fatalf("notes %q, want %q", notes, want)
 	}
 }
+
+// TestJoinInWorkers checks that labels joined in the workers (Config.Join,
+// as the CLI reads TREC runs) give what the run reader's own join gives,
+// per query and with --dedup first dropping repeated documents.
+func TestJoinInWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var run, qrels strings.Builder
+	for q := range 40 {
+		for d := range 60 {
+			doc := d
+			if q%5 == 0 && d%17 == 3 {
+				doc = d - 1 // a repeated docno: dropped under --dedup first
+			}
+			fmt.Fprintf(&run, "%d Q0 doc%d %d %d.5 run\n", q, doc, d+1, (d*7919+q)%50)
+			if (d+q)%3 == 0 {
+				fmt.Fprintf(&qrels, "%d 0 doc%d %d\n", q, d, (d+q)%4)
+			}
+		}
+		fmt.Fprintf(&qrels, "%d 0 unretrieved%d 2\n", q, q)
+	}
+	runPath, qrelsPath := dir+"/run", dir+"/qrels"
+	os.WriteFile(runPath, []byte(run.String()), 0o644)
+	os.WriteFile(qrelsPath, []byte(qrels.String()), 0o644)
+	evaluate := func(deferJoin bool, workers, bs int) string {
+		q, err := reader.ReadQrels(qrelsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		cfg := Config{Metrics: mustMetrics(t, "map,ndcg@10,err@5,p@5,recall@20,mrr"), Options: metrics.DefaultOptions(),
+			Workers: workers, PerQuery: &out, Judged: q.Judged, DedupFirst: true}
+		if deferJoin {
+			cfg.Join = q.Join
+		}
+		src := Source{Name: runPath, Open: func() (reader.Reader, error) {
+			return reader.OpenRun(runPath, q, reader.RunOptions{Options: reader.Options{BatchSize: bs}, DeferJoin: deferJoin})
+		}}
+		if _, err := Run(context.Background(), cfg, []Source{src}); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	want := evaluate(false, 1, 8192)
+	if !strings.Contains(want, `"map":0.`) {
+		t.Fatalf("no map values: the test data judge nothing?\n%.300s", want)
+	}
+	for _, c := range []struct{ workers, bs int }{{1, 8192}, {3, 7}, {2, 100}} {
+		t.Run(fmt.Sprintf("workers%d/batch%d", c.workers, c.bs), func(t *testing.T) {
+			if got := evaluate(true, c.workers, c.bs); got != want {
+				t.Fatalf("joined in the workers:\n%.500s\nby the reader:\n%.500s", got, want)
+			}
+		})
+	}
+}

@@ -38,14 +38,24 @@ func newReadAhead(r reader.Reader) *readAhead {
 func (ra *readAhead) loop() {
 	defer close(ra.done)
 	defer close(ra.ready)
-	for ra.r.Next() {
+	filler, fills := ra.r.(reader.Filler)
+	for {
 		var b *reader.Batch
 		select {
 		case b = <-ra.free:
 		case <-ra.stop:
 			return
 		}
-		copyBatch(b, ra.r.Batch())
+		if fills {
+			if !filler.NextInto(b) {
+				break
+			}
+		} else {
+			if !ra.r.Next() {
+				break
+			}
+			copyBatch(b, ra.r.Batch())
+		}
 		select {
 		case ra.ready <- b:
 		case <-ra.stop:

@@ -50,7 +50,7 @@ type jsonl struct {
 	srcErr error
 	line   int64 // lines consumed so far
 
-	b   Batch
+	target
 	err error
 
 	// unescaped strings live here until appended to the batch
@@ -73,6 +73,7 @@ func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Op
 		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
 		buf:  make([]byte, 1<<20),
 	}
+	j.b = &j.own
 	j.b.Source = name
 	j.b.Query.Reset()
 	j.b.Doc.Reset()
@@ -94,8 +95,7 @@ func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Op
 	return j
 }
 
-func (j *jsonl) Batch() *Batch { return &j.b }
-func (j *jsonl) Err() error    { return j.err }
+func (j *jsonl) Err() error { return j.err }
 
 func (j *jsonl) Close() error {
 	if j.closer == nil {
@@ -106,11 +106,14 @@ func (j *jsonl) Close() error {
 	return c.Close()
 }
 
-func (j *jsonl) Next() bool {
+func (j *jsonl) Next() bool { j.fillOwn(); return j.rows() }
+
+func (j *jsonl) NextInto(b *Batch) bool { j.fillInto(b); return j.rows() }
+
+func (j *jsonl) rows() bool {
 	if j.err != nil {
 		return false
 	}
-	j.b.Reset()
 	for j.b.N < j.bs {
 		line, ok := j.nextLine()
 		if !ok {
@@ -239,7 +242,7 @@ func (j *jsonl) parse(s []byte) error {
 			}
 		}
 	}
-	b := &j.b
+	b := j.b
 	b.Query.Append(rw.query)
 	if j.keys[fDoc] != "" {
 		b.Doc.Append(rw.doc)

@@ -115,6 +115,53 @@ func (b *Batch) Reset() {
 	}
 }
 
+// ResetLike empties b and gives it the columns of t: the same source and
+// locator, a rank column if t has one, as many extra columns.
+func (b *Batch) ResetLike(t *Batch) {
+	b.Source, b.Locate = t.Source, t.Locate
+	switch {
+	case t.Rank == nil:
+		b.Rank = nil
+	case b.Rank == nil:
+		b.Rank = []int64{}
+	}
+	b.Extra = resizeNil(b.Extra, t.Extra)
+	b.ExtraScore = resizeNil(b.ExtraScore, t.ExtraScore)
+	b.Reset()
+}
+
+// target is the batch a text reader fills: its own, for Next, or the
+// caller's, for NextInto (Filler). own holds the reader's column shape.
+type target struct {
+	b   *Batch
+	own Batch
+}
+
+func (t *target) Batch() *Batch { return t.b }
+
+// fillOwn makes the reader's own batch the target, emptied.
+func (t *target) fillOwn() {
+	t.b = &t.own
+	t.b.Reset()
+}
+
+// fillInto makes b the target, emptied and shaped like the reader's own.
+func (t *target) fillInto(b *Batch) {
+	b.ResetLike(&t.own)
+	t.b = b
+}
+
+// resizeNil gives s the length of t, nil when t is nil.
+func resizeNil[T any](s, t []T) []T {
+	if t == nil {
+		return nil
+	}
+	if cap(s) < len(t) {
+		return append(s[:cap(s)], make([]T, len(t)-cap(s))...)
+	}
+	return s[:len(t)]
+}
+
 // Reader is the shape every format follows:
 //
 //	for r.Next() { b := r.Batch(); ... }
@@ -129,4 +176,13 @@ type Reader interface {
 	Batch() *Batch
 	Err() error
 	Close() error
+}
+
+// Filler is a Reader that can decode its next batch straight into a batch
+// the caller owns. A caller that keeps batches past the next call (the
+// pipeline's read-ahead does) so spares copying each one. The reader keeps
+// no reference to b once NextInto returns; Batch then returns b.
+type Filler interface {
+	Reader
+	NextInto(b *Batch) bool
 }

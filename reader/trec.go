@@ -3,12 +3,10 @@ package reader
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math"
-	"math/bits"
 	"os"
 	"runtime"
 	"sync"
@@ -315,35 +313,31 @@ func parseQrelsTail(f *os.File, name string, from, size int64, g *qrelsSegment) 
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
 // line base+1: the judgments in file order, appended to g's flat arrays.
 func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) error {
-	sc := newLineScanner(name, r)
+	sc := newFieldScanner(name, r)
 	sc.n = base
-	var fields [][]byte
 	for sc.next() {
-		fields = splitFields(sc.line, fields[:0])
-		if len(fields) == 0 {
-			continue
+		if sc.k != 4 {
+			return fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
 		}
-		if len(fields) != 4 {
-			return fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, len(fields), ErrSyntax)
-		}
-		label, ok := parseNumber(fields[3])
+		qid, doc, lab := sc.field(0), sc.field(2), sc.field(3)
+		label, ok := parseNumber(lab)
 		if !ok || label != label || math.IsInf(label, 0) {
-			return fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, fields[3], ErrValue)
+			return fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
 		}
 		// qrels come grouped by query: the map only sees a query's first line
 		qn := int32(len(g.order) - 1)
-		if len(g.order) == 0 || string(fields[0]) != g.order[qn] {
+		if len(g.order) == 0 || string(qid) != g.order[qn] {
 			var ok bool
-			qn, ok = g.index[string(fields[0])]
+			qn, ok = g.index[string(qid)]
 			if !ok {
 				qn = int32(len(g.order))
-				g.index[string(fields[0])] = qn
-				g.order = append(g.order, string(fields[0]))
+				g.index[string(qid)] = qn
+				g.order = append(g.order, string(qid))
 			} else {
 				g.sorted = false
 			}
 		}
-		g.docs = append(g.docs, fields[2]...)
+		g.docs = append(g.docs, doc...)
 		g.off = append(g.off, int64(len(g.docs)))
 		// A negative judgment is judged non-relevant: trec_eval never counts
 		// it relevant and gives it gain 0, which is what 0 gets here.
@@ -366,6 +360,21 @@ func (q *Qrels) Judged(qid []byte) []float64 {
 		return q.labels[q.start[qn]:q.start[qn+1]]
 	}
 	return nil
+}
+
+// Join sets label[i] for every judged document of query qid that find
+// places at row i (find returns -1 for a document the run did not
+// retrieve); other labels are left alone. It only reads the qrels.
+func (q *Qrels) Join(qid []byte, label []float64, find func(doc []byte) int) {
+	qn, ok := q.index[string(qid)]
+	if !ok {
+		return
+	}
+	for k := q.start[qn]; k < q.start[qn+1]; k++ {
+		if i := find(q.doc(k)); i >= 0 {
+			label[i] = q.labels[k]
+		}
+	}
 }
 
 // Unseen lists, in qrels order, the judged queries no run row has named.
@@ -442,6 +451,10 @@ type RunOptions struct {
 	SkipUnjudged bool
 	// Skipped, when set, receives the number of queries and rows dropped.
 	Skipped *SkipCount
+	// DeferJoin leaves every label 0 for the caller to join later with
+	// Qrels.Join (the pipeline does so in its workers, where the run's
+	// doc ids are hashed anyway).
+	DeferJoin bool
 }
 
 // SkipCount counts what SkipUnjudged dropped.
@@ -466,7 +479,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &trecRun{sc: newLineScanner(display, src), qrels: qrels, opt: opt, bs: opt.batchSize(),
+	r := &trecRun{sc: newFieldScanner(display, src), qrels: qrels, opt: opt, bs: opt.batchSize(),
 		close: func() error {
 			closeDec()
 			if f == os.Stdin {
@@ -474,21 +487,21 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 			}
 			return f.Close()
 		}}
-	r.b.Source = display
-	r.b.Query.Reset()
-	r.b.Doc.Reset()
+	r.own.Source = display
+	r.own.Query.Reset()
+	r.own.Doc.Reset()
+	r.b = &r.own
 	return r, nil
 }
 
 type trecRun struct {
-	sc     *lineScanner
-	qrels  *Qrels
-	opt    RunOptions
-	bs     int
-	b      Batch
-	err    error
-	close  func() error
-	fields [][]byte
+	sc    *fieldScanner
+	qrels *Qrels
+	opt   RunOptions
+	bs    int
+	target
+	err   error
+	close func() error
 	// the query of the previous row: the qrels map is consulted and the
 	// join table built once per query, not per row
 	lastQ   []byte
@@ -497,8 +510,7 @@ type trecRun struct {
 	table   docTable
 }
 
-func (r *trecRun) Batch() *Batch { return &r.b }
-func (r *trecRun) Err() error    { return r.err }
+func (r *trecRun) Err() error { return r.err }
 
 func (r *trecRun) Close() error {
 	if r.close == nil {
@@ -509,39 +521,41 @@ func (r *trecRun) Close() error {
 	return c()
 }
 
-func (r *trecRun) Next() bool {
+func (r *trecRun) Next() bool { r.fillOwn(); return r.rows() }
+
+func (r *trecRun) NextInto(b *Batch) bool { r.fillInto(b); return r.rows() }
+
+func (r *trecRun) rows() bool {
 	if r.err != nil {
 		return false
 	}
-	r.b.Reset()
 	name := r.b.Source
-	for r.b.N < r.bs && r.sc.next() {
-		r.fields = splitFields(r.sc.line, r.fields[:0])
-		f := r.fields
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 6 {
-			r.err = fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, r.sc.n, len(f), ErrSyntax)
+	sc := r.sc
+	for r.b.N < r.bs && sc.next() {
+		if sc.k != 6 {
+			r.err = fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
 			return false
 		}
-		score, ok := parseNumber(f[4])
+		qid, doc, sf := sc.field(0), sc.field(2), sc.field(4)
+		score, ok := parseNumber(sf)
 		if !ok {
-			r.err = fmt.Errorf("%s:%d: score %q is not a number: %w", name, r.sc.n, f[4], ErrValue)
+			r.err = fmt.Errorf("%s:%d: score %q is not a number: %w", name, sc.n, sf, ErrValue)
 			return false
 		}
 		q := r.qrels
-		if !r.lastHas || !bytes.Equal(f[0], r.lastQ) {
-			r.lastQ = append(r.lastQ[:0], f[0]...)
+		if !r.lastHas || !bytes.Equal(qid, r.lastQ) {
+			r.lastQ = append(r.lastQ[:0], qid...)
 			r.lastHas = true
 			r.lastQn = -1
-			if qn, ok := q.index[string(f[0])]; ok {
+			if qn, ok := q.index[string(qid)]; ok {
 				r.lastQn = int(qn)
 				q.seen[qn] = true
-				lo, hi := q.start[qn], q.start[qn+1]
-				r.table.reset(hi - lo)
-				for k := lo; k < hi; k++ {
-					r.table.insert(q, lo, k)
+				if !r.opt.DeferJoin {
+					lo, hi := q.start[qn], q.start[qn+1]
+					r.table.reset(hi - lo)
+					for k := lo; k < hi; k++ {
+						r.table.insert(q, lo, k)
+					}
 				}
 			} else if r.opt.SkipUnjudged && r.opt.Skipped != nil {
 				r.opt.Skipped.Queries++
@@ -549,8 +563,10 @@ func (r *trecRun) Next() bool {
 		}
 		var label float64
 		if r.lastQn >= 0 {
-			if j := r.table.find(q, q.start[r.lastQn], f[2]); j >= 0 {
-				label = q.labels[j]
+			if !r.opt.DeferJoin {
+				if j := r.table.find(q, q.start[r.lastQn], doc); j >= 0 {
+					label = q.labels[j]
+				}
 			}
 		} else if r.opt.SkipUnjudged {
 			if r.opt.Skipped != nil {
@@ -558,15 +574,15 @@ func (r *trecRun) Next() bool {
 			}
 			continue
 		}
-		r.b.Query.Append(f[0])
-		r.b.Doc.Append(f[2])
+		r.b.Query.Append(qid)
+		r.b.Doc.Append(doc)
 		r.b.Score = append(r.b.Score, score)
 		r.b.Label = append(r.b.Label, label)
-		r.b.Pos = append(r.b.Pos, r.sc.n)
+		r.b.Pos = append(r.b.Pos, sc.n)
 		r.b.N++
 	}
-	if r.sc.err != nil {
-		r.err = r.sc.err
+	if sc.err != nil {
+		r.err = sc.err
 		return false
 	}
 	return r.b.N > 0
@@ -581,44 +597,22 @@ const (
 	high = 0x8080808080808080
 )
 
-// splitFields splits on white space without allocating. Splitting was the
-// largest cost of reading a run, and run fields are short (a few bytes),
-// so the line is read eight bytes at a time: sepMask marks the separators
-// of a word exactly, and the field edges are where a mark starts or stops.
+// splitFields splits a line on white space without allocating. It finds
+// where a query starts in a qrels file and counts the fields of a bad line
+// for its error message; the readers themselves use fieldScanner.
 func splitFields(s []byte, out [][]byte) [][]byte {
-	start := -1             // start of the field being read, or -1 between fields
-	prevSep := uint64(0x80) // the byte before the word is a separator (the line start counts as one)
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		m := sepMask(binary.LittleEndian.Uint64(s[i:]))
-		shifted := m<<8 | prevSep
-		// starts: non-separators after a separator; ends: separators after
-		// a non-separator
-		edges := ^m&high&shifted | m&^shifted
-		prevSep = m >> 56
-		for edges != 0 {
-			b := i + bits.TrailingZeros64(edges)>>3
-			edges &= edges - 1
-			if start < 0 {
-				start = b
-			} else {
-				out = append(out, s[start:b])
-				start = -1
-			}
+	for i := 0; i < len(s); {
+		for i < len(s) && fieldSep[s[i]] {
+			i++
 		}
-	}
-	for ; i < len(s); i++ {
-		if fieldSep[s[i]] {
-			if start >= 0 {
-				out = append(out, s[start:i])
-				start = -1
-			}
-		} else if start < 0 {
-			start = i
+		j := i
+		for j < len(s) && !fieldSep[s[j]] {
+			j++
 		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
+		if j > i {
+			out = append(out, s[i:j])
+		}
+		i = j
 	}
 	return out
 }
@@ -635,42 +629,4 @@ func sepMask(x uint64) uint64 {
 	ge09 := (l + (0x80-0x09)*ones) & high
 	ge0e := (l + (0x80-0x0e)*ones) & high
 	return (space | ge09&^ge0e) &^ hi
-}
-
-// lineScanner yields lines with their 1-based numbers and turns a read
-// failure into an error naming the file and line.
-type lineScanner struct {
-	name string
-	br   *bufio.Reader
-	line []byte
-	n    int64
-	err  error
-}
-
-func newLineScanner(name string, r io.Reader) *lineScanner {
-	return &lineScanner{name: name, br: bufio.NewReaderSize(r, 1<<20)}
-}
-
-func (s *lineScanner) next() bool {
-	if s.err != nil {
-		return false
-	}
-	line, err := s.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		s.err = fmt.Errorf("%s:%d: line longer than 1 MiB: %w", s.name, s.n+1, ErrSyntax)
-		return false
-	}
-	if err != nil && err != io.EOF {
-		s.err = readError(s.name, s.n+1, err)
-		return false
-	}
-	if len(line) == 0 && err == io.EOF {
-		return false
-	}
-	s.n++
-	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
-		line = line[:len(line)-1]
-	}
-	s.line = line
-	return true
 }

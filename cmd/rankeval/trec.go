@@ -26,6 +26,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 	}
 	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
 	cfg.Judged = q.Judged
+	cfg.Join = q.Join
 	if c.complete {
 		cfg.Missing = q.Unseen
 	}
@@ -38,6 +39,7 @@ func (t *trecInput) source(name string) pipeline.Source {
 			Options:      reader.Options{BatchSize: t.c.batchSize, BytesRead: t.bytesRead},
 			SkipUnjudged: t.c.skipUnjudged,
 			Skipped:      &t.skipped,
+			DeferJoin:    true, // the pipeline's workers join (Config.Join)
 		})
 	}}
 }

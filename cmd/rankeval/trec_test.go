@@ -155,18 +155,23 @@ func TestGdevalReference(t *testing.T) {
 func TestTrecInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	qrels := filepath.Join(dir, "qrels.txt")
-	os.WriteFile(qrels, []byte("1 0 a 1\n2 0 b 1\n"), 0o644)
+	os.WriteFile(qrels, []byte("1 0 a 1\n2 0 b 1\n2 0 c 5\n"), 0o644)
 	tests := []struct {
 		name, run, msg string
+		args           []string
 	}{
-		{"duplicate docno", "1 Q0 a 1 0.5 s\n1 Q0 b 2 0.4 s\n1 Q0 a 3 0.3 s\n", `run.txt:3: document "a" appears twice in query "1" (first at `},
-		{"query lines not together", "1 Q0 a 1 0.5 s\n2 Q0 b 1 0.4 s\n1 Q0 c 2 0.3 s\n", "sort -s -k1,1 RUN"},
+		{"duplicate docno", "1 Q0 a 1 0.5 s\n1 Q0 b 2 0.4 s\n1 Q0 a 3 0.3 s\n", `run.txt:3: document "a" appears twice in query "1" (first at `, nil},
+		{"query lines not together", "1 Q0 a 1 0.5 s\n2 Q0 b 1 0.4 s\n1 Q0 c 2 0.3 s\n", "sort -s -k1,1 RUN", nil},
+		// the labels are joined in the workers: the row that gets label 5
+		// is still named
+		{"judged label above the maximum grade ERR uses", "1 Q0 a 1 0.5 s\n2 Q0 b 1 0.4 s\n2 Q0 d 2 0.3 s\n2 Q0 c 3 0.2 s\n",
+			"run.txt:4: label 5 is above the maximum grade 4 that ERR uses", []string{"-m", "err@10"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			run := filepath.Join(dir, "run.txt")
 			os.WriteFile(run, []byte(tc.run), 0o644)
-			code, _, stderr := cli(t, "--qrels", qrels, "--profile", "trec_eval", run)
+			code, _, stderr := cli(t, append(append([]string{"--qrels", qrels, "--profile", "trec_eval"}, tc.args...), run)...)
 			if code != 1 || !strings.Contains(stderr, tc.msg) {
 				t.Fatalf("exit %d stderr %q, want 1 and %q", code, stderr, tc.msg)
 			}

@@ -1,0 +1,125 @@
+package reader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+// scanRef is what fieldScanner must find: the lines of data (the text
+// after the last newline is a line too), their numbers, and their fields as
+// splitFields finds them; blank lines are left out. It stops at the first
+// line of size bytes or more, which the scanner must reject.
+type scanLine struct {
+	n      int64
+	fields [][]byte
+}
+
+func scanRef(data []byte, size int) (lines []scanLine, tooLong int64) {
+	pieces := bytes.Split(data, []byte{'\n'})
+	if len(pieces) > 0 && len(pieces[len(pieces)-1]) == 0 {
+		pieces = pieces[:len(pieces)-1]
+	}
+	for i, p := range pieces {
+		if len(p) >= size {
+			return lines, int64(i + 1)
+		}
+		if f := splitFields(p, nil); len(f) > 0 {
+			lines = append(lines, scanLine{int64(i + 1), f})
+		}
+	}
+	return lines, 0
+}
+
+func checkScan(t *testing.T, data []byte, size int, r io.Reader) {
+	t.Helper()
+	want, tooLong := scanRef(data, size)
+	s := newFieldScannerSize("in", r, size)
+	for k := 0; s.next(); k++ {
+		if k >= len(want) {
+			t.Fatalf("line %d: extra line %q", s.n, s.buf[s.ls:s.le])
+		}
+		w := want[k]
+		if s.n != w.n {
+			t.Fatalf("line %d: scanner says line %d", w.n, s.n)
+		}
+		if s.fields() != len(w.fields) {
+			t.Fatalf("line %d: %d fields, want %d", w.n, s.fields(), len(w.fields))
+		}
+		for i := range min(s.k, maxFields) {
+			if !bytes.Equal(s.field(i), w.fields[i]) {
+				t.Fatalf("line %d field %d: %q, want %q", w.n, i, s.field(i), w.fields[i])
+			}
+		}
+		if k == len(want)-1 && tooLong == 0 {
+			defer func() {
+				if s.next() {
+					t.Errorf("line %d after the last", s.n)
+				}
+			}()
+		}
+	}
+	if tooLong > 0 {
+		if !errors.Is(s.err, ErrSyntax) || !bytes.Contains([]byte(s.err.Error()), fmt.Appendf(nil, "in:%d: line longer than", tooLong)) {
+			t.Fatalf("error %v, want line %d too long", s.err, tooLong)
+		}
+	} else if s.err != nil {
+		t.Fatal(s.err)
+	}
+}
+
+func TestFieldScanner(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 40)
+	for _, tc := range []struct {
+		name string
+		data string
+	}{
+		{"empty", ""},
+		{"one line", "1 Q0 d1 1 2.5 run\n"},
+		{"no final newline", "1 Q0 d1 1 2.5 run\n2 Q0 d2 1 2.5 run"},
+		{"crlf", "1 Q0 d1 1 2.5 run\r\n2 Q0 d2 1 2.5 run\r\n"},
+		{"blank lines", "\n\n  \t\n1 Q0 d1 1 2.5 run\n\r\n\v\f\n2 0 d 1\n"},
+		{"many separators", "  1\t\tQ0   d1\v1\f2.5 \r run  \n"},
+		{"more than 8 fields", "a b c d e f g h i j k l\n1 2\n"},
+		{"exactly 8 fields", "a b c d e f g h\n"},
+		{"9 fields then newline-free end", "a b c d e f g h i"},
+		{"high bytes", "\xff\x80 é\xa0 d\n"},
+		{"long fields", string(long) + " " + string(long[:9]) + " " + string(long[:16]) + "\n"},
+		{"line too long", "1 2\n" + string(long) + string(long) + "\n3 4\n"},
+		{"last line too long", "1 2\n" + string(long) + string(long)},
+		{"only spaces", "   \t  "},
+	} {
+		for _, size := range []int{64, 65, 100, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/buf%d", tc.name, size), func(t *testing.T) {
+				checkScan(t, []byte(tc.data), size, bytes.NewReader([]byte(tc.data)))
+				checkScan(t, []byte(tc.data), size, iotest.OneByteReader(bytes.NewReader([]byte(tc.data))))
+			})
+		}
+	}
+}
+
+func TestFieldScannerReadError(t *testing.T) {
+	boom := errors.New("boom")
+	data := "1 Q0 d1 1 2.5 run\n2 Q0 d2 1 2.5 run\n3 Q0 d"
+	s := newFieldScannerSize("in", io.MultiReader(bytes.NewReader([]byte(data)), iotest.ErrReader(boom)), 64)
+	n := 0
+	for s.next() {
+		n++
+	}
+	if n != 2 || !errors.Is(s.err, ErrCompression) || !bytes.Contains([]byte(s.err.Error()), []byte("in:3: boom")) {
+		t.Fatalf("%d lines, error %v; want 2 lines, then in:3: boom", n, s.err)
+	}
+}
+
+func FuzzFieldScanner(f *testing.F) {
+	f.Add([]byte("1 Q0 d1 1 2.5 run\n\n2 Q0 d2 1 2.5 run"), uint16(64))
+	f.Add([]byte("a\tb\r\nc  d\v\n\n"), uint16(16))
+	f.Fuzz(func(t *testing.T, data []byte, size uint16) {
+		n := 16 + int(size%512)
+		checkScan(t, data, n, bytes.NewReader(data))
+		checkScan(t, data, n, iotest.HalfReader(bytes.NewReader(data)))
+	})
+}

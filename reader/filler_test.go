@@ -1,0 +1,106 @@
+package reader
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestNextInto checks that the readers that fill a caller's batch give, in
+// batches that held other columns before, what Next gives in their own.
+func TestNextInto(t *testing.T) {
+	dir := t.TempDir()
+	var jl, run, qrels strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&jl, `{"q":"q%d","d":"d%d","s":%d.5,"y":%d,"r":%d,"dt":"2026-11-%02d","alt":%d}`+"\n", i/7, i, 50-i, i%3, i%7+1, i%5+1, i%4)
+		fmt.Fprintf(&run, "q%d Q0 d%d %d %d.25 run\n", i/7, i, i%7+1, 50-i)
+		if i%2 == 0 {
+			fmt.Fprintf(&qrels, "q%d 0 d%d %d\n", i/7, i, i%3)
+		}
+	}
+	jpath := writeFileIn(t, dir, "log.jsonl", []byte(jl.String()))
+	q, err := ReadQrels(writeFileIn(t, dir, "qrels", []byte(qrels.String())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rpath := writeFileIn(t, dir, "run", []byte(run.String()))
+	open := map[string]func() (Reader, error){
+		"jsonl with rank and extra columns": func() (Reader, error) {
+			return Open(jpath, Columns{Query: "q", Doc: "d", Score: "s", Label: "y", Rank: "r", Extra: []string{"dt"}, ExtraScore: []string{"alt"}}, Options{BatchSize: 8})
+		},
+		"jsonl": func() (Reader, error) {
+			return Open(jpath, Columns{Query: "q", Doc: "d", Score: "s", Label: "y"}, Options{BatchSize: 8})
+		},
+		"trec run": func() (Reader, error) { return OpenRun(rpath, q, RunOptions{Options: Options{BatchSize: 8}}) },
+	}
+	for name, open := range open {
+		t.Run(name, func(t *testing.T) {
+			var want []Batch
+			r, err := open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+				want = append(want, cloneBatch(r.Batch()))
+			}
+			if r.Err() != nil {
+				t.Fatal(r.Err())
+			}
+			r.Close()
+			if len(want) < 3 {
+				t.Fatalf("%d batches: the test wants several", len(want))
+			}
+
+			r, err = open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			f, ok := r.(Filler)
+			if !ok {
+				t.Fatal("not a Filler")
+			}
+			// batches left dirty with other columns, used in turn
+			spare := []*Batch{{}, {Rank: []int64{9}, Extra: make([]Strings, 3), ExtraScore: make([][]float64, 2), Pos: []int64{1, 2}, N: 7}}
+			spare[1].Extra[0].Append([]byte("stale"))
+			k := 0
+			for ; ; k++ {
+				b := spare[k%2]
+				if !f.NextInto(b) {
+					break
+				}
+				if r.Batch() != b {
+					t.Fatal("Batch does not return the batch NextInto filled")
+				}
+				if k >= len(want) {
+					t.Fatalf("batch %d: more batches than Next gives", k)
+				}
+				if got := cloneBatch(b); !reflect.DeepEqual(got, want[k]) {
+					t.Fatalf("batch %d:\n got %+v\nwant %+v", k, got, want[k])
+				}
+			}
+			if r.Err() != nil || k != len(want) {
+				t.Fatalf("%d batches, error %v; want %d", k, r.Err(), len(want))
+			}
+		})
+	}
+}
+
+// cloneBatch copies b's data, leaving out the locator (a func).
+func cloneBatch(b *Batch) Batch {
+	c := Batch{Source: b.Source, N: b.N,
+		Query: Strings{append([]byte{}, b.Query.Buf...), append([]int32{}, b.Query.Off...)},
+		Doc:   Strings{append([]byte{}, b.Doc.Buf...), append([]int32{}, b.Doc.Off...)},
+		Score: append([]float64{}, b.Score...), Label: append([]float64{}, b.Label...), Pos: append([]int64{}, b.Pos...)}
+	if b.Rank != nil {
+		c.Rank = append([]int64{}, b.Rank...)
+	}
+	for _, x := range b.Extra {
+		c.Extra = append(c.Extra, Strings{append([]byte{}, x.Buf...), append([]int32{}, x.Off...)})
+	}
+	for _, x := range b.ExtraScore {
+		c.ExtraScore = append(c.ExtraScore, append([]float64{}, x...))
+	}
+	return c
+}
