@@ -40,6 +40,11 @@ func (ra *readAhead) loop() {
 	defer close(ra.ready)
 	filler, fills := ra.r.(reader.Filler)
 	for {
+		// A reader that cannot fill our batch decodes into its own first,
+		// while we may still wait for a spare, as before NextInto existed.
+		if !fills && !ra.r.Next() {
+			break
+		}
 		var b *reader.Batch
 		select {
 		case b = <-ra.free:
@@ -51,9 +56,6 @@ func (ra *readAhead) loop() {
 				break
 			}
 		} else {
-			if !ra.r.Next() {
-				break
-			}
 			copyBatch(b, ra.r.Batch())
 		}
 		select {
