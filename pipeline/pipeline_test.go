@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -566,6 +567,35 @@ func TestJoinInWorkers(t *testing.T) {
 			if got := evaluate(true, c.workers, c.bs); got != want {
 				t.Fatalf("joined in the workers:\n%.500s\nby the reader:\n%.500s", got, want)
 			}
+		})
+	}
+}
+
+// TestCopyBatch: the read-ahead's copy of a reader's batch has every
+// column, whatever the spare held before.
+func TestCopyBatch(t *testing.T) {
+	src := &reader.Batch{Source: "in", N: 2, Score: []float64{1, 2}, Label: []float64{0, 3},
+		Rank: []int64{1, 2}, Pos: []int64{7, 8}, Extra: make([]reader.Strings, 2), ExtraScore: [][]float64{{4, 5}}}
+	for _, s := range []*reader.Strings{&src.Query, &src.Doc, &src.Extra[0], &src.Extra[1]} {
+		s.Reset()
+		s.Append([]byte("x"))
+		s.Append([]byte("yz"))
+	}
+	for name, dst := range map[string]*reader.Batch{
+		"empty spare": {},
+		"spare with other columns": {N: 9, Rank: nil, Extra: make([]reader.Strings, 5), ExtraScore: make([][]float64, 3),
+			Score: []float64{9, 9, 9}, Pos: []int64{1}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			copyBatch(dst, src)
+			if !reflect.DeepEqual(dst, src) {
+				t.Fatalf("copy\n%+v\nwant\n%+v", dst, src)
+			}
+			src.Extra[1].Buf[0] = 'q'
+			if dst.Extra[1].Buf[0] != 'x' {
+				t.Fatal("the copy shares memory with the source")
+			}
+			src.Extra[1].Buf[0] = 'x'
 		})
 	}
 }

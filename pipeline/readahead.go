@@ -92,43 +92,25 @@ func (ra *readAhead) Close() error {
 
 // copyBatch makes dst a deep copy of src, reusing dst's capacity.
 func copyBatch(dst, src *reader.Batch) {
-	dst.Source, dst.N, dst.Locate = src.Source, src.N, src.Locate
+	dst.ResetLike(src)
+	dst.N = src.N
 	copyStrings(&dst.Query, &src.Query)
 	copyStrings(&dst.Doc, &src.Doc)
-	dst.Score = append(dst.Score[:0], src.Score...)
-	dst.Label = append(dst.Label[:0], src.Label...)
-	if src.Rank == nil {
-		dst.Rank = nil
-	} else {
-		dst.Rank = append(dst.Rank[:0], src.Rank...)
+	dst.Score = append(dst.Score, src.Score...)
+	dst.Label = append(dst.Label, src.Label...)
+	if src.Rank != nil {
+		dst.Rank = append(dst.Rank, src.Rank...)
 	}
-	dst.Pos = append(dst.Pos[:0], src.Pos...)
-	if src.Extra == nil {
-		dst.Extra = nil
-	} else {
-		dst.Extra = resize(dst.Extra, len(src.Extra))
-		for c := range src.Extra {
-			copyStrings(&dst.Extra[c], &src.Extra[c])
-		}
+	dst.Pos = append(dst.Pos, src.Pos...)
+	for c := range src.Extra {
+		copyStrings(&dst.Extra[c], &src.Extra[c])
 	}
-	if src.ExtraScore == nil {
-		dst.ExtraScore = nil
-	} else {
-		dst.ExtraScore = resize(dst.ExtraScore, len(src.ExtraScore))
-		for c := range src.ExtraScore {
-			dst.ExtraScore[c] = append(dst.ExtraScore[c][:0], src.ExtraScore[c]...)
-		}
+	for c := range src.ExtraScore {
+		dst.ExtraScore[c] = append(dst.ExtraScore[c], src.ExtraScore[c]...)
 	}
 }
 
 func copyStrings(dst, src *reader.Strings) {
 	dst.Buf = append(dst.Buf[:0], src.Buf...)
 	dst.Off = append(dst.Off[:0], src.Off...)
-}
-
-func resize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return append(s[:cap(s)], make([]T, n-cap(s))...)
-	}
-	return s[:n]
 }
