@@ -33,31 +33,41 @@ var radixMin = 256
 // radixEnts is a least-significant-byte-first radix sort on key. Entries
 // arrive in index order (order fills them so) and every pass is stable, so
 // equal keys keep it. A byte that is the same in every key, as the low
-// bytes of a float32 score widened to float64 are, costs no pass.
+// bytes of a float32 score widened to float64 are, is neither counted nor
+// passed over: one pass of ORs finds them first.
 func radixEnts(a, tmp []ent) []ent {
 	n := len(a)
 	if cap(tmp) < n {
 		tmp = make([]ent, n, n+n/4)
 	}
 	tmp = tmp[:n]
+	k0 := a[0].key
+	var diff uint64
+	for _, e := range a {
+		diff |= e.key ^ k0
+	}
+	var shifts [8]uint
+	nb := 0
+	for b := range uint(8) {
+		if byte(diff>>(8*b)) != 0 {
+			shifts[nb] = 8 * b
+			nb++
+		}
+	}
 	var count [8][256]uint32
 	for _, e := range a {
 		k := e.key
-		for b := range 8 {
-			count[b][byte(k>>(8*b))]++
+		for j, sh := range shifts[:nb] {
+			count[j][byte(k>>sh)]++
 		}
 	}
 	src, dst := a, tmp
-	for b := range 8 {
-		c := &count[b]
-		if c[byte(a[0].key>>(8*b))] == uint32(n) {
-			continue // one value in this byte: the pass would not move anything
-		}
+	for j, shift := range shifts[:nb] {
+		c := &count[j]
 		var sum uint32
 		for v := range c {
 			c[v], sum = sum, sum+c[v]
 		}
-		shift := 8 * uint(b)
 		for _, e := range src {
 			v := byte(e.key >> shift)
 			dst[c[v]] = e

@@ -19,6 +19,10 @@ func TestSortEnts(t *testing.T) {
 		"few keys": func(i, n int) uint64 { return uint64(r.IntN(4)) },
 		"equal":    func(i, n int) uint64 { return 7 },
 		"organ":    func(i, n int) uint64 { return uint64(min(i, n-i)) },
+		// the radix sort skips bytes that are the same in every key
+		"float32 scores":      func(i, n int) uint64 { return scoreKey(float64(float32(r.Float64() * 100))) },
+		"only the top byte":   func(i, n int) uint64 { return uint64(r.IntN(256))<<56 | 0x1234 },
+		"two separated bytes": func(i, n int) uint64 { return uint64(r.IntN(3))<<48 | uint64(r.IntN(256))<<8 },
 	}
 	for name, key := range shapes {
 		for _, n := range []int{0, 1, 2, 11, 12, 13, 50, 1000, 20000} {
