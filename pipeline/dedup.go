@@ -24,9 +24,11 @@ func newDocSet() *docSet {
 	return s
 }
 
-func (s *docSet) reset(n int) uint64 {
+// reset empties the table for the doc ids docs of one query.
+func (s *docSet) reset(docs [][]byte) {
+	s.docs = docs
 	size := 16
-	for size < 2*n {
+	for size < 2*len(docs) {
 		size <<= 1
 	}
 	if cap(s.slots) < size {
@@ -36,7 +38,6 @@ func (s *docSet) reset(n int) uint64 {
 		clear(s.slots)
 	}
 	s.mask = uint64(size - 1)
-	return s.mask
 }
 
 // find returns the row of doc id d after a check that found no duplicate
@@ -58,18 +59,18 @@ func (s *docSet) find(d []byte) int {
 // seen looks up row i's doc id among those recorded and returns the
 // position recorded for it, or records at as its position and returns -1.
 // Rows without a doc id (empty) are never duplicates.
-func (s *docSet) seen(docs [][]byte, i, at int, mask uint64) int {
-	d := docs[i]
+func (s *docSet) seen(i, at int) int {
+	d := s.docs[i]
 	if len(d) == 0 {
 		return -1
 	}
-	for h := maphash.Bytes(s.seed, d) & mask; ; h = (h + 1) & mask {
+	for h := maphash.Bytes(s.seed, d) & s.mask; ; h = (h + 1) & s.mask {
 		j := s.slots[h]
 		if j == 0 {
 			s.slots[h] = int32(at + 1)
 			return -1
 		}
-		if bytes.Equal(docs[j-1], d) {
+		if bytes.Equal(s.docs[j-1], d) {
 			return int(j - 1)
 		}
 	}
@@ -78,10 +79,9 @@ func (s *docSet) seen(docs [][]byte, i, at int, mask uint64) int {
 // firstDuplicate returns the row that repeats an earlier row's doc id and
 // that earlier row, or -1, -1.
 func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
-	s.docs = docs
-	mask := s.reset(len(docs))
+	s.reset(docs)
 	for i := range docs {
-		if j := s.seen(docs, i, i, mask); j >= 0 {
+		if j := s.seen(i, i); j >= 0 {
 			return i, j
 		}
 	}
@@ -93,12 +93,13 @@ func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
 // many it dropped. docs holds g's doc ids and is compacted alike.
 func (s *docSet) keepFirst(g *group, docs *[][]byte) int {
 	ds := *docs
-	mask := s.reset(len(ds))
+	s.reset(ds)
 	kept := 0
 	for i := range ds {
 		// The table records where a kept row lands, not where it was: rows
-		// move down over dropped ones, and a landing place is final.
-		if s.seen(ds, i, kept, mask) >= 0 {
+		// move down over dropped ones (in the same array the table reads),
+		// and a landing place is final.
+		if s.seen(i, kept) >= 0 {
 			continue
 		}
 		ds[kept] = ds[i]
