@@ -233,20 +233,28 @@ func Text(c *Run, set *aggregate.Set) []byte {
 		}
 		fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d\n", width, m.Name, mean, ci, s.N)
 	}
+	w.WriteByte('\n')
+	WriteFooter(&w, c.Options, c.DedupFirst, set, c.Gates)
+	return w.Bytes()
+}
+
+// WriteFooter ends a text summary, the one-system one and the CLI's for
+// several systems alike: the counts of set (system 0), the conventions in
+// force, and the quality gates.
+func WriteFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggregate.Set, g *Gates) {
 	rel := "label > 0"
-	if c.Options.HasThreshold {
-		rel = "label >= " + strconv.FormatFloat(c.Options.RelThreshold, 'g', -1, 64)
+	if o.HasThreshold {
+		rel = "label >= " + strconv.FormatFloat(o.RelThreshold, 'g', -1, 64)
 	}
 	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
-		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.Options.Empty]
-	fmt.Fprintf(&w, "\n%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
-	if c.DedupFirst {
-		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
+		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[o.Empty]
+	fmt.Fprintf(w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	if dedupFirst {
+		fmt.Fprintf(w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
 	}
-	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
-		NameOf(Ties, c.Options.Ties), NameOf(Gains, c.Options.Gain), c.Options.MaxGrade, rel)
-	WriteGates(&w, c.Gates)
-	return w.Bytes()
+	fmt.Fprintf(w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
+		NameOf(Ties, o.Ties), NameOf(Gains, o.Gain), o.MaxGrade, rel)
+	writeGates(w, g)
 }
 
 // trecLine appends one line of trec_eval's layout.
@@ -326,9 +334,9 @@ func AppendGates(b []byte, g *Gates) []byte {
 	return append(b, '}')
 }
 
-// WriteGates writes a line per gate for the text summary (nothing when g
+// writeGates writes a line per gate for the text summary (nothing when g
 // is nil).
-func WriteGates(w *bytes.Buffer, g *Gates) {
+func writeGates(w *bytes.Buffer, g *Gates) {
 	if g == nil {
 		return
 	}

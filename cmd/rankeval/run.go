@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -489,23 +488,10 @@ func formatText(c *config, r *results, g *summary.Gates) []byte {
 	if len(c.by) > 0 {
 		formatSlicesText(&w, c, r)
 	}
-	set := r.res.Sys[0]
-	rel := "label > 0"
-	if c.opts.HasThreshold {
-		rel = "label >= " + strconv.FormatFloat(c.opts.RelThreshold, 'g', -1, 64)
-	}
 	if r.nsys == 1 && len(c.by) == 0 {
 		w.WriteByte('\n')
 	}
-	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
-		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[c.opts.Empty]
-	fmt.Fprintf(&w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
-	if c.dedupFirst {
-		fmt.Fprintf(&w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
-	}
-	fmt.Fprintf(&w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
-		summary.NameOf(summary.Ties, c.opts.Ties), summary.NameOf(summary.Gains, c.opts.Gain), c.opts.MaxGrade, rel)
-	summary.WriteGates(&w, g)
+	summary.WriteFooter(&w, c.opts, c.dedupFirst, r.res.Sys[0], g)
 	return w.Bytes()
 }
 
