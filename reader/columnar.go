@@ -430,7 +430,7 @@ func appendBulk[O int32 | int64](s *Strings, offs []O, data []byte, lo, hi int) 
 }
 
 // appendDictStrings appends the dictionary strings the indices name: the
-// fast path for dictionary-encoded Parquet id columns.
+// fast path for dictionary-encoded id columns of Arrow IPC files.
 func appendDictStrings(s *Strings, idx []int32, offs []int32, data []byte) error {
 	first := offs[0]
 	n := int32(len(offs) - 1)

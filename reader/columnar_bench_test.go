@@ -50,26 +50,44 @@ func benchRead(b *testing.B, name string) {
 			path := benchFile(b, name)
 			st, _ := os.Stat(path)
 			b.SetBytes(st.Size())
-			var rows int64
-			for b.Loop() {
-				r, err := Open(path, stdCols, Options{Decoders: dec})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for r.Next() {
-					rows += int64(r.Batch().N)
-				}
-				if err := r.Err(); err != nil {
-					b.Fatal(err)
-				}
-				r.Close()
-			}
-			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+			benchLoop(b, path, Options{Decoders: dec})
 		})
 	}
 }
 
-func BenchmarkParquetRead(b *testing.B)       { benchRead(b, "zstd.parquet") }
+// benchLoop reads path whole at every iteration and reports rows/s.
+func benchLoop(b *testing.B, path string, opt Options) {
+	var rows int64
+	for b.Loop() {
+		r, err := Open(path, stdCols, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for r.Next() {
+			rows += int64(r.Batch().N)
+		}
+		if err := r.Err(); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkParquetRead(b *testing.B) { benchRead(b, "zstd.parquet") }
+
+// BenchmarkParquetStrings reads the Parquet log with the id columns decoded
+// by byteSource (own) and by pqarrow, one decoder each.
+func BenchmarkParquetStrings(b *testing.B) {
+	for _, own := range []bool{true, false} {
+		b.Run(map[bool]string{true: "own", false: "pqarrow"}[own], func(b *testing.B) {
+			path := benchFile(b, "zstd.parquet")
+			parquetOwnStrings = own
+			defer func() { parquetOwnStrings = true }()
+			benchLoop(b, path, Options{Decoders: 1})
+		})
+	}
+}
 func BenchmarkParquetSnappyRead(b *testing.B) { benchRead(b, "snappy.parquet") }
 func BenchmarkArrowFileRead(b *testing.B)     { benchRead(b, "plain.arrow") }
 func BenchmarkArrowZstdRead(b *testing.B)     { benchRead(b, "zstd.arrow") }

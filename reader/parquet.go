@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,9 +13,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -95,16 +96,14 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	if err != nil {
 		return nil, err
 	}
-	// Id columns that the writer dictionary-encoded (query ids repeat once
-	// per document) are read as Arrow dictionaries: the converter copies
-	// each row's value straight from the small dictionary, where decoding
-	// to a string array would build every string first.
-	if dictLeaves := parquetDictIDs(meta, fr.Manifest, cols); len(dictLeaves) > 0 {
-		for _, l := range dictLeaves {
-			arrProps.SetReadDict(l, true)
-		}
-		if fr, err = pqarrow.NewFileReader(pf, arrProps, mem); err != nil {
-			return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, ErrFormat)
+	// String and binary id columns are decoded by byteSources, the
+	// others by pqarrow.
+	own := make([]bool, len(leaves))
+	for i, leaf := range leaves {
+		for j := range fr.Manifest.Fields {
+			if f := &fr.Manifest.Fields[j]; f.ColIndex == leaf {
+				own[i] = byteLeaf(meta.Schema.Column(leaf), *f.Field)
+			}
 		}
 	}
 
@@ -144,7 +143,8 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 				return nil, fmt.Errorf("%s: %v: %w", name, err, ErrFormat)
 			}
 		}
-		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves, colParallel: want > p && len(leaves) > 1}
+		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves, own: own, batch: int(arrProps.BatchSize), mem: mem,
+			colParallel: want > p && len(leaves) > 1}
 	}
 	var base int64
 	if first < nrg {
@@ -191,32 +191,6 @@ func (c readAtCounter) Seek(off int64, whence int) (int64, error) { return c.f.S
 // under the other decoders; the columnar reader closes it once.
 func countingFile(f readAtSeeker, opt Options) readAtCounter {
 	return readAtCounter{f, opt.BytesRead}
-}
-
-// parquetDictIDs lists the leaf columns of the query, doc and slice columns
-// that hold plain strings and are dictionary-encoded in the first row group.
-func parquetDictIDs(meta *metadata.FileMetaData, m *pqarrow.SchemaManifest, cols Columns) []int {
-	if meta.NumRowGroups() == 0 {
-		return nil
-	}
-	rg := meta.RowGroup(0)
-	var out []int
-	for _, col := range append([]string{cols.Query, cols.Doc}, cols.Extra...) {
-		for i := range m.Fields {
-			f := &m.Fields[i]
-			if col == "" || f.Field.Name != col || !f.IsLeaf() {
-				continue
-			}
-			if id := f.Field.Type.ID(); id != arrow.STRING && id != arrow.BINARY {
-				continue
-			}
-			if cc, err := rg.ColumnChunk(f.ColIndex); err == nil && cc.HasDictionaryPage() {
-				out = append(out, f.ColIndex)
-			}
-			break
-		}
-	}
-	return out
 }
 
 // parquetLeaves finds the leaf column index of every requested column,
@@ -269,94 +243,135 @@ type parquetUnits struct {
 	name        string
 	fr          *pqarrow.FileReader
 	leaves      []int
+	own         []bool // own[i]: leaves[i] is read by a byteSource
+	batch       int
+	mem         memory.Allocator
 	colParallel bool // decode the columns of each batch in parallel
 }
 
 func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
-	if p.colParallel {
-		return true, p.readColumns(u, emit)
-	}
-	rr, err := p.fr.GetRecordReader(context.Background(), p.leaves, []int{u})
-	if err != nil {
-		return true, p.fail(u, err)
-	}
-	defer rr.Release()
-	for rr.Next() {
-		if err := emit(rr.RecordBatch()); err != nil {
-			return true, err
+	var srcs []colSource
+	defer func() {
+		for _, s := range srcs {
+			s.release()
+		}
+	}()
+	// pqarrow's columns in one record reader, or one each when the columns
+	// are decoded in parallel; a byteSource for each string column.
+	var rest []int
+	for i, leaf := range p.leaves {
+		if !p.own[i] {
+			rest = append(rest, leaf)
 		}
 	}
-	if err := rr.Err(); err != nil {
-		return true, p.fail(u, err)
+	for len(rest) > 0 {
+		take := rest
+		if p.colParallel {
+			take = rest[:1]
+		}
+		rest = rest[len(take):]
+		rr, err := p.fr.GetRecordReader(context.Background(), take, []int{u})
+		if err != nil {
+			return true, p.fail(u, err)
+		}
+		srcs = append(srcs, pqSource{rr})
 	}
-	return true, nil
+	if slices.Contains(p.own, true) {
+		pf := p.fr.ParquetReader()
+		rg := pf.RowGroup(u)
+		for i, leaf := range p.leaves {
+			if !p.own[i] {
+				continue
+			}
+			cr, err := rg.Column(leaf)
+			if err != nil {
+				return true, p.fail(u, err)
+			}
+			s, err := newByteSource(cr, pf.MetaData().Schema.Column(leaf), p.field(leaf), p.batch, p.mem)
+			if err != nil {
+				return true, p.fail(u, err)
+			}
+			srcs = append(srcs, s)
+		}
+	}
+	return true, p.readSources(u, srcs, emit)
+}
+
+// field is leaf's Arrow field as pqarrow reads it.
+func (p *parquetUnits) field(leaf int) arrow.Field {
+	for i := range p.fr.Manifest.Fields {
+		if f := &p.fr.Manifest.Fields[i]; f.ColIndex == leaf {
+			return *f.Field
+		}
+	}
+	panic("parquetUnits: no field for a leaf parquetLeaves found")
 }
 
 func (p *parquetUnits) fail(u int, err error) error {
 	return fmt.Errorf("%s: row group %d: %v: %w", p.name, u, err, ErrFormat)
 }
 
-// readColumns reads row group u with one record reader per column, the
-// readers advancing together in goroutines of their own, and emits records
-// joining their columns.
-func (p *parquetUnits) readColumns(u int, emit func(arrow.RecordBatch) error) error {
-	n := len(p.leaves)
-	rrs := make([]pqarrow.RecordReader, 0, n)
-	defer func() {
-		for _, rr := range rrs {
-			rr.Release()
-		}
-	}()
-	fields := make([]arrow.Field, n)
-	for i, leaf := range p.leaves {
-		rr, err := p.fr.GetRecordReader(context.Background(), []int{leaf}, []int{u})
-		if err != nil {
-			return p.fail(u, err)
-		}
-		rrs = append(rrs, rr)
-		fields[i] = rr.Schema().Field(0)
+// readSources reads row group u from srcs, advancing them together (in
+// goroutines of their own when colParallel), and emits records joining
+// their columns. Every source must hold the row group's number of rows.
+func (p *parquetUnits) readSources(u int, srcs []colSource, emit func(arrow.RecordBatch) error) error {
+	var fields []arrow.Field
+	for _, s := range srcs {
+		fields = append(fields, s.fields()...)
 	}
 	sc := arrow.NewSchema(fields, nil)
-	cols := make([]arrow.Array, n)
-	more := make([]bool, n)
-	errs := make([]error, n)
+	outs := make([][]arrow.Array, len(srcs))
+	errs := make([]error, len(srcs))
+	rows := make([]int64, len(srcs))
+	cols := make([]arrow.Array, 0, len(fields))
+	step := func(i int) {
+		defer func() {
+			if r := recover(); r != nil {
+				errs[i] = fmt.Errorf("corrupt data (%v)", r)
+			}
+		}()
+		outs[i], errs[i] = srcs[i].next()
+	}
+	name := func(i int) string { return srcs[i].fields()[0].Name }
 	for {
-		var wg sync.WaitGroup
-		for i, rr := range rrs {
-			wg.Go(func() {
-				defer func() {
-					if r := recover(); r != nil {
-						errs[i] = fmt.Errorf("corrupt data (%v)", r)
-					}
-				}()
-				if more[i] = rr.Next(); more[i] {
-					cols[i] = rr.RecordBatch().Column(0)
-				} else {
-					errs[i] = rr.Err()
-				}
-			})
+		if p.colParallel && len(srcs) > 1 {
+			var wg sync.WaitGroup
+			for i := range srcs {
+				wg.Go(func() { step(i) })
+			}
+			wg.Wait()
+		} else {
+			for i := range srcs {
+				step(i)
+			}
 		}
-		wg.Wait()
 		for _, err := range errs {
 			if err != nil {
 				return p.fail(u, err)
 			}
 		}
-		if !more[0] {
-			for i := range more {
-				if more[i] {
-					return p.fail(u, fmt.Errorf("column %q has more rows than %q", fields[i].Name, fields[0].Name))
+		if outs[0] == nil {
+			want := p.fr.ParquetReader().MetaData().RowGroup(u).NumRows()
+			for i := range srcs {
+				if outs[i] != nil {
+					return p.fail(u, fmt.Errorf("column %q has more rows than %q", name(i), name(0)))
+				}
+				if rows[i] != want {
+					return p.fail(u, fmt.Errorf("column %q has %d rows; the row group has %d", name(i), rows[i], want))
 				}
 			}
 			return nil
 		}
-		rows := cols[0].Len()
-		for i := range more {
-			if !more[i] || cols[i].Len() != rows {
-				return p.fail(u, fmt.Errorf("columns %q and %q disagree on the number of rows", fields[0].Name, fields[i].Name))
+		cols = cols[:0]
+		n := outs[0][0].Len()
+		for i, o := range outs {
+			if o == nil || o[0].Len() != n {
+				return p.fail(u, fmt.Errorf("columns %q and %q disagree on the number of rows", name(0), name(i)))
 			}
+			cols = append(cols, o...)
+			rows[i] += int64(n)
 		}
-		rec := array.NewRecordBatch(sc, cols, int64(rows))
+		rec := array.NewRecordBatch(sc, cols, int64(n))
 		err := emit(rec)
 		rec.Release()
 		if err != nil {

@@ -3,6 +3,7 @@ package reader
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,17 +112,7 @@ func writeRecord(t testing.TB, name string, rec arrow.RecordBatch, per int) {
 	n := int(rec.NumRows())
 	switch filepath.Ext(name) {
 	case ".parquet":
-		props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(per)))
-		w, err := pqarrow.NewFileWriter(rec.Schema(), struct{ *os.File }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteBuffered(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeParquet(t, struct{ *os.File }{f}, rec, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()), parquet.WithMaxRowGroupLength(int64(per)))
 	case ".arrow", ".arrows":
 		type writer interface {
 			Write(arrow.RecordBatch) error
@@ -148,6 +139,22 @@ func writeRecord(t testing.TB, name string, rec arrow.RecordBatch, per int) {
 		}
 	default:
 		t.Fatalf("writeRecord: unknown format %s", name)
+	}
+}
+
+// writeParquet writes rec to w as one Parquet file. pqarrow's writer
+// closes w when it is an io.Closer; writeRecord hides its Close.
+func writeParquet(t testing.TB, w io.Writer, rec arrow.RecordBatch, aprops pqarrow.ArrowWriterProperties, props ...parquet.WriterProperty) {
+	t.Helper()
+	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquet.NewWriterProperties(props...), aprops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.WriteBuffered(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -406,16 +413,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := pqarrow.NewFileWriter(sc, f, parquet.NewWriterProperties(append(c.props, parquet.WithDictionaryDefault(true))...), pqarrow.DefaultWriterProps())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.WriteBuffered(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			writeParquet(t, f, rec, pqarrow.DefaultWriterProps(), append(c.props, parquet.WithDictionaryDefault(true))...)
 			for _, dec := range []int{1, 2} {
 				got, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 1000})
 				if err != nil {

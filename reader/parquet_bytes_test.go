@@ -1,0 +1,139 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// bytesLog is the table of TestParquetOwnStrings: n rows in queries of 7,
+// ids of 0 to 299 bytes (empty ones too), and every 13th doc id null.
+func bytesLog(n int) (q, d []string, dNull []bool) {
+	for i := range n {
+		q = append(q, fmt.Sprintf("query-%d-%s", i/7, strings.Repeat("q", (i/7)%40)))
+		d = append(d, strings.Repeat(string(rune('a'+i%26)), (i*37)%300))
+		dNull = append(dNull, i%13 == 5)
+	}
+	return q, d, dNull
+}
+
+// writeBytesLog writes the table as Parquet with the id columns of type
+// idType, the doc column nullable or not (then with no nulls).
+func writeBytesLog(t *testing.T, name string, n int, idType arrow.DataType, nullable bool, props ...parquet.WriterProperty) {
+	t.Helper()
+	q, d, dNull := bytesLog(n)
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "query_id", Type: idType},
+		{Name: "doc_id", Type: idType, Nullable: nullable},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "label", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	type stringAppender interface{ AppendString(string) }
+	for i := range n {
+		b.Field(0).(stringAppender).AppendString(q[i])
+		if nullable && dNull[i] {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(stringAppender).AppendString(d[i])
+		}
+		b.Field(2).(*array.Float64Builder).Append(float64(i % 17))
+		b.Field(3).(*array.Int32Builder).Append(int32(i % 5))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeParquet(t, f, rec, pqarrow.DefaultWriterProps(), props...)
+}
+
+// TestParquetOwnStrings: string and binary id columns, read by byteSource,
+// give the rows written and the rows pqarrow gives, across pages of a few
+// values, dictionary pages and the fallback to plain ones, row groups,
+// batch sizes that cut pages anywhere, and nulls in an optional doc column.
+func TestParquetOwnStrings(t *testing.T) {
+	checkedMem(t)
+	const n = 3000
+	q, d, dNull := bytesLog(n)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name     string
+		idType   arrow.DataType
+		nullable bool
+		props    []parquet.WriterProperty
+	}{
+		{"plain", arrow.BinaryTypes.String, false, []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(512)}},
+		{"binary", arrow.BinaryTypes.Binary, false, []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(512), parquet.WithCompression(compress.Codecs.Zstd)}},
+		{"dictionary", arrow.BinaryTypes.String, false, []parquet.WriterProperty{parquet.WithDataPageSize(256), parquet.WithMaxRowGroupLength(1000)}},
+		{"dictionary fallback", arrow.BinaryTypes.String, false, []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(2048), parquet.WithDataPageSize(512)}},
+		{"nullable doc", arrow.BinaryTypes.String, true, []parquet.WriterProperty{parquet.WithDataPageSize(512), parquet.WithMaxRowGroupLength(1100)}},
+		{"nullable doc, version 2 pages", arrow.BinaryTypes.String, true, []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(512)}},
+	} {
+		name := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".parquet")
+		writeBytesLog(t, name, n, c.idType, c.nullable, c.props...)
+		cols := stdCols
+		cols.DocOptional = c.nullable
+		for _, bs := range []int{1, 7, 1000, 5000} {
+			for _, dec := range []int{1, 2, 4} {
+				t.Run(fmt.Sprintf("%s/batch=%d/decoders=%d", c.name, bs, dec), func(t *testing.T) {
+					opt := Options{Decoders: dec, BatchSize: bs}
+					got, err := readAll(t, name, cols, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != n {
+						t.Fatalf("%d rows, want %d", len(got), n)
+					}
+					for i, r := range got {
+						wantD := d[i]
+						if c.nullable && dNull[i] {
+							wantD = "" // a null optional doc id is an empty id
+						}
+						if r.q != q[i] || r.d != wantD || r.score != float64(i%17) || r.label != float64(i%5) || r.pos != int64(i+1) {
+							t.Fatalf("row %d: %+v, want query %q doc %q", i, r, q[i], wantD)
+						}
+					}
+					parquetOwnStrings = false
+					defer func() { parquetOwnStrings = true }()
+					ref, err := readAll(t, name, cols, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sameRows(t, "pqarrow's decoding", got, ref)
+				})
+			}
+		}
+	}
+}
+
+// TestParquetOwnStringsNull: a null in a required doc column read by
+// byteSource is an error naming the row group and row.
+func TestParquetOwnStringsNull(t *testing.T) {
+	checkedMem(t)
+	name := filepath.Join(t.TempDir(), "null.parquet")
+	writeBytesLog(t, name, 100, arrow.BinaryTypes.String, true, parquet.WithMaxRowGroupLength(40))
+	for _, dec := range []int{1, 2} {
+		_, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 8})
+		if !errors.Is(err, ErrValue) {
+			t.Fatalf("decoders=%d: err = %v, want ErrValue", dec, err)
+		}
+		// every 13th row from row 6 (1-based) is null
+		want := name + `: row group 0, row 6 (row 6 of the file): null in "doc_id" column`
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("decoders=%d: error %q does not say %q", dec, err, want)
+		}
+	}
+}
