@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -598,4 +599,92 @@ func TestCopyBatch(t *testing.T) {
 			src.Extra[1].Buf[0] = 'x'
 		})
 	}
+}
+
+// TestValidateRows: the quick pass over a run of rows lets no bad value
+// through, wherever it sits, and the error names the first bad row.
+func TestValidateRows(t *testing.T) {
+	ms, err := metrics.ParseList("ndcg@10,err@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewValidator(metrics.DefaultOptions(), ms)
+	bad := []struct {
+		name string
+		set  func(b *reader.Batch, k int)
+		want string
+	}{
+		{"NaN score", func(b *reader.Batch, k int) { b.Score[k] = math.NaN() }, "score is NaN"},
+		{"infinite score", func(b *reader.Batch, k int) { b.Score[k] = math.Inf(-1) }, "score is -Inf"},
+		{"infinite second score", func(b *reader.Batch, k int) { b.ExtraScore[0][k] = math.Inf(1) }, "score of b is +Inf"},
+		{"NaN label", func(b *reader.Batch, k int) { b.Label[k] = math.NaN() }, "label is NaN"},
+		{"negative label", func(b *reader.Batch, k int) { b.Label[k] = -0.5 }, "label is -0.5"},
+		{"label above the maximum grade", func(b *reader.Batch, k int) { b.Label[k] = 4.5 }, "label 4.5 is above the maximum grade 4"},
+		{"rank 0", func(b *reader.Batch, k int) { b.Rank[k] = 0 }, "rank is 0"},
+	}
+	const n = 9
+	fresh := func() *reader.Batch {
+		b := &reader.Batch{Source: "in", N: n}
+		for k := range n {
+			b.Score = append(b.Score, float64(k)/3)
+			b.Label = append(b.Label, float64(k%5))
+			b.Rank = append(b.Rank, int64(k+1))
+			b.Pos = append(b.Pos, int64(k+1))
+		}
+		b.ExtraScore = [][]float64{slices.Clone(b.Score)}
+		return b
+	}
+	v.p.cfg.Systems = []string{"a", "b"}
+	if err := v.Rows(fresh(), 0, n); err != nil {
+		t.Fatalf("valid rows: %v", err)
+	}
+	b := fresh()
+	b.Label[3] = -0.0 // -0 is a valid label
+	if err := v.Rows(b, 0, n); err != nil {
+		t.Fatalf("label -0: %v", err)
+	}
+	for _, c := range bad {
+		for _, k := range []int{0, 4, n - 1} {
+			t.Run(fmt.Sprintf("%s/row %d", c.name, k+1), func(t *testing.T) {
+				b := fresh()
+				c.set(b, k)
+				err := v.Rows(b, 0, n)
+				if want := fmt.Sprintf("in:%d: %s", k+1, c.want); err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("err = %v, want %q", err, want)
+				}
+				if !errors.Is(err, reader.ErrValue) {
+					t.Errorf("err = %v, want reader.ErrValue", err)
+				}
+				// rows before the bad one pass
+				if err := v.Rows(b, 0, k); err != nil {
+					t.Errorf("rows before the bad one: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkValidate checks a batch of 64Ki valid rows (two score columns).
+func BenchmarkValidate(b *testing.B) {
+	ms, err := metrics.ParseList("ndcg@10,err@10")
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := NewValidator(metrics.DefaultOptions(), ms)
+	const n = 1 << 16
+	bt := &reader.Batch{Source: "in", N: n}
+	for k := range n {
+		bt.Score = append(bt.Score, float64(k)/3)
+		bt.Label = append(bt.Label, float64(k%5))
+		bt.Pos = append(bt.Pos, int64(k+1))
+	}
+	for b.Loop() {
+		// runs of 100 rows, as the grouper validates a query at a time
+		for i := 0; i < n; i += 100 {
+			if err := v.Rows(bt, i, min(i+100, n)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "rows/s")
 }
