@@ -611,6 +611,10 @@ func newProducer(cfg *Config, logs [][]Source, free chan *query, jobs chan<- *qu
 	// a message never races with the producer growing the slice.
 	for _, in := range logs {
 		gr := &grouper{p: p, inputs: in, base: len(p.srcs), sorted: cfg.MissingZero && len(logs) > 1}
+		gr.asc.on = true
+		for _, src := range in {
+			gr.asc.on = gr.asc.on && src.Reread
+		}
 		for _, src := range in {
 			p.srcs = append(p.srcs, reader.Batch{Source: src.Name})
 		}
@@ -915,6 +919,7 @@ type grouper struct {
 	seen   seenSet
 	sorted bool // ids must ascend (idLess): lockstep with --missing zero
 	prev   []byte
+	asc    ascent
 }
 
 func (gr *grouper) close() error {
@@ -1009,7 +1014,12 @@ func (gr *grouper) start(g *group, b *reader.Batch, i, si int) error {
 	id := b.Query.At(i)
 	g.id = append(g.id[:0], id...)
 	g.src, g.pos = si, b.Pos[i]
-	if !gr.seen.insert(id) {
+	if gr.asc.on && !gr.asc.next(id) {
+		if err := gr.indexBefore(b, i, si); err != nil {
+			return err
+		}
+	}
+	if !gr.asc.on && !gr.seen.insert(id) {
 		if err := gr.reappears(b, i, si); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 
@@ -146,6 +147,85 @@ func (s *seenSet) release() {
 		freeSlots(s.slots)
 	}
 	*s = seenSet{}
+}
+
+// ascent spares the seen set while a log's query ids ascend, as they do in
+// logs sorted by query id: ids that keep ascending in a total order are all
+// different, so none can reappear and none needs remembering. Two orders
+// are followed, byte order and shortlex (length, then bytes: the numeric
+// order of integer ids without leading zeros); the ascent lasts while
+// either holds. When it ends, grouper.indexBefore reads the inputs again
+// once to put the ids so far into the seen set, which then takes every
+// further id. An input that cannot be read again (standard input) has the
+// seen set from the start.
+type ascent struct {
+	on           bool
+	started      bool
+	bytes, short bool // the id order so far ascends in byte order; in shortlex
+	prev         []byte
+}
+
+// next reports whether id ascends from the previous group's id in an order
+// that has held since the first; false ends the ascent.
+func (a *ascent) next(id []byte) bool {
+	if !a.started {
+		a.started, a.bytes, a.short = true, true, true
+	} else {
+		c := bytes.Compare(a.prev, id)
+		a.bytes = a.bytes && c < 0
+		a.short = a.short && (len(a.prev) < len(id) || len(a.prev) == len(id) && c < 0)
+	}
+	a.prev = append(a.prev[:0], id...)
+	a.on = a.bytes || a.short
+	if !a.on {
+		a.prev = nil
+	}
+	return a.on
+}
+
+// indexBefore ends the ascent at row i of b (input si): it reads the
+// inputs again up to that row and puts the id of every group before it into
+// the seen set. They all differ, so each group's first row is enough.
+func (gr *grouper) indexBefore(b *reader.Batch, i, si int) error {
+	note := &progressNote{text: fmt.Sprintf("query ids stopped ascending at %s: reading the input again to index the ids before it", b.Where(i))}
+	if cfg := gr.p.cfg; cfg.BytesRead != nil {
+		note.bytes = cfg.BytesRead.Load()
+	}
+	gr.p.note.Store(note)
+	defer gr.p.note.Store(nil)
+	pos := b.Pos[i]
+	var prev []byte
+	for k, src := range gr.inputs {
+		if gr.base+k > si {
+			break
+		}
+		r, err := src.Open()
+		if err != nil {
+			return fmt.Errorf("%s: reading the input again to index the query ids before this row: %w", b.Where(i), err)
+		}
+		last := gr.base+k == si
+	scan:
+		for r.Next() {
+			rb := r.Batch()
+			for j := range rb.N {
+				if last && rb.Pos[j] >= pos {
+					break scan
+				}
+				if id := rb.Query.At(j); prev == nil || !bytes.Equal(id, prev) {
+					gr.seen.insert(id)
+					prev = append(prev[:0], id...)
+				}
+			}
+		}
+		err = r.Err()
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: reading the input again to index the query ids before this row: %w", b.Where(i), err)
+		}
+	}
+	return nil
 }
 
 // firstRow reads the log's inputs again, from the first up to row pos of
