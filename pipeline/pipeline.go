@@ -215,11 +215,11 @@ func (g *group) reset() {
 
 // query is one group of rows on its way through the pool, with the same
 // query's groups from the other logs when systems are read in lockstep.
-// Queries are recycled through a free list, so their buffers grow to the
-// largest group they have held and are then reused: memory is the pool
-// size times the largest group, whatever the number of queries.
+// Queries are recycled through a queryPool, so their buffers grow to the
+// largest group they have held and are then reused.
 type query struct {
 	seq int64
+	big bool // holds one of the pool's tokens for large queries
 	group
 	alt      []group // logs 2.. in lockstep
 	present  []bool  // per log: the query is in it
@@ -228,6 +228,76 @@ type query struct {
 	docs     [][]byte
 	res      aggregate.Query
 	line     []byte // per-query JSON, when asked for
+}
+
+// queryPool recycles queries and bounds their memory. Small queries (up to
+// smallRows rows in each log) travel in a pool of smallPool: with only
+// 2×workers+2 the producer and the workers stopped and woke each other
+// every few queries, and a pool of 64 made a 10M-row Parquet run of
+// 100-row queries 13% faster (1.24 s against 1.08 s, mean of 8). A larger
+// query also takes one of 2×workers+2 tokens until it is put back, and a
+// query put back drops buffers grown past 2×smallRows rows, so memory stays
+// (2×workers+2) × the largest query, plus smallPool small ones.
+type queryPool struct {
+	free chan *query
+	big  chan struct{}
+}
+
+const (
+	smallPool = 64
+	smallRows = 4096
+)
+
+func newQueryPool(cfg *Config, logs, workers int) *queryPool {
+	n := max(2*workers+2, smallPool)
+	qp := &queryPool{free: make(chan *query, n), big: make(chan struct{}, 2*workers+2)}
+	for range n {
+		qp.free <- newQuery(cfg, logs)
+	}
+	return qp
+}
+
+func (qp *queryPool) size() int { return cap(qp.free) }
+
+// put returns q; the pool has room for every query.
+func (qp *queryPool) put(q *query) {
+	if q.big {
+		q.big = false
+		<-qp.big
+	}
+	q.trim()
+	qp.free <- q
+}
+
+// large reports whether q needs a token: more than smallRows rows in a log.
+func (q *query) large() bool {
+	if q.n() > smallRows {
+		return true
+	}
+	for l := range q.alt {
+		if q.alt[l].n() > smallRows {
+			return true
+		}
+	}
+	return false
+}
+
+// trim drops buffers grown past what a small query needs (twice smallRows
+// rows: appends overshoot), so that idle queries stay small whatever they
+// held.
+func (q *query) trim() {
+	const most = 2 * smallRows
+	for l := range q.present {
+		if g := q.log(l); cap(g.label) > most || cap(g.doc.Buf) > 64*most {
+			*g = group{xscore: make([][]float64, len(g.xscore))}
+		}
+	}
+	if cap(q.docs) > most {
+		q.docs = nil
+	}
+	if cap(q.line) > 64*most {
+		q.line = nil
+	}
 }
 
 // log returns the query's group from log l.
@@ -292,19 +362,15 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	}
 	layout := cfg.Layout()
 	workers := cfg.workers()
-	poolSize := 2*workers + 2
-	free := make(chan *query, poolSize)
-	for range poolSize {
-		free <- newQuery(&cfg, len(logs))
-	}
-	jobs := make(chan *query, workers)
+	pool := newQueryPool(&cfg, len(logs), workers)
+	jobs := make(chan *query, max(workers, smallPool/2))
 	var done chan *query
 	if cfg.PerQuery != nil {
 		done = make(chan *query, workers)
 	}
 	parts := make([]*aggregate.Analysis, workers)
 
-	p := newProducer(&cfg, logs, free, jobs)
+	p := newProducer(&cfg, logs, pool, jobs)
 	// progress outlives the group's context, which Wait cancels, so that
 	// the final report is made
 	stopProgress := p.startProgress(ctx)
@@ -330,11 +396,11 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 					close(done)
 				}
 			}()
-			return work(ctx, &cfg, p, jobs, free, done, parts[w])
+			return work(ctx, &cfg, p, jobs, pool, done, parts[w])
 		})
 	}
 	if done != nil {
-		g.Go(func() error { return writeOrdered(ctx, cfg.PerQuery, done, free, poolSize) })
+		g.Go(func() error { return writeOrdered(ctx, cfg.PerQuery, done, pool) })
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -374,10 +440,7 @@ func isCorrelation(m metrics.Metric) bool {
 	return m.Kind == metrics.KindKendall || m.Kind == metrics.KindSpearman
 }
 
-// sendFree returns q to the free list; the list has room for every query.
-func sendFree(free chan<- *query, q *query) { free <- q }
-
-func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, free, done chan<- *query, agg *aggregate.Analysis) error {
+func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, pool *queryPool, done chan<- *query, agg *aggregate.Analysis) error {
 	ev := metrics.NewEvaluator(cfg.Metrics, cfg.Options)
 	dedup := newDocSet()
 	S := cfg.systems()
@@ -400,18 +463,18 @@ func work(ctx context.Context, cfg *Config, p *producer, jobs <-chan *query, fre
 			}
 			dropped, err := evalGroup(cfg, p, ev, dedup, q, g, s)
 			if err != nil {
-				sendFree(free, q)
+				pool.put(q)
 				return err
 			}
 			agg.Sys[s].Dropped += int64(dropped)
 		}
 		if err := agg.Add(res); err != nil {
 			err = fmt.Errorf("%s: query %q: %w", p.where(q.src, q.pos), q.id, err)
-			sendFree(free, q)
+			pool.put(q)
 			return err
 		}
 		if done == nil {
-			sendFree(free, q)
+			pool.put(q)
 			continue
 		}
 		if cfg.FormatQuery != nil {
@@ -497,7 +560,8 @@ func join(cfg *Config, p *producer, dedup *docSet, g *group) error {
 
 // writeOrdered writes per-query lines in input order. At most poolSize
 // queries exist, so a ring of that size holds every one that arrives early.
-func writeOrdered(ctx context.Context, w io.Writer, done <-chan *query, free chan<- *query, poolSize int) error {
+func writeOrdered(ctx context.Context, w io.Writer, done <-chan *query, pool *queryPool) error {
+	poolSize := pool.size()
 	ring := make([]*query, poolSize)
 	next := int64(0)
 	var err error
@@ -515,7 +579,7 @@ func writeOrdered(ctx context.Context, w io.Writer, done <-chan *query, free cha
 				}
 			}
 			ring[slot] = nil
-			sendFree(free, r)
+			pool.put(r)
 			next++
 		}
 	}
@@ -590,7 +654,7 @@ func appendValues(b []byte, ms []metrics.Metric, vals []float64, empty bool) []b
 // one log, or from several logs in lockstep, one grouper each.
 type producer struct {
 	cfg     *Config
-	free    chan *query // the producer takes from it, and returns a query it does not send
+	pool    *queryPool // the producer takes from it, and returns a query it does not send
 	jobs    chan<- *query
 	needMax bool
 	logs    []*grouper
@@ -605,8 +669,8 @@ type producer struct {
 	note          atomic.Pointer[progressNote]
 }
 
-func newProducer(cfg *Config, logs [][]Source, free chan *query, jobs chan<- *query) *producer {
-	p := &producer{cfg: cfg, free: free, jobs: jobs, needMax: metrics.NeedsMaxGrade(cfg.Metrics)}
+func newProducer(cfg *Config, logs [][]Source, pool *queryPool, jobs chan<- *query) *producer {
+	p := &producer{cfg: cfg, pool: pool, jobs: jobs, needMax: metrics.NeedsMaxGrade(cfg.Metrics)}
 	// Every input gets its index up front, so a worker reading srcs[i] for
 	// a message never races with the producer growing the slice.
 	for _, in := range logs {
@@ -694,7 +758,7 @@ func (p *producer) wherePacked(v uint64) string { return p.where(int(v>>40), int
 
 func (p *producer) take(ctx context.Context) (*query, error) {
 	select {
-	case q := <-p.free:
+	case q := <-p.pool.free:
 		q.reset()
 		return q, nil
 	case <-ctx.Done():
@@ -709,6 +773,14 @@ func (p *producer) emit(ctx context.Context, q *query) error {
 	p.queries.Add(1)
 	if p.cfg.OnQuery != nil {
 		p.cfg.OnQuery(q.n())
+	}
+	if q.large() {
+		select {
+		case p.pool.big <- struct{}{}:
+			q.big = true
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	select {
 	case p.jobs <- q:
@@ -730,12 +802,12 @@ func (p *producer) run(ctx context.Context) error {
 		}
 		ok, err := gr.fill(&q.group)
 		if err != nil || !ok {
-			sendFree(p.free, q)
+			p.pool.put(q)
 			return err
 		}
 		q.present[0] = true
 		if err := p.assignSlice(q); err != nil {
-			sendFree(p.free, q)
+			p.pool.put(q)
 			return err
 		}
 		if err := p.emit(ctx, q); err != nil {
@@ -779,7 +851,7 @@ func (p *producer) lockstep(ctx context.Context) error {
 		for l := range n {
 			q.present[l] = has[l] && bytes.Equal(heads[l].id, heads[first].id)
 			if !q.present[l] && !p.cfg.MissingZero {
-				sendFree(p.free, q)
+				p.pool.put(q)
 				return p.lockstepError(heads, has, first, l)
 			}
 		}
@@ -795,7 +867,7 @@ func (p *producer) lockstep(ctx context.Context) error {
 			q.src, q.pos = q.log(first).src, q.log(first).pos
 		}
 		if err := p.assignSlice(q); err != nil {
-			sendFree(p.free, q)
+			p.pool.put(q)
 			return err
 		}
 		if err := p.emit(ctx, q); err != nil {

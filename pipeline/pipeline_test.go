@@ -806,3 +806,83 @@ func TestAscentSparesSeenSet(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryPool: a query over smallRows rows holds a token from emit until
+// it is put back; one whose buffers grew past twice that comes back without
+// them, and a small query keeps them.
+func TestQueryPool(t *testing.T) {
+	cfg := Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}
+	pool := newQueryPool(&cfg, 1, 2)
+	if pool.size() != smallPool || cap(pool.big) != 6 {
+		t.Fatalf("pool of %d with %d tokens; want %d and 6", pool.size(), cap(pool.big), smallPool)
+	}
+	jobs := make(chan *query, 4)
+	p := newProducer(&cfg, nil, pool, jobs)
+	for _, c := range []struct {
+		rows        int
+		token, trim bool
+	}{{100, false, false}, {smallRows, false, false}, {smallRows + 1, true, false}, {3 * smallRows, true, true}} {
+		t.Run(fmt.Sprint(c.rows), func(t *testing.T) {
+			q, err := p.take(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.rows {
+				q.label = append(q.label, float64(i%2))
+				q.score = append(q.score, float64(i))
+			}
+			if err := p.emit(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-jobs; got != q || q.big != c.token || len(pool.big) != map[bool]int{false: 0, true: 1}[c.token] {
+				t.Fatalf("big %v with %d tokens out; want %v", q.big, len(pool.big), c.token)
+			}
+			pool.put(q)
+			if len(pool.big) != 0 || q.big {
+				t.Fatal("the token was not given back")
+			}
+			if kept := cap(q.label) >= c.rows; kept == c.trim {
+				t.Fatalf("%d rows: label capacity %d after put", c.rows, cap(q.label))
+			}
+		})
+	}
+}
+
+// TestLargeQueries: queries over smallRows rows, among small ones, give the
+// same per-query output and means for any worker count and batch size.
+func TestLargeQueries(t *testing.T) {
+	var rows []memRow
+	for q := range 40 {
+		n := 30
+		if q%4 == 1 {
+			n = smallRows + 500*q
+		}
+		for d := range n {
+			rows = append(rows, memRow{fmt.Sprintf("q%03d", q), float64((d*7919+q)%1000) / 7, float64(d % 3)})
+		}
+	}
+	files := map[string][]memRow{"a": rows}
+	var want string
+	for _, w := range []int{1, 2, 5} {
+		for _, bs := range []int{1000, 7777} {
+			var out bytes.Buffer
+			set, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map,ndcg@10"), Options: metrics.DefaultOptions(), Workers: w, PerQuery: &out}, sources(bs, files, "a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc, err := set.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := out.String() + string(enc)
+			if strings.Count(out.String(), "\n") != 40 {
+				t.Fatalf("workers %d: %d per-query lines", w, strings.Count(out.String(), "\n"))
+			}
+			if want == "" {
+				want = got
+			} else if got != want {
+				t.Fatalf("workers %d, batch %d: output differs", w, bs)
+			}
+		}
+	}
+}
