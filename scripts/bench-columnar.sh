@@ -7,9 +7,9 @@
 # Generates (if absent) $BENCH_DIR/columnar.{10000000,100000000}.zstd.parquet
 # (scripts/gen: 100 docs a query, zstd, row groups of 1Mi rows). Times are
 # wall-clock seconds, best of $REPEAT runs (100M: best of $REPEAT_BIG), files
-# in the page cache after the first run; RSS is /usr/bin/time -v's maximum
-# resident set size. The machine may be shared: the numbers are noisy, the
-# ratios less so.
+# in the page cache; the 10M-row runs go round the configurations in turn.
+# RSS is /usr/bin/time -v's maximum resident set size. The machine may be
+# shared: the numbers are noisy, the ratios less so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/rankeval-bench}
@@ -33,54 +33,71 @@ for n in 10000000 100000000; do
 	fi
 done
 
-# measure N CMD...: runs CMD N times under /usr/bin/time -v; sets BEST (the
-# lowest wall seconds), CPU (user+sys seconds of that run) and RSS (its
-# peak KB). CPU/wall shows how many cores the run really had.
-measure() {
-	local n=$1
-	shift
-	BEST= RSS= CPU=
-	for _ in $(seq "$n"); do
-		/usr/bin/time -v "$@" >/dev/null 2>"$bin/time.txt"
-		local wall rss cpu
-		wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$bin/time.txt")
-		rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$bin/time.txt")
-		cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$bin/time.txt")
-		if [ -z "$BEST" ] || awk -v a="$wall" -v b="$BEST" 'BEGIN {exit !(a < b)}'; then
-			BEST=$wall RSS=$rss CPU=$cpu
-		fi
-	done
+# run_once CMD...: runs CMD once under /usr/bin/time -v; sets WALL (wall
+# seconds), CPU (user+sys seconds; CPU/wall shows how many cores the run
+# really had) and RSS (peak KB).
+run_once() {
+	/usr/bin/time -v "$@" >/dev/null 2>"$bin/time.txt"
+	WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s}' "$bin/time.txt")
+	RSS=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$bin/time.txt")
+	CPU=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$bin/time.txt")
 }
 
+# The 10M-row configurations run in turn, $REPEAT rounds, so that the
+# machine's drift from minute to minute hits them alike; each keeps its
+# fastest run (BEST_k, with that run's CPU_k and RSS_k).
+cat "$small" >/dev/null # page cache
+rankeval=("$bin/rankeval" --quiet --format json)
+configs=(
+	"bare pqarrow decode, 4 columns (Parallel, 1 reader)|$bin/pqdecode $small"
+	"bare pqarrow decode, 4 columns (2 row-group readers)|$bin/pqdecode -rg-workers 2 -parallel=false $small"
+	"rankeval's reader alone (scripts/readonly, 3 columns)|$bin/readonly $small"
+	"rankeval --format json (default workers)|${rankeval[*]} $small"
+	"rankeval --workers 1|${rankeval[*]} --workers 1 $small"
+	"rankeval --workers 2|${rankeval[*]} --workers 2 $small"
+	"GOMAXPROCS=1 rankeval --workers 1 (one core)|env GOMAXPROCS=1 ${rankeval[*]} --workers 1 $small"
+)
+declare -A BEST CPUS RSSS
+for _ in $(seq "$REPEAT"); do
+	for k in "${!configs[@]}"; do
+		# shellcheck disable=SC2086 # the command is split on purpose
+		run_once ${configs[$k]#*|}
+		if [ -z "${BEST[$k]:-}" ] || awk -v a="$WALL" -v b="${BEST[$k]}" 'BEGIN {exit !(a < b)}'; then
+			BEST[$k]=$WALL CPUS[$k]=$CPU RSSS[$k]=$RSS
+		fi
+	done
+done
+
 row() {
-	printf '%-56s %6.2f s %6.2f cpu-s %6.1f Mrows/s %5d MB\n' "$1" "$2" "$CPU" \
-		"$(awk -v r="$3" -v s="$2" 'BEGIN {print r / s / 1e6}')" "$(($4 / 1024))"
+	printf '%-56s %6.2f s %6.2f cpu-s %6.1f Mrows/s %5d MB\n' "$1" "$2" "$3" \
+		"$(awk -v r="$4" -v s="$2" 'BEGIN {print r / s / 1e6}')" "$(($5 / 1024))"
 }
 
 echo "machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-cat "$small" >/dev/null # page cache
-# rankeval with the default metrics reads query_id, doc_id (when present,
-# to catch duplicate documents), score and label: the bare decode reads the
-# same four columns.
-measure "$REPEAT" "$bin/pqdecode" "$small"
-bare=$BEST; row "bare pqarrow decode, 4 columns (Parallel, 1 reader)" "$BEST" 1e7 "$RSS"
-measure "$REPEAT" "$bin/pqdecode" -rg-workers 2 -parallel=false "$small"
-bare2=$BEST; row "bare pqarrow decode, 4 columns (2 row-group readers)" "$BEST" 1e7 "$RSS"
-measure "$REPEAT" "$bin/readonly" "$small"
-row "rankeval's reader alone (scripts/readonly, 3 columns)" "$BEST" 1e7 "$RSS"
-measure "$REPEAT" "$bin/rankeval" --quiet --format json "$small"
-e2e=$BEST rss10=$RSS; row "rankeval --format json (default workers)" "$BEST" 1e7 "$RSS"
-measure "$REPEAT" "$bin/rankeval" --quiet --format json --workers 1 "$small"
-w1=$BEST; row "rankeval --workers 1" "$BEST" 1e7 "$RSS"
-measure "$REPEAT" "$bin/rankeval" --quiet --format json --workers 2 "$small"
-w2=$BEST; row "rankeval --workers 2" "$BEST" 1e7 "$RSS"
-measure "$REPEAT" env GOMAXPROCS=1 "$bin/rankeval" --quiet --format json --workers 1 "$small"
-g1=$BEST; row "GOMAXPROCS=1 rankeval --workers 1 (one core)" "$BEST" 1e7 "$RSS"
+for k in "${!configs[@]}"; do
+	row "${configs[$k]%%|*}" "${BEST[$k]}" "${CPUS[$k]}" 1e7 "${RSSS[$k]}"
+done
+bare=${BEST[0]} bare2=${BEST[1]} e2e=${BEST[3]} rss10=${RSSS[3]} w1=${BEST[4]} w2=${BEST[5]} g1=${BEST[6]}
+
+# 100M rows: best of $REPEAT_BIG each.
 cat "$big" >/dev/null
-measure "$REPEAT_BIG" "$bin/readonly" "$big"
-row "rankeval's reader alone, 100M rows" "$BEST" 1e8 "$RSS"
-measure "$REPEAT_BIG" "$bin/rankeval" --quiet --format json "$big"
-rss100=$RSS; row "rankeval --format json, 100M rows" "$BEST" 1e8 "$RSS"
+for k in 0 1; do
+	cmd=("$bin/readonly" "$big")
+	what="rankeval's reader alone, 100M rows"
+	if [ "$k" = 1 ]; then
+		cmd=("${rankeval[@]}" "$big")
+		what="rankeval --format json, 100M rows"
+	fi
+	best=
+	for _ in $(seq "$REPEAT_BIG"); do
+		run_once "${cmd[@]}"
+		if [ -z "$best" ] || awk -v a="$WALL" -v b="$best" 'BEGIN {exit !(a < b)}'; then
+			best=$WALL cpu=$CPU rss=$RSS
+		fi
+	done
+	row "$what" "$best" "$cpu" 1e8 "$rss"
+done
+rss100=$rss
 
 echo
 awk -v e="$e2e" -v b="$bare" -v b2="$bare2" -v w1="$w1" -v w2="$w2" -v g1="$g1" -v r10="$rss10" -v r100="$rss100" 'BEGIN {
