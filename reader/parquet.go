@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,11 +97,11 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	}
 	// String and binary id columns are decoded by byteSources, the
 	// others by pqarrow.
-	own := make([]bool, len(leaves))
+	own := make([]*arrow.Field, len(leaves))
 	for i, leaf := range leaves {
 		for j := range fr.Manifest.Fields {
-			if f := &fr.Manifest.Fields[j]; f.ColIndex == leaf {
-				own[i] = byteLeaf(meta.Schema.Column(leaf), *f.Field)
+			if f := &fr.Manifest.Fields[j]; f.ColIndex == leaf && byteLeaf(meta.Schema.Column(leaf), *f.Field) {
+				own[i] = f.Field
 			}
 		}
 	}
@@ -243,7 +242,7 @@ type parquetUnits struct {
 	name        string
 	fr          *pqarrow.FileReader
 	leaves      []int
-	own         []bool // own[i]: leaves[i] is read by a byteSource
+	own         []*arrow.Field // own[i] != nil: leaves[i] is read by a byteSource, as this field
 	batch       int
 	mem         memory.Allocator
 	colParallel bool // decode the columns of each batch in parallel
@@ -260,10 +259,11 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 	// are decoded in parallel; a byteSource for each string column.
 	var rest []int
 	for i, leaf := range p.leaves {
-		if !p.own[i] {
+		if p.own[i] == nil {
 			rest = append(rest, leaf)
 		}
 	}
+	owned := len(p.leaves) - len(rest)
 	for len(rest) > 0 {
 		take := rest
 		if p.colParallel {
@@ -276,18 +276,18 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 		}
 		srcs = append(srcs, pqSource{rr})
 	}
-	if slices.Contains(p.own, true) {
+	if owned > 0 {
 		pf := p.fr.ParquetReader()
 		rg := pf.RowGroup(u)
 		for i, leaf := range p.leaves {
-			if !p.own[i] {
+			if p.own[i] == nil {
 				continue
 			}
 			cr, err := rg.Column(leaf)
 			if err != nil {
 				return true, p.fail(u, err)
 			}
-			s, err := newByteSource(cr, pf.MetaData().Schema.Column(leaf), p.field(leaf), p.batch, p.mem)
+			s, err := newByteSource(cr, pf.MetaData().Schema.Column(leaf), *p.own[i], p.batch, p.mem)
 			if err != nil {
 				return true, p.fail(u, err)
 			}
@@ -295,16 +295,6 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 		}
 	}
 	return true, p.readSources(u, srcs, emit)
-}
-
-// field is leaf's Arrow field as pqarrow reads it.
-func (p *parquetUnits) field(leaf int) arrow.Field {
-	for i := range p.fr.Manifest.Fields {
-		if f := &p.fr.Manifest.Fields[i]; f.ColIndex == leaf {
-			return *f.Field
-		}
-	}
-	panic("parquetUnits: no field for a leaf parquetLeaves found")
 }
 
 func (p *parquetUnits) fail(u int, err error) error {
