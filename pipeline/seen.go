@@ -193,37 +193,16 @@ func (gr *grouper) indexBefore(b *reader.Batch, i, si int) error {
 	}
 	gr.p.note.Store(note)
 	defer gr.p.note.Store(nil)
-	pos := b.Pos[i]
 	var prev []byte
-	for k, src := range gr.inputs {
-		if gr.base+k > si {
-			break
+	_, err := gr.reread(si, b.Pos[i], func(rb *reader.Batch, j int) bool {
+		if id := rb.Query.At(j); prev == nil || !bytes.Equal(id, prev) {
+			gr.seen.insert(id)
+			prev = append(prev[:0], id...)
 		}
-		r, err := src.Open()
-		if err != nil {
-			return fmt.Errorf("%s: reading the input again to index the query ids before this row: %w", b.Where(i), err)
-		}
-		last := gr.base+k == si
-	scan:
-		for r.Next() {
-			rb := r.Batch()
-			for j := range rb.N {
-				if last && rb.Pos[j] >= pos {
-					break scan
-				}
-				if id := rb.Query.At(j); prev == nil || !bytes.Equal(id, prev) {
-					gr.seen.insert(id)
-					prev = append(prev[:0], id...)
-				}
-			}
-		}
-		err = r.Err()
-		if cerr := r.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: reading the input again to index the query ids before this row: %w", b.Where(i), err)
-		}
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("%s: reading the input again to index the query ids before this row: %w", b.Where(i), err)
 	}
 	return nil
 }
@@ -233,41 +212,56 @@ func (gr *grouper) indexBefore(b *reader.Batch, i, si int) error {
 // there is none. known is false when an input cannot be read twice
 // (standard input), and nothing can be said.
 func (gr *grouper) firstRow(id []byte, si int, pos int64) (at string, known bool, err error) {
+	known, err = gr.reread(si, pos, func(b *reader.Batch, j int) bool {
+		if bytes.Equal(b.Query.At(j), id) {
+			at = b.Where(j)
+			return true
+		}
+		return false
+	})
+	return at, known, err
+}
+
+// reread reads the log's inputs again, from the first up to row pos of
+// input si, and calls visit with each row until it returns true. ok is
+// false, and nothing is read, when an input cannot be read twice; the
+// ascent never ends on such inputs, so only firstRow meets one.
+func (gr *grouper) reread(si int, pos int64, visit func(b *reader.Batch, j int) bool) (ok bool, err error) {
 	for k, src := range gr.inputs {
 		if gr.base+k > si {
 			break
 		}
 		if !src.Reread {
-			return "", false, nil
+			return false, nil
 		}
 		r, err := src.Open()
 		if err != nil {
-			return "", false, err
+			return true, err
 		}
-		at, err := scanFor(r, id, gr.base+k == si, pos)
+		stop, err := scanRows(r, gr.base+k == si, pos, visit)
 		if cerr := r.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
-		if err != nil || at != "" {
-			return at, true, err
+		if err != nil || stop {
+			return true, err
 		}
 	}
-	return "", true, nil
+	return true, nil
 }
 
-// scanFor returns where r's first row with query id is, stopping at row
-// pos when last is set.
-func scanFor(r reader.Reader, id []byte, last bool, pos int64) (string, error) {
+// scanRows calls visit with r's rows until it returns true (stop), stopping
+// at row pos when last is set.
+func scanRows(r reader.Reader, last bool, pos int64, visit func(b *reader.Batch, j int) bool) (stop bool, err error) {
 	for r.Next() {
 		b := r.Batch()
-		for i := range b.N {
-			if last && b.Pos[i] >= pos {
-				return "", nil
+		for j := range b.N {
+			if last && b.Pos[j] >= pos {
+				return false, nil
 			}
-			if bytes.Equal(b.Query.At(i), id) {
-				return b.Where(i), nil
+			if visit(b, j) {
+				return true, nil
 			}
 		}
 	}
-	return "", r.Err()
+	return false, r.Err()
 }
