@@ -45,8 +45,10 @@ type Source struct {
 	Name string
 	Open func() (reader.Reader, error)
 	// Reread says Open may be called again and reads the input from its
-	// start (not standard input). Only the error for a reappearing query id
-	// does, to name where the id's rows first began.
+	// start (not standard input). The grouper does so once when query ids
+	// stop ascending, to index the ids before (see ascent), and for the
+	// error for a reappearing query id, to name where its rows began.
+	// Without it, ids are indexed from the first row.
 	Reread bool
 }
 
