@@ -51,7 +51,7 @@ rankeval=("$bin/rankeval" --quiet --format json)
 configs=(
 	"bare pqarrow decode, 4 columns (Parallel, 1 reader)|$bin/pqdecode $small"
 	"bare pqarrow decode, 4 columns (2 row-group readers)|$bin/pqdecode -rg-workers 2 -parallel=false $small"
-	"rankeval's reader alone (scripts/readonly, 3 columns)|$bin/readonly $small"
+	"rankeval's reader alone (scripts/readonly, 4 columns)|$bin/readonly $small"
 	"rankeval --format json (default workers)|${rankeval[*]} $small"
 	"rankeval --workers 1|${rankeval[*]} --workers 1 $small"
 	"rankeval --workers 2|${rankeval[*]} --workers 2 $small"

@@ -14,7 +14,9 @@ import (
 )
 
 func main() {
-	cols := reader.Columns{Query: "query_id", Score: "score", Label: "label"}
+	// the columns an end-to-end run with the default metrics reads: the doc
+	// id too, when present, for the duplicate check
+	cols := reader.Columns{Query: "query_id", Doc: "doc_id", DocOptional: true, Score: "score", Label: "label"}
 	start := time.Now()
 	var rows int64
 	var sum float64
@@ -29,6 +31,9 @@ func main() {
 			rows += int64(b.N)
 			for i := 0; i < b.N; i++ {
 				sum += b.Score[i] + b.Label[i] + float64(len(b.Query.At(i)))
+				if len(b.Doc.Off) > 1 {
+					sum += float64(len(b.Doc.At(i)))
+				}
 			}
 		}
 		if err := r.Err(); err != nil {
