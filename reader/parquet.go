@@ -91,7 +91,7 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, ErrFormat)
 	}
-	leaves, err := parquetLeaves(name, fr.Manifest, cols)
+	leaves, fields, err := parquetLeaves(name, fr.Manifest, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +99,8 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	// others by pqarrow.
 	own := make([]*arrow.Field, len(leaves))
 	for i, leaf := range leaves {
-		for j := range fr.Manifest.Fields {
-			if f := &fr.Manifest.Fields[j]; f.ColIndex == leaf && byteLeaf(meta.Schema.Column(leaf), *f.Field) {
-				own[i] = f.Field
-			}
+		if byteLeaf(meta.Schema.Column(leaf), *fields[i]) {
+			own[i] = fields[i]
 		}
 	}
 
@@ -192,10 +190,12 @@ func countingFile(f readAtSeeker, opt Options) readAtCounter {
 	return readAtCounter{f, opt.BytesRead}
 }
 
-// parquetLeaves finds the leaf column index of every requested column,
-// checking its Arrow type before anything is decoded.
-func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int, error) {
+// parquetLeaves finds the leaf column index and Arrow field of every
+// requested column present, checking its Arrow type before anything is
+// decoded.
+func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int, []*arrow.Field, error) {
 	var leaves []int
+	var fields []*arrow.Field
 	parts := filePartitions(name)
 	for _, r := range cols.requests() {
 		var fld *pqarrow.SchemaField
@@ -213,17 +213,18 @@ func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int,
 			for i := range m.Fields {
 				names[i] = strconv.Quote(m.Fields[i].Field.Name)
 			}
-			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
+			return nil, nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
 				name, r.name, r.role(), listNames(names), ErrColumn)
 		}
 		dt := fld.Field.Type
 		if !fld.IsLeaf() || !accepts(r.kind, dt) {
-			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
+			return nil, nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
 				name, r.name, dt, r.role(), r.types(), ErrColumn)
 		}
 		leaves = append(leaves, fld.ColIndex)
+		fields = append(fields, fld.Field)
 	}
-	return leaves, nil
+	return leaves, fields, nil
 }
 
 func listNames(names []string) string {
