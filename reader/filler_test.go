@@ -32,7 +32,9 @@ func TestNextInto(t *testing.T) {
 		"jsonl": func() (Reader, error) {
 			return Open(jpath, Columns{Query: "q", Doc: "d", Score: "s", Label: "y"}, Options{BatchSize: 8})
 		},
-		"trec run": func() (Reader, error) { return OpenRun(rpath, q, RunOptions{Options: Options{BatchSize: 8}}) },
+		"trec run": func() (Reader, error) {
+			return OpenRun(rpath, q, RunOptions{Options: Options{BatchSize: 8, Decoders: 1}})
+		},
 	}
 	for name, open := range open {
 		t.Run(name, func(t *testing.T) {

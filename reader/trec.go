@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -17,7 +18,7 @@ import (
 // in memory, compactly: the docnos of all judgments in one buffer, grouped
 // by query, with an offset and a label each (about 16 bytes a judgment plus
 // the docno itself). After loading it is only read, except for the marks
-// of which queries a run named, which the single run reader makes.
+// of which queries a run named, which run readers set atomically.
 type Qrels struct {
 	Name   string
 	index  map[string]int32 // query id -> query number, in file order
@@ -26,7 +27,7 @@ type Qrels struct {
 	docs   []byte
 	off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
 	labels []float64
-	seen   []bool
+	seen   []atomic.Bool // set by the run readers, possibly several at once
 }
 
 // ReadQrels loads a qrels file (plain, gzip or zstd). A docno judged twice
@@ -131,7 +132,7 @@ func ReadQrels(name string) (*Qrels, error) {
 		}
 	}
 	qOf = nil
-	q.seen = make([]bool, nq)
+	q.seen = make([]atomic.Bool, nq)
 
 	// trec_eval refuses a docno judged twice for a query. Queries are
 	// independent, so the check is split among the CPUs by query number,
@@ -381,7 +382,7 @@ func (q *Qrels) Join(qid []byte, label []float64, find func(doc []byte) int) {
 func (q *Qrels) Unseen() []string {
 	var out []string
 	for qn, qid := range q.order {
-		if !q.seen[qn] {
+		if !q.seen[qn].Load() {
 			out = append(out, qid)
 		}
 	}
@@ -441,151 +442,6 @@ func (t *docTable) find(q *Qrels, lo int, d []byte) int {
 			return j
 		}
 	}
-}
-
-// RunOptions tune a TREC run reader.
-type RunOptions struct {
-	Options
-	// SkipUnjudged drops the rows of queries the qrels do not judge
-	// (trec_eval and gdeval ignore them); they are counted in Skipped.
-	SkipUnjudged bool
-	// Skipped, when set, receives the number of queries and rows dropped.
-	Skipped *SkipCount
-	// DeferJoin leaves every label 0 for the caller to join later with
-	// Qrels.Join (the pipeline does so in its workers, where the run's
-	// doc ids are hashed anyway).
-	DeferJoin bool
-}
-
-// SkipCount counts what SkipUnjudged dropped.
-type SkipCount struct{ Queries, Rows int64 }
-
-// OpenRun opens a TREC run (`qid Q0 docno rank score runid`, plain, gzip or
-// zstd) and joins each row's label from the qrels: an unjudged document has
-// label 0. The rank column is ignored, as trec_eval ignores it.
-func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
-	f, display, err := openLocal(name)
-	if err != nil {
-		return nil, err
-	}
-	br := bufio.NewReaderSize(opt.source(f), 1<<16)
-	head, _ := br.Peek(4)
-	if len(head) == 0 {
-		f.Close()
-		return nil, fmt.Errorf("%s: the run is empty (0 bytes): %w", display, ErrEmpty)
-	}
-	src, closeDec, err := decompress(display, br, head)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r := &trecRun{sc: newFieldScanner(display, src), qrels: qrels, opt: opt, bs: opt.batchSize(),
-		close: func() error {
-			closeDec()
-			if f == os.Stdin {
-				return nil
-			}
-			return f.Close()
-		}}
-	r.own.Source = display
-	r.own.Query.Reset()
-	r.own.Doc.Reset()
-	r.b = &r.own
-	return r, nil
-}
-
-type trecRun struct {
-	sc    *fieldScanner
-	qrels *Qrels
-	opt   RunOptions
-	bs    int
-	target
-	err   error
-	close func() error
-	// the query of the previous row: the qrels map is consulted and the
-	// join table built once per query, not per row
-	lastQ   []byte
-	lastQn  int // query number in the qrels, -1 when not judged
-	lastHas bool
-	table   docTable
-}
-
-func (r *trecRun) Err() error { return r.err }
-
-func (r *trecRun) Close() error {
-	if r.close == nil {
-		return nil
-	}
-	c := r.close
-	r.close = nil
-	return c()
-}
-
-func (r *trecRun) Next() bool { r.fillOwn(); return r.rows() }
-
-func (r *trecRun) NextInto(b *Batch) bool { r.fillInto(b); return r.rows() }
-
-func (r *trecRun) rows() bool {
-	if r.err != nil {
-		return false
-	}
-	name := r.b.Source
-	sc := r.sc
-	for r.b.N < r.bs && sc.next() {
-		if sc.k != 6 {
-			r.err = fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
-			return false
-		}
-		qid, doc, sf := sc.field(0), sc.field(2), sc.field(4)
-		score, ok := parseNumber(sf)
-		if !ok {
-			r.err = fmt.Errorf("%s:%d: score %q is not a number: %w", name, sc.n, sf, ErrValue)
-			return false
-		}
-		q := r.qrels
-		if !r.lastHas || !bytes.Equal(qid, r.lastQ) {
-			r.lastQ = append(r.lastQ[:0], qid...)
-			r.lastHas = true
-			r.lastQn = -1
-			if qn, ok := q.index[string(qid)]; ok {
-				r.lastQn = int(qn)
-				q.seen[qn] = true
-				if !r.opt.DeferJoin {
-					lo, hi := q.start[qn], q.start[qn+1]
-					r.table.reset(hi - lo)
-					for k := lo; k < hi; k++ {
-						r.table.insert(q, lo, k)
-					}
-				}
-			} else if r.opt.SkipUnjudged && r.opt.Skipped != nil {
-				r.opt.Skipped.Queries++
-			}
-		}
-		var label float64
-		if r.lastQn >= 0 {
-			if !r.opt.DeferJoin {
-				if j := r.table.find(q, q.start[r.lastQn], doc); j >= 0 {
-					label = q.labels[j]
-				}
-			}
-		} else if r.opt.SkipUnjudged {
-			if r.opt.Skipped != nil {
-				r.opt.Skipped.Rows++
-			}
-			continue
-		}
-		r.b.Query.Append(qid)
-		r.b.Doc.Append(doc)
-		r.b.Score = append(r.b.Score, score)
-		r.b.Label = append(r.b.Label, label)
-		r.b.Pos = append(r.b.Pos, sc.n)
-		r.b.N++
-	}
-	if sc.err != nil {
-		r.err = sc.err
-		return false
-	}
-	return r.b.N > 0
 }
 
 // fieldSep marks the bytes C's isspace accepts (space, \t, \n, \v, \f,

@@ -187,7 +187,7 @@ func BenchmarkQrelsMemory(b *testing.B) {
 }
 
 // BenchmarkTrecRun reads a generated run joined with its qrels, reporting
-// run lines/s.
+// run lines/s, serially (1 decoder) and in blocks on several goroutines.
 func BenchmarkTrecRun(b *testing.B) {
 	var run, qrels strings.Builder
 	const queries, depth = 500, 1000
@@ -205,21 +205,24 @@ func BenchmarkTrecRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(run.Len()))
-	b.ResetTimer()
-	for range b.N {
-		r, err := OpenRun(rp, q, RunOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for r.Next() {
-		}
-		if r.Err() != nil {
-			b.Fatal(r.Err())
-		}
-		r.Close()
+	for _, dec := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("decoders=%d", dec), func(b *testing.B) {
+			b.SetBytes(int64(run.Len()))
+			for range b.N {
+				r, err := OpenRun(rp, q, RunOptions{Options: Options{Decoders: dec}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for r.Next() {
+				}
+				if r.Err() != nil {
+					b.Fatal(r.Err())
+				}
+				r.Close()
+			}
+			b.ReportMetric(float64(queries*depth*b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
 	}
-	b.ReportMetric(float64(queries*depth*b.N)/b.Elapsed().Seconds(), "lines/s")
 }
 
 func TestSplitFields(t *testing.T) {
