@@ -33,6 +33,11 @@ type Qrels struct {
 // ReadQrels loads a qrels file (plain, gzip or zstd). A docno judged twice
 // for one query is an error, as in trec_eval.
 func ReadQrels(name string) (*Qrels, error) {
+	return readQrels(name, runtime.GOMAXPROCS(0))
+}
+
+// readQrels reads a large plain file in up to parts pieces at once.
+func readQrels(name string, parts int) (*Qrels, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -62,42 +67,26 @@ func ReadQrels(name string) (*Qrels, error) {
 			docLen = max(len(sample)/lines-6, 4) // a line less its qid, iter and label
 		}
 	}
-	// A large plain file is parsed in two halves at once, split where a
-	// query starts. The halves fill the two ends of arrays sized for the
-	// whole file, and the second moves down to join the first: the only
-	// extra memory is the room the first half left unused.
-	var split int64
-	if runtime.GOMAXPROCS(0) > 1 {
-		split = qrelsSplit(f, size)
+	// A large plain file is parsed in pieces at once, one per CPU, each
+	// starting where a query starts. The pieces fill their shares of
+	// arrays sized for the whole file and then move down to join the
+	// first: the only extra memory is the room a piece left unused.
+	var cuts []int64
+	if plain {
+		cuts = qrelsCuts(f, size, min(parts, int(size/max(qrelsMinSplit/2, 1))))
 	}
 	var seg *qrelsSegment
-	if split > 0 {
-		all := newQrelsArrays(est, docLen)
-		k := int(int64(est) * split / size)
-		seg0, seg1 := all.part(0, 0, k, 0, k*docLen), all.part(1, k, est, k*docLen, est*docLen)
-		var err1 error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			err1 = parseQrelsTail(f, name, split, size, seg1)
-		}()
-		err = parseQrels(name, io.LimitReader(br, split), 0, seg0)
-		<-done
-		if err == nil {
-			err = err1
-		}
-		if err == nil {
-			seg = joinQrels(all, seg0, seg1)
-		}
+	if len(cuts) > 0 {
+		seg, err = parseQrelsParts(f, br, name, size, cuts, est, docLen)
 	} else {
-		seg = newQrelsArrays(est, docLen).part(0, 0, est, 0, est*docLen)
-		err = parseQrels(name, src, 0, seg)
+		seg = newQrelsArrays(est, docLen, 1).part(0, 0, est, 0, est*docLen)
+		_, err = parseQrels(name, src, 0, seg)
 	}
 	if err != nil {
 		return nil, err
 	}
 	q.index, q.order = seg.index, seg.order
-	docs, off, labels, qOf, lineOf, sorted := seg.docs, seg.off, seg.labels, seg.qOf, seg.lineOf, seg.sorted
+	docs, off, labels, qOf, sorted := seg.docs, seg.off, seg.labels, seg.qOf, seg.sorted
 
 	// Group by query with a counting sort, which keeps file order within a
 	// query, then copy into query order.
@@ -109,14 +98,11 @@ func ReadQrels(name string) (*Qrels, error) {
 	for i := range nq {
 		q.start[i+1] += q.start[i]
 	}
-	perm := make([]int32, len(qOf))
 	if sorted {
 		// the usual qrels file, grouped by query: nothing to move
-		for j := range perm {
-			perm[j] = int32(j)
-		}
 		q.docs, q.off, q.labels = docs, off, labels
 	} else {
+		perm := make([]int32, len(qOf))
 		next := append([]int(nil), q.start[:nq]...)
 		for j, qn := range qOf {
 			perm[next[qn]] = int32(j)
@@ -137,7 +123,7 @@ func ReadQrels(name string) (*Qrels, error) {
 	// trec_eval refuses a docno judged twice for a query. Queries are
 	// independent, so the check is split among the CPUs by query number,
 	// and the lowest query with a duplicate is reported whatever the split.
-	parts := min(runtime.GOMAXPROCS(0), max(len(q.labels)/(1<<18), 1))
+	parts = min(parts, max(len(q.labels)/(1<<18), 1))
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for w := range parts {
@@ -148,8 +134,9 @@ func ReadQrels(name string) (*Qrels, error) {
 				t.reset(hi - lo)
 				for k := lo; k < hi; k++ {
 					if prev := t.insert(q, lo, k); prev >= 0 {
+						first, again := qrelsLines(name, q.order[qn], prev-lo, k-lo)
 						errs[w] = fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
-							name, lineOf[perm[k]], q.doc(k), q.order[qn], lineOf[perm[prev]], ErrValue)
+							name, again, q.doc(k), q.order[qn], first, ErrValue)
 						return
 					}
 				}
@@ -173,8 +160,7 @@ type qrelsSegment struct {
 	off    []int64 // off[0] is 0, where this stretch's docs start
 	labels []float64
 	qOf    []int32
-	lineOf []uint32 // for the duplicate message only: 4 bytes suffice
-	sorted bool     // each query's judgments contiguous, queries in order
+	sorted bool // each query's judgments contiguous, queries in order
 }
 
 // qrelsArrays are the flat arrays of pass 1, sized for a whole file.
@@ -183,16 +169,14 @@ type qrelsArrays struct {
 	off    []int64
 	labels []float64
 	qOf    []int32
-	lineOf []uint32
 }
 
-func newQrelsArrays(n, docLen int) qrelsArrays {
+func newQrelsArrays(n, docLen, parts int) qrelsArrays {
 	return qrelsArrays{
 		docs:   make([]byte, n*docLen),
-		off:    make([]int64, n+2), // each part has a leading 0
+		off:    make([]int64, n+parts), // each part has a leading 0
 		labels: make([]float64, n),
 		qOf:    make([]int32, n),
-		lineOf: make([]uint32, n),
 	}
 }
 
@@ -208,7 +192,6 @@ func (a qrelsArrays) part(k, from, to, dfrom, dto int) *qrelsSegment {
 		off:    append(a.off[from+k:from+k:to+k+1], 0),
 		labels: a.labels[from:from:to],
 		qOf:    a.qOf[from:from:to],
-		lineOf: a.lineOf[from:from:to],
 		sorted: true,
 	}
 }
@@ -224,7 +207,6 @@ func joinQrels(a qrelsArrays, s0, s1 *qrelsSegment) *qrelsSegment {
 	s0.docs = joinInto(a.docs, s0.docs, s1.docs)
 	s0.off = joinInto(a.off, s0.off, s1.off[1:])
 	s0.labels = joinInto(a.labels, s0.labels, s1.labels)
-	s0.lineOf = joinInto(a.lineOf, s0.lineOf, s1.lineOf)
 	remap := make([]int32, len(s1.order))
 	for k, id := range s1.order {
 		qn, ok := s0.index[id]
@@ -256,27 +238,39 @@ func joinInto[T any](all, x, y []T) []T {
 	return append(x, y...)
 }
 
-// qrelsMinSplit is the size from which a plain qrels file is parsed in two
-// halves (a variable for the tests).
+// qrelsMinSplit is the size from which a plain qrels file is parsed in
+// pieces, each at least half that (a variable for the tests).
 var qrelsMinSplit int64 = 16 << 20
 
-// qrelsSplit returns where the second half of a plain qrels file of size
-// bytes starts: the first line past the middle whose query differs from
-// the line before; 0 to read the file in one piece.
-func qrelsSplit(f *os.File, size int64) int64 {
-	if size < qrelsMinSplit {
-		return 0
+// qrelsCuts returns where pieces 2..n of a plain qrels file start, each at
+// the first line past its share of the file whose query differs from the
+// line before; none when the file is too small to split.
+func qrelsCuts(f *os.File, size int64, n int) []int64 {
+	if size < qrelsMinSplit || n < 2 {
+		return nil
 	}
-	mid := size / 2
-	br := bufio.NewReaderSize(io.NewSectionReader(f, mid, size-mid), 1<<16)
-	line, err := br.ReadSlice('\n') // the rest of the line the middle falls in
+	var cuts []int64
+	for i := 1; i < n; i++ {
+		at := qrelsCut(f, size*int64(i)/int64(n), size)
+		if at > 0 && (len(cuts) == 0 || at > cuts[len(cuts)-1]) {
+			cuts = append(cuts, at)
+		}
+	}
+	return cuts
+}
+
+// qrelsCut returns the start of the first line past from whose query
+// differs from the line before; 0 when there is none near.
+func qrelsCut(f *os.File, from, size int64) int64 {
+	br := bufio.NewReaderSize(io.NewSectionReader(f, from, size-from), 1<<16)
+	line, err := br.ReadSlice('\n') // the rest of the line from falls in
 	if err != nil {
 		return 0
 	}
-	pos := mid + int64(len(line))
+	pos := from + int64(len(line))
 	var first []byte
 	var fs [][]byte
-	for pos < mid+8<<20 { // give up past a query of 8 MiB: read in one piece
+	for pos < from+8<<20 { // give up past a query of 8 MiB
 		line, err := br.ReadSlice('\n')
 		if err != nil && (err != io.EOF || len(line) == 0) {
 			return 0
@@ -293,37 +287,63 @@ func qrelsSplit(f *os.File, size int64) int64 {
 	return 0
 }
 
-// parseQrelsTail parses the second half of a plain qrels file, [from,
-// size), numbering its lines after those of the first.
-func parseQrelsTail(f *os.File, name string, from, size int64, g *qrelsSegment) error {
-	var lines int64
-	buf := make([]byte, 1<<16)
-	for r := io.NewSectionReader(f, 0, from); ; {
-		n, err := r.Read(buf)
-		lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
-		if err == io.EOF {
-			break
+// parseQrelsParts parses the pieces of a plain qrels file that start at 0
+// and at each cut on as many goroutines, and joins them. A piece numbers
+// its lines from 1; one with an error is parsed again from its true first
+// line, the lines before it counted, to name the line.
+func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts []int64, est, docLen int) (*qrelsSegment, error) {
+	n := len(cuts) + 1
+	all := newQrelsArrays(est, docLen, n)
+	edges := append(append([]int64{0}, cuts...), size)
+	segs := make([]*qrelsSegment, n)
+	lines := make([]int64, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		k0, k1 := int(int64(est)*edges[i]/size), int(int64(est)*edges[i+1]/size)
+		if i == n-1 {
+			k1 = est
 		}
-		if err != nil {
-			return readError(name, lines+1, err)
-		}
+		segs[i] = all.part(i, k0, k1, k0*docLen, k1*docLen)
+		wg.Go(func() {
+			var r io.Reader = io.NewSectionReader(f, edges[i], edges[i+1]-edges[i])
+			if i == 0 {
+				r = io.LimitReader(br, edges[1]) // the buffered start
+			}
+			lines[i], errs[i] = parseQrels(name, r, 0, segs[i])
+		})
 	}
-	return parseQrels(name, io.NewSectionReader(f, from, size-from), lines, g)
+	wg.Wait()
+	var base int64
+	for i := range n {
+		if errs[i] != nil {
+			if i > 0 {
+				_, errs[i] = parseQrels(name, io.NewSectionReader(f, edges[i], edges[i+1]-edges[i]), base, newQrelsArrays(0, 0, 1).part(0, 0, 0, 0, 0))
+			}
+			return nil, errs[i]
+		}
+		if i > 0 {
+			segs[0] = joinQrels(all, segs[0], segs[i])
+		}
+		base += lines[i]
+	}
+	return segs[0], nil
 }
 
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
 // line base+1: the judgments in file order, appended to g's flat arrays.
-func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) error {
+// It returns the number of lines in the stretch.
+func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) (int64, error) {
 	sc := newFieldScanner(name, r)
 	sc.n = base
 	for sc.next() {
 		if sc.k != 4 {
-			return fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
+			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
 		}
 		qid, doc, lab := sc.field(0), sc.field(2), sc.field(3)
 		label, ok := parseNumber(lab)
 		if !ok || label != label || math.IsInf(label, 0) {
-			return fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
+			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
 		}
 		// qrels come grouped by query: the map only sees a query's first line
 		qn := int32(len(g.order) - 1)
@@ -344,9 +364,41 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) error {
 		// it relevant and gives it gain 0, which is what 0 gets here.
 		g.labels = append(g.labels, max(label, 0))
 		g.qOf = append(g.qOf, qn)
-		g.lineOf = append(g.lineOf, uint32(min(sc.n, math.MaxUint32)))
 	}
-	return sc.err
+	return sc.n - base, sc.err
+}
+
+// qrelsLines finds the lines of judgments a and b (a < b) of query qid,
+// counted in file order, by reading the file again: only a duplicate's
+// message needs them, so the judgments keep no line numbers. Parsing
+// succeeded, so every line is well formed.
+func qrelsLines(name, qid string, a, b int) (la, lb int64) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	head, _ := br.Peek(4)
+	src, closeDec, err := decompress(name, br, head)
+	if err != nil {
+		return 0, 0
+	}
+	defer closeDec()
+	sc := newFieldScanner(name, src)
+	for n := 0; sc.next(); {
+		if string(sc.field(0)) != qid {
+			continue
+		}
+		if n == a {
+			la = sc.n
+		}
+		if n == b {
+			return la, sc.n
+		}
+		n++
+	}
+	return la, 0
 }
 
 func (q *Qrels) doc(k int) []byte { return q.docs[q.off[k]:q.off[k+1]] }

@@ -283,8 +283,8 @@ func TestQrelsDuplicateSplit(t *testing.T) {
 	}
 }
 
-// TestQrelsSplit loads qrels in two halves (the threshold lowered) and in
-// one piece: the same judgments, order and errors, line numbers included.
+// TestQrelsSplit loads qrels in 2, 3 and 5 pieces (the threshold lowered)
+// and in one piece: the same judgments, order and errors, line numbers included.
 func TestQrelsSplit(t *testing.T) {
 	var sorted, mixed strings.Builder
 	for q := range 300 {
@@ -330,30 +330,31 @@ func TestQrelsSplit(t *testing.T) {
 		"long docnos first":          longFirst.String(),
 	}
 	for name, data := range cases {
-		t.Run(name, func(t *testing.T) {
-			path := writeFile(t, "q.txt", []byte(data))
-			whole, errWhole := ReadQrels(path)
-			old := qrelsMinSplit
-			qrelsMinSplit = 1
-			defer func() { qrelsMinSplit = old }()
-			f, _ := os.Open(path)
-			split := qrelsSplit(f, int64(len(data)))
-			f.Close()
-			if split == 0 {
-				t.Fatal("no split point found")
-			}
-			halves, errHalves := ReadQrels(path)
-			if fmt.Sprint(errWhole) != fmt.Sprint(errHalves) {
-				t.Fatalf("errors differ:\n whole:  %v\n halves: %v", errWhole, errHalves)
-			}
-			if errWhole != nil {
-				t.Log(errWhole)
-				return
-			}
-			if !slices.Equal(whole.order, halves.order) || !slices.Equal(whole.start, halves.start) ||
-				!bytes.Equal(whole.docs, halves.docs) || !slices.Equal(whole.off, halves.off) || !slices.Equal(whole.labels, halves.labels) {
-				t.Fatal("judgments differ")
-			}
-		})
+		path := writeFile(t, "q.txt", []byte(data))
+		whole, errWhole := readQrels(path, 1)
+		for _, parts := range []int{2, 3, 5} {
+			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
+				old := qrelsMinSplit
+				qrelsMinSplit = 1
+				defer func() { qrelsMinSplit = old }()
+				f, _ := os.Open(path)
+				cuts := qrelsCuts(f, int64(len(data)), parts)
+				f.Close()
+				if len(cuts) != parts-1 {
+					t.Fatalf("cuts %v for %d parts", cuts, parts)
+				}
+				split, errSplit := readQrels(path, parts)
+				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
+					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
+				}
+				if errWhole != nil {
+					return
+				}
+				if !slices.Equal(whole.order, split.order) || !slices.Equal(whole.start, split.start) ||
+					!bytes.Equal(whole.docs, split.docs) || !slices.Equal(whole.off, split.off) || !slices.Equal(whole.labels, split.labels) {
+					t.Fatal("judgments differ")
+				}
+			})
+		}
 	}
 }
