@@ -114,7 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.cols.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
 	fs.StringVar(&c.cols.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
 	fs.StringVar(&c.cols.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
-	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries (0 = one per CPU); results do not depend on it")
+	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries, and decoding each Parquet, Arrow or TREC run file (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&c.maxGroupRows, "max-group-rows", 1_000_000, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.IntVar(&c.batchSize, "batch-size", 8192, "rows per read batch; results do not depend on it")
 	dedup := fs.String("dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")

@@ -91,6 +91,14 @@ func TestTrecEvalReference(t *testing.T) {
 				if n < 500 {
 					t.Fatalf("only %d values compared", n)
 				}
+				// the run parsed as read (one worker) and in blocks on
+				// three goroutines prints the same bytes
+				for _, w := range []string{"1", "3"} {
+					code, other, stderr := cli(t, append(args, "--workers", w, "--batch-size", "7", filepath.Join(dir, "run.txt"))...)
+					if code != 0 || other != stdout {
+						t.Fatalf("--workers %s: exit %d, output differs: %s", w, code, stderr)
+					}
+				}
 			})
 		}
 	}
