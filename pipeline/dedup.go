@@ -9,8 +9,11 @@ import (
 // one; its table is reused from query to query, so checking allocates only
 // when a larger query than any before arrives.
 type docSet struct {
-	seed  maphash.Seed
-	slots []int32 // row index + 1; 0 = empty
+	seed maphash.Seed
+	// row index + 1 in the low 32 bits (0 = empty), the top 32 bits of
+	// the doc id's hash in the high ones: a probe that meets another id
+	// is mostly told apart by them, without comparing the ids' bytes
+	slots []uint64
 	mask  uint64
 	docs  [][]byte // the doc ids the table holds, for find
 	// lookup is find as a func value, made once: a method value passed
@@ -32,7 +35,7 @@ func (s *docSet) reset(docs [][]byte) {
 		size <<= 1
 	}
 	if cap(s.slots) < size {
-		s.slots = make([]int32, size)
+		s.slots = make([]uint64, size)
 	} else {
 		s.slots = s.slots[:size]
 		clear(s.slots)
@@ -45,12 +48,14 @@ func (s *docSet) reset(docs [][]byte) {
 // Config.Join, so a TREC run's doc ids are hashed once, here, and not
 // again by the reader.
 func (s *docSet) find(d []byte) int {
-	for h := maphash.Bytes(s.seed, d) & s.mask; ; h = (h + 1) & s.mask {
-		j := s.slots[h]
-		if j == 0 {
+	hash := maphash.Bytes(s.seed, d)
+	tag := hash &^ (1<<32 - 1)
+	for h := hash & s.mask; ; h = (h + 1) & s.mask {
+		v := s.slots[h]
+		if v == 0 {
 			return -1
 		}
-		if bytes.Equal(s.docs[j-1], d) {
+		if j := uint32(v); v&^(1<<32-1) == tag && bytes.Equal(s.docs[j-1], d) {
 			return int(j - 1)
 		}
 	}
@@ -64,13 +69,15 @@ func (s *docSet) seen(i, at int) int {
 	if len(d) == 0 {
 		return -1
 	}
-	for h := maphash.Bytes(s.seed, d) & s.mask; ; h = (h + 1) & s.mask {
-		j := s.slots[h]
-		if j == 0 {
-			s.slots[h] = int32(at + 1)
+	hash := maphash.Bytes(s.seed, d)
+	tag := hash &^ (1<<32 - 1)
+	for h := hash & s.mask; ; h = (h + 1) & s.mask {
+		v := s.slots[h]
+		if v == 0 {
+			s.slots[h] = tag | uint64(at+1)
 			return -1
 		}
-		if bytes.Equal(s.docs[j-1], d) {
+		if j := uint32(v); v&^(1<<32-1) == tag && bytes.Equal(s.docs[j-1], d) {
 			return int(j - 1)
 		}
 	}
