@@ -86,14 +86,14 @@ func readQrels(name string, parts int) (*Qrels, error) {
 		return nil, err
 	}
 	q.index, q.order = seg.index, seg.order
-	docs, off, labels, qOf, sorted := seg.docs, seg.off, seg.labels, seg.qOf, seg.sorted
+	docs, off, labels, sorted := seg.docs, seg.off, seg.labels, seg.sorted
 
 	// Group by query with a counting sort, which keeps file order within a
 	// query, then copy into query order.
 	nq := len(q.order)
 	q.start = make([]int, nq+1)
-	for _, qn := range qOf {
-		q.start[qn+1]++
+	for _, r := range seg.runs {
+		q.start[r.qn+1] += int(r.n)
 	}
 	for i := range nq {
 		q.start[i+1] += q.start[i]
@@ -102,11 +102,15 @@ func readQrels(name string, parts int) (*Qrels, error) {
 		// the usual qrels file, grouped by query: nothing to move
 		q.docs, q.off, q.labels = docs, off, labels
 	} else {
-		perm := make([]int32, len(qOf))
+		perm := make([]int32, len(labels))
 		next := append([]int(nil), q.start[:nq]...)
-		for j, qn := range qOf {
-			perm[next[qn]] = int32(j)
-			next[qn]++
+		j := int32(0)
+		for _, r := range seg.runs {
+			for range r.n {
+				perm[next[r.qn]] = j
+				next[r.qn]++
+				j++
+			}
 		}
 		q.docs = make([]byte, 0, len(docs))
 		q.off = make([]int64, 1, len(off))
@@ -117,7 +121,6 @@ func readQrels(name string, parts int) (*Qrels, error) {
 			q.labels[k] = labels[j]
 		}
 	}
-	qOf = nil
 	q.seen = make([]atomic.Bool, nq)
 
 	// trec_eval refuses a docno judged twice for a query. Queries are
@@ -159,16 +162,20 @@ type qrelsSegment struct {
 	docs   []byte
 	off    []int64 // off[0] is 0, where this stretch's docs start
 	labels []float64
-	qOf    []int32
-	sorted bool // each query's judgments contiguous, queries in order
+	runs   []qrelsRun // the queries of the judgments, in file order
+	sorted bool       // each query's judgments contiguous, queries in order
 }
+
+// qrelsRun is a run of consecutive judgments of one query: the counting
+// sort needs no query number per judgment, and a qrels file grouped by
+// query has one run a query.
+type qrelsRun struct{ qn, n int32 }
 
 // qrelsArrays are the flat arrays of pass 1, sized for a whole file.
 type qrelsArrays struct {
 	docs   []byte
 	off    []int64
 	labels []float64
-	qOf    []int32
 }
 
 func newQrelsArrays(n, docLen, parts int) qrelsArrays {
@@ -176,7 +183,6 @@ func newQrelsArrays(n, docLen, parts int) qrelsArrays {
 		docs:   make([]byte, n*docLen),
 		off:    make([]int64, n+parts), // each part has a leading 0
 		labels: make([]float64, n),
-		qOf:    make([]int32, n),
 	}
 }
 
@@ -191,7 +197,6 @@ func (a qrelsArrays) part(k, from, to, dfrom, dto int) *qrelsSegment {
 		docs:   a.docs[dfrom:dfrom:dto],
 		off:    append(a.off[from+k:from+k:to+k+1], 0),
 		labels: a.labels[from:from:to],
-		qOf:    a.qOf[from:from:to],
 		sorted: true,
 	}
 }
@@ -219,10 +224,9 @@ func joinQrels(a qrelsArrays, s0, s1 *qrelsSegment) *qrelsSegment {
 		}
 		remap[k] = qn
 	}
-	for i, qn := range s1.qOf {
-		s1.qOf[i] = remap[qn]
+	for _, r := range s1.runs {
+		s0.runs = append(s0.runs, qrelsRun{remap[r.qn], r.n})
 	}
-	s0.qOf = joinInto(a.qOf, s0.qOf, s1.qOf)
 	s0.sorted = s0.sorted && s1.sorted
 	return s0
 }
@@ -336,6 +340,7 @@ func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts
 func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) (int64, error) {
 	sc := newFieldScanner(name, r)
 	sc.n = base
+	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
 	for sc.next() {
 		if sc.k != 4 {
 			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
@@ -346,8 +351,11 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) (int64, e
 			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
 		}
 		// qrels come grouped by query: the map only sees a query's first line
-		qn := int32(len(g.order) - 1)
-		if len(g.order) == 0 || string(qid) != g.order[qn] {
+		switch {
+		case qn < 0 || string(qid) != g.order[qn]:
+			if n > 0 {
+				g.runs = append(g.runs, qrelsRun{qn, n})
+			}
 			var ok bool
 			qn, ok = g.index[string(qid)]
 			if !ok {
@@ -357,13 +365,20 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) (int64, e
 			} else {
 				g.sorted = false
 			}
+			n = 0
+		case n == math.MaxInt32:
+			g.runs = append(g.runs, qrelsRun{qn, n})
+			n = 0
 		}
+		n++
 		g.docs = append(g.docs, doc...)
 		g.off = append(g.off, int64(len(g.docs)))
 		// A negative judgment is judged non-relevant: trec_eval never counts
 		// it relevant and gives it gain 0, which is what 0 gets here.
 		g.labels = append(g.labels, max(label, 0))
-		g.qOf = append(g.qOf, qn)
+	}
+	if n > 0 {
+		g.runs = append(g.runs, qrelsRun{qn, n})
 	}
 	return sc.n - base, sc.err
 }
