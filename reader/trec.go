@@ -421,6 +421,9 @@ func (q *Qrels) doc(k int) []byte { return q.docs[q.off[k]:q.off[k+1]] }
 // Judgments returns the number of judgments loaded.
 func (q *Qrels) Judgments() int { return len(q.labels) }
 
+// Queries returns the number of judged queries.
+func (q *Qrels) Queries() int { return len(q.order) }
+
 // Judged returns the labels of every judged document of a query, or nil
 // when the qrels do not judge it.
 func (q *Qrels) Judged(qid []byte) []float64 {

@@ -32,9 +32,9 @@ type SkipCount struct{ Queries, Rows int64 }
 // label 0. The rank column is ignored, as trec_eval ignores it.
 //
 // A file (not standard input) is parsed by Options.Decoders goroutines
-// (default GOMAXPROCS), one block of lines each in turn, and its batches are
-// returned in file order; with one decoder, or on standard input, lines are
-// parsed as they are read.
+// (default GOMAXPROCS, at most maxRunDecoders), one block of lines each in
+// turn, and its batches are returned in file order; with one decoder, or on
+// standard input, lines are parsed as they are read.
 func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 	f, display, err := openLocal(name)
 	if err != nil {
@@ -58,7 +58,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		}
 		return f.Close()
 	}
-	if k := decoders(opt.Options); k > 1 && f != os.Stdin {
+	if k := min(decoders(opt.Options), maxRunDecoders); k > 1 && f != os.Stdin {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
 	r := &trecRun{sc: newFieldScanner(display, src), bs: opt.batchSize(), close: closeAll}
@@ -254,6 +254,11 @@ type blockItem struct {
 	skipFirst bool // SkipUnjudged dropped the first query, the last
 	skipLast  bool
 }
+
+// maxRunDecoders bounds the goroutines parsing one run, and the 2 MiB of
+// blocks each holds: eight parse faster than one goroutine can group the
+// rows they return.
+const maxRunDecoders = 8
 
 // runBlockSize is the size of a block, and so the longest line (a
 // variable for the tests).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -20,9 +21,15 @@ type trecInput struct {
 }
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
+	start := time.Now()
 	q, err := reader.ReadQrels(c.qrels)
 	if err != nil {
 		return nil, err
+	}
+	if !c.quiet {
+		// a large qrels file takes seconds before the run's progress starts
+		fmt.Fprintf(stderr, "rankeval: %s: %d judgments of %d queries loaded in %.2f s\n",
+			c.qrels, q.Judgments(), q.Queries(), time.Since(start).Seconds())
 	}
 	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
 	cfg.Judged = q.Judged

@@ -185,6 +185,21 @@ func TestTrecInputErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("loading the qrels is reported unless --quiet", func(t *testing.T) {
+		run := filepath.Join(dir, "run.txt")
+		os.WriteFile(run, []byte("1 Q0 a 1 0.5 s\n2 Q0 b 1 0.4 s\n"), 0o644)
+		want := "qrels.txt: 3 judgments of 2 queries loaded in "
+		for _, quiet := range []bool{false, true} {
+			args := []string{"--qrels", qrels, "--profile", "trec_eval"}
+			if quiet {
+				args = append(args, "--quiet")
+			}
+			code, _, stderr := cli(t, append(args, run)...)
+			if code != 0 || strings.Contains(stderr, want) == quiet {
+				t.Fatalf("quiet=%v: exit %d stderr %q, want %q there unless quiet", quiet, code, stderr, want)
+			}
+		}
+	})
 	t.Run("--complete without --qrels is a usage error", func(t *testing.T) {
 		if code, _, _ := cli(t, "--complete", "x"); code != 2 {
 			t.Fatalf("exit %d", code)
