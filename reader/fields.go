@@ -95,11 +95,7 @@ func (s *fieldScanner) refill() bool {
 	s.end = bytes.LastIndexByte(s.buf[:s.fill], '\n') + 1
 	if s.end == 0 {
 		if s.fill == s.size {
-			limit := fmt.Sprintf("%d bytes", s.size)
-			if s.size%(1<<20) == 0 {
-				limit = fmt.Sprintf("%d MiB", s.size>>20)
-			}
-			s.err = fmt.Errorf("%s:%d: line longer than %s: %w", s.name, s.n+1, limit, ErrSyntax)
+			s.err = fmt.Errorf("%s:%d: line longer than %s: %w", s.name, s.n+1, sizeName(s.size), ErrSyntax)
 			return false
 		}
 		return s.refill() // no newline before the end or a read error
