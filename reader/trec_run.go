@@ -31,10 +31,10 @@ type SkipCount struct{ Queries, Rows int64 }
 // zstd) and joins each row's label from the qrels: an unjudged document has
 // label 0. The rank column is ignored, as trec_eval ignores it.
 //
-// A file (not standard input) is parsed by Options.Decoders goroutines
-// (default GOMAXPROCS, at most maxRunDecoders), one block of lines each in
-// turn, and its batches are returned in file order; with one decoder, or on
-// standard input, lines are parsed as they are read.
+// A regular file is parsed by Options.Decoders goroutines (default
+// GOMAXPROCS, at most maxRunDecoders), one block of lines each in turn, and
+// its batches are returned in file order; with one decoder, or from
+// standard input or a pipe, lines are parsed as they are read.
 func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 	f, display, err := openLocal(name)
 	if err != nil {
@@ -58,7 +58,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		}
 		return f.Close()
 	}
-	if k := min(decoders(opt.Options), maxRunDecoders); k > 1 && f != os.Stdin {
+	if k := min(decoders(opt.Options), maxRunDecoders); k > 1 && isRegular(f) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
 	r := &trecRun{sc: newFieldScanner(display, src), bs: opt.batchSize(), close: closeAll}
@@ -68,6 +68,14 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 	r.own.Doc.Reset()
 	r.b = &r.own
 	return r, nil
+}
+
+// isRegular reports whether f is a regular file. Close waits for the
+// splitter's read to return, which a pipe or a terminal may hold up
+// indefinitely, so those are parsed as they are read.
+func isRegular(f *os.File) bool {
+	st, err := f.Stat()
+	return f != os.Stdin && err == nil && st.Mode().IsRegular()
 }
 
 // trecRun parses a run as it reads it, on the caller's goroutine.
