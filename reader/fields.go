@@ -50,6 +50,15 @@ func newFieldScannerSize(name string, r io.Reader, size int) *fieldScanner {
 	return &fieldScanner{name: name, r: r, buf: make([]byte, size+scanSlack), size: size}
 }
 
+// scanLines makes the scanner read lines, whole lines that end in a
+// newline with scanSlack bytes of capacity past them, and nothing more;
+// the first is line base+1.
+func (s *fieldScanner) scanLines(lines []byte, base int64) {
+	s.buf, s.size = lines[:cap(lines)], cap(lines)
+	s.p, s.end, s.fill, s.n = 0, len(lines), len(lines), base
+	s.eof, s.rerr, s.err = true, nil, nil
+}
+
 // field returns field i (i < k) of the current line.
 func (s *fieldScanner) field(i int) []byte { return s.buf[s.edge[2*i]:s.edge[2*i+1]] }
 

@@ -238,7 +238,7 @@ type runBlocks struct {
 // lines before it. err, when set, follows its lines: a read error or a
 // line too long for a block. eof marks the end of the input.
 type runBlock struct {
-	buf  []byte // len: the lines; cap: scanBuf+scanSlack
+	buf  []byte // len: the lines; cap: runBlockSize+scanSlack
 	base int64
 	err  error
 	eof  bool
@@ -292,7 +292,6 @@ func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qr
 	go r.split(src, closeSrc, blocks)
 	for _, w := range r.ws {
 		st := &runState{qrels: qrels, opt: opt}
-		st.opt.Skipped = nil
 		go r.decode(w, st, blocks, opt.batchSize())
 	}
 	return r
@@ -371,7 +370,7 @@ func (r *runBlocks) decode(w *blockDecoder, st *runState, blocks chan<- *runBloc
 			return false
 		}
 	}
-	sc := &fieldScanner{name: r.name, eof: true}
+	sc := &fieldScanner{name: r.name}
 	for {
 		var blk *runBlock
 		select {
@@ -379,8 +378,7 @@ func (r *runBlocks) decode(w *blockDecoder, st *runState, blocks chan<- *runBloc
 		case <-r.stop:
 			return
 		}
-		sc.buf, sc.size = blk.buf[:cap(blk.buf)], cap(blk.buf)
-		sc.p, sc.end, sc.fill, sc.n, sc.err = 0, len(blk.buf), len(blk.buf), blk.base, nil
+		sc.scanLines(blk.buf, blk.base)
 		st.forget()
 		end := blockItem{}
 		for sc.p < sc.end {
