@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -91,6 +92,8 @@ func TestFieldScanner(t *testing.T) {
 		{"line too long", "1 2\n" + string(long) + string(long) + "\n3 4\n"},
 		{"last line too long", "1 2\n" + string(long) + string(long)},
 		{"only spaces", "   \t  "},
+		{"blank lines to a buffer's end", strings.Repeat("\n", 64) + "1 2\n" + strings.Repeat("\n", 99) + "3\n"},
+		{"blank lines to a buffer's end, then too long", strings.Repeat("\n", 64) + string(long) + string(long) + "\n"},
 	} {
 		for _, size := range []int{64, 65, 100, 1 << 20} {
 			t.Run(fmt.Sprintf("%s/buf%d", tc.name, size), func(t *testing.T) {
@@ -122,4 +125,36 @@ func FuzzFieldScanner(f *testing.F) {
 		checkScan(t, data, n, bytes.NewReader(data))
 		checkScan(t, data, n, iotest.HalfReader(bytes.NewReader(data)))
 	})
+}
+
+// BenchmarkFieldScanner scans run lines shaped like scripts/gentrec's and
+// like a ClueWeb run's, reporting lines/s.
+func BenchmarkFieldScanner(b *testing.B) {
+	for _, shape := range []struct{ name, format string }{
+		{"gentrec", "%d Q0 D%d %d %.2f gen\n"},
+		{"clueweb", "%d Q0 clueweb12-%07d %d %.4f runname\n"},
+	} {
+		var data bytes.Buffer
+		lines := 0
+		for q := range 200 {
+			for d := range 1000 {
+				fmt.Fprintf(&data, shape.format, 1000+q, (d*7919)%100000, d+1, float64((d*31)%2000)/100)
+				lines++
+			}
+		}
+		b.Run(shape.name, func(b *testing.B) {
+			b.SetBytes(int64(data.Len()))
+			for range b.N {
+				s := newFieldScanner("in", bytes.NewReader(data.Bytes()))
+				n := 0
+				for s.next() {
+					n += s.k
+				}
+				if n != 6*lines {
+					b.Fatalf("%d fields", n)
+				}
+			}
+			b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
 }
