@@ -120,9 +120,9 @@ func (s *fieldScanner) refill() bool {
 // separator mask (see mask): each separator is a trailing zero count and
 // a clear of the lowest bit, and no load waits on the one before. Finding
 // them a byte or a word at a time made each field wait for the load that
-// found the last one's end: 65-75 ns a run line, against 32-40 now
-// (BenchmarkFieldScanner). Filling a list of every field edge first, in
-// the mask's pass, measured no faster than that.
+// found the last one's end: BenchmarkFieldScanner reads 1.4-2 times the
+// lines a second it did then. Listing every field edge first, in the
+// mask's pass, measured no faster than the byte at a time scanner.
 func (s *fieldScanner) next() bool {
 	if s.err != nil {
 		return false
