@@ -175,7 +175,8 @@ line:
 
 // mask sets sep[i] bit j when buf[64i+j] is a separator, for the lines
 // from p on; bits past end are set, and the word after the last too, so
-// next never looks past end for one.
+// next never looks past end for one. The eight words are written out:
+// the same as a loop, the scanner took 13% longer (BenchmarkFieldScanner).
 func (s *fieldScanner) mask(p int) {
 	n := (s.end+63)>>6 + 1
 	if cap(s.sep) < n {
