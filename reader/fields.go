@@ -201,6 +201,20 @@ func (s *fieldScanner) mask(p int) {
 	s.sep[n-1] = ^uint64(0)
 }
 
+// sepMask sets the high bit of each byte of x that C's isspace accepts: a
+// space, or \t \n \v \f \r (0x09-0x0D). No step carries across bytes, so
+// the marks are exact.
+func sepMask(x uint64) uint64 {
+	const lo7 = 0x7f * ones
+	hi := x & high // bytes >= 0x80 are never separators
+	l := x & lo7
+	y := l ^ (0x20 * ones) // 0 where the byte is a space
+	space := ^((y + lo7) | y) & high
+	ge09 := (l + (0x80-0x09)*ones) & high
+	ge0e := (l + (0x80-0x0e)*ones) & high
+	return (space | ge09&^ge0e) &^ hi
+}
+
 // gather packs the high bits of x's bytes into a byte, byte i's as bit i.
 // The products of the multiply land on distinct bits, so nothing carries.
 func gather(x uint64) uint64 { return (x >> 7 & ones) * 0x0102040810204080 >> 56 }

@@ -542,17 +542,3 @@ func splitFields(s []byte, out [][]byte) [][]byte {
 	}
 	return out
 }
-
-// sepMask sets the high bit of each byte of x that C's isspace accepts: a
-// space, or \t \n \v \f \r (0x09-0x0D). No step carries across bytes, so
-// the marks are exact.
-func sepMask(x uint64) uint64 {
-	const lo7 = 0x7f * ones
-	hi := x & high // bytes >= 0x80 are never separators
-	l := x & lo7
-	y := l ^ (0x20 * ones) // 0 where the byte is a space
-	space := ^((y + lo7) | y) & high
-	ge09 := (l + (0x80-0x09)*ones) & high
-	ge0e := (l + (0x80-0x0e)*ones) & high
-	return (space | ge09&^ge0e) &^ hi
-}
