@@ -98,7 +98,7 @@ func (s *docSet) firstDuplicate(docs [][]byte) (dup, first int) {
 // keepFirst drops every row of g whose doc id an earlier row has (--dedup
 // first), in every column including the extra scores, and returns how
 // many it dropped. docs holds g's doc ids and is compacted alike.
-func (s *docSet) keepFirst(g *group, docs *[][]byte) int {
+func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 	ds := *docs
 	s.reset(ds)
 	kept := 0
@@ -110,30 +110,30 @@ func (s *docSet) keepFirst(g *group, docs *[][]byte) int {
 			continue
 		}
 		ds[kept] = ds[i]
-		g.label[kept] = g.label[i]
-		g.where[kept] = g.where[i]
-		if len(g.score) > 0 {
-			g.score[kept] = g.score[i]
+		g.Label[kept] = g.Label[i]
+		g.Where[kept] = g.Where[i]
+		if len(g.Score) > 0 {
+			g.Score[kept] = g.Score[i]
 		}
-		if len(g.rank) > 0 {
-			g.rank[kept] = g.rank[i]
+		if len(g.Rank) > 0 {
+			g.Rank[kept] = g.Rank[i]
 		}
-		for _, xs := range g.xscore {
+		for _, xs := range g.XScore {
 			xs[kept] = xs[i]
 		}
 		kept++
 	}
 	dropped := len(ds) - kept
-	*docs, g.label, g.where = ds[:kept], g.label[:kept], g.where[:kept]
+	*docs, g.Label, g.Where = ds[:kept], g.Label[:kept], g.Where[:kept]
 	s.docs = *docs
-	if len(g.score) > 0 {
-		g.score = g.score[:kept]
+	if len(g.Score) > 0 {
+		g.Score = g.Score[:kept]
 	}
-	if len(g.rank) > 0 {
-		g.rank = g.rank[:kept]
+	if len(g.Rank) > 0 {
+		g.Rank = g.Rank[:kept]
 	}
-	for c := range g.xscore {
-		g.xscore[c] = g.xscore[c][:kept]
+	for c := range g.XScore {
+		g.XScore[c] = g.XScore[c][:kept]
 	}
 	return dropped
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math"
 	"os"
 	"reflect"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/summary"
 )
 
 // memReader serves rows from memory in batches of a chosen size.
@@ -85,7 +87,7 @@ func TestGroupsSpanBatchesAndFiles(t *testing.T) {
 		for _, w := range []int{1, 3} {
 			t.Run(fmt.Sprintf("batch%d/workers%d", bs, w), func(t *testing.T) {
 				var pq bytes.Buffer
-				set, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "rr,p@1"), Options: metrics.DefaultOptions(), Workers: w, PerQuery: &pq},
+				set, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "rr,p@1"), Options: metrics.DefaultOptions()}, Workers: w, PerQuery: jsonLines(&pq, mustMetrics(t, "rr,p@1"))},
 					sources(bs, files, "a", "b"))
 				if err != nil {
 					t.Fatal(err)
@@ -111,7 +113,7 @@ func TestReappearAcrossFiles(t *testing.T) {
 		"a": {{"q1", 3, 1}, {"q2", 2, 0}},
 		"b": {{"q3", 5, 1}, {"q1", 1, 0}},
 	}
-	_, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions(), Workers: 2}, sources(1, files, "a", "b"))
+	_, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}, Workers: 2}, sources(1, files, "a", "b"))
 	if !errors.Is(err, ErrReappear) {
 		t.Fatalf("err = %v", err)
 	}
@@ -127,7 +129,7 @@ func TestReaderErrorStopsRun(t *testing.T) {
 		r.b.Query.Reset()
 		return r, nil
 	}}}
-	if _, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Workers: 2}, src); !errors.Is(err, boom) {
+	if _, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Workers: 2}, src); !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -146,15 +148,45 @@ func manyRows(n, k int) []memRow {
 func TestCancelStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	cfg := Config{Metrics: mustMetrics(t, "map"), Workers: 2, OnQuery: func(int) {
-		if n++; n == 100 {
-			cancel()
-		}
-	}}
-	_, err := Run(ctx, cfg, sources(64, map[string][]memRow{"a": manyRows(10_000, 10)}, "a"))
+	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Workers: 2}
+	src := sources(64, map[string][]memRow{"a": manyRows(10_000, 10)}, "a")
+	open := src[0].Open
+	src[0].Open = func() (reader.Reader, error) {
+		r, err := open()
+		// cancel once 100 batches are read, well before the end
+		return &cancelAfter{Reader: r, n: &n, cancel: cancel}, err
+	}
+	_, err := Run(ctx, cfg, src)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// cancelAfter cancels the run when its 100th batch is read.
+type cancelAfter struct {
+	reader.Reader
+	n      *int
+	cancel func()
+}
+
+func (c *cancelAfter) Next() bool {
+	if *c.n++; *c.n == 100 {
+		c.cancel()
+	}
+	return c.Reader.Next()
+}
+
+// judgedOnly gives a run's qrels for R and the ideal rankings when the
+// reader has joined the labels already.
+type judgedOnly struct{ q *reader.Qrels }
+
+func (j judgedOnly) Judged(query []byte) []float64                { return j.q.Judged(query) }
+func (j judgedOnly) Join([]byte, []float64, func(doc []byte) int) {}
+
+// jsonLines asks for rankeval's per-query JSON records of ms on w.
+func jsonLines(w io.Writer, ms []metrics.Metric) PerQuery {
+	run := &summary.Run{Metrics: ms}
+	return PerQuery{W: w, Format: run.QueryFormat("json")}
 }
 
 type failWriter struct{ n int }
@@ -167,7 +199,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestPerQueryWriteErrorFails(t *testing.T) {
-	_, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Workers: 3, PerQuery: &failWriter{}},
+	_, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Workers: 3, PerQuery: jsonLines(&failWriter{}, mustMetrics(t, "map"))},
 		sources(7, map[string][]memRow{"a": manyRows(500, 5)}, "a"))
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v", err)
@@ -205,16 +237,16 @@ func TestSeenHashCollisions(t *testing.T) {
 	for i := range files["b"] { // other ids than a's
 		files["b"][i].q = "b" + files["b"][i].q
 	}
-	cfg := Config{Metrics: mustMetrics(t, "map,ndcg@3"), Options: metrics.DefaultOptions(), Workers: 2}
+	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map,ndcg@3"), Options: metrics.DefaultOptions()}, Workers: 2}
 	var want, got bytes.Buffer
-	cfg.PerQuery = &want
+	cfg.PerQuery = jsonLines(&want, cfg.Rules.Metrics)
 	if _, err := Run(context.Background(), cfg, sources(7, files, "a", "b")); err != nil {
 		t.Fatal(err)
 	}
 	old := seenHash
 	seenHash = func(maphash.Seed, []byte) uint64 { return 42 }
 	defer func() { seenHash = old }()
-	cfg.PerQuery = &got
+	cfg.PerQuery = jsonLines(&got, cfg.Rules.Metrics)
 	set, err := Run(context.Background(), cfg, sources(7, files, "a", "b"))
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +254,7 @@ func TestSeenHashCollisions(t *testing.T) {
 	if set.Queries != 500 || got.String() != want.String() {
 		t.Fatalf("with colliding hashes: %d queries, per-query output equal: %v", set.Queries, got.String() == want.String())
 	}
-	cfg.PerQuery = nil
+	cfg.PerQuery = PerQuery{}
 
 	files["c"] = []memRow{{"x", 1, 1}, {files["b"][5].q, 2, 1}}
 	_, err = Run(context.Background(), cfg, sources(7, files, "a", "b", "c"))
@@ -239,28 +271,13 @@ func TestSeenHashCollisions(t *testing.T) {
 	}
 }
 
-func TestAppendJSONString(t *testing.T) {
-	tests := map[string]string{
-		"plain":   `"plain"`,
-		"a\"b\\c": `"a\"b\\c"`,
-		"\x01\n":  `"\u0001\u000a"`,
-		"é😀":      `"é😀"`,
-		"\xff":    `"\ufffd"`,
-	}
-	for in, want := range tests {
-		if got := string(AppendJSONString(nil, []byte(in))); got != want {
-			t.Errorf("%q: got %s want %s", in, got, want)
-		}
-	}
-}
-
 func BenchmarkPipeline(b *testing.B) {
 	rows := manyRows(20_000, 50)
 	ms, _ := metrics.ParseList("map,mrr,ndcg@10,err@10,p@10,r@10")
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers%d", w), func(b *testing.B) {
 			for range b.N {
-				if _, err := Run(context.Background(), Config{Metrics: ms, Options: metrics.DefaultOptions(), Workers: w},
+				if _, err := Run(context.Background(), Config{Rules: Rules{Metrics: ms, Options: metrics.DefaultOptions()}, Workers: w},
 					sources(8192, map[string][]memRow{"a": rows}, "a")); err != nil {
 					b.Fatal(err)
 				}
@@ -274,8 +291,7 @@ func TestProgressReports(t *testing.T) {
 	var got []Progress
 	var bytes atomic.Int64
 	bytes.Store(42)
-	cfg := Config{Metrics: mustMetrics(t, "map"), Workers: 2, ProgressEvery: time.Millisecond, BytesRead: &bytes, TotalBytes: 100,
-		Progress: func(p Progress) { got = append(got, p) }}
+	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Workers: 2, Progress: Reporting{Every: time.Millisecond, BytesRead: &bytes, TotalBytes: 100, Report: func(p Progress) { got = append(got, p) }}}
 	if _, err := Run(context.Background(), cfg, sources(64, map[string][]memRow{"a": manyRows(2000, 10)}, "a")); err != nil {
 		t.Fatal(err)
 	}
@@ -302,34 +318,35 @@ func TestKeepFirst(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.docs, func(t *testing.T) {
-			q := &query{}
-			q.xscore = make([][]float64, 1)
+			q := &Group{}
+			var docs [][]byte
+			q.XScore = make([][]float64, 1)
 			for i, c := range tc.docs {
 				d := []byte{byte(c)}
 				if c == '.' {
 					d = nil
 				}
-				q.docs = append(q.docs, d)
-				q.label = append(q.label, float64(i))
-				q.score = append(q.score, float64(10*i))
-				q.where = append(q.where, uint64(i))
-				q.xscore[0] = append(q.xscore[0], float64(20*i)) // a second system's score column
+				docs = append(docs, d)
+				q.Label = append(q.Label, float64(i))
+				q.Score = append(q.Score, float64(10*i))
+				q.Where = append(q.Where, uint64(i))
+				q.XScore[0] = append(q.XScore[0], float64(20*i)) // a second system's score column
 			}
-			dropped := newDocSet().keepFirst(&q.group, &q.docs)
+			dropped := newDocSet().keepFirst(q, &docs)
 			var got []byte
-			for _, d := range q.docs {
+			for _, d := range docs {
 				if len(d) == 0 {
 					got = append(got, '.')
 				} else {
 					got = append(got, d[0])
 				}
 			}
-			if string(got) != tc.want || dropped != len(tc.docs)-len(tc.want) || len(q.xscore[0]) != len(q.docs) {
+			if string(got) != tc.want || dropped != len(tc.docs)-len(tc.want) || len(q.XScore[0]) != len(docs) {
 				t.Fatalf("kept %s (dropped %d), want %s", got, dropped, tc.want)
 			}
-			for k := range q.docs {
-				if q.score[k] != 10*q.label[k] || q.xscore[0][k] != 20*q.label[k] || q.where[k] != uint64(q.label[k]) {
-					t.Fatalf("row %d columns out of step: label %v score %v where %v", k, q.label[k], q.score[k], q.where[k])
+			for k := range docs {
+				if q.Score[k] != 10*q.Label[k] || q.XScore[0][k] != 20*q.Label[k] || q.Where[k] != uint64(q.Label[k]) {
+					t.Fatalf("row %d columns out of step: label %v score %v where %v", k, q.Label[k], q.Score[k], q.Where[k])
 				}
 			}
 		})
@@ -368,7 +385,7 @@ func TestUnsortedMatchesSorted(t *testing.T) {
 		rows[i].score = float64(int(rows[i].score) % 3)
 	}
 	ms := mustMetrics(t, "map,ndcg@5,err@10,p@3,kendall")
-	sorted, err := Run(context.Background(), Config{Metrics: ms, Options: metrics.DefaultOptions(), Workers: 2},
+	sorted, err := Run(context.Background(), Config{Rules: Rules{Metrics: ms, Options: metrics.DefaultOptions()}, Workers: 2},
 		sources(100, map[string][]memRow{"a": rows}, "a"))
 	if err != nil {
 		t.Fatal(err)
@@ -378,12 +395,11 @@ func TestUnsortedMatchesSorted(t *testing.T) {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
 			tmp := t.TempDir()
 			var made []string
-			cfg := Config{Metrics: ms, Options: metrics.DefaultOptions(), Workers: 3, Unsorted: true, TmpDir: tmp, MemLimit: limit,
-				OnSpillDir: func(dir string, m bool) {
-					if m {
-						made = append(made, dir)
-					}
-				}}
+			cfg := Config{Rules: Rules{Metrics: ms, Options: metrics.DefaultOptions()}, Workers: 3, Unsorted: Unsorted{On: true, TmpDir: tmp, MemLimit: limit, OnSpillDir: func(dir string, m bool) {
+				if m {
+					made = append(made, dir)
+				}
+			}}}
 			got, err := Run(context.Background(), cfg, sources(77, map[string][]memRow{"a": shuffled[:len(shuffled)/2], "b": shuffled[len(shuffled)/2:]}, "a", "b"))
 			if err != nil {
 				t.Fatal(err)
@@ -410,7 +426,7 @@ func TestUnsortedErrorCleansUp(t *testing.T) {
 	rows := manyRows(500, 4)
 	rows[1500].label = -1
 	tmp := t.TempDir()
-	_, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Unsorted: true, TmpDir: tmp, MemLimit: 1 << 14},
+	_, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Unsorted: Unsorted{On: true, TmpDir: tmp, MemLimit: 1 << 14}},
 		sources(64, map[string][]memRow{"a": interleave(rows)}, "a"))
 	if !errors.Is(err, reader.ErrValue) {
 		t.Fatalf("err = %v", err)
@@ -500,14 +516,13 @@ func TestReappearProgressNote(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var notes []string
-	cfg := Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions(), Workers: 1, ProgressEvery: 5 * time.Millisecond,
-		Progress: func(p Progress) {
-			mu.Lock()
-			defer mu.Unlock()
-			if p.Note != "" {
-				notes = append(notes, p.Note)
-			}
-		}}
+	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}, Workers: 1, Progress: Reporting{Every: 5 * time.Millisecond, Report: func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Note != "" {
+			notes = append(notes, p.Note)
+		}
+	}}}
 	if _, err := Run(context.Background(), cfg, srcs); !errors.Is(err, ErrReappear) {
 		t.Fatalf("err = %v", err)
 	}
@@ -551,10 +566,13 @@ func TestJoinInWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		cfg := Config{Metrics: mustMetrics(t, "map,ndcg@10,err@5,p@5,recall@20,mrr"), Options: metrics.DefaultOptions(),
-			Workers: workers, PerQuery: &out, Judged: q.Judged, DedupFirst: true}
-		if deferJoin {
-			cfg.Join = q.Join
+		cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map,ndcg@10,err@5,p@5,recall@20,mrr"), Options: metrics.DefaultOptions(), DedupFirst: true}, Workers: workers}
+		cfg.PerQuery = jsonLines(&out, cfg.Rules.Metrics)
+		// the reader joins the labels, or (deferJoin) the workers do; the
+		// qrels give R and the ideal rankings either way
+		cfg.Rules.Qrels = q
+		if !deferJoin {
+			cfg.Rules.Qrels = judgedOnly{q}
 		}
 		src := Source{Name: runPath, Open: func() (reader.Reader, error) {
 			return reader.OpenRun(runPath, q, reader.RunOptions{Options: reader.Options{BatchSize: bs}, DeferJoin: deferJoin})
@@ -613,7 +631,7 @@ func TestValidateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := NewValidator(metrics.DefaultOptions(), ms)
+	v := &Rules{Metrics: ms, Options: metrics.DefaultOptions(), Systems: []string{"a", "b"}}
 	bad := []struct {
 		name string
 		set  func(b *reader.Batch, k int)
@@ -639,13 +657,12 @@ func TestValidateRows(t *testing.T) {
 		b.ExtraScore = [][]float64{slices.Clone(b.Score)}
 		return b
 	}
-	v.p.cfg.Systems = []string{"a", "b"}
-	if err := v.Rows(fresh(), 0, n); err != nil {
+	if err := v.Validate(fresh(), 0, n); err != nil {
 		t.Fatalf("valid rows: %v", err)
 	}
 	b := fresh()
 	b.Label[3] = -0.0 // -0 is a valid label
-	if err := v.Rows(b, 0, n); err != nil {
+	if err := v.Validate(b, 0, n); err != nil {
 		t.Fatalf("label -0: %v", err)
 	}
 	for _, c := range bad {
@@ -653,7 +670,7 @@ func TestValidateRows(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/row %d", c.name, k+1), func(t *testing.T) {
 				b := fresh()
 				c.set(b, k)
-				err := v.Rows(b, 0, n)
+				err := v.Validate(b, 0, n)
 				if want := fmt.Sprintf("in:%d: %s", k+1, c.want); err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("err = %v, want %q", err, want)
 				}
@@ -661,7 +678,7 @@ func TestValidateRows(t *testing.T) {
 					t.Errorf("err = %v, want reader.ErrValue", err)
 				}
 				// rows before the bad one pass
-				if err := v.Rows(b, 0, k); err != nil {
+				if err := v.Validate(b, 0, k); err != nil {
 					t.Errorf("rows before the bad one: %v", err)
 				}
 			})
@@ -675,7 +692,7 @@ func BenchmarkValidate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := NewValidator(metrics.DefaultOptions(), ms)
+	v := &Rules{Metrics: ms, Options: metrics.DefaultOptions()}
 	const n = 1 << 16
 	bt := &reader.Batch{Source: "in", N: n}
 	for k := range n {
@@ -686,7 +703,7 @@ func BenchmarkValidate(b *testing.B) {
 	for b.Loop() {
 		// runs of 100 rows, as the grouper validates a query at a time
 		for i := 0; i < n; i += 100 {
-			if err := v.Rows(bt, i, min(i+100, n)); err != nil {
+			if err := v.Validate(bt, i, min(i+100, n)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -753,7 +770,7 @@ func TestReappearAfterAscent(t *testing.T) {
 				for k := range srcs {
 					srcs[k].Reread = c.reread
 				}
-				_, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions(), Workers: 2}, srcs)
+				_, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}, Workers: 2}, srcs)
 				if !errors.Is(err, ErrReappear) {
 					t.Fatalf("err = %v", err)
 				}
@@ -784,11 +801,11 @@ func TestAscentSparesSeenSet(t *testing.T) {
 		indexed int // ids in the seen set at the end
 	}{{"sorted", 0}, {"broken", 500}} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions(), Workers: 1}
+			cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}, Workers: 1}
 			p := newProducer(&cfg, [][]Source{sources(7, files, c.name)}, nil, nil)
 			defer p.close()
 			gr := p.logs[0]
-			var g group
+			var g Group
 			groups := 0
 			for {
 				ok, err := gr.fill(&g)
@@ -811,7 +828,7 @@ func TestAscentSparesSeenSet(t *testing.T) {
 // it is put back; one whose buffers grew past twice that comes back without
 // them, and a small query keeps them.
 func TestQueryPool(t *testing.T) {
-	cfg := Config{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}
+	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}}
 	pool := newQueryPool(&cfg, 1, 2)
 	if pool.size() != smallPool || cap(pool.big) != 6 {
 		t.Fatalf("pool of %d with %d tokens; want %d and 6", pool.size(), cap(pool.big), smallPool)
@@ -828,8 +845,8 @@ func TestQueryPool(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range c.rows {
-				q.label = append(q.label, float64(i%2))
-				q.score = append(q.score, float64(i))
+				q.Label = append(q.Label, float64(i%2))
+				q.Score = append(q.Score, float64(i))
 			}
 			if err := p.emit(context.Background(), q); err != nil {
 				t.Fatal(err)
@@ -841,8 +858,8 @@ func TestQueryPool(t *testing.T) {
 			if len(pool.big) != 0 || q.big {
 				t.Fatal("the token was not given back")
 			}
-			if kept := cap(q.label) >= c.rows; kept == c.trim {
-				t.Fatalf("%d rows: label capacity %d after put", c.rows, cap(q.label))
+			if kept := cap(q.Label) >= c.rows; kept == c.trim {
+				t.Fatalf("%d rows: label capacity %d after put", c.rows, cap(q.Label))
 			}
 		})
 	}
@@ -866,7 +883,7 @@ func TestLargeQueries(t *testing.T) {
 	for _, w := range []int{1, 2, 5} {
 		for _, bs := range []int{1000, 7777} {
 			var out bytes.Buffer
-			set, err := Run(context.Background(), Config{Metrics: mustMetrics(t, "map,ndcg@10"), Options: metrics.DefaultOptions(), Workers: w, PerQuery: &out}, sources(bs, files, "a"))
+			set, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map,ndcg@10"), Options: metrics.DefaultOptions()}, Workers: w, PerQuery: jsonLines(&out, mustMetrics(t, "map,ndcg@10"))}, sources(bs, files, "a"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,28 +1,25 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/rankeval/rankeval/reader"
 )
 
 // The unsorted mode reads logs whose query ids are not contiguous. Phase 1
-// validates every row and appends it to one of a fixed number of spill
-// files chosen by a hash of its query id, so all rows of a query land in
-// one file, in input order. Phase 2 loads one file at a time, groups its
-// rows by query and feeds the usual worker pool. Memory is the budget
+// takes each run of rows of one query through Rules.Append, as the sorted
+// grouper does, and appends the run, encoded (Group.AppendBinary), to one
+// of a fixed number of spill files chosen by a hash of its query id, so
+// all rows of a query land in one file, in input order. Phase 2 loads one
+// file at a time, joins each query's runs (Rules.Decode) and feeds the
+// usual worker pool. Memory is the budget
 // whatever the input size: a spill file too large to load is split again
 // with another hash seed. The summary is bit-identical to the sorted log's
 // because sums are exact; per-query records come out in spill order.
@@ -73,8 +70,11 @@ func newSpiller(dir string, n int) (*spiller, error) {
 	return s, nil
 }
 
+// add appends one record, an encoded group (Group.AppendBinary), to the
+// partition of its query id, behind its length.
 func (s *spiller) add(rec []byte, qid []byte) error {
 	p := &s.parts[maphash.Bytes(s.seed, qid)%uint64(len(s.parts))]
+	p.buf = binary.AppendUvarint(p.buf, uint64(len(rec)))
 	p.buf = append(p.buf, rec...)
 	if len(p.buf) >= spillBlock {
 		return s.flush(p)
@@ -122,110 +122,23 @@ func (s *spiller) finish() error {
 	return first
 }
 
-// A spilled row: uvarint query length, query, uvarint doc length, doc,
-// score and label as IEEE bits, varint rank, uvarint packed position.
-func appendRecord(b []byte, qid, doc []byte, score, label float64, rank int64, pos uint64) []byte {
-	b = binary.AppendUvarint(b, uint64(len(qid)))
-	b = append(b, qid...)
-	b = binary.AppendUvarint(b, uint64(len(doc)))
-	b = append(b, doc...)
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(score))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(label))
-	b = binary.AppendVarint(b, rank)
-	return binary.AppendUvarint(b, pos)
-}
-
-var errBadSpill = errors.New("corrupt spill file")
-
-type record struct {
-	qid, doc     []byte
-	score, label float64
-	rank         int64
-	pos          uint64
-}
-
-// recordReader decodes the records of one spill file.
-type recordReader struct {
-	br  *bufio.Reader
-	dec *zstd.Decoder
-	f   *os.File
-	buf []byte
-}
-
-func openRecords(path string) (*recordReader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &recordReader{br: bufio.NewReaderSize(dec, 1<<16), dec: dec, f: f}, nil
-}
-
-func (r *recordReader) close() { r.dec.Close(); r.f.Close() }
-
-func (r *recordReader) bytesField() ([]byte, error) {
-	n, err := binary.ReadUvarint(r.br)
-	if err != nil {
-		return nil, err
-	}
-	if n > 1<<30 {
-		return nil, errBadSpill
-	}
-	start := len(r.buf)
-	r.buf = append(r.buf, make([]byte, n)...)
-	_, err = io.ReadFull(r.br, r.buf[start:])
-	return r.buf[start:], err
-}
-
-// next decodes one record; its byte fields stay valid until reset.
-func (r *recordReader) next(rec *record) error {
-	var err error
-	if rec.qid, err = r.bytesField(); err != nil {
-		return err // io.EOF at a record boundary is the clean end
-	}
-	if rec.doc, err = r.bytesField(); err != nil {
-		return noEOF(err)
-	}
-	var w [16]byte
-	if _, err = io.ReadFull(r.br, w[:]); err != nil {
-		return noEOF(err)
-	}
-	rec.score = math.Float64frombits(binary.LittleEndian.Uint64(w[:8]))
-	rec.label = math.Float64frombits(binary.LittleEndian.Uint64(w[8:]))
-	if rec.rank, err = binary.ReadVarint(r.br); err != nil {
-		return noEOF(err)
-	}
-	rec.pos, err = binary.ReadUvarint(r.br)
-	return noEOF(err)
-}
-
-func noEOF(err error) error {
-	if err == io.EOF {
-		return fmt.Errorf("%w: ends inside a record", errBadSpill)
-	}
-	return err
-}
-
 // runUnsorted is the producer of the unsorted mode.
 func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
-	dir, err := os.MkdirTemp(p.cfg.TmpDir, "rankeval-spill-")
+	u := &p.cfg.Unsorted
+	dir, err := os.MkdirTemp(u.TmpDir, "rankeval-spill-")
 	if err != nil {
 		return fmt.Errorf("spill directory: %w", err)
 	}
-	if p.cfg.OnSpillDir != nil {
-		p.cfg.OnSpillDir(dir, true)
+	if u.OnSpillDir != nil {
+		u.OnSpillDir(dir, true)
 	}
 	defer func() {
 		os.RemoveAll(dir)
-		if p.cfg.OnSpillDir != nil {
-			p.cfg.OnSpillDir(dir, false)
+		if u.OnSpillDir != nil {
+			u.OnSpillDir(dir, false)
 		}
 	}()
-	budget := p.cfg.MemLimit
+	budget := u.MemLimit
 	if budget <= 0 {
 		budget = DefaultMemLimit
 	}
@@ -249,7 +162,10 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 }
 
 func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source) error {
-	var rec []byte
+	var (
+		g   Group
+		rec []byte
+	)
 	for si, in := range inputs {
 		// newProducer gave every input its entry in p.srcs
 		r, err := in.Open()
@@ -264,31 +180,26 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 			}
 			b := r.Batch()
 			if first {
-				p.srcs[si] = reader.Batch{Source: b.Source, Locate: b.Locate}
+				p.named(si, b)
 				first = false
 			}
-			if err := p.validate(b, 0, b.N); err != nil {
-				r.Close()
-				return err
-			}
-			for i := 0; i < b.N; i++ {
-				var doc []byte
-				if len(b.Doc.Off) > 1 {
-					doc = b.Doc.At(i)
+			for i := 0; i < b.N; {
+				id := b.Query.At(i)
+				j := i + 1
+				for j < b.N && bytes.Equal(b.Query.At(j), id) {
+					j++
 				}
-				score, rank := math.NaN(), int64(0)
-				if len(b.Score) > 0 {
-					score = b.Score[i]
-				}
-				if b.Rank != nil {
-					rank = b.Rank[i]
-				}
-				qid := b.Query.At(i)
-				rec = appendRecord(rec[:0], qid, doc, score, b.Label[i], rank, pack(si, b.Pos[i]))
-				if err := sp.add(rec, qid); err != nil {
+				g.Reset()
+				if err := p.cfg.Rules.Append(&g, b, i, j, si, p.where); err != nil {
 					r.Close()
 					return err
 				}
+				rec = g.AppendBinary(rec[:0])
+				if err := sp.add(rec, g.ID); err != nil {
+					r.Close()
+					return err
+				}
+				i = j
 			}
 		}
 		err = r.Err()
@@ -303,72 +214,80 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 	return nil
 }
 
-// evalPartition groups one spill file's rows by query and emits them, or
-// splits the file again when it would not fit the budget.
+var errBadSpill = errors.New("corrupt spill file")
+
+// loadSpill reads a spill file whole and returns its records in order.
+func loadSpill(path string, raw int64) (data []byte, recs [][]byte, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dec.Close()
+	data = make([]byte, 0, raw)
+	buf := bytes.NewBuffer(data)
+	if _, err := buf.ReadFrom(dec); err != nil {
+		return nil, nil, fmt.Errorf("reading spill file %s: %w", path, err)
+	}
+	data = buf.Bytes()
+	for rest := data; len(rest) > 0; {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(len(rest)-k) {
+			return nil, nil, fmt.Errorf("reading spill file %s: %w", path, errBadSpill)
+		}
+		recs = append(recs, rest[k:k+int(n)])
+		rest = rest[k+int(n):]
+	}
+	return data, recs, nil
+}
+
+// evalPartition joins one spill file's records by query and emits the
+// queries, or splits the file again when it would not fit the budget.
 func (p *producer) evalPartition(ctx context.Context, path string, raw, budget int64, depth int) error {
 	if raw == 0 {
 		return nil
 	}
-	// Loaded rows cost about twice their spilled size (arrays, offsets,
-	// grouping); half the budget goes to them, the rest to the queries in
-	// flight and the runtime.
+	// Loaded rows cost about twice their spilled size (the file, then the
+	// queries in flight); half the budget goes to them, the rest to the
+	// runtime.
 	if 2*raw > budget/2 && depth < maxSplitDepth {
 		return p.resplit(ctx, path, raw, budget, depth)
 	}
-	rr, err := openRecords(path)
+	_, recs, err := loadSpill(path, raw)
 	if err != nil {
 		return err
 	}
-	defer rr.close()
-	var (
-		rows  spillRows
-		rec   record
-		table groupTable
-	)
-	rows.qids.Reset()
-	rows.docs.Reset()
-	for {
-		rr.buf = rr.buf[:0]
-		err := rr.next(&rec)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+	os.Remove(path) // its rows are in memory; free the disk early
+	ids := make([][]byte, len(recs))
+	for i, rec := range recs {
+		if ids[i], _, err = PeekGroup(rec); err != nil {
 			return fmt.Errorf("reading spill file %s: %w", path, err)
 		}
-		rows.add(&rec)
 	}
-	os.Remove(path) // its rows are in memory; free the disk early
-	gid, groups := table.group(&rows)
+	gid, groups := groupIDs(ids)
 	order := countingOrder(gid, groups)
-	maxRows := p.cfg.maxGroupRows()
-	for g := 0; g < groups; g++ {
+	for k := range groups {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		idx := order.rows(g)
 		q, err := p.take(ctx)
 		if err != nil {
 			return err
 		}
-		first := idx[0]
-		q.id = append(q.id[:0], rows.qids.At(int(first))...)
-		q.src, q.pos = int(rows.pos[first]>>40), int64(rows.pos[first]&(1<<40-1))
-		if len(idx) > maxRows {
-			return fmt.Errorf("%s: query %q has more than %d rows (--max-group-rows): %w", p.wherePacked(rows.pos[first]), q.id, maxRows, ErrGroupTooLarge)
+		for _, i := range order.rows(k) {
+			if err := p.cfg.Rules.Decode(&q.Group, recs[i], p.where); err != nil {
+				p.pool.put(q)
+				return err
+			}
 		}
-		for _, i := range idx {
-			q.label = append(q.label, rows.label[i])
-			if !math.IsNaN(rows.score[i]) {
-				q.score = append(q.score, rows.score[i])
-			}
-			if rows.hasRank {
-				q.rank = append(q.rank, rows.rank[i])
-			}
-			if rows.hasDoc {
-				q.doc.Append(rows.docs.At(int(i)))
-			}
-			q.where = append(q.where, rows.pos[i])
+		q.present[0] = true
+		if err := p.slices.assign(q); err != nil {
+			p.pool.put(q)
+			return err
 		}
 		if err := p.emit(ctx, q); err != nil {
 			return err
@@ -388,31 +307,23 @@ func (p *producer) resplit(ctx context.Context, path string, raw, budget int64, 
 	if err != nil {
 		return err
 	}
-	rr, err := openRecords(path)
+	// a file is at most a quarter of the budget less than the one it
+	// came from: reading it whole keeps within the budget
+	_, recs, err := loadSpill(path, raw)
 	if err != nil {
+		sp.finish()
 		return err
 	}
-	var rec record
-	var buf []byte
-	for {
-		rr.buf = rr.buf[:0]
-		err := rr.next(&rec)
-		if err == io.EOF {
-			break
+	for _, rec := range recs {
+		id, _, err := PeekGroup(rec)
+		if err == nil {
+			err = sp.add(rec, id)
 		}
 		if err != nil {
-			rr.close()
-			sp.finish()
-			return fmt.Errorf("reading spill file %s: %w", path, err)
-		}
-		buf = appendRecord(buf[:0], rec.qid, rec.doc, rec.score, rec.label, rec.rank, rec.pos)
-		if err := sp.add(buf, rec.qid); err != nil {
-			rr.close()
 			sp.finish()
 			return err
 		}
 	}
-	rr.close()
 	os.Remove(path)
 	if err := sp.finish(); err != nil {
 		return err
@@ -425,68 +336,36 @@ func (p *producer) resplit(ctx context.Context, path string, raw, budget int64, 
 	return os.Remove(sub)
 }
 
-// spillRows holds one loaded spill file by column.
-type spillRows struct {
-	qids, docs      reader.Strings
-	score, label    []float64
-	rank            []int64
-	pos             []uint64
-	hasDoc, hasRank bool
-}
-
-func (r *spillRows) add(rec *record) {
-	r.qids.Append(rec.qid)
-	r.docs.Append(rec.doc)
-	r.hasDoc = r.hasDoc || len(rec.doc) > 0
-	r.hasRank = r.hasRank || rec.rank != 0
-	r.score = append(r.score, rec.score)
-	r.label = append(r.label, rec.label)
-	r.rank = append(r.rank, rec.rank)
-	r.pos = append(r.pos, rec.pos)
-}
-
-func (r *spillRows) n() int { return len(r.label) }
-
-// groupTable numbers the distinct query ids of a loaded file in order of
-// first appearance.
-type groupTable struct {
-	seed  maphash.Seed
-	slots []int32 // first row of the group + 1; 0 = empty
-	gids  []int32
-}
-
-func (t *groupTable) group(r *spillRows) (gid []int32, groups int) {
-	n := r.n()
+// groupIDs numbers the distinct ids in order of first appearance.
+func groupIDs(ids [][]byte) (gid []int32, groups int) {
+	n := len(ids)
 	size := 16
 	for size < 2*n {
 		size <<= 1
 	}
-	t.seed = maphash.MakeSeed()
-	t.slots = make([]int32, size)
-	t.gids = make([]int32, 0, 64)
+	seed := maphash.MakeSeed()
+	slots := make([]int32, size) // first index + 1; 0 = empty
 	mask := uint64(size - 1)
 	gid = make([]int32, n)
-	for i := 0; i < n; i++ {
-		id := r.qids.At(i)
-		for h := maphash.Bytes(t.seed, id) & mask; ; h = (h + 1) & mask {
-			s := t.slots[h]
+	for i, id := range ids {
+		for h := maphash.Bytes(seed, id) & mask; ; h = (h + 1) & mask {
+			s := slots[h]
 			if s == 0 {
-				t.slots[h] = int32(i + 1)
+				slots[h] = int32(i + 1)
 				gid[i] = int32(groups)
 				groups++
 				break
 			}
-			if bytes.Equal(r.qids.At(int(s-1)), id) {
+			if bytes.Equal(ids[s-1], id) {
 				gid[i] = gid[s-1]
 				break
 			}
 		}
 	}
-	t.slots = nil
 	return gid, groups
 }
 
-// grouped lists row indices group by group, each group in input order.
+// grouped lists indices group by group, each group in input order.
 type grouped struct {
 	start []int32
 	idx   []int32

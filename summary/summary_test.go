@@ -43,7 +43,7 @@ ties input, gain exp, max grade 4, relevant: label > 0.
 	}
 	for _, tc := range tests {
 		t.Run(tc.format, func(t *testing.T) {
-			if got := string(Format(tc.format, run, set)); got != tc.want {
+			if got := string(FromSet(run, set).Format(tc.format)); got != tc.want {
 				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -57,7 +57,7 @@ func TestGatesAndDedup(t *testing.T) {
 	set.Dropped = 2
 	run := &Run{Metrics: ms, Options: metrics.DefaultOptions(), Columns: reader.Columns{Query: "q", Score: "s", Label: "l"},
 		DedupFirst: true, Gates: &Gates{Checks: []GateCheck{{Name: "map", Min: 0.5, Mean: 0.25}}, FailOnEmpty: true}}
-	j := string(JSON(run, set))
+	j := string(FromSet(run, set).JSON())
 	for _, want := range []string{
 		`"duplicates_dropped": 2`, `"dedup": "first"`,
 		`"gates": {"passed": false, "checks": [{"metric": "map", "min": 0.5, "mean": 0.25, "passed": false}], "fail_on_empty": true, "empty": false}`,
@@ -66,7 +66,7 @@ func TestGatesAndDedup(t *testing.T) {
 			t.Errorf("JSON lacks %s:\n%s", want, j)
 		}
 	}
-	txt := string(Text(run, set))
+	txt := string(FromSet(run, set).Text())
 	for _, want := range []string{"2 rows dropped as repeats", "gate map >= 0.5: FAILED (mean 0.2500)"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q:\n%s", want, txt)

@@ -508,7 +508,7 @@ func TestAnalysisErrors(t *testing.T) {
 		{"--format trec with --by", func() []string { return []string{"--format", "trec", "--by", "m", "in.jsonl"} }, 2, "--format trec has no place"},
 		{"negative bootstrap", func() []string { return []string{"--bootstrap", "-1", "in.jsonl"} }, 2, "--bootstrap -1"},
 		{"rank column with score columns", func() []string { return []string{"--rank-col", "r", "--score-col", "a,b", "in.jsonl"} }, 2, "--rank-col"},
-		{"--unsorted with --by", func() []string { return []string{"--unsorted", "--by", "m", "in.jsonl"} }, 2, "--unsorted does not carry"},
+		{"--unsorted with --system", func() []string { return []string{"--unsorted", "--system", "a=x", "--system", "b=y"} }, 2, "--unsorted reads one log"},
 		{"column for two roles", func() []string { return []string{"--by", "label", write("two.jsonl", good)} }, 1, `"label" is named for two roles`},
 	}
 	for _, tc := range tests {

@@ -55,7 +55,7 @@ func checkGates(c *config, set *aggregate.Set) *summary.Gates {
 	r := &summary.Gates{FailOnEmpty: c.failOnEmpty}
 	for _, g := range c.gates {
 		mean := set.Stats[g.metric].Summary().Mean
-		r.Checks = append(r.Checks, summary.GateCheck{Name: c.metrics[g.metric].Name, Min: g.min, Mean: mean, Passed: mean >= g.min})
+		r.Checks = append(r.Checks, summary.GateCheck{Name: c.shared.Rules.Metrics[g.metric].Name, Min: g.min, Mean: mean, Passed: mean >= g.min})
 	}
 	r.Empty = c.failOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
 	return r

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rankeval/rankeval/evalflags"
 )
 
 // Exit codes, documented in the README.
@@ -87,7 +89,7 @@ func exitCode(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "rankeval:", err)
 	var u usageError
 	switch {
-	case errors.As(err, &u):
+	case errors.As(err, &u), errors.Is(err, evalflags.ErrUsage):
 		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
 		return exitUsage
 	case errors.Is(err, errGate):

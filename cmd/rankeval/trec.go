@@ -31,11 +31,10 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 		fmt.Fprintf(stderr, "rankeval: %s: %d judgments of %d queries loaded in %.2f s\n",
 			c.qrels, q.Judgments(), q.Queries(), time.Since(start).Seconds())
 	}
-	t := &trecInput{c: c, qrels: q, bytesRead: cfg.BytesRead}
-	cfg.Judged = q.Judged
-	cfg.Join = q.Join
+	t := &trecInput{c: c, qrels: q, bytesRead: cfg.Progress.BytesRead}
+	cfg.Rules.Qrels = q
 	if c.complete {
-		cfg.Missing = q.Unseen
+		cfg.Unseen = q.Unseen
 	}
 	return t, nil
 }
@@ -43,10 +42,10 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 func (t *trecInput) source(name string) pipeline.Source {
 	return pipeline.Source{Name: name, Reread: name != reader.Stdin, Open: func() (reader.Reader, error) {
 		return reader.OpenRun(name, t.qrels, reader.RunOptions{
-			Options:      reader.Options{BatchSize: t.c.batchSize, Decoders: t.c.workers, BytesRead: t.bytesRead},
-			SkipUnjudged: t.c.skipUnjudged,
+			Options:      reader.Options{BatchSize: t.c.batch, Decoders: t.c.workers, BytesRead: t.bytesRead},
+			SkipUnjudged: t.c.shared.Profile != "",
 			Skipped:      &t.skipped,
-			DeferJoin:    true, // the pipeline's workers join (Config.Join)
+			DeferJoin:    true, // the pipeline's workers join (Rules.Qrels)
 		})
 	}}
 }
@@ -64,7 +63,7 @@ func (t *trecInput) explain(err error) error {
 func (t *trecInput) report(stderr io.Writer) {
 	if t.skipped.Queries > 0 {
 		fmt.Fprintf(stderr, "rankeval: %d run queries (%d rows) have no judgments in %s and were ignored, as %s does\n",
-			t.skipped.Queries, t.skipped.Rows, t.c.qrels, t.c.profile)
+			t.skipped.Queries, t.skipped.Rows, t.c.qrels, t.c.shared.Profile)
 	}
 	if n := len(t.qrels.Unseen()); n > 0 {
 		what := "ignored (--complete counts them as 0)"

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
+	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/internal/s3test"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/objstore"
@@ -97,9 +98,14 @@ func runBeam(t *testing.T, jobs []job) {
 
 // beamConfig mirrors the local CLI's defaults for the given flags.
 func beamConfig(inputs []string, metrics, ties, gain, empty string, maxGrade float64, rel *float64, format string) rankbeam.Config {
-	cols := reader.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", DocOptional: ties != "trec"}
-	return rankbeam.Config{Inputs: inputs, Metrics: metrics, Ties: ties, Gain: gain, Empty: empty,
-		MaxGrade: maxGrade, RelThreshold: rel, Columns: cols, Format: format}
+	// the flags as rankeval-beam registers them, with their defaults
+	fs := flag.NewFlagSet("rankeval-beam", flag.ContinueOnError)
+	v := evalflags.Register(fs)
+	v.Metrics, v.Ties, v.Gain, v.Empty, v.MaxGrade, v.Format = metrics, ties, gain, empty, maxGrade, format
+	if rel != nil {
+		v.RelThreshold = strconv.FormatFloat(*rel, 'g', -1, 64)
+	}
+	return rankbeam.Config{Inputs: inputs, Flags: *v}
 }
 
 func read(t *testing.T, name string) string {
@@ -385,7 +391,7 @@ func TestDedup(t *testing.T) {
 	ms := "map,ndcg@5,p@3"
 	out := filepath.Join(dir, "first.json")
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.DedupFirst = true
+	cfg.Flags.Dedup = "first"
 	runBeam(t, []job{{name: "first", cfg: cfg, out: out}})
 	want := local(t, "--format", "json", "-m", ms, "--dedup", "first", paths[0], paths[1], paths[2])
 	if got := read(t, out); got != want {

@@ -21,12 +21,12 @@ package rankbeam
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -36,7 +36,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -51,60 +51,33 @@ var (
 
 // Config is what every stage needs. It travels to the workers inside the
 // DoFns (Beam serializes their exported fields as JSON), so it holds only
-// plain data: metric names are parsed again on each worker.
+// plain data: the shared flags as given, resolved again on each worker by
+// the same code as the launcher's.
 type Config struct {
-	Inputs       []string // expanded file list; a file's index is its place here
-	Metrics      string   // comma-separated, as -m takes them
-	Ties         string
-	Gain         string
-	MaxGrade     float64
-	RelThreshold *float64
-	Empty        string
-	Profile      string
-	ScoreFloat32 bool
-	Columns      reader.Columns
-	// DedupFirst keeps the first row of a doc id repeated within a query
-	// and drops the others (--dedup first); otherwise a repeat is an error.
-	DedupFirst   bool
-	MaxGroupRows int
-	BatchSize    int
+	Inputs    []string // expanded file list; a file's index is its place here
+	Flags     evalflags.Values
+	BatchSize int
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
 	// (default 1).
 	RowGroupsPerPart int
-	// Format of the summary: json, text or trec.
-	Format string
 }
 
-// Resolve parses the configuration into the root module's types.
-func (c *Config) Resolve() (*summary.Run, error) {
-	ms, err := metrics.ParseList(c.Metrics)
+// settings resolves the shared flags.
+func (c *Config) settings() (*evalflags.Settings, error) {
+	s, err := c.Flags.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	o := metrics.DefaultOptions()
-	var ok bool
-	if o.Ties, ok = summary.Ties[c.Ties]; !ok {
-		return nil, fmt.Errorf("ties %q: %w", c.Ties, ErrConfig)
+	if len(s.Rules.Systems) > 1 {
+		return nil, fmt.Errorf("several score columns (--score-col %s) are not supported by rankeval-beam yet: %w", c.Flags.Columns.Score, ErrConfig)
 	}
-	if o.Gain, ok = summary.Gains[c.Gain]; !ok {
-		return nil, fmt.Errorf("gain %q: %w", c.Gain, ErrConfig)
-	}
-	if o.Empty, ok = summary.Empties[c.Empty]; !ok {
-		return nil, fmt.Errorf("empty %q: %w", c.Empty, ErrConfig)
-	}
-	o.MaxGrade = c.MaxGrade
-	if c.RelThreshold != nil {
-		o.RelThreshold, o.HasThreshold = *c.RelThreshold, true
-	}
-	return &summary.Run{Metrics: ms, Options: o, Columns: c.Columns, Profile: c.Profile,
-		ScoreFloat32: c.ScoreFloat32, SkipUnjudged: c.Profile != "", DedupFirst: c.DedupFirst}, nil
+	return s, nil
 }
 
-func (c *Config) maxGroupRows() int {
-	if c.MaxGroupRows > 0 {
-		return c.MaxGroupRows
-	}
-	return 1_000_000
+// where names a packed position (file index, line or row) for a message.
+func (c *Config) where(v uint64) string {
+	file, pos := pipeline.Unpack(v)
+	return fmt.Sprintf("%s:%d", c.Inputs[file], pos)
 }
 
 // Part is one work item: a whole file, or row groups [First, First+Units)
@@ -163,15 +136,15 @@ func init() {
 // element). With perQuery set, per-query records are written as shards
 // perQuery-SSSSS-of-NNNNN.jsonl (or .trec with the trec format).
 func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollection, error) {
-	run, err := cfg.Resolve()
+	set, err := cfg.settings()
 	if err != nil {
 		return beam.PCollection{}, err
 	}
 	if len(cfg.Inputs) == 0 {
 		return beam.PCollection{}, fmt.Errorf("no input: %w", ErrConfig)
 	}
-	if len(cfg.Inputs) >= 1<<24 {
-		return beam.PCollection{}, fmt.Errorf("%d input files; at most %d: %w", len(cfg.Inputs), 1<<24-1, ErrConfig)
+	if len(cfg.Inputs) >= pipeline.MaxInputs {
+		return beam.PCollection{}, fmt.Errorf("%d input files; at most %d: %w", len(cfg.Inputs), pipeline.MaxInputs-1, ErrConfig)
 	}
 	idx := make([]int, len(cfg.Inputs))
 	for i := range idx {
@@ -185,7 +158,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	chunks := beam.ParDo(s.Scope("read"), &readFn{Cfg: cfg}, parts)
 	grouped := beam.GroupByKey(s.Scope("group"), chunks)
 	results := beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, grouped)
-	merged := beam.Combine(s.Scope("merge"), &MergeFn{Metrics: len(run.Metrics)}, results)
+	merged := beam.Combine(s.Scope("merge"), &MergeFn{Metrics: len(set.Rules.Metrics)}, results)
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
 	if perQuery != "" {
 		if shards < 1 {
@@ -194,7 +167,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 		lines := beam.ParDo(s.Scope("per-query"), &queryLineFn{Cfg: cfg, Shards: shards}, results)
 		byShard := beam.GroupByKey(s.Scope("per-query-shards"), lines)
 		ext := ".jsonl"
-		if cfg.Format == "trec" {
+		if set.Format == "trec" {
 			ext = ".trec"
 		}
 		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ext, Shards: shards}, byShard)
@@ -231,40 +204,38 @@ func (f *splitFn) ProcessElement(file int, emit func(Part)) error {
 }
 
 // readFn reads a part and emits each run of consecutive rows of one query
-// as a chunk keyed by the query id. Rows are validated here, where the
-// batch still names the file and line or row of each.
+// as a chunk keyed by the query id: the rows taken by the run's Rules
+// (validated where the batch still names the file and line or row of
+// each), in the binary form of pipeline.Group.
 type readFn struct {
-	Cfg Config
-	val *pipeline.Validator
+	Cfg   Config
+	rules *pipeline.Rules
+	cols  reader.Columns
 }
 
 func (f *readFn) Setup() error {
-	run, err := f.Cfg.Resolve()
+	s, err := f.Cfg.settings()
 	if err != nil {
 		return err
 	}
-	f.val = pipeline.NewValidator(run.Options, run.Metrics)
+	f.rules, f.cols = &s.Rules, s.Columns
 	return nil
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) error {
 	name := f.Cfg.Inputs[p.File]
 	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1}
-	r, err := reader.Open(name, f.Cfg.Columns, opt)
+	r, err := reader.Open(name, f.cols, opt)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	var cur rows
-	var curID []byte
-	var buf []byte
+	var g pipeline.Group
 	flush := func() {
-		if cur.n() == 0 {
-			return
+		if g.N() > 0 {
+			emit(string(g.ID), g.AppendBinary(nil))
+			g.Reset()
 		}
-		buf = cur.encode(buf[:0])
-		emit(string(curID), bytes.Clone(buf))
-		cur = rows{}
 	}
 	for r.Next() {
 		if err := ctx.Err(); err != nil {
@@ -277,32 +248,11 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 			for j < b.N && bytes.Equal(b.Query.At(j), id) {
 				j++
 			}
-			if err := f.val.Rows(b, i, j); err != nil {
-				return err
-			}
-			if cur.n() > 0 && !bytes.Equal(id, curID) {
+			if g.N() > 0 && !bytes.Equal(id, g.ID) {
 				flush()
 			}
-			if cur.n() == 0 {
-				curID = append(curID[:0], id...)
-				cur.hasScore, cur.hasRank, cur.hasDoc = len(b.Score) > 0, b.Rank != nil, len(b.Doc.Off) > 1
-			}
-			for k := i; k < j; k++ {
-				cur.pos = append(cur.pos, packPos(p.File, b.Pos[k]))
-				cur.label = append(cur.label, b.Label[k])
-				if cur.hasScore {
-					s := b.Score[k]
-					if f.Cfg.ScoreFloat32 {
-						s = float64(float32(s))
-					}
-					cur.score = append(cur.score, s)
-				}
-				if cur.hasRank {
-					cur.rank = append(cur.rank, b.Rank[k])
-				}
-				if cur.hasDoc {
-					cur.doc = append(cur.doc, bytes.Clone(b.Doc.At(k)))
-				}
+			if err := f.rules.Append(&g, b, i, j, p.File, f.Cfg.where); err != nil {
+				return err
 			}
 			i = j
 		}
@@ -314,104 +264,61 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 	return nil
 }
 
-// where names a packed position for a message.
-func where(inputs []string, v uint64) string {
-	file, pos := unpackPos(v)
-	return fmt.Sprintf("%s:%d", inputs[file], pos)
-}
-
-// evalFn evaluates one query from all its chunks.
+// evalFn evaluates one query from all its chunks with the run's query
+// unit, as a worker of the local pipeline does.
 type evalFn struct {
-	Cfg  Config
-	run  *summary.Run
-	ev   *metrics.Evaluator
-	vals []float64
+	Cfg   Config
+	unit  *pipeline.Unit
+	rules *pipeline.Rules
 }
 
 func (f *evalFn) Setup() error {
-	run, err := f.Cfg.Resolve()
+	s, err := f.Cfg.settings()
 	if err != nil {
 		return err
 	}
-	f.run = run
-	f.ev = metrics.NewEvaluator(run.Metrics, run.Options)
+	f.rules = &s.Rules
+	f.unit = f.rules.NewUnit(f.Cfg.where)
 	return nil
 }
 
 func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(Result)) error {
-	var q rows
+	// The shuffle delivers a query's chunks in any order. Each holds rows
+	// in input order and no two overlap, so ordering the chunks by their
+	// first row restores the input order that the "input" tie policy,
+	// Kendall's and Spearman's cut and the duplicate check mean.
+	type chunk struct {
+		first uint64
+		data  []byte
+	}
+	var cs []chunk
 	var c []byte
 	for chunks(&c) {
-		if err := q.decodeAppend(c); err != nil {
+		_, first, err := pipeline.PeekGroup(c)
+		if err != nil {
 			return fmt.Errorf("query %q: %w", id, err)
 		}
-		if q.n() > f.Cfg.maxGroupRows() {
-			return fmt.Errorf("%s: query %q has more than %d rows (--max-group-rows): %w",
-				where(f.Cfg.Inputs, q.pos[0]), id, f.Cfg.maxGroupRows(), pipeline.ErrGroupTooLarge)
-		}
+		cs = append(cs, chunk{first, c})
+		c = nil
 	}
-	q.sortByPos()
-	var dropped int
-	if q.hasDoc {
-		var err error
-		if dropped, err = f.dedup(id, &q); err != nil {
+	slices.SortFunc(cs, func(a, b chunk) int { return cmp.Compare(a.first, b.first) })
+	var g pipeline.Group
+	for _, c := range cs {
+		if err := f.rules.Decode(&g, c.data, f.Cfg.where); err != nil {
 			return err
 		}
 	}
-	l := metrics.List{Label: q.label}
-	if q.hasScore {
-		l.Score = q.score
+	dropped, err := f.unit.Prepare(&g)
+	if err != nil {
+		return err
 	}
-	if q.hasRank {
-		l.Rank = q.rank
+	vals := make([]float64, len(f.rules.Metrics))
+	empty, err := f.unit.Eval(&g, g.Score, vals)
+	if err != nil {
+		return err
 	}
-	if q.hasDoc {
-		l.Doc = q.doc
-	}
-	vals := make([]float64, len(f.run.Metrics))
-	empty := f.ev.Eval(&l, vals)
-	if empty && f.run.Options.Empty == metrics.EmptyError {
-		return fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", where(f.Cfg.Inputs, q.pos[0]), id, pipeline.ErrEmptyQuery)
-	}
-	emit(Result{Query: id, First: q.pos[0], Rows: int64(q.n()), Dropped: int64(dropped), Vals: vals, Empty: empty})
+	emit(Result{Query: id, First: g.First, Rows: int64(g.N()), Dropped: int64(dropped), Vals: vals, Empty: empty})
 	return nil
-}
-
-// dedup applies the local pipeline's rule to a doc id repeated within a
-// query, in input order: an error naming both rows, or (--dedup first)
-// the later rows dropped. Rows without a doc id are never repeats.
-func (f *evalFn) dedup(id string, q *rows) (dropped int, err error) {
-	seen := make(map[string]int, q.n())
-	kept := 0
-	for i, d := range q.doc {
-		if len(d) > 0 {
-			if first, dup := seen[string(d)]; dup {
-				if !f.Cfg.DedupFirst {
-					return 0, fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
-						where(f.Cfg.Inputs, q.pos[i]), d, id, where(f.Cfg.Inputs, q.pos[first]), pipeline.ErrDuplicateDoc)
-				}
-				continue
-			}
-			seen[string(d)] = i
-		}
-		q.pos[kept], q.label[kept], q.doc[kept] = q.pos[i], q.label[i], q.doc[i]
-		if q.hasScore {
-			q.score[kept] = q.score[i]
-		}
-		if q.hasRank {
-			q.rank[kept] = q.rank[i]
-		}
-		kept++
-	}
-	dropped = q.n() - kept
-	q.pos, q.label, q.doc = q.pos[:kept], q.label[:kept], q.doc[:kept]
-	if q.hasScore {
-		q.score = q.score[:kept]
-	}
-	if q.hasRank {
-		q.rank = q.rank[:kept]
-	}
-	return dropped, nil
 }
 
 // MergeFn is the Beam CombineFn that merges per-query results into one
@@ -444,11 +351,12 @@ func (f *MergeFn) ExtractOutput(a Partial) Partial { return a }
 type formatFn struct{ Cfg Config }
 
 func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
-	run, err := f.Cfg.Resolve()
+	s, err := f.Cfg.settings()
 	if err != nil {
 		return err
 	}
-	emit(summary.Format(f.Cfg.Format, run, p.Set))
+	run := s.Summary()
+	emit(summary.FromSet(&run, p.Set).Format(s.Format))
 	return nil
 }
 
@@ -457,12 +365,17 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 type queryLineFn struct {
 	Cfg    Config
 	Shards int
-	run    *summary.Run
+	format func(b, id []byte, slice []string, q *aggregate.Query) []byte
 }
 
-func (f *queryLineFn) Setup() (err error) {
-	f.run, err = f.Cfg.Resolve()
-	return err
+func (f *queryLineFn) Setup() error {
+	s, err := f.Cfg.settings()
+	if err != nil {
+		return err
+	}
+	run := s.Summary()
+	f.format = run.QueryFormat(s.Format)
+	return nil
 }
 
 func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
@@ -471,11 +384,7 @@ func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
 	for i := range 8 {
 		line[i] = byte(r.First >> (56 - 8*i))
 	}
-	if f.Cfg.Format == "trec" {
-		line = summary.AppendTrecQuery(line, f.run, []byte(r.Query), r.Vals)
-	} else {
-		line = pipeline.AppendQueryLine(line, []byte(r.Query), f.run.Metrics, r.Vals, r.Empty)
-	}
+	line = f.format(line, []byte(r.Query), nil, &aggregate.Query{Vals: [][]float64{r.Vals}, Empty: []bool{r.Empty}, Missing: []bool{false}})
 	h := fnv.New32a()
 	h.Write([]byte(r.Query))
 	emit(int(h.Sum32()%uint32(f.Shards)), line)
@@ -557,5 +466,3 @@ func writeFile(name string, b []byte) error {
 	}
 	return nil
 }
-
-var _ = math.NaN

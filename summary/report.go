@@ -1,8 +1,7 @@
-package main
+package summary
 
 import (
 	"fmt"
-	"github.com/rankeval/rankeval/summary"
 	"io"
 	"math"
 	"strings"
@@ -11,19 +10,15 @@ import (
 	"github.com/rankeval/rankeval/report"
 )
 
-// writeReport fills the report's data from the results: the same figures
-// as the summary.
-func writeReport(w io.Writer, c *config, r *results) error {
-	d := &report.Data{Title: "rankeval report", Bootstrap: c.bootstrap, SliceCols: c.by}
-	inputs := c.inputs
-	for s, l := range c.logs {
-		inputs = append(inputs, c.systems[s]+"="+strings.Join(l, ","))
-	}
-	d.Lines = append(d.Lines, "Input: "+strings.Join(inputs, ", "))
-	set := r.res.Sys[0]
-	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, summary.NameOf(summary.Empties, c.opts.Empty)))
-	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", summary.NameOf(summary.Ties, c.opts.Ties), summary.NameOf(summary.Gains, c.opts.Gain), c.opts.MaxGrade))
-	for _, m := range c.metrics {
+// WriteReport writes the HTML report: the same figures as the summary.
+func (r *Results) WriteReport(w io.Writer) error {
+	c := r.Run
+	d := &report.Data{Title: "rankeval report", Bootstrap: c.Bootstrap, SliceCols: c.Slices}
+	d.Lines = append(d.Lines, "Input: "+strings.Join(c.Inputs, ", "))
+	set := r.Agg.Sys[0]
+	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, c.Options.Empty))
+	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", c.Options.Ties, c.Options.Gain, c.Options.MaxGrade))
+	for _, m := range c.Metrics {
 		d.Metrics = append(d.Metrics, m.Name)
 	}
 	noBoot := report.Interval{Lo: math.NaN(), Hi: math.NaN()}
@@ -34,20 +29,20 @@ func writeReport(w io.Writer, c *config, r *results) error {
 		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi}, P: p.P, PHolm: p.PHolm}
 	}
 	for s := range r.nsys {
-		sys := report.System{Name: r.systems[s], Rows: r.res.Sys[s].Rows, Queries: r.res.Sys[s].Queries, Empty: r.res.Sys[s].Empty, Missing: r.res.Missing[s]}
+		sys := report.System{Name: r.systems[s], Rows: r.Agg.Sys[s].Rows, Queries: r.Agg.Sys[s].Queries, Empty: r.Agg.Sys[s].Empty, Missing: r.Agg.Missing[s]}
 		if sys.Name == "" {
-			sys.Name = c.cols.Score
+			sys.Name = c.Columns.Score
 			if sys.Name == "" {
-				sys.Name = c.cols.Rank
+				sys.Name = c.Columns.Rank
 			}
 		}
-		for m := range c.metrics {
+		for m := range c.Metrics {
 			boot := noBoot
 			if r.boot != nil {
 				boot = report.Interval{Lo: r.boot[s][m][0], Hi: r.boot[s][m][1]}
 			}
 			sys.Stats = append(sys.Stats, stat(r.sys[s][m], boot))
-			h := r.res.Hist[s][m]
+			h := r.Agg.Hist[s][m]
 			var bins []report.Bin
 			for i, n := range h.Counts {
 				lo, hi := h.Edges(i)
@@ -57,9 +52,9 @@ func writeReport(w io.Writer, c *config, r *results) error {
 		}
 		d.Systems = append(d.Systems, sys)
 	}
-	for f, cv := range c.curves {
-		rc := report.Curve{Family: cv.family}
-		for _, m := range cv.ms {
+	for f, cv := range c.Curves {
+		rc := report.Curve{Family: cv.Family}
+		for _, m := range cv.Metrics {
 			rc.K = append(rc.K, m.K)
 		}
 		for s := range r.nsys {

@@ -1,0 +1,206 @@
+// Package evalflags registers and checks the flags every rankeval command
+// shares (rankeval and rankeval-beam): the metrics, the conventions, the
+// columns, peer profiles, repeated documents, the largest query and the
+// summary format. Each flag, its default, its help and its messages exist
+// here once.
+package evalflags
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/summary"
+)
+
+// ErrUsage is wrapped by every error that a corrected command line fixes.
+var ErrUsage = errors.New("usage error")
+
+type usageErr struct{ error }
+
+func (u usageErr) Is(target error) bool { return target == ErrUsage }
+func (u usageErr) Unwrap() error        { return u.error }
+
+// Usagef makes a usage error (ErrUsage) with the message as given.
+func Usagef(format string, a ...any) error { return usageErr{fmt.Errorf(format, a...)} }
+
+// DefaultMetrics are the metrics computed when -m is not given.
+const DefaultMetrics = "map,mrr,ndcg@10,err@10,p@10,r@10"
+
+// Values are the shared flags as given. They are plain data, so a
+// distributed runner ships them to its workers and resolves them there
+// with Resolve, exactly as the launcher did.
+type Values struct {
+	Metrics      string
+	Ties         string
+	Gain         string
+	MaxGrade     float64
+	RelThreshold string
+	Empty        string
+	Profile      string
+	Dedup        string
+	Format       string
+	Columns      reader.Columns
+	MaxGroupRows int
+}
+
+// Settings are the shared flags resolved.
+type Settings struct {
+	// Rules holds the metrics, conventions, score precision, duplicate
+	// policy, largest query, and the score columns' names when several
+	// are compared (Systems).
+	Rules   pipeline.Rules
+	Columns reader.Columns
+	Profile string
+	Format  string
+}
+
+// Names lists the flags Register defines, for a command's help.
+var Names = []string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
+	"format", "query-col", "doc-col", "score-col", "label-col", "rank-col", "max-group-rows"}
+
+// profile sets every convention a peer tool uses at once (SPEC §6); a flag
+// given explicitly overrides its profile's value.
+type profile struct {
+	flags        map[string]string
+	scoreFloat32 bool // trec_eval stores scores as 32-bit floats
+}
+
+var profiles = map[string]profile{
+	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
+	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
+}
+
+// Register defines the shared flags on fs.
+func Register(fs *flag.FlagSet) *Values {
+	v := &Values{}
+	fs.StringVar(&v.Metrics, "metrics", DefaultMetrics, "comma-separated metrics to compute (see above)")
+	fs.StringVar(&v.Metrics, "m", DefaultMetrics, "shorthand for --metrics")
+	fs.StringVar(&v.Ties, "ties", "input", "order of rows with equal scores: input (as they appear), trec (doc id descending,\nas trec_eval), optimistic (higher label first), pessimistic (lower label first),\naverage (exact expected value over every order of the tied rows)")
+	fs.StringVar(&v.Gain, "gain", "exp", "DCG gain of a label y: exp (2^y - 1) or linear (y)")
+	fs.Float64Var(&v.MaxGrade, "max-grade", 4, "maximum grade G of ERR, whose stop probability is (2^y - 1)/2^G;\na label above it is an input error when err or nerr is asked for")
+	fs.StringVar(&v.RelThreshold, "rel-threshold", "", "a row is relevant when its label >= this threshold (trec_eval's -l);\nwhen unset, relevant means label > 0")
+	fs.StringVar(&v.Empty, "empty", "skip", "queries with no relevant row: skip (left out of every mean and counted as\nempty), zero (count as 0), one (count as 1), error (fail the run)")
+	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
+	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
+	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
+	fs.StringVar(&v.Columns.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
+	fs.StringVar(&v.Columns.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
+	fs.StringVar(&v.Columns.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
+	fs.StringVar(&v.Columns.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
+	fs.StringVar(&v.Columns.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
+	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
+	return v
+}
+
+// Finish completes v after fs has parsed the command line: a profile sets
+// the flags not given explicitly, and a rank column without an explicit
+// score column needs no score. Then it resolves v.
+func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if v.Profile != "" {
+		p, ok := profiles[v.Profile]
+		if !ok {
+			return nil, Usagef("--profile %q: want trec_eval or gdeval", v.Profile)
+		}
+		for name, val := range p.flags {
+			if !set[name] {
+				if err := fs.Set(name, val); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if v.Columns.Rank != "" && !set["score-col"] {
+		v.Columns.Score = "" // ordered by rank: a score is neither needed nor required
+	}
+	return v.Resolve()
+}
+
+// Resolve checks v and returns the settings; it depends on v alone.
+func (v *Values) Resolve() (*Settings, error) {
+	s := &Settings{Columns: v.Columns, Profile: v.Profile, Format: v.Format}
+	r := &s.Rules
+	var err error
+	if r.Metrics, err = metrics.ParseList(v.Metrics); err != nil {
+		return nil, usageErr{err}
+	}
+	if v.Profile != "" {
+		p, ok := profiles[v.Profile]
+		if !ok {
+			return nil, Usagef("--profile %q: want trec_eval or gdeval", v.Profile)
+		}
+		r.ScoreFloat32 = p.scoreFloat32
+	}
+	o := metrics.DefaultOptions()
+	if o.Ties, err = metrics.ParseTies(v.Ties); err != nil {
+		return nil, Usagef("--ties %w", err)
+	}
+	if o.Gain, err = metrics.ParseGain(v.Gain); err != nil {
+		return nil, Usagef("--gain %w", err)
+	}
+	if o.Empty, err = metrics.ParseEmpty(v.Empty); err != nil {
+		return nil, Usagef("--empty %w", err)
+	}
+	if !(v.MaxGrade > 0) || v.MaxGrade > 1000 {
+		return nil, Usagef("--max-grade %v: want a number in (0, 1000]", v.MaxGrade)
+	}
+	o.MaxGrade = v.MaxGrade
+	if v.RelThreshold != "" {
+		t, err := strconv.ParseFloat(v.RelThreshold, 64)
+		if err != nil || t != t {
+			return nil, Usagef("--rel-threshold %q: want a number", v.RelThreshold)
+		}
+		o.RelThreshold, o.HasThreshold = t, true
+	}
+	r.Options = o
+	if v.Format != "text" && v.Format != "json" && v.Format != "trec" {
+		return nil, Usagef("--format %q: want text, json or trec", v.Format)
+	}
+	if v.MaxGroupRows < 1 {
+		return nil, Usagef("--max-group-rows must be >= 1")
+	}
+	r.MaxGroupRows = v.MaxGroupRows
+	switch v.Dedup {
+	case "error":
+	case "first":
+		r.DedupFirst = true
+	default:
+		return nil, Usagef("--dedup %q: want error or first", v.Dedup)
+	}
+	// Doc ids are read when present, to catch duplicates; only the trec tie
+	// order cannot do without them.
+	s.Columns.DocOptional = o.Ties != metrics.TiesTrec
+	if scores := SplitList(v.Columns.Score); len(scores) > 1 {
+		if v.Columns.Rank != "" {
+			return nil, Usagef("--rank-col orders every system the same way: compare score columns without it")
+		}
+		s.Columns.Score, s.Columns.ExtraScore = scores[0], scores[1:]
+		r.Systems = scores
+	}
+	return s, nil
+}
+
+// Summary is what a summary of these settings explains; the caller adds
+// what its command knows besides (TREC input, slices, systems, gates).
+func (s *Settings) Summary() summary.Run {
+	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
+		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.Profile != "", Systems: s.Rules.Systems}
+}
+
+// SplitList splits a comma-separated flag value, dropping blanks.
+func SplitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,270 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rankeval/rankeval/reader"
+)
+
+// Group is one query's rows from one log, in input order, by column.
+// Rules.Append and Rules.Decode fill it; a Unit evaluates it.
+type Group struct {
+	ID     []byte
+	First  uint64 // packed position of its first row
+	Score  []float64
+	Label  []float64
+	Rank   []int64
+	Doc    reader.Strings
+	Where  []uint64    // packed position of each row
+	XScore [][]float64 // the extra score columns of one log (systems 2..)
+	Key    reader.Strings
+}
+
+// N is the number of rows.
+func (g *Group) N() int { return len(g.Label) }
+
+// Reset empties g, keeping its buffers.
+func (g *Group) Reset() {
+	g.ID = g.ID[:0]
+	g.First = 0
+	g.Score = g.Score[:0]
+	g.Label = g.Label[:0]
+	g.Rank = g.Rank[:0]
+	g.Where = g.Where[:0]
+	g.Doc.Reset()
+	g.Key.Reset()
+	for c := range g.XScore {
+		g.XScore[c] = g.XScore[c][:0]
+	}
+}
+
+// hasDoc reports whether the doc column was read.
+func (g *Group) hasDoc() bool { return len(g.Doc.Off) > 1 }
+
+// ErrEncoding is wrapped when an encoded group cannot be decoded: a bug or
+// a damaged spill file or shuffle, never bad input.
+var ErrEncoding = errors.New("malformed encoded rows")
+
+const (
+	encScore = 1 << iota
+	encRank
+	encDoc
+)
+
+// AppendBinary appends g in the form that crosses a spill file or a
+// distributed shuffle: the query id, the first row's position, which
+// columns are present, the slice key, then the rows. Scores are stored as
+// the run keeps them (already rounded by Rules), so decoding applies no
+// row rule twice.
+func (g *Group) AppendBinary(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(g.ID)))
+	b = append(b, g.ID...)
+	b = binary.AppendUvarint(b, g.First)
+	flags, nx := g.columns(), g.extraScores()
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(nx))
+	nk := max(0, len(g.Key.Off)-1)
+	b = binary.AppendUvarint(b, uint64(nk))
+	for c := range nk {
+		b = appendBytes(b, g.Key.At(c))
+	}
+	b = binary.AppendUvarint(b, uint64(g.N()))
+	for i := range g.Label {
+		b = binary.AppendUvarint(b, g.Where[i])
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Label[i]))
+		if flags&encScore != 0 {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Score[i]))
+		}
+		for c := range nx {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.XScore[c][i]))
+		}
+		if flags&encRank != 0 {
+			b = binary.AppendVarint(b, g.Rank[i])
+		}
+		if flags&encDoc != 0 {
+			b = appendBytes(b, g.Doc.At(i))
+		}
+	}
+	return b
+}
+
+// columns says which optional columns g has.
+func (g *Group) columns() byte {
+	var flags byte
+	if len(g.Score) > 0 {
+		flags |= encScore
+	}
+	if len(g.Rank) > 0 {
+		flags |= encRank
+	}
+	if g.hasDoc() {
+		flags |= encDoc
+	}
+	return flags
+}
+
+// extraScores is the number of extra score columns g has.
+func (g *Group) extraScores() int {
+	nx := 0
+	for c := range g.XScore {
+		if len(g.XScore[c]) > 0 {
+			nx = c + 1
+		}
+	}
+	return nx
+}
+
+func appendBytes(b, s []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// encReader reads an encoded group.
+type encReader struct {
+	b   []byte
+	err error
+}
+
+func (d *encReader) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *encReader) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *encReader) float() float64 {
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *encReader) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	s := d.b[:n]
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *encReader) byte() byte {
+	if len(d.b) < 1 {
+		d.fail()
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *encReader) fail() {
+	if d.err == nil {
+		d.err = fmt.Errorf("truncated: %w", ErrEncoding)
+	}
+	d.b = nil
+}
+
+// PeekGroup returns the query id and first position of an encoded group
+// without decoding its rows. The id aliases data.
+func PeekGroup(data []byte) (id []byte, first uint64, err error) {
+	d := encReader{b: data}
+	id = d.bytes()
+	first = d.uvarint()
+	return id, first, d.err
+}
+
+// Decode appends the rows of the encoded group data (AppendBinary) to g,
+// which holds rows of the same query or none, checking what spans the
+// parts of a query: its slice values and its size. Parts must come in
+// input order.
+func (r *Rules) Decode(g *Group, data []byte, where Where) error {
+	d := encReader{b: data}
+	id := d.bytes()
+	first := d.uvarint()
+	flags := d.byte()
+	nx := int(d.uvarint())
+	nk := int(d.uvarint())
+	if d.err != nil {
+		return d.err
+	}
+	if nx > len(r.Systems) || nk != len(r.Slices) {
+		return fmt.Errorf("%d score columns and %d slice columns for %d and %d: %w", nx+1, nk, len(r.Systems), len(r.Slices), ErrEncoding)
+	}
+	start := g.N() == 0
+	if start {
+		g.Reset() // a zero Group too: its string columns need their first offset
+		g.ID = append(g.ID, id...)
+		g.First = first
+	} else if !bytes.Equal(g.ID, id) {
+		return fmt.Errorf("rows of query %q decoded into query %q: %w", id, g.ID, ErrEncoding)
+	} else if flags != g.columns() || nx != g.extraScores() {
+		return fmt.Errorf("%s: query %q: some of its rows have other columns than its rows at %s: %w", where(first), id, where(g.First), ErrMixedColumns)
+	}
+	for c := range nk {
+		v := d.bytes()
+		if start {
+			g.Key.Append(v)
+		} else if d.err == nil && !bytes.Equal(v, g.Key.At(c)) {
+			return r.sliceMismatch(where(first), g, c, v, where)
+		}
+	}
+	n := d.uvarint()
+	if d.err != nil {
+		return d.err
+	}
+	if n > uint64(len(d.b)) { // every row takes at least one byte
+		return fmt.Errorf("%d rows in %d bytes: %w", n, len(d.b), ErrEncoding)
+	}
+	if err := r.checkSize(g, int(n), where); err != nil {
+		return err
+	}
+	for len(g.XScore) < nx {
+		g.XScore = append(g.XScore, nil)
+	}
+	for range n {
+		g.Where = append(g.Where, d.uvarint())
+		g.Label = append(g.Label, d.float())
+		if flags&encScore != 0 {
+			g.Score = append(g.Score, d.float())
+		}
+		for c := range nx {
+			g.XScore[c] = append(g.XScore[c], d.float())
+		}
+		if flags&encRank != 0 {
+			g.Rank = append(g.Rank, d.varint())
+		}
+		if flags&encDoc != 0 {
+			g.Doc.Append(d.bytes())
+		}
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%d bytes after the rows: %w", len(d.b), ErrEncoding)
+	}
+	return nil
+}

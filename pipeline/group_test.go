@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// testBatch is a batch of n rows of query "q" with every column the
+// encoding carries: doc, score, a second score, rank and one slice column.
+func testBatch(n int, doc bool) *reader.Batch {
+	b := &reader.Batch{Source: "in", N: n, Extra: make([]reader.Strings, 1), ExtraScore: make([][]float64, 1)}
+	b.Query.Reset()
+	b.Doc.Reset()
+	b.Extra[0].Reset()
+	for k := range n {
+		b.Query.Append([]byte("q"))
+		if doc {
+			b.Doc.Append([]byte(fmt.Sprintf("d%d", k)))
+		}
+		b.Extra[0].Append([]byte("m1"))
+		b.Score = append(b.Score, 0.1*float64(k)+0.300000000001)
+		b.ExtraScore[0] = append(b.ExtraScore[0], float64(n-k))
+		b.Label = append(b.Label, float64(k%3))
+		b.Rank = append(b.Rank, int64(k+1))
+		b.Pos = append(b.Pos, int64(10+k))
+	}
+	return b
+}
+
+func testRules(float32 bool) *Rules {
+	ms, _ := metrics.ParseList("map")
+	return &Rules{Metrics: ms, Options: metrics.DefaultOptions(), ScoreFloat32: float32, Systems: []string{"a", "b"}, Slices: []string{"market"}}
+}
+
+func noWhere(v uint64) string { in, pos := Unpack(v); return fmt.Sprintf("in%d:%d", in, pos) }
+
+// TestGroupRoundTrip: a group encoded and decoded in parts, in order,
+// equals the group taken from the batch in one piece; decoding applies no
+// row rule twice (scores were rounded when taken).
+func TestGroupRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		doc, float32 bool
+		n, parts     int
+	}{{"every column", true, false, 7, 3}, {"no doc", false, false, 5, 5}, {"float32 scores", true, true, 6, 2}, {"one row", true, false, 1, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := testRules(tc.float32)
+			b := testBatch(tc.n, tc.doc)
+			var whole Group
+			if err := r.Append(&whole, b, 0, tc.n, 3, noWhere); err != nil {
+				t.Fatal(err)
+			}
+			if tc.float32 && whole.Score[0] != float64(float32(0.300000000001)) {
+				t.Fatalf("score %v not rounded to float32", whole.Score[0])
+			}
+			var got Group
+			for p := range tc.parts {
+				i, j := p*tc.n/tc.parts, (p+1)*tc.n/tc.parts
+				var part Group
+				if err := r.Append(&part, b, i, j, 3, noWhere); err != nil {
+					t.Fatal(err)
+				}
+				enc := part.AppendBinary(nil)
+				id, first, err := PeekGroup(enc)
+				if err != nil || string(id) != "q" || first != Pack(3, int64(10+i)) {
+					t.Fatalf("peek: %q %d %v", id, first, err)
+				}
+				if err := r.Decode(&got, enc, noWhere); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !reflect.DeepEqual(got, whole) {
+				t.Fatalf("decoded\n%+v\nwant\n%+v", got, whole)
+			}
+		})
+	}
+}
+
+// TestGroupDecodeChecks: what spans the parts of a query is checked when
+// they are joined, with the messages of the sorted path.
+func TestGroupDecodeChecks(t *testing.T) {
+	r := testRules(false)
+	b := testBatch(4, true)
+	var a, c Group
+	r.Append(&a, b, 0, 2, 0, noWhere)
+	b.Extra[0].Reset()
+	for range 4 {
+		b.Extra[0].Append([]byte("m2"))
+	}
+	r.Append(&c, b, 2, 4, 0, noWhere)
+	var g Group
+	if err := r.Decode(&g, a.AppendBinary(nil), noWhere); err != nil {
+		t.Fatal(err)
+	}
+	err := r.Decode(&g, c.AppendBinary(nil), noWhere)
+	if !errors.Is(err, ErrSliceMismatch) || !strings.Contains(err.Error(), `in0:12: query "q" has market "m2" here but "m1" on its first row at in0:10`) {
+		t.Fatalf("err = %v", err)
+	}
+	r.MaxGroupRows = 3
+	g.Reset()
+	r.Decode(&g, a.AppendBinary(nil), noWhere)
+	if err := r.Decode(&g, a.AppendBinary(nil), noWhere); !errors.Is(err, ErrGroupTooLarge) || !strings.HasPrefix(err.Error(), `in0:10: query "q" has more than 3 rows`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestGroupDecodeDamaged: every truncation and every flipped byte of an
+// encoded group is an error or a well-formed group, never a panic.
+func TestGroupDecodeDamaged(t *testing.T) {
+	r := testRules(false)
+	var g Group
+	r.Append(&g, testBatch(5, true), 0, 5, 1, noWhere)
+	enc := g.AppendBinary(nil)
+	for n := range len(enc) {
+		var d Group
+		if err := r.Decode(&d, enc[:n], noWhere); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: no error", n, len(enc))
+		}
+	}
+	for i := range enc {
+		bad := append([]byte(nil), enc...)
+		bad[i] ^= 0x5a
+		var d Group
+		if r.Decode(&d, bad, noWhere) == nil && d.N() != len(d.Where) {
+			t.Fatalf("byte %d flipped: columns out of step", i)
+		}
+	}
+}
+
+// FuzzGroupDecode: Decode never panics, and what it accepts encodes back
+// to the same bytes.
+func FuzzGroupDecode(f *testing.F) {
+	r := testRules(false)
+	for _, doc := range []bool{true, false} {
+		var g Group
+		r.Append(&g, testBatch(3, doc), 0, 3, 2, noWhere)
+		f.Add(g.AppendBinary(nil))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g Group
+		if err := r.Decode(&g, data, noWhere); err != nil {
+			return
+		}
+		if n := g.N(); len(g.Where) != n || (len(g.Score) != 0 && len(g.Score) != n) || (len(g.Rank) != 0 && len(g.Rank) != n) {
+			t.Fatalf("columns out of step: %+v", g)
+		}
+	})
+}

@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/rankeval/rankeval/reader"
+)
+
+// grouper reads one log's inputs in order and hands out one query's rows
+// at a time; a query may continue from one batch, or input, into the next.
+type grouper struct {
+	p      *producer
+	inputs []Source
+	base   int // index in p.srcs of inputs[0]
+	next   int // the next input to open
+	r      reader.Reader
+	b      *reader.Batch
+	i      int  // the next unread row of b
+	si     int  // index in p.srcs of the open input
+	named  bool // p.srcs[si] has the reader's name and Locate
+	seen   seenSet
+	sorted bool // ids must ascend (idLess): lockstep with --missing zero
+	prev   []byte
+	asc    ascent
+}
+
+func (gr *grouper) close() error {
+	if gr.r == nil {
+		return nil
+	}
+	err := gr.r.Close()
+	gr.r, gr.b = nil, nil
+	return err
+}
+
+// advance makes b hold unread rows; false at the end of the log.
+func (gr *grouper) advance() (bool, error) {
+	for gr.b == nil || gr.i >= gr.b.N {
+		if gr.r != nil {
+			if gr.r.Next() {
+				gr.b, gr.i = gr.r.Batch(), 0
+				if !gr.named {
+					// before any query of this input is sent, so no worker
+					// reads the entry yet
+					gr.p.named(gr.si, gr.b)
+					gr.named = true
+				}
+				continue
+			}
+			err := gr.r.Err()
+			name := gr.inputs[gr.next-1].Name
+			cerr := gr.close()
+			if err != nil {
+				return false, err
+			}
+			if cerr != nil {
+				return false, fmt.Errorf("%s: %w", name, cerr)
+			}
+		}
+		if gr.next == len(gr.inputs) {
+			return false, nil
+		}
+		r, err := gr.inputs[gr.next].Open()
+		if err != nil {
+			return false, err
+		}
+		gr.r, gr.si, gr.named = newReadAhead(r), gr.base+gr.next, false
+		gr.next++
+	}
+	return true, nil
+}
+
+// fill reads the next query's rows into g; false at the end of the log.
+func (gr *grouper) fill(g *Group) (bool, error) {
+	p := gr.p
+	g.Reset()
+	for {
+		ok, err := gr.advance()
+		if err != nil || !ok {
+			return g.N() > 0, err
+		}
+		b, i, si := gr.b, gr.i, gr.si
+		id := b.Query.At(i)
+		if g.N() > 0 && !bytes.Equal(id, g.ID) {
+			return true, nil
+		}
+		// the run of rows of this batch that belong to one query
+		j := i + 1
+		for j < b.N && bytes.Equal(b.Query.At(j), id) {
+			j++
+		}
+		if g.N() == 0 {
+			if err := gr.start(b, i, si); err != nil {
+				return false, err
+			}
+		}
+		if err := p.cfg.Rules.Append(g, b, i, j, si, p.where); err != nil {
+			return false, err
+		}
+		gr.i = j
+	}
+}
+
+// start checks that the query opening at row i of b is new: its id has
+// had no group before (the ascent, or the seen set), and with --missing
+// zero it ascends.
+func (gr *grouper) start(b *reader.Batch, i, si int) error {
+	id := b.Query.At(i)
+	if gr.asc.on && !gr.asc.next(id) {
+		if err := gr.indexBefore(b, i, si); err != nil {
+			return err
+		}
+	}
+	if !gr.asc.on && !gr.seen.insert(id) {
+		if err := gr.reappears(b, i, si); err != nil {
+			return err
+		}
+	}
+	if gr.sorted {
+		if len(gr.prev) > 0 && !idLess(gr.prev, id) {
+			return fmt.Errorf("%s: query id %q comes after %q; with --missing zero every log must be sorted by query id (numerically when ids are integers, else byte-wise): %w",
+				b.Where(i), id, gr.prev, ErrLockstep)
+		}
+		gr.prev = append(gr.prev[:0], id...)
+	}
+	return nil
+}
+
+// reappears confirms that the query id at row i of b, whose hash the seen
+// set holds, had a group before, and returns the error naming both
+// positions; nil when it only shares a hash with another id.
+func (gr *grouper) reappears(b *reader.Batch, i, si int) error {
+	id := b.Query.At(i)
+	const remedy = "another query's rows came between (sort the input by query id, or use --unsorted)"
+	gr.p.setNote(fmt.Sprintf("query id %q came back at %s: reading the input again to find where its rows began", id, b.Where(i)))
+	at, known, err := gr.firstRow(id, si, b.Pos[i])
+	gr.p.setNote("")
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: query id %q may reappear, and reading the input again to check failed: %w", b.Where(i), id, err)
+	case !known:
+		// Standard input cannot be read twice; a 64-bit hash collision
+		// (about n²/2⁶⁵ for n queries) is the only other cause.
+		return fmt.Errorf("%s: query id %q reappears; its rows began earlier and %s: %w", b.Where(i), id, remedy, ErrReappear)
+	case at == "":
+		return nil // a collision
+	}
+	return fmt.Errorf("%s: query id %q reappears; its rows began at %s and %s: %w", b.Where(i), id, at, remedy, ErrReappear)
+}

@@ -1,0 +1,211 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
+)
+
+// Run evaluates the inputs and returns the merged aggregate. The result is
+// bit-identical for any worker count and any reader batch size.
+func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, error) {
+	res, err := Analyze(ctx, cfg, [][]Source{inputs})
+	if err != nil {
+		return nil, err
+	}
+	return res.Sys[0], nil
+}
+
+// RangeOf says where a metric's values lie.
+func RangeOf(m metrics.Metric) aggregate.Range {
+	switch m.Kind {
+	case metrics.KindKendall, metrics.KindSpearman:
+		return aggregate.RangeSigned
+	case metrics.KindCG, metrics.KindDCG:
+		return aggregate.RangeOpen
+	}
+	return aggregate.RangeUnit
+}
+
+// Analyze evaluates one log, or several logs of the same queries read in
+// lockstep (one per system of cfg.Rules.Systems), with slices,
+// comparisons, bootstrap and histograms as cfg asks. Every figure is
+// bit-identical for any worker count and any reader batch size.
+func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) {
+	if len(logs) > 1 && len(logs) != cfg.systems() {
+		return nil, fmt.Errorf("%d logs for %d systems", len(logs), cfg.systems())
+	}
+	if cfg.PerQuery.W != nil && cfg.PerQuery.Format == nil {
+		return nil, fmt.Errorf("per-query output without a format")
+	}
+	layout := cfg.Layout()
+	workers := cfg.workers()
+	pool := newQueryPool(&cfg, len(logs), workers)
+	jobs := make(chan *query, max(workers, smallPool/2))
+	var done chan *query
+	if cfg.PerQuery.W != nil {
+		done = make(chan *query, workers)
+	}
+	parts := make([]*aggregate.Analysis, workers)
+
+	p := newProducer(&cfg, logs, pool, jobs)
+	// progress outlives the group's context, which Wait cancels, so that
+	// the final report is made
+	stopProgress := p.startProgress(ctx)
+	defer stopProgress(false)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers + 2)
+	g.Go(func() error {
+		defer close(jobs)
+		defer p.close()
+		if cfg.Unsorted.On {
+			return p.runUnsorted(ctx, logs[0])
+		}
+		return p.run(ctx)
+	})
+	var live atomic.Int32
+	live.Store(int32(workers))
+	for w := range workers {
+		parts[w] = aggregate.NewAnalysis(layout)
+		wk := &worker{cfg: &cfg, unit: cfg.Rules.NewUnit(p.srcs.where), agg: parts[w]}
+		g.Go(func() error {
+			defer func() {
+				// the last worker out closes the writer's channel
+				if live.Add(-1) == 0 && done != nil {
+					close(done)
+				}
+			}()
+			return wk.run(ctx, jobs, pool, done)
+		})
+	}
+	if done != nil {
+		g.Go(func() error { return writeOrdered(ctx, cfg.PerQuery.W, done, pool) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	stopProgress(true)
+	total := aggregate.NewAnalysis(layout)
+	for _, a := range parts {
+		total.Merge(a)
+	}
+	if cfg.Unseen != nil {
+		q := newQuery(&cfg, len(logs))
+		for _, id := range cfg.Unseen() {
+			cfg.Rules.missingValues(q.res.Vals[0])
+			q.res.Rows[0], q.res.Empty[0], q.res.Missing[0] = 0, false, true
+			q.res.Hash = aggregate.QueryHash([]byte(id))
+			if err := total.Add(&q.res); err != nil {
+				return nil, fmt.Errorf("query %q: %w", id, err)
+			}
+		}
+	}
+	return &Result{Analysis: total, SliceKeys: p.slices.keys}, nil
+}
+
+// worker evaluates queries into its own partial aggregate.
+type worker struct {
+	cfg  *Config
+	unit *Unit
+	agg  *aggregate.Analysis
+}
+
+func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, done chan<- *query) error {
+	for q := range jobs {
+		if err := w.eval(q); err != nil {
+			pool.put(q)
+			return err
+		}
+		if done == nil {
+			pool.put(q)
+			continue
+		}
+		q.line = w.cfg.PerQuery.Format(q.line[:0], q.ID, q.sliceKey, &q.res)
+		select {
+		case done <- q:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// eval evaluates every system of q and adds it to the worker's aggregate.
+func (w *worker) eval(q *query) error {
+	res := &q.res
+	res.Slice = q.slice
+	if w.cfg.Analysis.Bootstrap > 0 {
+		res.Hash = aggregate.QueryHash(q.ID)
+	}
+	lockstep := len(q.alt) > 0
+	for s := range w.cfg.systems() {
+		g := &q.Group
+		if lockstep {
+			g = q.log(s)
+		}
+		res.Missing[s] = lockstep && !q.present[s]
+		if res.Missing[s] {
+			w.cfg.Rules.missingValues(res.Vals[s])
+			res.Rows[s], res.Empty[s] = 0, false
+			continue
+		}
+		// one log's rows serve every score column: prepare them once
+		if s == 0 || lockstep {
+			dropped, err := w.unit.Prepare(g)
+			if err != nil {
+				return err
+			}
+			w.agg.Sys[s].Dropped += int64(dropped)
+		}
+		score := g.Score
+		if !lockstep {
+			score = g.scoreOf(s)
+		}
+		var err error
+		res.Rows[s] = g.N()
+		if res.Empty[s], err = w.unit.Eval(g, score, res.Vals[s]); err != nil {
+			return err
+		}
+	}
+	if err := w.agg.Add(res); err != nil {
+		return fmt.Errorf("%s: query %q: %w", w.unit.where(q.First), q.ID, err)
+	}
+	return nil
+}
+
+// writeOrdered writes per-query lines in input order. At most poolSize
+// queries exist, so a ring of that size holds every one that arrives early.
+func writeOrdered(ctx context.Context, w io.Writer, done <-chan *query, pool *queryPool) error {
+	poolSize := pool.size()
+	ring := make([]*query, poolSize)
+	next := int64(0)
+	var err error
+	for q := range done {
+		ring[q.seq%int64(poolSize)] = q
+		for {
+			slot := next % int64(poolSize)
+			r := ring[slot]
+			if r == nil || r.seq != next {
+				break
+			}
+			if err == nil {
+				if _, werr := w.Write(r.line); werr != nil {
+					err = fmt.Errorf("writing per-query output: %w", werr)
+				}
+			}
+			ring[slot] = nil
+			pool.put(r)
+			next++
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/rankeval/rankeval/metrics"
+)
+
+// Unit evaluates queries under a run's Rules: the per-query checks
+// (repeated documents, the empty-query policy), the qrels join, and the
+// metrics. Each worker owns one; it reuses its buffers from query to
+// query.
+type Unit struct {
+	r     *Rules
+	where Where
+	ev    *metrics.Evaluator
+	dedup *docSet
+	docs  [][]byte
+}
+
+// NewUnit makes a Unit for r; where names positions in its messages.
+func (r *Rules) NewUnit(where Where) *Unit {
+	return &Unit{r: r, where: where, ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet()}
+}
+
+// Prepare readies g's rows for evaluation once, whatever the number of
+// score columns: a repeated doc id is an error naming both rows, or with
+// DedupFirst the later rows are dropped (their count returned); then a
+// TREC run's rows take their labels from the qrels.
+func (u *Unit) Prepare(g *Group) (dropped int, err error) {
+	u.docs = u.docs[:0]
+	if !g.hasDoc() {
+		return 0, nil
+	}
+	if len(g.Doc.Off)-1 != g.N() {
+		return 0, fmt.Errorf("%s: query %q: some of its rows have a doc id column and some do not: %w", u.where(g.First), g.ID, ErrMixedColumns)
+	}
+	for i := range g.N() {
+		u.docs = append(u.docs, g.Doc.At(i))
+	}
+	if len(g.Doc.Buf) == 0 { // no row has a doc id
+		return 0, nil
+	}
+	if u.r.DedupFirst {
+		dropped = u.dedup.keepFirst(g, &u.docs)
+	} else if dup, first := u.dedup.firstDuplicate(u.docs); dup >= 0 {
+		return 0, fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
+			u.where(g.Where[dup]), u.docs[dup], g.ID, u.where(g.Where[first]), ErrDuplicateDoc)
+	}
+	if u.r.Qrels != nil {
+		u.r.Qrels.Join(g.ID, g.Label, u.dedup.lookup)
+		// the qrels loader has rejected labels that are not finite and
+		// made negative ones 0; the maximum grade is the run's to check
+		if u.r.needMax() {
+			for i, l := range g.Label {
+				if l > u.r.Options.MaxGrade {
+					return dropped, u.r.aboveMaxGrade(u.where(g.Where[i]), l)
+				}
+			}
+		}
+	}
+	return dropped, nil
+}
+
+// Eval evaluates g, prepared, ranked by score (g.Score or one of
+// g.XScore), into vals (one per metric), and reports whether the query is
+// empty; under --empty error an empty query is an error.
+func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err error) {
+	l := metrics.List{Label: g.Label}
+	if len(score) > 0 {
+		l.Score = score
+	}
+	if len(g.Rank) > 0 {
+		l.Rank = g.Rank
+	}
+	if len(u.docs) > 0 {
+		l.Doc = u.docs
+	}
+	if u.r.Qrels != nil {
+		l.Judged = u.r.Qrels.Judged(g.ID)
+	}
+	empty = u.ev.Eval(&l, vals)
+	if empty && u.r.Options.Empty == metrics.EmptyError {
+		return empty, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", u.where(g.First), g.ID, ErrEmptyQuery)
+	}
+	return empty, nil
+}
+
+// scoreOf returns the scores of system s of one log's group: g.Score for
+// the first, then the extra score columns.
+func (g *Group) scoreOf(s int) []float64 {
+	if s == 0 {
+		return g.Score
+	}
+	return g.XScore[s-1]
+}

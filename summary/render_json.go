@@ -1,0 +1,211 @@
+package summary
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/rankeval/rankeval/aggregate"
+)
+
+// JSON writes the summary one metric a line (one slice a line):
+// valid JSON that a person can also read and diff.
+func (r *Results) JSON() []byte {
+	c := r.Run
+	b := []byte("{\n  \"metrics\": {")
+	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
+	b = append(b, "\n  }"...)
+	b = appendTotals(b, r.Agg.Sys[0], c.DedupFirst)
+	if r.nsys > 1 {
+		b = append(b, ",\n  \"systems\": ["...)
+		for s := range r.nsys {
+			if s > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendSystem(b, c, r, s, r.sys[s], r.bootOf(s), r.Agg.Sys[s], r.Agg.Missing[s])
+		}
+		b = append(b, "\n  ],\n  \"comparison\": ["...)
+		b = appendComparison(b, c, r, r.pairs, "\n    ", c.Bootstrap > 0)
+		b = append(b, "\n  ]"...)
+	}
+	if len(c.Slices) > 0 {
+		b = append(b, ",\n  \"slices\": ["...)
+		for n, i := range r.order {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendSlice(b, c, r, &r.slices[i])
+		}
+		b = append(b, "\n  ]"...)
+	}
+	b = append(b, ",\n  \"options\": "...)
+	b = AppendOptions(b, c)
+	b = appendGates(b, c.Gates)
+	return append(b, "\n}\n"...)
+}
+
+// appendMetrics writes the members of a metrics object, each after sep.
+func appendMetrics(b []byte, c *Run, sums []aggregate.Summary, boot [][2]float64, sep string) []byte {
+	for i, m := range c.Metrics {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		s := sums[i]
+		if i > 0 || sep[0] == '\n' { // one a line, or inline after a comma
+			b = append(b, sep...)
+		}
+		b = AppendJSONString(b, []byte(m.Name))
+		b = append(b, `: {"mean": `...)
+		b = AppendJSONFloat(b, s.Mean)
+		b = append(b, `, "queries": `...)
+		b = strconv.AppendInt(b, s.N, 10)
+		b = append(b, `, "ci95": `...)
+		b = appendInterval(b, s.Lo, s.Hi)
+		if boot != nil {
+			b = append(b, `, "ci95_bootstrap": `...)
+			b = appendInterval(b, boot[i][0], boot[i][1])
+		}
+		b = append(b, '}')
+	}
+	return b
+}
+
+func appendInterval(b []byte, lo, hi float64) []byte {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	b = AppendJSONFloat(b, lo)
+	b = append(b, ", "...)
+	b = AppendJSONFloat(b, hi)
+	return append(b, ']')
+}
+
+// appendCounts writes a system's rows and queries object.
+func appendCounts(b []byte, set *aggregate.Set, missing int64) []byte {
+	b = strconv.AppendInt(b, set.Rows, 10)
+	b = append(b, `, "queries": {"total": `...)
+	b = strconv.AppendInt(b, set.Queries, 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, set.Empty, 10)
+	b = append(b, `, "missing": `...)
+	b = strconv.AppendInt(b, missing, 10)
+	return append(b, '}')
+}
+
+func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary, boot [][2]float64, set *aggregate.Set, missing int64) []byte {
+	b = append(b, `{"name": `...)
+	b = AppendJSONString(b, []byte(r.systems[s]))
+	b = append(b, `, "rows": `...)
+	b = appendCounts(b, set, missing)
+	b = append(b, `, "metrics": {`...)
+	b = appendMetrics(b, c, sums, boot, " ")
+	return append(b, "}}"...)
+}
+
+// appendComparison writes one object per system against the baseline.
+func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, sep string, boot bool) []byte {
+	for p, ps := range pairs {
+		if p > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, sep...)
+		b = append(b, `{"system": `...)
+		b = AppendJSONString(b, []byte(r.systems[p+1]))
+		b = append(b, `, "baseline": `...)
+		b = AppendJSONString(b, []byte(r.systems[0]))
+		b = append(b, `, "metrics": {`...)
+		for i, m := range c.Metrics {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			d := ps[i]
+			b = AppendJSONString(b, []byte(m.Name))
+			b = append(b, `: {"diff": `...)
+			b = AppendJSONFloat(b, d.Mean)
+			b = append(b, `, "queries": `...)
+			b = strconv.AppendInt(b, d.N, 10)
+			b = append(b, `, "ci95": `...)
+			b = appendInterval(b, d.Lo, d.Hi)
+			b = append(b, `, "p": `...)
+			b = AppendJSONFloat(b, d.P)
+			b = append(b, `, "p_holm": `...)
+			b = AppendJSONFloat(b, d.PHolm)
+			if boot {
+				b = append(b, `, "ci95_bootstrap": `...)
+				b = appendInterval(b, d.BootLo, d.BootHi)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "}}"...)
+	}
+	return b
+}
+
+// appendSlice writes one slice in the summary's own shape.
+func appendSlice(b []byte, c *Run, r *Results, sr *sliceResult) []byte {
+	b = append(b, `{"key": {`...)
+	for i, col := range c.Slices {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = AppendJSONString(b, []byte(col))
+		b = append(b, ": "...)
+		b = AppendJSONString(b, []byte(sr.key[i]))
+	}
+	b = append(b, `}, "rows": `...)
+	b = appendSliceCounts(b, sr.sl, 0, false)
+	b = append(b, `, "metrics": {`...)
+	b = appendMetrics(b, c, sr.sys[0], nil, " ")
+	b = append(b, '}')
+	if r.nsys > 1 {
+		b = append(b, `, "systems": [`...)
+		for s := range r.nsys {
+			if s > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"name": `...)
+			b = AppendJSONString(b, []byte(r.systems[s]))
+			b = append(b, `, "rows": `...)
+			b = appendSliceCounts(b, sr.sl, s, true)
+			b = append(b, `, "metrics": {`...)
+			b = appendMetrics(b, c, sr.sys[s], nil, " ")
+			b = append(b, "}}"...)
+		}
+		b = append(b, `], "comparison": [`...)
+		b = appendComparison(b, c, r, sr.pairs, "", false)
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendSliceCounts(b []byte, sl *aggregate.Slice, s int, missing bool) []byte {
+	b = strconv.AppendInt(b, sl.Rows[s], 10)
+	b = append(b, `, "queries": {"total": `...)
+	b = strconv.AppendInt(b, sl.Queries[s], 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, sl.Empty[s], 10)
+	if missing {
+		b = append(b, `, "missing": `...)
+		b = strconv.AppendInt(b, sl.Missing[s], 10)
+	}
+	return append(b, '}')
+}
+
+// appendTotals appends the summary's "rows" and "queries" members (and
+// "duplicates_dropped" under --dedup first), each after a comma.
+func appendTotals(b []byte, set *aggregate.Set, dedupFirst bool) []byte {
+	b = append(b, ",\n  \"rows\": "...)
+	b = strconv.AppendInt(b, set.Rows, 10)
+	b = append(b, ",\n  \"queries\": {\"total\": "...)
+	b = strconv.AppendInt(b, set.Queries, 10)
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendInt(b, set.Empty, 10)
+	b = append(b, '}')
+	if dedupFirst {
+		b = append(b, ",\n  \"duplicates_dropped\": "...)
+		b = strconv.AppendInt(b, set.Dropped, 10)
+	}
+	return b
+}

@@ -1,0 +1,188 @@
+package summary
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
+)
+
+// Results holds every figure the outputs print, derived once from a run's
+// merged aggregate: the JSON, text and trec summaries and the report read
+// the same numbers.
+type Results struct {
+	Run  *Run
+	Agg  *aggregate.Analysis
+	nsys int
+	sys  [][]aggregate.Summary // per system, per metric
+	boot [][][2]float64        // per system, per metric; nil without a bootstrap
+	// pairs holds per system s >= 1 (at s-1), per metric, the difference
+	// from the baseline.
+	pairs   [][]aggregate.Paired
+	order   []int         // slice indices in output order (by key)
+	slices  []sliceResult // by slice index
+	curves  [][][]aggregate.Summary
+	systems []string // names; "" for a single unnamed system
+}
+
+type sliceResult struct {
+	key   []string
+	sl    *aggregate.Slice
+	sys   [][]aggregate.Summary
+	pairs [][]aggregate.Paired
+}
+
+// FromSet makes the Results of a run of one system without slices.
+func FromSet(run *Run, set *aggregate.Set) *Results {
+	return NewResults(run, &aggregate.Analysis{Sys: []*aggregate.Set{set}, Missing: []int64{0}}, nil)
+}
+
+// NewResults derives the figures of a run from its merged aggregate a and
+// the values of each slice's columns (by slice index).
+func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results {
+	nc := len(run.Metrics)
+	r := &Results{Run: run, Agg: a, nsys: len(a.Sys), systems: run.Systems}
+	if len(r.systems) == 0 {
+		r.systems = []string{""}
+	}
+	for s, set := range a.Sys {
+		sums := make([]aggregate.Summary, nc)
+		for m := range sums {
+			sums[m] = set.Stats[m].Summary()
+		}
+		r.sys = append(r.sys, sums)
+		if a.Boot != nil {
+			bs := make([][2]float64, nc)
+			for m := range bs {
+				bs[m][0], bs[m][1] = a.BootCI(s, m)
+			}
+			r.boot = append(r.boot, bs)
+		}
+		// curves: per family, per system, per k
+		off := nc
+		for f, cv := range run.Curves {
+			if s == 0 {
+				r.curves = append(r.curves, nil)
+			}
+			row := make([]aggregate.Summary, len(cv.Metrics))
+			for k := range row {
+				row[k] = set.Stats[off+k].Summary()
+			}
+			r.curves[f] = append(r.curves[f], row)
+			off += len(cv.Metrics)
+		}
+	}
+	r.pairs = a.Pairs()
+	r.slices = make([]sliceResult, len(sliceKeys))
+	for i, key := range sliceKeys {
+		sr := sliceResult{key: key}
+		if i < len(a.Slices) {
+			sr.sl = a.Slices[i]
+		}
+		if sr.sl != nil {
+			for s := range r.nsys {
+				sums := make([]aggregate.Summary, nc)
+				for m := range sums {
+					sums[m] = sr.sl.Summary(s, m)
+				}
+				sr.sys = append(sr.sys, sums)
+			}
+			sr.pairs = sr.sl.Pairs()
+		}
+		r.slices[i] = sr
+		r.order = append(r.order, i)
+	}
+	slices.SortStableFunc(r.order, func(a, b int) int { return compareKeys(r.slices[a].key, r.slices[b].key) })
+	return r
+}
+
+// Mean is the overall mean of metric m of the baseline.
+func (r *Results) Mean(m int) float64 { return r.sys[0][m].Mean }
+
+func (r *Results) bootOf(s int) [][2]float64 {
+	if r.boot == nil {
+		return nil
+	}
+	return r.boot[s]
+}
+
+// compareKeys orders slices column by column, numerically where both
+// values are numbers (so m2 < m10 stays a byte-wise matter, but 2 < 10).
+func compareKeys(a, b []string) int {
+	for c := range a {
+		x, errx := strconv.ParseFloat(a[c], 64)
+		y, erry := strconv.ParseFloat(b[c], 64)
+		if errx == nil && erry == nil && !math.IsNaN(x) && !math.IsNaN(y) {
+			if d := cmp.Compare(x, y); d != 0 {
+				return d
+			}
+		}
+		if d := cmp.Compare(a[c], b[c]); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// Curve is a metric family the report plots at k = 1..K.
+type Curve struct {
+	Family  string // ndcg, p, r, err
+	Kind    metrics.Kind
+	Metrics []metrics.Metric
+}
+
+func nextK(k, step int) int {
+	if k == 1 && step > 1 {
+		return step
+	}
+	return k + step
+}
+
+// CurvesFor picks the report's metric@k curves: the families among nDCG,
+// P, R and ERR that were asked for, from k = 1 to the largest k asked (10
+// when none is). Families not asked are left out: ERR, for one, makes a
+// label above --max-grade an error.
+func CurvesFor(ms []metrics.Metric) []Curve {
+	maxK := 0
+	for _, m := range ms {
+		maxK = max(maxK, m.K)
+	}
+	if maxK == 0 {
+		maxK = 10
+	}
+	var out []Curve
+	for _, f := range []struct {
+		name string
+		kind metrics.Kind
+	}{{"ndcg", metrics.KindNDCG}, {"p", metrics.KindP}, {"r", metrics.KindR}, {"err", metrics.KindERR}} {
+		if !slices.ContainsFunc(ms, func(m metrics.Metric) bool { return m.Kind == f.kind }) {
+			continue
+		}
+		cv := Curve{Family: f.name, Kind: f.kind}
+		// at most some 100 points: a k of 1000 is plotted every 10th
+		step := (maxK + 99) / 100
+		for k := 1; k <= maxK; k = nextK(k, step) {
+			m, err := metrics.Parse(fmt.Sprintf("%s@%d", f.name, k))
+			if err != nil {
+				panic(err) // the names above always parse
+			}
+			cv.Metrics = append(cv.Metrics, m)
+		}
+		out = append(out, cv)
+	}
+	return out
+}
+
+// Evaluated lists every metric a run evaluates: those asked for, then the
+// curves'.
+func (c *Run) Evaluated() []metrics.Metric {
+	ms := slices.Clone(c.Metrics)
+	for _, cv := range c.Curves {
+		ms = append(ms, cv.Metrics...)
+	}
+	return ms
+}

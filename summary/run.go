@@ -1,0 +1,151 @@
+// Package summary owns every rendering of a run's results: the summary as
+// a text table, one JSON object or trec_eval's layout, for one or several
+// systems, with slices, comparisons, bootstrap intervals and gates; the
+// per-query record; and the HTML report's figures. rankeval and
+// rankeval-beam both build a Results and print it here, so equal
+// aggregates print equal bytes.
+package summary
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// Run is what a summary explains besides the numbers: the metrics, the
+// conventions they were computed under, and what the run compared.
+type Run struct {
+	// Metrics are the metrics asked for, in order; a run may evaluate more
+	// after them (Curves), which only the report shows.
+	Metrics      []metrics.Metric
+	Options      metrics.Options
+	Columns      reader.Columns
+	Profile      string
+	ScoreFloat32 bool
+	// DedupFirst: repeated doc ids of a query were dropped (--dedup first)
+	// rather than refused.
+	DedupFirst bool
+	// TREC input only (Qrels non-empty).
+	Qrels        string
+	Complete     bool
+	SkipUnjudged bool
+
+	// Slices names the --by columns, MaxSlices their limit.
+	Slices    []string
+	MaxSlices int
+	// Systems names the compared systems, the baseline first (score
+	// columns or logs); empty or one name for a single system. Missing is
+	// the --missing policy when the systems are logs (--system), else "".
+	Systems []string
+	Missing string
+	// Bootstrap is the number of replicates (0: none).
+	Bootstrap int
+	// Curves are the report's metric@k families, evaluated after Metrics.
+	Curves []Curve
+	// Inputs name what was read, for the report's header.
+	Inputs []string
+
+	// Gates, when set, is the verdict of the quality gates, printed with
+	// the summary.
+	Gates *Gates
+}
+
+// AppendOptions appends the JSON object of every convention in force, so
+// a summary explains itself.
+func AppendOptions(b []byte, c *Run) []byte {
+	b = append(b, `{"ties": `...)
+	b = strconv.AppendQuote(b, c.Options.Ties.String())
+	b = append(b, `, "gain": `...)
+	b = strconv.AppendQuote(b, c.Options.Gain.String())
+	b = append(b, `, "max_grade": `...)
+	b = AppendJSONFloat(b, c.Options.MaxGrade)
+	b = append(b, `, "rel_threshold": `...)
+	if c.Options.HasThreshold {
+		b = AppendJSONFloat(b, c.Options.RelThreshold)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `, "empty": `...)
+	b = strconv.AppendQuote(b, c.Options.Empty.String())
+	b = append(b, `, "dedup": `...)
+	if c.DedupFirst {
+		b = append(b, `"first"`...)
+	} else {
+		b = append(b, `"error"`...)
+	}
+	b = append(b, `, "profile": `...)
+	if c.Profile == "" {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, c.Profile)
+	}
+	b = append(b, `, "score_precision": `...)
+	if c.ScoreFloat32 {
+		b = append(b, `"float32"`...)
+	} else {
+		b = append(b, `"float64"`...)
+	}
+	if c.Qrels != "" {
+		b = append(b, `, "qrels": `...)
+		b = AppendJSONString(b, []byte(c.Qrels))
+		b = append(b, `, "complete": `...)
+		b = strconv.AppendBool(b, c.Complete)
+		b = append(b, `, "unjudged_queries": `...)
+		if c.SkipUnjudged {
+			b = append(b, `"ignored"`...)
+		} else {
+			b = append(b, `"evaluated"`...)
+		}
+	}
+	for _, col := range []struct{ k, v string }{
+		{"query_col", c.Columns.Query}, {"doc_col", c.Columns.Doc}, {"score_col", c.Columns.Score},
+		{"label_col", c.Columns.Label}, {"rank_col", c.Columns.Rank},
+	} {
+		b = append(b, `, "`+col.k+`": `...)
+		if col.v == "" {
+			b = append(b, "null"...)
+		} else {
+			b = AppendJSONString(b, []byte(col.v))
+		}
+	}
+	if len(c.Slices) > 0 {
+		b = append(b, `, "by": `...)
+		b = appendStrings(b, c.Slices)
+		b = append(b, `, "max_slices": `...)
+		b = strconv.AppendInt(b, int64(c.MaxSlices), 10)
+	}
+	if len(c.Systems) > 1 {
+		b = append(b, `, "systems": `...)
+		b = appendStrings(b, c.Systems)
+		if c.Missing != "" {
+			b = append(b, `, "missing": `...)
+			b = strconv.AppendQuote(b, c.Missing)
+		}
+	}
+	if c.Bootstrap > 0 {
+		b = append(b, `, "bootstrap": `...)
+		b = strconv.AppendInt(b, int64(c.Bootstrap), 10)
+	}
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, v := range ss {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = AppendJSONString(b, []byte(v))
+	}
+	return append(b, ']')
+}
+
+// FmtMean prints a gate's mean for a person.
+func FmtMean(v float64) string {
+	if math.IsNaN(v) {
+		return "undefined (no queries)"
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}

@@ -1,0 +1,182 @@
+package summary
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
+)
+
+// Text writes the summary as tables a person reads.
+func (r *Results) Text() []byte {
+	c := r.Run
+	var w bytes.Buffer
+	width := len("metric")
+	for _, m := range c.Metrics {
+		width = max(width, len(m.Name))
+	}
+	for s := range r.nsys {
+		if r.nsys > 1 {
+			role := ""
+			if s == 0 {
+				role = " (baseline)"
+			}
+			fmt.Fprintf(&w, "%s%s: %d rows, %d queries, %d missing\n", r.systems[s], role, r.Agg.Sys[s].Rows, r.Agg.Sys[s].Queries, r.Agg.Missing[s])
+		}
+		fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9s", width, "metric", "mean", "95% CI", "queries")
+		if r.boot != nil {
+			fmt.Fprintf(&w, "  %-19s", "95% CI (bootstrap)")
+		}
+		w.WriteByte('\n')
+		for i, m := range c.Metrics {
+			sm := r.sys[s][i]
+			fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d", width, m.Name, num4(sm.Mean), interval4(sm.Lo, sm.Hi), sm.N)
+			if r.boot != nil {
+				fmt.Fprintf(&w, "  %-19s", interval4(r.boot[s][i][0], r.boot[s][i][1]))
+			}
+			w.WriteByte('\n')
+		}
+		if r.nsys > 1 {
+			w.WriteByte('\n')
+		}
+	}
+	for p, ps := range r.pairs {
+		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", r.systems[p+1], r.systems[0])
+		fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "p", "p (Holm)")
+		if c.Bootstrap > 0 {
+			fmt.Fprintf(&w, "  %-21s", "95% CI (bootstrap)")
+		}
+		w.WriteByte('\n')
+		for i, m := range c.Metrics {
+			d := ps[i]
+			fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean), signedInterval4(d.Lo, d.Hi), pval(d.P), pval(d.PHolm))
+			if c.Bootstrap > 0 {
+				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteByte('\n')
+	}
+	if len(c.Slices) > 0 {
+		formatSlicesText(&w, c, r)
+	}
+	if r.nsys == 1 && len(c.Slices) == 0 {
+		w.WriteByte('\n')
+	}
+	writeFooter(&w, c.Options, c.DedupFirst, r.Agg.Sys[0], c.Gates)
+	return w.Bytes()
+}
+
+// formatSlicesText prints one line per slice: its queries and the
+// baseline's means, then each other system's differences, starred where
+// Holm's p is below 0.05.
+func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
+	keyW := len(strings.Join(c.Slices, "/"))
+	for _, sr := range r.slices {
+		keyW = max(keyW, len(strings.Join(sr.key, "/")))
+	}
+	colW := 8
+	for _, m := range c.Metrics {
+		colW = max(colW, len(m.Name)+1)
+	}
+	head := func(title string) {
+		fmt.Fprintf(w, "%s\n%-*s  %9s", title, keyW, strings.Join(c.Slices, "/"), "queries")
+		for _, m := range c.Metrics {
+			fmt.Fprintf(w, "  %*s", colW, m.Name)
+		}
+		w.WriteByte('\n')
+	}
+	title := "slices: means"
+	if r.nsys > 1 {
+		title += " of " + r.systems[0]
+	}
+	head(title)
+	for _, i := range r.order {
+		sr := &r.slices[i]
+		fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sl.Queries[0])
+		for m := range c.Metrics {
+			fmt.Fprintf(w, "  %*s", colW, num4(sr.sys[0][m].Mean))
+		}
+		w.WriteByte('\n')
+	}
+	w.WriteByte('\n')
+	for p := 1; p < r.nsys; p++ {
+		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05)", r.systems[p], r.systems[0]))
+		for _, i := range r.order {
+			sr := &r.slices[i]
+			fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sl.Queries[0])
+			for m := range c.Metrics {
+				d := sr.pairs[p-1][m]
+				star := " "
+				if d.PHolm < 0.05 {
+					star = "*"
+				}
+				fmt.Fprintf(w, "  %*s", colW, signed4(d.Mean)+star)
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteByte('\n')
+	}
+}
+
+func num4(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+func signed4(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.4f", v)
+}
+
+func interval4(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "-"
+	}
+	return fmt.Sprintf("[%.4f, %.4f]", lo, hi)
+}
+
+func signedInterval4(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "-"
+	}
+	return fmt.Sprintf("[%+.4f, %+.4f]", lo, hi)
+}
+
+// pval prints a p-value with the digits that matter.
+func pval(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "-"
+	case p < 1e-4:
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// writeFooter ends a text summary, the one-system one and the CLI's for
+// several systems alike: the counts of set (system 0), the conventions in
+// force, and the quality gates.
+func writeFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggregate.Set, g *Gates) {
+	rel := "label > 0"
+	if o.HasThreshold {
+		rel = "label >= " + strconv.FormatFloat(o.RelThreshold, 'g', -1, 64)
+	}
+	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
+		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[o.Empty]
+	fmt.Fprintf(w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
+	if dedupFirst {
+		fmt.Fprintf(w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
+	}
+	fmt.Fprintf(w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
+		o.Ties, o.Gain, o.MaxGrade, rel)
+	writeGates(w, g)
+}
