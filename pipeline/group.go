@@ -73,8 +73,12 @@ func (g *Group) AppendBinary(b []byte) []byte {
 		b = appendBytes(b, g.Key.At(c))
 	}
 	b = binary.AppendUvarint(b, uint64(g.N()))
+	prev := g.First
 	for i := range g.Label {
-		b = binary.AppendUvarint(b, g.Where[i])
+		// positions as differences from the previous row's (the first's
+		// from First): a byte a row where a full position takes five
+		b = binary.AppendVarint(b, int64(g.Where[i]-prev))
+		prev = g.Where[i]
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Label[i]))
 		if flags&encScore != 0 {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Score[i]))
@@ -244,8 +248,10 @@ func (r *Rules) Decode(g *Group, data []byte, where Where) error {
 	for len(g.XScore) < nx {
 		g.XScore = append(g.XScore, nil)
 	}
+	prev := first
 	for range n {
-		g.Where = append(g.Where, d.uvarint())
+		prev += uint64(d.varint())
+		g.Where = append(g.Where, prev)
 		g.Label = append(g.Label, d.float())
 		if flags&encScore != 0 {
 			g.Score = append(g.Score, d.float())

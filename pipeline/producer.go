@@ -28,7 +28,10 @@ type producer struct {
 	jobs chan<- *query
 	logs []*grouper
 	srcs sourceTable
-	seq  int64
+	// where is srcs.where, made once: a method value passed per query
+	// would be allocated per query
+	where Where
+	seq   int64
 
 	slices sliceIndex
 
@@ -55,7 +58,8 @@ func newProducer(cfg *Config, logs [][]Source, pool *queryPool, jobs chan<- *que
 		}
 		p.logs = append(p.logs, gr)
 	}
-	p.slices = newSliceIndex(cfg, p.srcs.where)
+	p.where = p.srcs.where
+	p.slices = newSliceIndex(cfg, p.where)
 	return p
 }
 
@@ -65,8 +69,6 @@ func (p *producer) close() {
 		gr.seen.release()
 	}
 }
-
-func (p *producer) where(v uint64) string { return p.srcs.where(v) }
 
 // named records the name and Locate of input si once its reader has a
 // batch.

@@ -73,7 +73,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	live.Store(int32(workers))
 	for w := range workers {
 		parts[w] = aggregate.NewAnalysis(layout)
-		wk := &worker{cfg: &cfg, unit: cfg.Rules.NewUnit(p.srcs.where), agg: parts[w]}
+		wk := &worker{cfg: &cfg, unit: cfg.Rules.NewUnit(p.where), agg: parts[w]}
 		g.Go(func() error {
 			defer func() {
 				// the last worker out closes the writer's channel

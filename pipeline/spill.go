@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -228,12 +229,14 @@ func loadSpill(path string, raw int64) (data []byte, recs [][]byte, err error) {
 		return nil, nil, err
 	}
 	defer dec.Close()
-	data = make([]byte, 0, raw)
-	buf := bytes.NewBuffer(data)
-	if _, err := buf.ReadFrom(dec); err != nil {
+	// raw is the file's exact decompressed size: read it into one buffer
+	data = make([]byte, raw)
+	if _, err := io.ReadFull(dec, data); err != nil {
 		return nil, nil, fmt.Errorf("reading spill file %s: %w", path, err)
 	}
-	data = buf.Bytes()
+	if n, _ := dec.Read(make([]byte, 1)); n != 0 {
+		return nil, nil, fmt.Errorf("reading spill file %s: longer than written: %w", path, errBadSpill)
+	}
 	for rest := data; len(rest) > 0; {
 		n, k := binary.Uvarint(rest)
 		if k <= 0 || n > uint64(len(rest)-k) {

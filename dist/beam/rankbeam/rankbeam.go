@@ -211,6 +211,7 @@ type readFn struct {
 	Cfg   Config
 	rules *pipeline.Rules
 	cols  reader.Columns
+	where pipeline.Where
 }
 
 func (f *readFn) Setup() error {
@@ -218,7 +219,7 @@ func (f *readFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.rules, f.cols = &s.Rules, s.Columns
+	f.rules, f.cols, f.where = &s.Rules, s.Columns, f.Cfg.where
 	return nil
 }
 
@@ -251,7 +252,7 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 			if g.N() > 0 && !bytes.Equal(id, g.ID) {
 				flush()
 			}
-			if err := f.rules.Append(&g, b, i, j, p.File, f.Cfg.where); err != nil {
+			if err := f.rules.Append(&g, b, i, j, p.File, f.where); err != nil {
 				return err
 			}
 			i = j

@@ -1,0 +1,147 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/reader"
+)
+
+func TestKeepFirst(t *testing.T) {
+	tests := []struct {
+		docs, want string // one letter a row; '.' = no doc id
+	}{
+		{"xxaba", "xab"},
+		{"abc", "abc"},
+		{"aaaa", "a"},
+		{"..a.a", "..a."},
+		{"abcabcd", "abcd"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.docs, func(t *testing.T) {
+			q := &Group{}
+			var docs [][]byte
+			q.XScore = make([][]float64, 1)
+			for i, c := range tc.docs {
+				d := []byte{byte(c)}
+				if c == '.' {
+					d = nil
+				}
+				docs = append(docs, d)
+				q.Label = append(q.Label, float64(i))
+				q.Score = append(q.Score, float64(10*i))
+				q.Where = append(q.Where, uint64(i))
+				q.XScore[0] = append(q.XScore[0], float64(20*i)) // a second system's score column
+			}
+			dropped := newDocSet().keepFirst(q, &docs)
+			var got []byte
+			for _, d := range docs {
+				if len(d) == 0 {
+					got = append(got, '.')
+				} else {
+					got = append(got, d[0])
+				}
+			}
+			if string(got) != tc.want || dropped != len(tc.docs)-len(tc.want) || len(q.XScore[0]) != len(docs) {
+				t.Fatalf("kept %s (dropped %d), want %s", got, dropped, tc.want)
+			}
+			for k := range docs {
+				if q.Score[k] != 10*q.Label[k] || q.XScore[0][k] != 20*q.Label[k] || q.Where[k] != uint64(q.Label[k]) {
+					t.Fatalf("row %d columns out of step: label %v score %v where %v", k, q.Label[k], q.Score[k], q.Where[k])
+				}
+			}
+		})
+	}
+}
+
+// TestValidateRows: the quick pass over a run of rows lets no bad value
+// through, wherever it sits, and the error names the first bad row.
+func TestValidateRows(t *testing.T) {
+	ms, err := metrics.ParseList("ndcg@10,err@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Rules{Metrics: ms, Options: metrics.DefaultOptions(), Systems: []string{"a", "b"}}
+	bad := []struct {
+		name string
+		set  func(b *reader.Batch, k int)
+		want string
+	}{
+		{"NaN score", func(b *reader.Batch, k int) { b.Score[k] = math.NaN() }, "score is NaN"},
+		{"infinite score", func(b *reader.Batch, k int) { b.Score[k] = math.Inf(-1) }, "score is -Inf"},
+		{"infinite second score", func(b *reader.Batch, k int) { b.ExtraScore[0][k] = math.Inf(1) }, "score of b is +Inf"},
+		{"NaN label", func(b *reader.Batch, k int) { b.Label[k] = math.NaN() }, "label is NaN"},
+		{"negative label", func(b *reader.Batch, k int) { b.Label[k] = -0.5 }, "label is -0.5"},
+		{"label above the maximum grade", func(b *reader.Batch, k int) { b.Label[k] = 4.5 }, "label 4.5 is above the maximum grade 4"},
+		{"rank 0", func(b *reader.Batch, k int) { b.Rank[k] = 0 }, "rank is 0"},
+	}
+	const n = 9
+	fresh := func() *reader.Batch {
+		b := &reader.Batch{Source: "in", N: n}
+		for k := range n {
+			b.Score = append(b.Score, float64(k)/3)
+			b.Label = append(b.Label, float64(k%5))
+			b.Rank = append(b.Rank, int64(k+1))
+			b.Pos = append(b.Pos, int64(k+1))
+		}
+		b.ExtraScore = [][]float64{slices.Clone(b.Score)}
+		return b
+	}
+	if err := v.Validate(fresh(), 0, n); err != nil {
+		t.Fatalf("valid rows: %v", err)
+	}
+	b := fresh()
+	b.Label[3] = -0.0 // -0 is a valid label
+	if err := v.Validate(b, 0, n); err != nil {
+		t.Fatalf("label -0: %v", err)
+	}
+	for _, c := range bad {
+		for _, k := range []int{0, 4, n - 1} {
+			t.Run(fmt.Sprintf("%s/row %d", c.name, k+1), func(t *testing.T) {
+				b := fresh()
+				c.set(b, k)
+				err := v.Validate(b, 0, n)
+				if want := fmt.Sprintf("in:%d: %s", k+1, c.want); err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("err = %v, want %q", err, want)
+				}
+				if !errors.Is(err, reader.ErrValue) {
+					t.Errorf("err = %v, want reader.ErrValue", err)
+				}
+				// rows before the bad one pass
+				if err := v.Validate(b, 0, k); err != nil {
+					t.Errorf("rows before the bad one: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkValidate checks a batch of 64Ki valid rows (two score columns).
+func BenchmarkValidate(b *testing.B) {
+	ms, err := metrics.ParseList("ndcg@10,err@10")
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := &Rules{Metrics: ms, Options: metrics.DefaultOptions()}
+	const n = 1 << 16
+	bt := &reader.Batch{Source: "in", N: n}
+	for k := range n {
+		bt.Score = append(bt.Score, float64(k)/3)
+		bt.Label = append(bt.Label, float64(k%5))
+		bt.Pos = append(bt.Pos, int64(k+1))
+	}
+	for b.Loop() {
+		// runs of 100 rows, as the grouper validates a query at a time
+		for i := 0; i < n; i += 100 {
+			if err := v.Validate(bt, i, min(i+100, n)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "rows/s")
+}

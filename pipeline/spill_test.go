@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// interleave returns the rows with queries out of order but each query's
+// rows in their original relative order: blocks of queries are dealt out
+// round-robin, one row at a time.
+func interleave(rows []memRow) []memRow {
+	var groups [][]memRow
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].q == rows[i].q {
+			j++
+		}
+		groups = append(groups, rows[i:j])
+		i = j
+	}
+	var out []memRow
+	for len(out) < len(rows) {
+		for g := range groups {
+			if len(groups[g]) > 0 {
+				out = append(out, groups[g][0])
+				groups[g] = groups[g][1:]
+			}
+		}
+	}
+	return out
+}
+
+func TestUnsortedMatchesSorted(t *testing.T) {
+	rows := manyRows(3000, 12)
+	// ties within queries make input order matter
+	for i := range rows {
+		rows[i].score = float64(int(rows[i].score) % 3)
+	}
+	ms := mustMetrics(t, "map,ndcg@5,err@10,p@3,kendall")
+	sorted, err := Run(context.Background(), Config{Rules: Rules{Metrics: ms, Options: metrics.DefaultOptions()}, Workers: 2},
+		sources(100, map[string][]memRow{"a": rows}, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shuffled := interleave(rows)
+	for _, limit := range []int64{1 << 14, 1 << 20, DefaultMemLimit} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			tmp := t.TempDir()
+			var made []string
+			cfg := Config{Rules: Rules{Metrics: ms, Options: metrics.DefaultOptions()}, Workers: 3, Unsorted: Unsorted{On: true, TmpDir: tmp, MemLimit: limit, OnSpillDir: func(dir string, m bool) {
+				if m {
+					made = append(made, dir)
+				}
+			}}}
+			got, err := Run(context.Background(), cfg, sources(77, map[string][]memRow{"a": shuffled[:len(shuffled)/2], "b": shuffled[len(shuffled)/2:]}, "a", "b"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Rows != sorted.Rows || got.Queries != sorted.Queries {
+				t.Fatalf("rows %d queries %d, want %d %d", got.Rows, got.Queries, sorted.Rows, sorted.Queries)
+			}
+			for i := range ms {
+				if g, w := got.Stats[i].Summary(), sorted.Stats[i].Summary(); g != w {
+					t.Fatalf("%s: %+v, sorted %+v", ms[i].Name, g, w)
+				}
+			}
+			if len(made) != 1 {
+				t.Fatalf("spill dirs %v", made)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Fatalf("left in the temp dir: %v", left)
+			}
+		})
+	}
+}
+
+func TestUnsortedErrorCleansUp(t *testing.T) {
+	rows := manyRows(500, 4)
+	rows[1500].label = -1
+	tmp := t.TempDir()
+	_, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Unsorted: Unsorted{On: true, TmpDir: tmp, MemLimit: 1 << 14}},
+		sources(64, map[string][]memRow{"a": interleave(rows)}, "a"))
+	if !errors.Is(err, reader.ErrValue) {
+		t.Fatalf("err = %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("left in the temp dir: %v", left)
+	}
+}
