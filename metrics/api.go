@@ -51,26 +51,6 @@ type Options struct {
 // DefaultOptions are SPEC's defaults.
 func DefaultOptions() Options { return Options{MaxGrade: 4} }
 
-// Kind is a metric family of SPEC §4.
-type Kind int
-
-const (
-	KindP Kind = iota
-	KindR
-	KindF // F-beta; Beta 1 is f1
-	KindHit
-	KindAP
-	KindRR
-	KindRPrec
-	KindCG
-	KindDCG
-	KindNDCG
-	KindERR
-	KindNERR
-	KindKendall
-	KindSpearman
-)
-
 // Metric is one parsed metric name.
 type Metric struct {
 	Name string // as the user wrote it, lower-cased: the output key

@@ -96,20 +96,15 @@ type acc struct {
 func NewEvaluator(ms []Metric, o Options) *Evaluator {
 	e := &Evaluator{ms: slices.Clone(ms), o: o, invG: math.Exp2(-o.MaxGrade)}
 	for _, m := range ms {
-		switch m.Kind {
-		case KindKendall, KindSpearman:
+		nd := families[m.Kind].needs
+		if nd&needScores != 0 {
 			e.corr = true
 			e.corrCut = e.corrCut || m.K > 0
 			continue
-		case KindNDCG:
-			e.ideal = true
-		case KindNERR:
-			e.ideal = true
-			e.wantERR = true
-		case KindERR:
-			e.wantERR = true
 		}
 		e.ranked = true
+		e.ideal = e.ideal || nd&needIdeal != 0
+		e.wantERR = e.wantERR || nd&needERR != 0
 	}
 	e.pos = make([]int, len(ms))
 	e.ipos = make([]int, len(ms))
@@ -183,7 +178,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	if empty {
 		v := e.emptyValue()
 		for j, m := range e.ms {
-			if m.Kind != KindKendall && m.Kind != KindSpearman {
+			if families[m.Kind].needs&needScores == 0 {
 				out[j] = v
 			}
 		}
@@ -193,25 +188,26 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	e.cuts, e.icuts = e.cuts[:0], e.icuts[:0]
 	var lims, ilims sweepLims
 	for j, m := range e.ms {
-		p := cutAt(m.K, n)
-		switch m.Kind {
-		case KindKendall, KindSpearman:
+		f := &families[m.Kind]
+		if f.needs&needScores != 0 {
 			continue
-		case KindRPrec:
+		}
+		p := cutAt(m.K, n)
+		if f.cut == cutAtR {
 			p = min(nRel, n)
 		}
 		e.pos[j] = p
 		if p > 0 {
 			e.cuts = append(e.cuts, p)
 		}
-		lims.need(m.Kind, p)
-		if m.Kind == KindNDCG || m.Kind == KindNERR {
+		lims.need(f.needs, p)
+		if f.needs&needIdeal != 0 {
 			ip := cutAt(m.K, len(judged))
 			e.ipos[j] = ip
 			if ip > 0 {
 				e.icuts = append(e.icuts, ip)
 			}
-			ilims.need(m.Kind, ip)
+			ilims.need(f.needs, ip)
 		}
 	}
 	slices.Sort(e.cuts)
@@ -243,54 +239,21 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	}
 
 	fR := float64(nRel)
-	for j, m := range e.ms {
-		var a, ia acc
-		if p := e.pos[j]; p > 0 {
-			a = e.snap[cutIndex(e.cuts, p)]
-		}
-		switch m.Kind {
-		case KindNDCG, KindNERR:
-			if p := e.ipos[j]; p > 0 {
-				ia = e.isnap[cutIndex(e.icuts, p)]
-			}
-		}
-		var v float64
-		switch m.Kind {
-		case KindP:
-			v = a.rel / float64(m.K)
-		case KindR, KindRPrec:
-			v = a.rel / fR
-		case KindF:
-			// (1+β²)PR/(β²P+R) with P = c/k and R = c/nRel reduces to a
-			// form linear in c, which is what keeps TiesAverage exact.
-			if a.rel > 0 {
-				b2 := m.Beta * m.Beta
-				v = (1 + b2) * a.rel / (b2*fR + float64(m.K))
-			}
-		case KindHit:
-			v = a.hit
-		case KindAP:
-			v = a.ap / fR
-		case KindRR:
-			v = a.rr
-		case KindCG:
-			v = a.cg
-		case KindDCG:
-			v = a.dcg
-		case KindNDCG:
-			if ia.dcg > 0 {
-				v = a.dcg / ia.dcg
-			}
-		case KindERR:
-			v = a.err
-		case KindNERR:
-			if ia.err > 0 {
-				v = a.err / ia.err
-			}
-		default:
+	var none acc
+	for j := range e.ms {
+		m := &e.ms[j]
+		nd := families[m.Kind].needs
+		if nd&needScores != 0 {
 			continue
 		}
-		out[j] = v
+		a, ia := &none, &none
+		if p := e.pos[j]; p > 0 {
+			a = &e.snap[cutIndex(e.cuts, p)]
+		}
+		if p := e.ipos[j]; p > 0 && nd&needIdeal != 0 {
+			ia = &e.isnap[cutIndex(e.icuts, p)]
+		}
+		out[j] = value(m, a, ia, fR)
 	}
 	return empty
 }
@@ -459,11 +422,11 @@ func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc, lims 
 // their limit are left unfinished; no metric reads them there.
 type sweepLims struct{ dcg, err int }
 
-func (l *sweepLims) need(k Kind, p int) {
-	switch k {
-	case KindDCG, KindNDCG:
+func (l *sweepLims) need(nd needs, p int) {
+	if nd&needDCG != 0 {
 		l.dcg = max(l.dcg, p)
-	case KindERR, KindNERR:
+	}
+	if nd&needERR != 0 {
 		l.err = max(l.err, p)
 	}
 }

@@ -2,4 +2,19 @@
 // policies of SPEC §2. It is pure: it reads a ranked list's scores and labels
 // and writes values; it does no I/O and, after an Evaluator has warmed up to
 // the largest list it has seen, allocates nothing.
+//
+// Where things are:
+//   - families.go: every metric family in one table, by Kind: its formula,
+//     the names it accepts, its cutoff rule, its trec_eval names, its value
+//     range, what it reads, and (value) how its value comes from the sweep's
+//     sums; Help, the list for a command's --help, is made from it.
+//   - parse.go: Parse, ParseList and NeedsMaxGrade, through the table;
+//     trec.go: trec_eval's spellings (parseTrecName, TrecName), likewise.
+//   - api.go: the sentinel errors, the conventions (Ties, Gain, Empty,
+//     Options), Metric and List;
+//     options.go: the conventions' names (ParseTies, String, …).
+//   - eval.go: the Evaluator: the ranking, the tie policies and the sweep
+//     down it that keeps the running sums (acc) at every cut, exact
+//     expectations under TiesAverage; sort.go: the ranking's sort.
+//   - corr.go: Kendall's tau-b and Spearman's rho, from the scores.
 package metrics

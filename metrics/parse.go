@@ -7,62 +7,21 @@ import (
 	"strings"
 )
 
-// cutoffRule says whether a family takes "@k".
-type cutoffRule int
-
-const (
-	cutOptional cutoffRule = iota
-	cutRequired
-	cutNone
-)
-
-type family struct {
-	kind Kind
-	cut  cutoffRule
-}
-
-// families maps every accepted base name (lower case) to its family; the
-// aliases of SPEC §4 and the ir_measures spellings reduce to these once
-// lower-cased. fB is handled apart because beta is part of the name.
-var families = map[string]family{
-	"p":         {KindP, cutRequired},
-	"precision": {KindP, cutRequired},
-	"r":         {KindR, cutRequired},
-	"recall":    {KindR, cutRequired},
-	"hit":       {KindHit, cutRequired},
-	"success":   {KindHit, cutRequired},
-	"accuracy":  {KindHit, cutRequired},
-	"ap":        {KindAP, cutOptional},
-	"map":       {KindAP, cutOptional},
-	"rr":        {KindRR, cutOptional},
-	"mrr":       {KindRR, cutOptional},
-	"rprec":     {KindRPrec, cutNone},
-	"r-prec":    {KindRPrec, cutNone},
-	"cg":        {KindCG, cutOptional},
-	"dcg":       {KindDCG, cutOptional},
-	"ndcg":      {KindNDCG, cutOptional},
-	"err":       {KindERR, cutOptional},
-	"nerr":      {KindNERR, cutOptional},
-	"kendall":   {KindKendall, cutOptional},
-	"spearman":  {KindSpearman, cutOptional},
-}
-
 // Parse parses one metric name (case-insensitive; output key Name = the input
 // lower-cased and trimmed).
 func Parse(name string) (Metric, error) {
 	key := strings.ToLower(strings.TrimSpace(name))
 	base, kstr, hasAt := strings.Cut(key, "@")
 	m := Metric{Name: key}
-	fam, ok := families[base]
+	kind, ok := kindOf(base)
 	switch {
 	case ok:
-		m.Kind = fam.kind
+		m.Kind = kind
 	case isFBeta(base):
 		beta, err := strconv.ParseFloat(base[1:], 64)
 		if err != nil || !(beta > 0) || math.IsInf(beta, 0) {
 			return Metric{}, fmt.Errorf("metric %q: %w (F-beta needs a beta > 0, as in f1@10 or f0.5@10)", key, ErrUnknownMetric)
 		}
-		fam = family{KindF, cutRequired}
 		m.Kind, m.Beta = KindF, beta
 	default:
 		if tm, ok := parseTrecName(key); ok {
@@ -70,10 +29,10 @@ func Parse(name string) (Metric, error) {
 		}
 		return Metric{}, fmt.Errorf("metric %q: %w", key, ErrUnknownMetric)
 	}
-	switch {
-	case !hasAt && fam.cut == cutRequired:
+	switch cut := families[m.Kind].cut; {
+	case !hasAt && cut == cutRequired:
 		return Metric{}, fmt.Errorf("metric %q: %w (it needs one, as in %s@10)", key, ErrBadCutoff, base)
-	case hasAt && fam.cut == cutNone:
+	case hasAt && cut == cutAtR:
 		return Metric{}, fmt.Errorf("metric %q: %w (%s takes no cutoff)", key, ErrBadCutoff, base)
 	case hasAt:
 		k, err := parseCutoff(kstr)
@@ -139,7 +98,7 @@ func ParseList(s string) ([]Metric, error) {
 // nerr), so the caller validates labels <= MaxGrade.
 func NeedsMaxGrade(ms []Metric) bool {
 	for _, m := range ms {
-		if m.Kind == KindERR || m.Kind == KindNERR {
+		if families[m.Kind].needs&needERR != 0 {
 			return true
 		}
 	}

@@ -24,10 +24,10 @@ func Run(ctx context.Context, cfg Config, inputs []Source) (*aggregate.Set, erro
 
 // RangeOf says where a metric's values lie.
 func RangeOf(m metrics.Metric) aggregate.Range {
-	switch m.Kind {
-	case metrics.KindKendall, metrics.KindSpearman:
+	switch m.Range() {
+	case metrics.RangeSigned:
 		return aggregate.RangeSigned
-	case metrics.KindCG, metrics.KindDCG:
+	case metrics.RangeOpen:
 		return aggregate.RangeOpen
 	}
 	return aggregate.RangeUnit

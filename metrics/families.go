@@ -1,0 +1,264 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file is every metric family of SPEC §4 in one place. Each entry of
+// families gives the family's formula (SPEC §4's words), the names Parse
+// accepts, its cutoff rule, its trec_eval names, where its values lie and
+// which of the sweep's sums it reads; value, below the table, computes it
+// from those sums, case by case in the same order. Parse, TrecName, Help,
+// Range and Evaluator.Eval read the table; none lists families of its own.
+//
+// Notation (SPEC §3–4): one query has ranked labels y_1..y_n; b_i = 1 when
+// the row at rank i is relevant; R = number of relevant rows (with qrels,
+// relevant judged documents); k = cutoff, the whole list without @k.
+
+// Kind is a metric family of SPEC §4: an index into families.
+type Kind int
+
+const (
+	KindP Kind = iota
+	KindR
+	KindF // F-beta; Beta 1 is f1
+	KindHit
+	KindAP
+	KindRR
+	KindRPrec
+	KindCG
+	KindDCG
+	KindNDCG
+	KindERR
+	KindNERR
+	KindKendall
+	KindSpearman
+)
+
+// ValueRange says where a metric's values lie.
+type ValueRange int
+
+const (
+	RangeUnit   ValueRange = iota // [0, 1]
+	RangeSigned                   // [-1, 1]: the correlations
+	RangeOpen                     // no upper bound ([0, ∞) as labels are >= 0): cg, dcg
+)
+
+// Range says where m's values lie.
+func (m Metric) Range() ValueRange { return families[m.Kind].rng }
+
+// cutoffRule says whether a family takes "@k".
+type cutoffRule int
+
+const (
+	cutRequired cutoffRule = iota // name@k only
+	cutOptional                   // name@k, or name for the whole list
+	cutAtR                        // no @k: the cut is at R (or n if shorter)
+)
+
+// needs says what a family's value reads beyond the sums every sweep keeps
+// (rel, cg, ap, rr, hit).
+type needs uint8
+
+const (
+	needDCG    needs = 1 << iota // the DCG sums, down to the family's cut
+	needERR                      // the ERR sums, and so the maximum grade G
+	needIdeal                    // the same sums over the ideal ranking
+	needScores                   // no sweep: a correlation of scores and labels (corr.go)
+)
+
+// family is one metric family; families holds them by Kind.
+type family struct {
+	// names are the base names Parse accepts, lower case; ir_measures'
+	// spellings (nDCG, P, R, AP, RR, ERR, Success, Rprec) are these
+	// lower-cased. KindF has none: its names carry beta (f1, f0.5), see Parse.
+	names []string
+	cut   cutoffRule
+	// trec is trec_eval's name for the whole list, trecCut its prefix for a
+	// cut (P gives P_5; P.5 is read too); "" where trec_eval has none.
+	trec, trecCut string
+	rng           ValueRange
+	needs         needs
+	usage         string // Help's names column when names cannot say it
+	help          string // Help's description
+}
+
+var families = [...]family{
+	// p@k = (1/k) Σ_{i≤min(k,n)} b_i — divides by k even when n < k.
+	KindP: {
+		names: []string{"p", "precision"}, cut: cutRequired, trecCut: "P",
+		rng: RangeUnit, help: "precision: relevant rows in the first k, over k",
+	},
+	// r@k = Σ_{i≤k} b_i / R.
+	KindR: {
+		names: []string{"r", "recall"}, cut: cutRequired, trecCut: "recall",
+		rng: RangeUnit, help: "recall: relevant rows in the first k, over R",
+	},
+	// f1@k = 2·P·R/(P+R) of p@k and r@k, 0 when both are 0; fB@k for
+	// another β (f0.5@10, f2@10) is (1+β²)·P·R/(β²·P+R).
+	KindF: {
+		cut: cutRequired, usage: "f1@k, fB@k (f0.5@10, f2@10)",
+		rng: RangeUnit, help: "F-measure of p@k and r@k with weight B (beta)",
+	},
+	// hit@k = 1 if Σ_{i≤k} b_i > 0, else 0.
+	KindHit: {
+		names: []string{"hit", "success", "accuracy"}, cut: cutRequired, trecCut: "success",
+		rng: RangeUnit, help: "1 if a relevant row is among the first k, else 0",
+	},
+	// ap@k = (1/R) Σ_{i≤k} b_i · (Σ_{j≤i} b_j)/i — the denominator is R, as
+	// trec_eval's map_cut. map names the mean, and is an alias.
+	KindAP: {
+		names: []string{"ap", "map"}, cut: cutOptional, trec: "map", trecCut: "map_cut",
+		rng: RangeUnit, help: "average precision, over R (map: the mean)",
+	},
+	// rr@k = 1/(rank of the first relevant row within k), 0 if none. mrr
+	// names the mean, and is an alias.
+	KindRR: {
+		names: []string{"rr", "mrr"}, cut: cutOptional, trec: "recip_rank",
+		rng: RangeUnit, help: "1/rank of the first relevant row (mrr: the mean)",
+	},
+	// rprec = p@R.
+	KindRPrec: {
+		names: []string{"rprec", "r-prec"}, cut: cutAtR, trec: "Rprec",
+		rng: RangeUnit, help: "precision at R, the number of relevant rows",
+	},
+	// cg@k = Σ_{i≤k} y_i (cumulative gain, no discount, raw labels).
+	KindCG: {
+		names: []string{"cg"}, cut: cutOptional,
+		rng: RangeOpen, help: "cumulative gain: the sum of the labels",
+	},
+	// dcg@k = Σ_{i≤k} g(y_i)/log2(i+1), gain g(y) = 2^y − 1 (--gain exp,
+	// default) or g(y) = y (--gain linear).
+	KindDCG: {
+		names: []string{"dcg"}, cut: cutOptional,
+		rng: RangeOpen, needs: needDCG, help: "discounted cumulative gain (--gain)",
+	},
+	// ndcg@k = dcg@k / idcg@k, where idcg@k is dcg@k of the labels sorted
+	// descending (with qrels: all judged labels of the query); 0 when
+	// idcg@k is 0. ndcg = ndcg@n.
+	KindNDCG: {
+		names: []string{"ndcg"}, cut: cutOptional, trec: "ndcg", trecCut: "ndcg_cut",
+		rng: RangeUnit, needs: needDCG | needIdeal, help: "dcg over the dcg of the ideal ranking",
+	},
+	// err@k = Σ_{r≤k} (1/r)·R_r·Π_{i<r}(1−R_i), R_i = (2^{y_i} − 1)/2^{G},
+	// G = maximum grade (--max-grade, default 4, as gdeval).
+	KindERR: {
+		names: []string{"err"}, cut: cutOptional,
+		rng: RangeUnit, needs: needERR, help: "expected reciprocal rank (--max-grade)",
+	},
+	// nerr@k = err@k / err@k of the labels sorted descending.
+	KindNERR: {
+		names: []string{"nerr"}, cut: cutOptional,
+		rng: RangeUnit, needs: needERR | needIdeal, help: "err over the err of the ideal ranking",
+	},
+	// kendall@k = Kendall's tau-b between scores and labels; undefined
+	// (left out) when fewer than 2 rows or either side is constant.
+	KindKendall: {
+		names: []string{"kendall"}, cut: cutOptional,
+		rng: RangeSigned, needs: needScores, help: "Kendall's tau-b between scores and labels",
+	},
+	// spearman@k = Spearman's rho between scores and labels, average ranks
+	// for ties; undefined as for kendall.
+	KindSpearman: {
+		names: []string{"spearman"}, cut: cutOptional,
+		rng: RangeSigned, needs: needScores, help: "Spearman's rho between scores and labels",
+	},
+}
+
+// value is m's value from a, the sums of the ranking down to m's cut, and
+// ia, those of the ideal ranking down to its own (zero unless m's family
+// needs the ideal), for a query with R = fR > 0 relevant rows. Under
+// TiesAverage the sums are expectations, and so is every value below: each
+// is linear in them, over a divisor that ties cannot move (k, R, the
+// ideal's sums). The correlations are computed apart, in corr.go.
+func value(m *Metric, a, ia *acc, fR float64) float64 {
+	switch m.Kind {
+	case KindP:
+		return a.rel / float64(m.K)
+	case KindR:
+		return a.rel / fR
+	case KindF:
+		// (1+β²)PR/(β²P+R) with P = c/k and R = c/nRel reduces to a form
+		// linear in c, which is what keeps TiesAverage exact.
+		if a.rel > 0 {
+			b2 := m.Beta * m.Beta
+			return (1 + b2) * a.rel / (b2*fR + float64(m.K))
+		}
+	case KindHit:
+		return a.hit
+	case KindAP:
+		return a.ap / fR
+	case KindRR:
+		return a.rr
+	case KindRPrec:
+		return a.rel / fR // the cut is at R, so p@R = r@R
+	case KindCG:
+		return a.cg
+	case KindDCG:
+		return a.dcg
+	case KindNDCG:
+		if ia.dcg > 0 {
+			return a.dcg / ia.dcg
+		}
+	case KindERR:
+		return a.err
+	case KindNERR:
+		if ia.err > 0 { // else 0, as ndcg
+			return a.err / ia.err
+		}
+	case KindKendall, KindSpearman:
+		panic("metrics: value of a correlation") // Eval leaves them to corr.go
+	}
+	return 0
+}
+
+// kindOf finds the family of a base name (lower case).
+func kindOf(base string) (Kind, bool) {
+	for k := range families {
+		for _, n := range families[k].names {
+			if n == base {
+				return Kind(k), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Help lists the metric families for a command's --help, one line each:
+// the names (@k: a cutoff is required, [@k]: optional), then what the
+// family measures; then trec_eval's names.
+func Help() string {
+	usages := make([]string, len(families))
+	width := 0
+	var trec []string
+	for k := range families {
+		f := &families[k]
+		usages[k] = f.usage
+		if usages[k] == "" {
+			at := ""
+			switch f.cut {
+			case cutRequired:
+				at = "@k"
+			case cutOptional:
+				at = "[@k]"
+			}
+			usages[k] = strings.Join(f.names, at+", ") + at
+		}
+		width = max(width, len(usages[k]))
+		if f.trec != "" {
+			trec = append(trec, f.trec)
+		}
+		if f.trecCut != "" {
+			trec = append(trec, f.trecCut+"_k")
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Metrics (case-insensitive; @k: a cutoff k >= 1 is required; [@k]: optional,\n" +
+		"the whole list without it):\n")
+	for k := range families {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, usages[k], families[k].help)
+	}
+	fmt.Fprintf(&b, "trec_eval's names work too:\n  %s\n", strings.Join(trec, ", "))
+	return b.String()
+}

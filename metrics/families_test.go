@@ -1,0 +1,74 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFamilies checks the table itself: every Kind has a filled entry, every
+// name and trec_eval spelling in it parses back to its family, and Help has
+// a line for each.
+func TestFamilies(t *testing.T) {
+	if len(families) != int(KindSpearman)+1 {
+		t.Fatalf("%d families for %d kinds", len(families), KindSpearman+1)
+	}
+	help := Help()
+	for k := range families {
+		f := &families[k]
+		kind := Kind(k)
+		if f.help == "" || len(f.names) == 0 && f.usage == "" {
+			t.Errorf("kind %d: entry not filled in: %+v", k, *f)
+		}
+		for _, n := range f.names {
+			if f.cut == cutRequired {
+				n += "@10"
+			}
+			if m, err := Parse(n); err != nil || m.Kind != kind {
+				t.Errorf("%s: %+v, %v; want kind %d", n, m, err, k)
+			}
+		}
+		if f.trec != "" {
+			m, err := Parse(f.trec)
+			if err != nil || m.Kind != kind || TrecName(m) != f.trec {
+				t.Errorf("%s: %+v, %v, TrecName %q", f.trec, m, err, TrecName(m))
+			}
+		}
+		if f.trecCut != "" {
+			name := f.trecCut + "_7"
+			m, err := Parse(name)
+			if err != nil || m.Kind != kind || m.K != 7 || TrecName(m) != name {
+				t.Errorf("%s: %+v, %v, TrecName %q", name, m, err, TrecName(m))
+			}
+		}
+		if !strings.Contains(help, f.help) {
+			t.Errorf("Help has no line for kind %d:\n%s", k, help)
+		}
+	}
+	if n, want := strings.Count(help, "\n"), len(families)+4; n != want {
+		t.Errorf("Help has %d lines, want %d:\n%s", n, want, help)
+	}
+	for _, line := range strings.Split(help, "\n") {
+		if len(line) > 80 {
+			t.Errorf("Help line longer than 80 columns: %q", line)
+		}
+	}
+}
+
+func TestRange(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want ValueRange
+	}{
+		{"ndcg@10", RangeUnit}, {"map", RangeUnit}, {"f1@5", RangeUnit}, {"rprec", RangeUnit},
+		{"kendall", RangeSigned}, {"spearman@5", RangeSigned},
+		{"cg", RangeOpen}, {"dcg@10", RangeOpen},
+	} {
+		m, err := Parse(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Range(); got != c.want {
+			t.Errorf("%s: Range() = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
