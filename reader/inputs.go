@@ -21,10 +21,6 @@ var ErrNoInput = objstore.ErrNoInput
 // Input is one file to read, as Expand found it.
 type Input struct {
 	Path string
-	// Partitions are the Hive-style key=value directory names on the path
-	// (dt=2026-11-20/part-00000.parquet gives {"dt", "2026-11-20"}), outermost
-	// first, values unescaped. They are columns of every row of the file.
-	Partitions [][2]string
 }
 
 // Expand turns command-line arguments into the files to read, in order:
@@ -57,7 +53,7 @@ func Expand(args []string) ([]Input, error) {
 				return nil, err
 			}
 			for _, k := range keys {
-				out = append(out, Input{Path: k, Partitions: partitions(k)})
+				out = append(out, Input{Path: k})
 			}
 			continue
 		}
@@ -110,7 +106,7 @@ const maxLinks = 16
 
 func expandPath(out []Input, p string, st fs.FileInfo, links int) ([]Input, error) {
 	if !st.IsDir() {
-		return append(out, Input{Path: p, Partitions: partitions(p)}), nil
+		return append(out, Input{Path: p}), nil
 	}
 	n := len(out)
 	// WalkDir visits entries in lexical order.
@@ -141,7 +137,7 @@ func expandPath(out []Input, p string, st fs.FileInfo, links int) ([]Input, erro
 				return err
 			}
 		}
-		out = append(out, Input{Path: path, Partitions: partitions(path)})
+		out = append(out, Input{Path: path})
 		return nil
 	})
 	if err != nil {
@@ -153,7 +149,9 @@ func expandPath(out []Input, p string, st fs.FileInfo, links int) ([]Input, erro
 	return out, nil
 }
 
-// partitions extracts Hive key=value directory names from path.
+// partitions are the Hive-style key=value directory names on path
+// (dt=2026-11-20/part-00000.parquet gives {"dt", "2026-11-20"}), outermost
+// first, values unescaped: columns of every row of the file.
 func partitions(path string) [][2]string {
 	var parts [][2]string
 	dir := filepath.Dir(filepath.Clean(path))

@@ -1,7 +1,11 @@
-// Package reader owns input formats and decompression: it turns files (JSONL,
-// and later Parquet, Arrow IPC and TREC) into columnar batches of rows. It
-// knows nothing about metrics or grouping; the pipeline package consumes its
-// batches.
+// Package reader owns input formats and decompression: it turns files and
+// streams (JSONL plain, gzip or zstd; Parquet; Arrow IPC files and streams;
+// TREC runs joined with their qrels), local or in object storage, into
+// columnar batches of rows, and expands inputs (directories, globs, Hive
+// partitions). It knows nothing about metrics or grouping; the pipeline
+// package consumes its batches. Columnar files and TREC runs are decoded
+// on goroutines of the reader's own (Options.Decoders), started when a
+// file is opened and stopped by Close.
 package reader
 
 import (

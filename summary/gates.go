@@ -2,9 +2,89 @@ package summary
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
 )
+
+// ErrGateFailed marks a run whose summary was written but failed a gate
+// (exit 3).
+var ErrGateFailed = errors.New("quality gate failed")
+
+// Gate is one --fail-under bar.
+type Gate struct {
+	Metric int // index into the run's metrics
+	Min    float64
+}
+
+// ParseGates reads --fail-under ("ndcg@10=0.42,map=0.30") against the
+// metrics computed.
+func ParseGates(s string, ms []metrics.Metric) ([]Gate, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var gs []Gate
+	for _, item := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return nil, fmt.Errorf("--fail-under %q: want metric=minimum, as ndcg@10=0.42", item)
+		}
+		name = strings.ToLower(strings.TrimSpace(name))
+		idx := -1
+		for i, m := range ms {
+			if m.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, fmt.Errorf("--fail-under: %q is not among the metrics computed (-m)", name)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil || math.IsNaN(v) {
+			return nil, fmt.Errorf("--fail-under: %q is not a number", val)
+		}
+		gs = append(gs, Gate{idx, v})
+	}
+	return gs, nil
+}
+
+// CheckGates gives the verdict of every gate on set (the baseline's
+// aggregate), or nil when none was asked for.
+func CheckGates(gates []Gate, failOnEmpty bool, ms []metrics.Metric, set *aggregate.Set) *Gates {
+	if len(gates) == 0 && !failOnEmpty {
+		return nil
+	}
+	r := &Gates{FailOnEmpty: failOnEmpty}
+	for _, g := range gates {
+		mean := set.Stats[g.Metric].Summary().Mean
+		r.Checks = append(r.Checks, GateCheck{Name: ms[g.Metric].Name, Min: g.Min, Mean: mean, Passed: mean >= g.Min})
+	}
+	r.Empty = failOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
+	return r
+}
+
+// Err describes the failures for stderr, wrapping ErrGateFailed; nil when
+// every gate passed or none was asked for.
+func (g *Gates) Err() error {
+	if g == nil || !g.Failed() {
+		return nil
+	}
+	var why []string
+	for _, c := range g.Checks {
+		if !c.Passed {
+			why = append(why, fmt.Sprintf("%s mean %s < %g", c.Name, FmtMean(c.Mean), c.Min))
+		}
+	}
+	if g.Empty {
+		why = append(why, "no rows or no query with a relevant row (--fail-on-empty)")
+	}
+	return fmt.Errorf("%w: %s", ErrGateFailed, strings.Join(why, "; "))
+}
 
 // Gates is the verdict of a run's quality gates (--fail-under,
 // --fail-on-empty).

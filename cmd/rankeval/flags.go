@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/summary"
 )
 
 var errHelp = errors.New("help shown")
@@ -32,7 +34,7 @@ type config struct {
 	// operations
 	quiet            bool
 	progressInterval time.Duration
-	gates            []gate
+	gates            []summary.Gate
 	failOnEmpty      bool
 
 	// analysis: slices, comparison, bootstrap, report
@@ -57,12 +59,6 @@ query must be contiguous (or use --unsorted). INPUT is a file, a directory
 for standard input: JSONL (plain, gzip, zstd), Parquet, or Arrow IPC file or
 stream, recognised from the first bytes.
 
-Metrics (-m): p@k r@k f1@k fB@k (e.g. f0.5@10) hit@k ap ap@k map rr rr@k mrr
-  rprec cg@k dcg@k ndcg@k err@k nerr@k kendall kendall@k spearman spearman@k.
-  Aliases: precision@k recall@k success@k accuracy@k mrr@k; ndcg = whole list.
-  Names are case-insensitive; the output uses them lower-cased.
-
-Flags:
 `
 
 const usageTail = `
@@ -128,8 +124,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.output != "" && c.output == c.perQuery {
 		return nil, usagef("--output and --per-query name the same file %q", c.output)
 	}
-	if c.gates, err = parseGates(*failUnder, c.shared.Rules.Metrics); err != nil {
-		return nil, err
+	if c.gates, err = summary.ParseGates(*failUnder, c.shared.Rules.Metrics); err != nil {
+		return nil, usageError{err}
 	}
 	if c.memLimit, err = parseSize(*memLimit); err != nil || c.memLimit < 16<<20 {
 		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB", *memLimit)
@@ -222,7 +218,7 @@ func (c *config) analysisFlags(by string, systemFlags []string) error {
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, usageHead)
+	fmt.Fprint(w, usageHead, metrics.Help(), "\nFlags:\n")
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "h" || f.Name == "m" {
 			return

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/summary"
 )
 
 // Exit codes, documented in the README.
@@ -79,9 +80,6 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// errGate marks a run whose summary was written but failed a gate (exit 3).
-var errGate = errors.New("quality gate failed")
-
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
@@ -92,7 +90,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &u), errors.Is(err, evalflags.ErrUsage):
 		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
 		return exitUsage
-	case errors.Is(err, errGate):
+	case errors.Is(err, summary.ErrGateFailed):
 		return exitGate
 	}
 	return exitError

@@ -138,7 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	run.Gates = checkGates(c, res.Sys[0])
+	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
 	body := r.Format(c.shared.Format)
 	if report != nil {
@@ -166,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
-	return gateErr(run.Gates)
+	return run.Gates.Err()
 }
 
 // totalSize is the bytes of all inputs when every one is a regular file,

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -124,10 +125,10 @@ Computes rankeval's metrics as an Apache Beam pipeline. INPUT is a file, a
 directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,
 gzip, zstd) or Parquet (split by row group between workers). Rows need not be
 sorted by query: the shuffle groups them. Runs on Prism by default; see the
-README for Flink, Spark and Dataflow.
+docs/distributed.md for Flink, Spark and Dataflow.
 
-rankeval's flags:
 `)
+	fmt.Fprint(w, metrics.Help(), "\nrankeval's flags:\n")
 	flag.VisitAll(func(f *flag.Flag) {
 		if slices.Contains(evalflags.Names, f.Name) || slices.Contains(beamOnly, f.Name) {
 			fmt.Fprintf(w, "  --%s (default %q)\n      %s\n", f.Name, f.DefValue, strings.ReplaceAll(f.Usage, "\n", "\n      "))
@@ -141,5 +142,5 @@ rankeval's flags:
 			fmt.Fprintf(w, "  --%s\n      %s\n", f.Name, strings.ReplaceAll(f.Usage, "\n", "\n      "))
 		}
 	})
-	fmt.Fprint(w, "\nThe README's \"Distributed runs\" section has a command for each runner.\n")
+	fmt.Fprint(w, "\ndocs/distributed.md has a command for each runner.\n")
 }
