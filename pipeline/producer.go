@@ -187,13 +187,19 @@ func (p *producer) run(ctx context.Context) error {
 			p.pool.put(q)
 			return err
 		}
-		q.present[0] = true
-		if err := p.slices.assign(q); err != nil {
-			p.pool.put(q)
-			return err
-		}
-		if err := p.emit(ctx, q); err != nil {
+		if err := p.send(ctx, q); err != nil {
 			return err
 		}
 	}
+}
+
+// send hands on a query of one log: its slice, then the workers. A query
+// it cannot send goes back to the pool.
+func (p *producer) send(ctx context.Context, q *query) error {
+	q.present[0] = true
+	if err := p.slices.assign(q); err != nil {
+		p.pool.put(q)
+		return err
+	}
+	return p.emit(ctx, q)
 }

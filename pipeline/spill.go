@@ -287,12 +287,7 @@ func (p *producer) evalPartition(ctx context.Context, path string, raw, budget i
 				return err
 			}
 		}
-		q.present[0] = true
-		if err := p.slices.assign(q); err != nil {
-			p.pool.put(q)
-			return err
-		}
-		if err := p.emit(ctx, q); err != nil {
+		if err := p.send(ctx, q); err != nil {
 			return err
 		}
 	}

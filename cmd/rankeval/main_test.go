@@ -77,16 +77,15 @@ type summaryJSON struct {
 	Options map[string]any `json:"options"`
 }
 
-func close9(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
-
-// TestVectors runs every case of ../shared/vectors/*.expected.json through
-// the command line, summary and per query.
-func TestVectors(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "vectors")
+// vectorFiles reads every *.expected.json of the shared vectors in dir,
+// by file name.
+func vectorFiles(t *testing.T, dir string) map[string]vectorFile {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
 	if len(files) == 0 {
 		t.Fatalf("no vectors in %s", dir)
 	}
+	out := map[string]vectorFile{}
 	for _, f := range files {
 		var vf vectorFile
 		data, err := os.ReadFile(f)
@@ -96,6 +95,18 @@ func TestVectors(t *testing.T) {
 		if err := json.Unmarshal(data, &vf); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		out[f] = vf
+	}
+	return out
+}
+
+func close9(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+// TestVectors runs every case of ../shared/vectors/*.expected.json through
+// the command line, summary and per query.
+func TestVectors(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "vectors")
+	for f, vf := range vectorFiles(t, dir) {
 		for _, c := range vf.Cases {
 			o := c.Options
 			name := fmt.Sprintf("%s/ties=%s,gain=%s,empty=%s,G=%g", strings.TrimSuffix(filepath.Base(f), ".expected.json"), o.Ties, o.Gain, o.Empty, o.MaxGrade)

@@ -167,52 +167,9 @@ func TestSignalCleansUp(t *testing.T) {
 	}
 }
 
-// interleaveFile rewrites a JSONL log so queries are out of order while
-// each query's rows keep their relative order.
-func interleaveFile(t *testing.T, in string) string {
-	t.Helper()
-	code, _, stderr := cli(t, "--quiet", in) // proves the input is valid first
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	data, err := exec.Command("zstdcat", in).Output()
-	if err != nil {
-		t.Skipf("zstdcat not available: %v", err)
-	}
-	var groups [][]string
-	last := ""
-	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var row struct {
-			Q string `json:"query_id"`
-		}
-		json.Unmarshal([]byte(l), &row)
-		if row.Q != last || len(groups) == 0 {
-			groups = append(groups, nil)
-			last = row.Q
-		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], l)
-	}
-	var out strings.Builder
-	for left := true; left; {
-		left = false
-		for g := range groups {
-			if len(groups[g]) > 0 {
-				out.WriteString(groups[g][0] + "\n")
-				groups[g] = groups[g][1:]
-				left = true
-			}
-		}
-	}
-	p := filepath.Join(t.TempDir(), "shuffled.jsonl")
-	if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestUnsortedCLI(t *testing.T) {
 	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
-	shuffled := interleaveFile(t, sample)
+	shuffled := interleave(t, readLines(t, sample), jsonQuery("query_id"), "shuffled.jsonl")
 	args := []string{"--format", "json", "-m", "map,ndcg@10,err@10,kendall", "--ties", "average"}
 	_, want, _ := cli(t, append(args, sample)...)
 	if code, _, stderr := cli(t, append(args, shuffled)...); code != 1 || !strings.Contains(stderr, "or use --unsorted") {

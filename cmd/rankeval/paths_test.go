@@ -107,19 +107,7 @@ func sameBothWays(t *testing.T, args []string, sorted, shuffled string) string {
 // option set of the shared vectors and under both peer profiles.
 func TestUnsortedParity(t *testing.T) {
 	dir := filepath.Join(sharedDir(t), "vectors")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if len(files) == 0 {
-		t.Fatalf("no vectors in %s", dir)
-	}
-	for _, f := range files {
-		var vf vectorFile
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &vf); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+	for f, vf := range vectorFiles(t, dir) {
 		log := filepath.Join(dir, vf.Input)
 		shuffled := interleave(t, readLines(t, log), jsonQuery("query_id"), "shuffled.jsonl")
 		base := strings.TrimSuffix(filepath.Base(f), ".expected.json")
