@@ -20,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -44,25 +45,6 @@ func sharedDir(t testing.TB) string {
 	return d
 }
 
-type vectorFile struct {
-	Input   string   `json:"input"`
-	Metrics []string `json:"metrics"`
-	Cases   []struct {
-		Options struct {
-			Empty        string   `json:"empty"`
-			Gain         string   `json:"gain"`
-			MaxGrade     float64  `json:"max_grade"`
-			RelThreshold *float64 `json:"rel_threshold"`
-			Ties         string   `json:"ties"`
-		} `json:"options"`
-		PerQuery map[string]map[string]*float64 `json:"per_query"`
-		Summary  map[string]struct {
-			Mean    *float64 `json:"mean"`
-			Queries int64    `json:"queries"`
-		} `json:"summary"`
-	} `json:"cases"`
-}
-
 type summaryJSON struct {
 	Metrics map[string]struct {
 		Mean    *float64  `json:"mean"`
@@ -77,27 +59,14 @@ type summaryJSON struct {
 	Options map[string]any `json:"options"`
 }
 
-// vectorFiles reads every *.expected.json of the shared vectors in dir,
-// by file name.
-func vectorFiles(t *testing.T, dir string) map[string]vectorFile {
+// sharedVectors loads the shared vector files.
+func sharedVectors(t *testing.T) []vectors.File {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if len(files) == 0 {
-		t.Fatalf("no vectors in %s", dir)
+	files, err := vectors.Load(filepath.Join(sharedDir(t), "vectors"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := map[string]vectorFile{}
-	for _, f := range files {
-		var vf vectorFile
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &vf); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[f] = vf
-	}
-	return out
+	return files
 }
 
 func close9(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
@@ -105,20 +74,13 @@ func close9(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max
 // TestVectors runs every case of ../shared/vectors/*.expected.json through
 // the command line, summary and per query.
 func TestVectors(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "vectors")
-	for f, vf := range vectorFiles(t, dir) {
+	for _, vf := range sharedVectors(t) {
 		for _, c := range vf.Cases {
-			o := c.Options
-			name := fmt.Sprintf("%s/ties=%s,gain=%s,empty=%s,G=%g", strings.TrimSuffix(filepath.Base(f), ".expected.json"), o.Ties, o.Gain, o.Empty, o.MaxGrade)
-			args := []string{"--format", "json", "-m", strings.Join(vf.Metrics, ","),
-				"--ties", o.Ties, "--gain", o.Gain, "--empty", o.Empty, "--max-grade", strconv.FormatFloat(o.MaxGrade, 'g', -1, 64)}
-			if o.RelThreshold != nil {
-				name += fmt.Sprintf(",T=%g", *o.RelThreshold)
-				args = append(args, "--rel-threshold", strconv.FormatFloat(*o.RelThreshold, 'g', -1, 64))
-			}
+			name := vf.Name + "/" + c.Options.Name()
+			args := append([]string{"--format", "json", "-m", strings.Join(vf.Metrics, ",")}, c.Options.Args()...)
 			t.Run(name, func(t *testing.T) {
 				pq := filepath.Join(t.TempDir(), "pq.jsonl")
-				args := append(args, "--per-query", pq, filepath.Join(dir, vf.Input))
+				args := append(args, "--per-query", pq, vf.Log)
 				code, stdout, stderr := cli(t, args...)
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)

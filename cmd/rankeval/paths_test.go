@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -106,24 +105,16 @@ func sameBothWays(t *testing.T, args []string, sorted, shuffled string) string {
 // log whose queries are interleaved equals the sorted log's under every
 // option set of the shared vectors and under both peer profiles.
 func TestUnsortedParity(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "vectors")
-	for f, vf := range vectorFiles(t, dir) {
-		log := filepath.Join(dir, vf.Input)
-		shuffled := interleave(t, readLines(t, log), jsonQuery("query_id"), "shuffled.jsonl")
-		base := strings.TrimSuffix(filepath.Base(f), ".expected.json")
+	for _, vf := range sharedVectors(t) {
+		shuffled := interleave(t, readLines(t, vf.Log), jsonQuery("query_id"), "shuffled.jsonl")
 		sets := [][]string{{"--profile", "trec_eval"}, {"--profile", "gdeval"}}
 		for _, c := range vf.Cases {
-			o := c.Options
-			set := []string{"--ties", o.Ties, "--gain", o.Gain, "--empty", o.Empty, "--max-grade", strconv.FormatFloat(o.MaxGrade, 'g', -1, 64)}
-			if o.RelThreshold != nil {
-				set = append(set, "--rel-threshold", strconv.FormatFloat(*o.RelThreshold, 'g', -1, 64))
-			}
-			sets = append(sets, set)
+			sets = append(sets, c.Options.Args())
 		}
 		for _, set := range sets {
-			t.Run(base+"/"+strings.Join(set, " "), func(t *testing.T) {
+			t.Run(vf.Name+"/"+strings.Join(set, " "), func(t *testing.T) {
 				args := append([]string{"--quiet", "--format", "json", "-m", strings.Join(vf.Metrics, ",")}, set...)
-				sameBothWays(t, args, log, shuffled)
+				sameBothWays(t, args, vf.Log, shuffled)
 			})
 		}
 	}

@@ -3,7 +3,6 @@ package rankbeam_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -25,6 +24,7 @@ import (
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/internal/s3test"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/internal/vectors"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -128,10 +128,9 @@ func sharedVectors(t *testing.T) string {
 // TestParityVectors: every case of the shared vectors, summary and
 // per-query output, byte for byte against the local CLI.
 func TestParityVectors(t *testing.T) {
-	dir := sharedVectors(t)
-	files, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if len(files) == 0 {
-		t.Fatalf("no vectors in %s", dir)
+	files, err := vectors.Load(sharedVectors(t))
+	if err != nil {
+		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	type check struct {
@@ -141,38 +140,14 @@ func TestParityVectors(t *testing.T) {
 	}
 	var jobs []job
 	var checks []check
-	for _, f := range files {
-		var vf struct {
-			Input   string   `json:"input"`
-			Metrics []string `json:"metrics"`
-			Cases   []struct {
-				Options struct {
-					Empty        string   `json:"empty"`
-					Gain         string   `json:"gain"`
-					MaxGrade     float64  `json:"max_grade"`
-					RelThreshold *float64 `json:"rel_threshold"`
-					Ties         string   `json:"ties"`
-				} `json:"options"`
-			} `json:"cases"`
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &vf); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		in := filepath.Join(dir, vf.Input)
+	for _, vf := range files {
+		in := vf.Log
 		ms := strings.Join(vf.Metrics, ",")
 		for ci, c := range vf.Cases {
 			o := c.Options
 			for _, format := range []string{"json", "text"} {
-				name := fmt.Sprintf("%s-%d-%s", strings.TrimSuffix(filepath.Base(f), ".expected.json"), ci, format)
-				args := []string{"--format", format, "-m", ms, "--ties", o.Ties, "--gain", o.Gain, "--empty", o.Empty,
-					"--max-grade", strconv.FormatFloat(o.MaxGrade, 'g', -1, 64)}
-				if o.RelThreshold != nil {
-					args = append(args, "--rel-threshold", strconv.FormatFloat(*o.RelThreshold, 'g', -1, 64))
-				}
+				name := fmt.Sprintf("%s-%d-%s", vf.Name, ci, format)
+				args := append([]string{"--format", format, "-m", ms}, o.Args()...)
 				ck := check{name: name, args: append(args, in), out: filepath.Join(tmp, name+".summary")}
 				j := job{name: name, cfg: beamConfig([]string{in}, ms, o.Ties, o.Gain, o.Empty, o.MaxGrade, o.RelThreshold, format), out: ck.out}
 				if format == "json" {
