@@ -45,7 +45,7 @@ func (s *docSet) reset(docs [][]byte) {
 
 // find returns the row of doc id d after a check that found no duplicate
 // (firstDuplicate) or dropped them (keepFirst), or -1. It serves
-// Config.Join, so a TREC run's doc ids are hashed once, here, and not
+// Judgments.Join, so a TREC run's doc ids are hashed once, here, and not
 // again by the reader.
 func (s *docSet) find(d []byte) int {
 	hash := maphash.Bytes(s.seed, d)

@@ -9,16 +9,22 @@ import (
 
 // grouper reads one log's inputs in order and hands out one query's rows
 // at a time; a query may continue from one batch, or input, into the next.
+// It knows the run only through what it is given: the rules, the
+// positions table (whose entries for its inputs it fills in), and where to
+// say what a stalled-looking run is doing.
 type grouper struct {
-	p      *producer
+	rules  *Rules
+	srcs   sourceTable
+	where  Where
+	note   func(string)
 	inputs []Source
-	base   int // index in p.srcs of inputs[0]
+	base   int // index in srcs of inputs[0]
 	next   int // the next input to open
 	r      reader.Reader
 	b      *reader.Batch
 	i      int  // the next unread row of b
-	si     int  // index in p.srcs of the open input
-	named  bool // p.srcs[si] has the reader's name and Locate
+	si     int  // index in srcs of the open input
+	named  bool // srcs[si] has the reader's name and Locate
 	seen   seenSet
 	sorted bool // ids must ascend (idLess): lockstep with --missing zero
 	prev   []byte
@@ -43,7 +49,7 @@ func (gr *grouper) advance() (bool, error) {
 				if !gr.named {
 					// before any query of this input is sent, so no worker
 					// reads the entry yet
-					gr.p.named(gr.si, gr.b)
+					gr.srcs.name(gr.si, gr.b)
 					gr.named = true
 				}
 				continue
@@ -73,7 +79,6 @@ func (gr *grouper) advance() (bool, error) {
 
 // fill reads the next query's rows into g; false at the end of the log.
 func (gr *grouper) fill(g *Group) (bool, error) {
-	p := gr.p
 	g.Reset()
 	for {
 		ok, err := gr.advance()
@@ -95,7 +100,7 @@ func (gr *grouper) fill(g *Group) (bool, error) {
 				return false, err
 			}
 		}
-		if err := p.cfg.Rules.Append(g, b, i, j, si, p.where); err != nil {
+		if err := gr.rules.Append(g, b, i, j, si, gr.where); err != nil {
 			return false, err
 		}
 		gr.i = j
@@ -133,9 +138,9 @@ func (gr *grouper) start(b *reader.Batch, i, si int) error {
 func (gr *grouper) reappears(b *reader.Batch, i, si int) error {
 	id := b.Query.At(i)
 	const remedy = "another query's rows came between (sort the input by query id, or use --unsorted)"
-	gr.p.setNote(fmt.Sprintf("query id %q came back at %s: reading the input again to find where its rows began", id, b.Where(i)))
+	gr.note(fmt.Sprintf("query id %q came back at %s: reading the input again to find where its rows began", id, b.Where(i)))
 	at, known, err := gr.firstRow(id, si, b.Pos[i])
-	gr.p.setNote("")
+	gr.note("")
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: query id %q may reappear, and reading the input again to check failed: %w", b.Where(i), id, err)

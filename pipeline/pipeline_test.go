@@ -227,7 +227,7 @@ func TestProgressReports(t *testing.T) {
 	}
 }
 
-// TestJoinInWorkers checks that labels joined in the workers (Config.Join,
+// TestJoinInWorkers checks that labels joined in the workers (Rules.Qrels,
 // as the CLI reads TREC runs) give what the run reader's own join gives,
 // per query and with --dedup first dropping repeated documents.
 func TestJoinInWorkers(t *testing.T) {

@@ -20,6 +20,12 @@ func (s sourceTable) where(v uint64) string {
 	return s[in].WherePos(pos)
 }
 
+// name records the name and Locate of input si once its reader has a
+// batch.
+func (s sourceTable) name(si int, b *reader.Batch) {
+	s[si] = reader.Batch{Source: b.Source, Locate: b.Locate}
+}
+
 // producer reads the inputs in order and groups rows into queries: from
 // one log, or from several logs in lockstep, one grouper each.
 type producer struct {
@@ -47,18 +53,25 @@ type progressNote struct {
 
 func newProducer(cfg *Config, logs [][]Source, pool *queryPool, jobs chan<- *query) *producer {
 	p := &producer{cfg: cfg, pool: pool, jobs: jobs}
+	// Every input has its entry before any grouper starts, so the table
+	// never grows while workers read it.
 	for _, in := range logs {
-		gr := &grouper{p: p, inputs: in, base: len(p.srcs), sorted: cfg.Analysis.MissingZero && len(logs) > 1}
+		for _, src := range in {
+			p.srcs = append(p.srcs, reader.Batch{Source: src.Name})
+		}
+	}
+	p.where = p.srcs.where
+	base := 0
+	for _, in := range logs {
+		gr := &grouper{rules: &cfg.Rules, srcs: p.srcs, where: p.where, note: p.setNote, inputs: in, base: base,
+			sorted: cfg.Analysis.MissingZero && len(logs) > 1}
 		gr.asc.on = true
 		for _, src := range in {
 			gr.asc.on = gr.asc.on && src.Reread
 		}
-		for _, src := range in {
-			p.srcs = append(p.srcs, reader.Batch{Source: src.Name})
-		}
+		base += len(in)
 		p.logs = append(p.logs, gr)
 	}
-	p.where = p.srcs.where
 	p.slices = newSliceIndex(cfg, p.where)
 	return p
 }
@@ -68,12 +81,6 @@ func (p *producer) close() {
 		gr.close()
 		gr.seen.release()
 	}
-}
-
-// named records the name and Locate of input si once its reader has a
-// batch.
-func (p *producer) named(si int, b *reader.Batch) {
-	p.srcs[si] = reader.Batch{Source: b.Source, Locate: b.Locate}
 }
 
 // startProgress reports progress until the returned function is called,

@@ -187,8 +187,8 @@ func (a *ascent) next(id []byte) bool {
 // inputs again up to that row and puts the id of every group before it into
 // the seen set. They all differ, so each group's first row is enough.
 func (gr *grouper) indexBefore(b *reader.Batch, i, si int) error {
-	gr.p.setNote(fmt.Sprintf("query ids stopped ascending at %s: reading the input again to index the ids before it", b.Where(i)))
-	defer gr.p.setNote("")
+	gr.note(fmt.Sprintf("query ids stopped ascending at %s: reading the input again to index the ids before it", b.Where(i)))
+	defer gr.note("")
 	var prev []byte
 	_, err := gr.reread(si, b.Pos[i], func(rb *reader.Batch, j int) bool {
 		if id := rb.Query.At(j); prev == nil || !bytes.Equal(id, prev) {

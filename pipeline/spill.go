@@ -181,7 +181,7 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 			}
 			b := r.Batch()
 			if first {
-				p.named(si, b)
+				p.srcs.name(si, b)
 				first = false
 			}
 			for i := 0; i < b.N; {

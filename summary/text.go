@@ -162,9 +162,9 @@ func pval(p float64) string {
 	return fmt.Sprintf("%.4f", p)
 }
 
-// writeFooter ends a text summary, the one-system one and the CLI's for
-// several systems alike: the counts of set (system 0), the conventions in
-// force, and the quality gates.
+// writeFooter ends a text summary, for one system or several alike: the
+// counts of set (system 0, the baseline), the conventions in force, and
+// the quality gates.
 func writeFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggregate.Set, g *Gates) {
 	rel := "label > 0"
 	if o.HasThreshold {
