@@ -42,6 +42,7 @@ func (r *Results) JSON() []byte {
 	b = append(b, ",\n  \"options\": "...)
 	b = AppendOptions(b, c)
 	b = appendGates(b, c.Gates)
+	b = appendProvenance(b, c)
 	return append(b, "\n}\n"...)
 }
 

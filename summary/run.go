@@ -7,7 +7,9 @@
 package summary
 
 import (
+	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/rankeval/rankeval/metrics"
@@ -44,8 +46,12 @@ type Run struct {
 	Bootstrap int
 	// Curves are the report's metric@k families, evaluated after Metrics.
 	Curves []Curve
-	// Inputs name what was read, for the report's header.
+	// Inputs name what was read, in order (expanded files; NAME=PATH for
+	// --system logs).
 	Inputs []string
+	// Version names the program that made the summary, as Version()
+	// gives it.
+	Version string
 
 	// Gates, when set, is the verdict of the quality gates, printed with
 	// the summary.
@@ -128,6 +134,42 @@ func AppendOptions(b []byte, c *Run) []byte {
 		b = append(b, `, "bootstrap": `...)
 		b = strconv.AppendInt(b, int64(c.Bootstrap), 10)
 	}
+	return append(b, '}')
+}
+
+// Version is this build's version: the module version and, when the
+// build recorded them, the VCS revision and whether the tree was
+// modified ("(devel)" for a build from a checkout without VCS data).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += fmt.Sprintf(" (%.12s%s)", rev, modified)
+	}
+	return v
+}
+
+// appendProvenance appends the summary's "rankeval" member: the version
+// that made it and the inputs it read.
+func appendProvenance(b []byte, c *Run) []byte {
+	b = append(b, ",\n  \"rankeval\": {\"version\": "...)
+	b = AppendJSONString(b, []byte(c.Version))
+	b = append(b, `, "inputs": `...)
+	b = appendStrings(b, c.Inputs)
 	return append(b, '}')
 }
 

@@ -15,7 +15,10 @@ import (
 	"github.com/rankeval/rankeval/summary"
 )
 
-var errHelp = errors.New("help shown")
+var (
+	errHelp    = errors.New("help shown")
+	errVersion = errors.New("version asked")
+)
 
 // config is the parsed command line.
 type config struct {
@@ -97,6 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; the logs must then be sorted by query id)")
 	fs.IntVar(&c.bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
 	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
+	version := fs.Bool("version", false, "print rankeval's version (module version and VCS revision) and exit")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
@@ -110,6 +114,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if *help {
 		printUsage(fs, stderr)
 		return nil, errHelp
+	}
+	if *version {
+		return nil, errVersion
 	}
 	if c.complete && c.qrels == "" {
 		return nil, usagef("--complete needs --qrels")

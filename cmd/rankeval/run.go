@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,10 @@ import (
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	c, err := parseFlags(args, stderr)
+	if errors.Is(err, errVersion) {
+		_, err = fmt.Fprintln(stdout, "rankeval", summary.Version())
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -196,6 +201,7 @@ func (c *config) summaryRun() *summary.Run {
 	if c.report != "" {
 		run.Curves = summary.CurvesFor(run.Metrics)
 	}
+	run.Version = summary.Version()
 	run.Inputs = c.inputs
 	for s, l := range c.logs {
 		run.Inputs = append(run.Inputs, run.Systems[s]+"="+strings.Join(l, ","))

@@ -357,6 +357,7 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 		return err
 	}
 	run := s.Summary()
+	run.Version, run.Inputs = summary.Version(), f.Cfg.Inputs
 	emit(summary.FromSet(&run, p.Set).Format(s.Format))
 	return nil
 }
