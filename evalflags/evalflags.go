@@ -47,6 +47,9 @@ type Values struct {
 	Format       string
 	Columns      reader.Columns
 	MaxGroupRows int
+	// MaxGradeSet: --max-grade was given (by hand or by a profile), so a
+	// run on 0/1 labels with ERR need not be warned.
+	MaxGradeSet bool
 }
 
 // Settings are the shared flags resolved.
@@ -75,6 +78,18 @@ var profiles = map[string]profile{
 	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
 	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
 }
+
+func profileOf(name string) (profile, error) {
+	p, ok := profiles[name]
+	if !ok {
+		return profile{}, Usagef("--profile %q: want trec_eval or gdeval", name)
+	}
+	return p, nil
+}
+
+// SkipUnjudged says whether a TREC run's queries without judgments are
+// left out, as the peer tools of the profiles do.
+func (s *Settings) SkipUnjudged() bool { return s.Profile != "" }
 
 // Register defines the shared flags on fs.
 func Register(fs *flag.FlagSet) *Values {
@@ -105,9 +120,9 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if v.Profile != "" {
-		p, ok := profiles[v.Profile]
-		if !ok {
-			return nil, Usagef("--profile %q: want trec_eval or gdeval", v.Profile)
+		p, err := profileOf(v.Profile)
+		if err != nil {
+			return nil, err
 		}
 		for name, val := range p.flags {
 			if !set[name] {
@@ -117,6 +132,7 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 			}
 		}
 	}
+	v.MaxGradeSet = set["max-grade"] || v.Profile == "gdeval"
 	if v.Columns.Rank != "" && !set["score-col"] {
 		v.Columns.Score = "" // ordered by rank: a score is neither needed nor required
 	}
@@ -132,9 +148,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		return nil, usageErr{err}
 	}
 	if v.Profile != "" {
-		p, ok := profiles[v.Profile]
-		if !ok {
-			return nil, Usagef("--profile %q: want trec_eval or gdeval", v.Profile)
+		p, err := profileOf(v.Profile)
+		if err != nil {
+			return nil, err
 		}
 		r.ScoreFloat32 = p.scoreFloat32
 	}
@@ -167,6 +183,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		return nil, Usagef("--max-group-rows must be >= 1")
 	}
 	r.MaxGroupRows = v.MaxGroupRows
+	// ERR's maximum grade left at 4 on click labels (0/1) makes err@k tiny;
+	// the run notes whether every label was 0 or 1, to say so
+	r.NoteBinaryLabels = metrics.NeedsMaxGrade(r.Metrics) && !v.MaxGradeSet
 	switch v.Dedup {
 	case "error":
 	case "first":
@@ -191,7 +210,7 @@ func (v *Values) Resolve() (*Settings, error) {
 // what its command knows besides (TREC input, slices, systems, gates).
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
-		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.Profile != "", Systems: s.Rules.Systems}
+		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems}
 }
 
 // SplitList splits a comma-separated flag value, dropping blanks.

@@ -48,6 +48,12 @@ const (
 // Range says where m's values lie.
 func (m Metric) Range() ValueRange { return families[m.Kind].rng }
 
+// Correlation reports whether m correlates scores with labels (Kendall,
+// Spearman): it does not depend on relevance, so the empty-query policy
+// does not apply to it and a query absent from a system leaves it
+// undefined.
+func (m Metric) Correlation() bool { return families[m.Kind].needs&needScores != 0 }
+
 // cutoffRule says whether a family takes "@k".
 type cutoffRule int
 

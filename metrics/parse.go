@@ -27,7 +27,14 @@ func Parse(name string) (Metric, error) {
 		if tm, ok := parseTrecName(key); ok {
 			return tm, nil
 		}
-		return Metric{}, fmt.Errorf("metric %q: %w", key, ErrUnknownMetric)
+		if near := closest(base); near != "" {
+			at := ""
+			if hasAt {
+				at = "@" + kstr
+			}
+			return Metric{}, fmt.Errorf("metric %q: %w; did you mean %s%s? (rankeval metrics lists them all)", key, ErrUnknownMetric, near, at)
+		}
+		return Metric{}, fmt.Errorf("metric %q: %w (rankeval metrics lists them all)", key, ErrUnknownMetric)
 	}
 	switch cut := families[m.Kind].cut; {
 	case !hasAt && cut == cutRequired:
@@ -103,4 +110,45 @@ func NeedsMaxGrade(ms []Metric) bool {
 		}
 	}
 	return false
+}
+
+// closest is the known base name nearest to base (two edits at most, and
+// fewer than half its letters), or "".
+func closest(base string) string {
+	best, bestD := "", 3
+	for k := range families {
+		for _, n := range families[k].names {
+			if d := editDistance(base, n); d < bestD && 2*d < max(len(base), len(n)) {
+				best, bestD = n, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau–Levenshtein distance (optimal string
+// alignment): a swap of two neighbours, the commonest typo (ndgc), is one
+// edit.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

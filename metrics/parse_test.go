@@ -202,3 +202,21 @@ func TestParseTrecNames(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownMetricSuggests: a misspelt metric gets the nearest known
+// name, cutoff kept; a name far from any gets only the pointer to the list.
+func TestUnknownMetricSuggests(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"ndgc@10", `metric "ndgc@10": unknown metric; did you mean ndcg@10? (rankeval metrics lists them all)`},
+		{"recal@5", `metric "recal@5": unknown metric; did you mean recall@5?`},
+		{"mapp", `metric "mapp": unknown metric; did you mean map?`},
+		{"bleu@4", `metric "bleu@4": unknown metric (rankeval metrics lists them all)`},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			_, err := Parse(tc.in)
+			if !errors.Is(err, ErrUnknownMetric) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %s", err, tc.want)
+			}
+		})
+	}
+}

@@ -7,9 +7,11 @@
 // aggregates, merged once at the end.
 //
 // Goroutines: Analyze starts and waits for the producer (grouping), the
-// workers, the per-query writer, a progress ticker, and one read-ahead
-// goroutine per open input. Readers start their own decoders (package
-// reader) and stop them on Close, which the producer calls.
+// workers, the per-query writer and a progress ticker; the producer runs a
+// read-ahead goroutine for the input it groups from (not for the
+// --unsorted spill pass, nor when it reads an input again). Readers start
+// their own decoders (package reader) and stop them on Close, which the
+// producer calls.
 package pipeline
 
 import (
@@ -71,7 +73,7 @@ type Analysis struct {
 	// counts as 0 there (correlations undefined). The logs must then be
 	// sorted by query id. Without it an absent query is an error.
 	MissingZero bool
-	// MaxSlices makes more distinct slices an error (0: 10,000).
+	// MaxSlices makes more distinct slices an error (0: DefaultMaxSlices).
 	MaxSlices int
 	// Core is how many leading metrics get slices, comparisons, bootstrap
 	// intervals, histograms and per-query records (0 = all); the rest get
@@ -138,6 +140,9 @@ type Result struct {
 	// SliceKeys[i] holds slice i's values of the slice columns; slices are
 	// numbered in order of first appearance.
 	SliceKeys [][]string
+	// BinaryLabels: under Rules.NoteBinaryLabels, the run saw labels and
+	// every one was 0 or 1.
+	BinaryLabels bool
 }
 
 func (c *Config) systems() int { return c.Rules.systems() }
@@ -149,11 +154,14 @@ func (c *Config) core() int {
 	return len(c.Rules.Metrics)
 }
 
+// DefaultMaxSlices is --max-slices when it is not given.
+const DefaultMaxSlices = 10_000
+
 func (c *Config) maxSlices() int {
 	if c.Analysis.MaxSlices > 0 {
 		return c.Analysis.MaxSlices
 	}
-	return 10_000
+	return DefaultMaxSlices
 }
 
 func (c *Config) workers() int {

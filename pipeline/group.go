@@ -11,7 +11,7 @@ import (
 )
 
 // Group is one query's rows from one log, in input order, by column.
-// Rules.Append and Rules.Decode fill it; a Unit evaluates it.
+// A Taker fills it (Append, AppendPart, Decode); a Unit evaluates it.
 type Group struct {
 	ID     []byte
 	First  uint64 // packed position of its first row
@@ -202,21 +202,27 @@ func PeekGroup(data []byte) (id []byte, first uint64, err error) {
 
 // Decode appends the rows of the encoded group data (AppendBinary) to g,
 // which holds rows of the same query or none, checking what spans the
-// parts of a query: its slice values and its size. Parts must come in
-// input order.
-func (r *Rules) Decode(g *Group, data []byte, where Where) error {
+// parts of a query: its columns, its slice values and its size. Parts must
+// come in input order.
+func (t *Taker) Decode(g *Group, data []byte) error {
+	r, where := t.r, t.where
 	d := encReader{b: data}
 	id := d.bytes()
 	first := d.uvarint()
 	flags := d.byte()
-	nx := int(d.uvarint())
-	nk := int(d.uvarint())
+	nx64 := d.uvarint()
+	nk64 := d.uvarint()
 	if d.err != nil {
 		return d.err
 	}
-	if nx > len(r.Systems) || nk != len(r.Slices) {
-		return fmt.Errorf("%d score columns and %d slice columns for %d and %d: %w", nx+1, nk, len(r.Systems), len(r.Slices), ErrEncoding)
+	if flags&^(encScore|encRank|encDoc) != 0 {
+		return fmt.Errorf("unknown column flags %#x: %w", flags, ErrEncoding)
 	}
+	// one log's extra score columns, all or none (lockstep logs have none)
+	if nx64 != 0 && nx64 != uint64(max(0, len(r.Systems)-1)) || nk64 != uint64(len(r.Slices)) {
+		return fmt.Errorf("%d extra score columns and %d slice columns, for %d systems and %d slice columns: %w", nx64, nk64, len(r.Systems), len(r.Slices), ErrEncoding)
+	}
+	nx, nk := int(nx64), int(nk64)
 	start := g.N() == 0
 	if start {
 		g.Reset() // a zero Group too: its string columns need their first offset
@@ -225,7 +231,7 @@ func (r *Rules) Decode(g *Group, data []byte, where Where) error {
 	} else if !bytes.Equal(g.ID, id) {
 		return fmt.Errorf("rows of query %q decoded into query %q: %w", id, g.ID, ErrEncoding)
 	} else if flags != g.columns() || nx != g.extraScores() {
-		return fmt.Errorf("%s: query %q: some of its rows have other columns than its rows at %s: %w", where(first), id, where(g.First), ErrMixedColumns)
+		return mixedColumns(where(first), g, where)
 	}
 	for c := range nk {
 		v := d.bytes()

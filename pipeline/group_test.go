@@ -53,7 +53,7 @@ func TestGroupRoundTrip(t *testing.T) {
 			r := testRules(tc.float32)
 			b := testBatch(tc.n, tc.doc)
 			var whole Group
-			if err := r.Append(&whole, b, 0, tc.n, 3, noWhere); err != nil {
+			if err := r.NewTaker(noWhere).Append(&whole, b, 0, tc.n, 3); err != nil {
 				t.Fatal(err)
 			}
 			if tc.float32 && whole.Score[0] != float64(float32(0.300000000001)) {
@@ -63,7 +63,7 @@ func TestGroupRoundTrip(t *testing.T) {
 			for p := range tc.parts {
 				i, j := p*tc.n/tc.parts, (p+1)*tc.n/tc.parts
 				var part Group
-				if err := r.Append(&part, b, i, j, 3, noWhere); err != nil {
+				if err := r.NewTaker(noWhere).Append(&part, b, i, j, 3); err != nil {
 					t.Fatal(err)
 				}
 				enc := part.AppendBinary(nil)
@@ -71,7 +71,7 @@ func TestGroupRoundTrip(t *testing.T) {
 				if err != nil || string(id) != "q" || first != Pack(3, int64(10+i)) {
 					t.Fatalf("peek: %q %d %v", id, first, err)
 				}
-				if err := r.Decode(&got, enc, noWhere); err != nil {
+				if err := r.NewTaker(noWhere).Decode(&got, enc); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -88,24 +88,24 @@ func TestGroupDecodeChecks(t *testing.T) {
 	r := testRules(false)
 	b := testBatch(4, true)
 	var a, c Group
-	r.Append(&a, b, 0, 2, 0, noWhere)
+	r.NewTaker(noWhere).Append(&a, b, 0, 2, 0)
 	b.Extra[0].Reset()
 	for range 4 {
 		b.Extra[0].Append([]byte("m2"))
 	}
-	r.Append(&c, b, 2, 4, 0, noWhere)
+	r.NewTaker(noWhere).Append(&c, b, 2, 4, 0)
 	var g Group
-	if err := r.Decode(&g, a.AppendBinary(nil), noWhere); err != nil {
+	if err := r.NewTaker(noWhere).Decode(&g, a.AppendBinary(nil)); err != nil {
 		t.Fatal(err)
 	}
-	err := r.Decode(&g, c.AppendBinary(nil), noWhere)
+	err := r.NewTaker(noWhere).Decode(&g, c.AppendBinary(nil))
 	if !errors.Is(err, ErrSliceMismatch) || !strings.Contains(err.Error(), `in0:12: query "q" has market "m2" here but "m1" on its first row at in0:10`) {
 		t.Fatalf("err = %v", err)
 	}
 	r.MaxGroupRows = 3
 	g.Reset()
-	r.Decode(&g, a.AppendBinary(nil), noWhere)
-	if err := r.Decode(&g, a.AppendBinary(nil), noWhere); !errors.Is(err, ErrGroupTooLarge) || !strings.HasPrefix(err.Error(), `in0:10: query "q" has more than 3 rows`) {
+	r.NewTaker(noWhere).Decode(&g, a.AppendBinary(nil))
+	if err := r.NewTaker(noWhere).Decode(&g, a.AppendBinary(nil)); !errors.Is(err, ErrGroupTooLarge) || !strings.HasPrefix(err.Error(), `in0:10: query "q" has more than 3 rows`) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -115,11 +115,11 @@ func TestGroupDecodeChecks(t *testing.T) {
 func TestGroupDecodeDamaged(t *testing.T) {
 	r := testRules(false)
 	var g Group
-	r.Append(&g, testBatch(5, true), 0, 5, 1, noWhere)
+	r.NewTaker(noWhere).Append(&g, testBatch(5, true), 0, 5, 1)
 	enc := g.AppendBinary(nil)
 	for n := range len(enc) {
 		var d Group
-		if err := r.Decode(&d, enc[:n], noWhere); err == nil {
+		if err := r.NewTaker(noWhere).Decode(&d, enc[:n]); err == nil {
 			t.Fatalf("truncated to %d of %d bytes: no error", n, len(enc))
 		}
 	}
@@ -127,28 +127,78 @@ func TestGroupDecodeDamaged(t *testing.T) {
 		bad := append([]byte(nil), enc...)
 		bad[i] ^= 0x5a
 		var d Group
-		if r.Decode(&d, bad, noWhere) == nil && d.N() != len(d.Where) {
+		if r.NewTaker(noWhere).Decode(&d, bad) == nil && d.N() != len(d.Where) {
 			t.Fatalf("byte %d flipped: columns out of step", i)
 		}
 	}
 }
 
-// FuzzGroupDecode: Decode never panics, and what it accepts encodes back
-// to the same bytes.
+// FuzzGroupDecode: Decode never panics, and what it accepts has its
+// columns in step.
 func FuzzGroupDecode(f *testing.F) {
 	r := testRules(false)
 	for _, doc := range []bool{true, false} {
 		var g Group
-		r.Append(&g, testBatch(3, doc), 0, 3, 2, noWhere)
+		r.NewTaker(noWhere).Append(&g, testBatch(3, doc), 0, 3, 2)
 		f.Add(g.AppendBinary(nil))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var g Group
-		if err := r.Decode(&g, data, noWhere); err != nil {
+		if err := r.NewTaker(noWhere).Decode(&g, data); err != nil {
 			return
 		}
 		if n := g.N(); len(g.Where) != n || (len(g.Score) != 0 && len(g.Score) != n) || (len(g.Rank) != 0 && len(g.Rank) != n) {
 			t.Fatalf("columns out of step: %+v", g)
 		}
 	})
+}
+
+// TestGroupDecodeStrict: encoded data the run could not have written is an
+// encoding error, never a group that panics later: a wrong number of extra
+// score columns, unknown column flags, a position naming no input.
+func TestGroupDecodeStrict(t *testing.T) {
+	r := testRules(false) // two systems: one extra score column
+	var g Group
+	if err := r.NewTaker(noWhere).Append(&g, testBatch(2, true), 0, 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	enc := g.AppendBinary(nil)
+	// the header: id length, id, first, flags, extra score columns
+	idLen := int(enc[0])
+	flagsAt := 1 + idLen + 1
+	for name, edit := range map[string]func(b []byte){
+		"two extra score columns": func(b []byte) { b[flagsAt+1] = 2 },
+		"unknown flag":            func(b []byte) { b[flagsAt] |= 0x40 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := append([]byte(nil), enc...)
+			edit(bad)
+			var d Group
+			if err := r.NewTaker(noWhere).Decode(&d, bad); !errors.Is(err, ErrEncoding) {
+				t.Fatalf("err = %v, want ErrEncoding", err)
+			}
+		})
+	}
+	t.Run("position of no input", func(t *testing.T) {
+		var st sourceTable = make([]reader.Batch, 1)
+		if got := st.where(Pack(5000, 7)); got != "input #5000:7" {
+			t.Fatalf("where = %q", got)
+		}
+	})
+}
+
+// TestFloat32Range: under a profile that stores scores as float32, a score
+// beyond its range is an error naming the row, not an infinite score.
+func TestFloat32Range(t *testing.T) {
+	r := testRules(true)
+	b := testBatch(3, true)
+	b.Score[1] = 1e300
+	var g Group
+	err := r.NewTaker(noWhere).Append(&g, b, 0, 3, 0)
+	if !errors.Is(err, reader.ErrValue) || !strings.Contains(err.Error(), "in:11: score is 1e+300, beyond the range of the 32-bit floats") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := testRules(false).NewTaker(noWhere).Append(&g, b, 0, 3, 0); err != nil {
+		t.Fatalf("float64 scores: %v", err)
+	}
 }

@@ -9,13 +9,12 @@ import (
 
 // grouper reads one log's inputs in order and hands out one query's rows
 // at a time; a query may continue from one batch, or input, into the next.
-// It knows the run only through what it is given: the rules, the
-// positions table (whose entries for its inputs it fills in), and where to
-// say what a stalled-looking run is doing.
+// It knows the run only through what it is given: the producer's Taker,
+// the positions table (whose entries for its inputs it fills in), and
+// where to say what a stalled-looking run is doing.
 type grouper struct {
-	rules  *Rules
+	take   *Taker
 	srcs   sourceTable
-	where  Where
 	note   func(string)
 	inputs []Source
 	base   int // index in srcs of inputs[0]
@@ -100,7 +99,7 @@ func (gr *grouper) fill(g *Group) (bool, error) {
 				return false, err
 			}
 		}
-		if err := gr.rules.Append(g, b, i, j, si, gr.where); err != nil {
+		if err := gr.take.Append(g, b, i, j, si); err != nil {
 			return false, err
 		}
 		gr.i = j

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,9 @@ type sourceTable []reader.Batch
 
 func (s sourceTable) where(v uint64) string {
 	in, pos := Unpack(v)
+	if in >= len(s) {
+		return fmt.Sprintf("input #%d:%d", in, pos) // damaged data, named all the same
+	}
 	return s[in].WherePos(pos)
 }
 
@@ -37,6 +41,7 @@ type producer struct {
 	// where is srcs.where, made once: a method value passed per query
 	// would be allocated per query
 	where Where
+	taker *Taker
 	seq   int64
 
 	slices sliceIndex
@@ -61,9 +66,10 @@ func newProducer(cfg *Config, logs [][]Source, pool *queryPool, jobs chan<- *que
 		}
 	}
 	p.where = p.srcs.where
+	p.taker = cfg.Rules.NewTaker(p.where)
 	base := 0
 	for _, in := range logs {
-		gr := &grouper{rules: &cfg.Rules, srcs: p.srcs, where: p.where, note: p.setNote, inputs: in, base: base,
+		gr := &grouper{take: p.taker, srcs: p.srcs, note: p.setNote, inputs: in, base: base,
 			sorted: cfg.Analysis.MissingZero && len(logs) > 1}
 		gr.asc.on = true
 		for _, src := range in {

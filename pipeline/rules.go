@@ -16,8 +16,9 @@ const DefaultMaxGroupRows = 1_000_000
 // conventions, how scores are stored, what a repeated document means, how
 // large a query may be, where labels come from. Every path that turns rows
 // into queries (the sorted grouper, --unsorted, the lockstep of several
-// logs, and dist/beam) applies them through Rules.Append, Rules.Decode and
-// a Unit, so a rule and its message exist once.
+// logs, and dist/beam) applies them through a Taker (rows into a Group:
+// Append, AppendPart, Decode) and a Unit (a Group evaluated), so a rule
+// and its message exist once.
 type Rules struct {
 	Metrics []metrics.Metric
 	Options metrics.Options
@@ -37,6 +38,9 @@ type Rules struct {
 	// Slices names the slice columns (reader.Batch.Extra, in order): every
 	// row of a query must carry its first row's values.
 	Slices []string
+	// NoteBinaryLabels has the workers note whether every label they see
+	// is 0 or 1 (Result.BinaryLabels).
+	NoteBinaryLabels bool
 	// Qrels, when set, gives the labels of every judged document (a TREC
 	// run's qrels): rows take their labels from it, and R and the ideal
 	// rankings come from it.
@@ -95,11 +99,39 @@ func (r *Rules) appendScores(dst, src []float64) []float64 {
 	return dst
 }
 
+// Taker takes rows into Groups under a run's Rules. Each goroutine that
+// reads rows (the producer; a Beam read or evaluate step) has its own; it
+// keeps what the rules derive, so no per-row rule is worked out per query.
+type Taker struct {
+	r       *Rules
+	where   Where
+	needMax bool
+}
+
+// NewTaker makes a Taker for r; where names the positions of rows already
+// taken, in messages.
+func (r *Rules) NewTaker(where Where) *Taker {
+	return &Taker{r: r, where: where, needMax: r.needMax()}
+}
+
 // Append validates rows [i, j) of b, which share one query id, and adds
-// them to g (starting g when it is empty). src is the index of b's input
-// among the run's inputs; where names positions already in g.
-func (r *Rules) Append(g *Group, b *reader.Batch, i, j, src int, where Where) error {
-	if err := r.Validate(b, i, j); err != nil {
+// them to g (starting g when it is empty), checking that the query stays
+// within --max-group-rows. src is the index of b's input among the run's
+// inputs.
+func (t *Taker) Append(g *Group, b *reader.Batch, i, j, src int) error {
+	return t.append(g, b, i, j, src, true)
+}
+
+// AppendPart is Append for a part of a query whose other parts other
+// steps take (--unsorted, a distributed read): the query's size is checked
+// when the parts are joined (Decode), against its true first row.
+func (t *Taker) AppendPart(g *Group, b *reader.Batch, i, j, src int) error {
+	return t.append(g, b, i, j, src, false)
+}
+
+func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) error {
+	r := t.r
+	if err := t.Validate(b, i, j); err != nil {
 		return err
 	}
 	if g.N() == 0 {
@@ -109,17 +141,21 @@ func (r *Rules) Append(g *Group, b *reader.Batch, i, j, src int, where Where) er
 		for c := range b.Extra {
 			g.Key.Append(b.Extra[c].At(i))
 		}
+	} else if batchColumns(b) != g.columns() || len(b.ExtraScore) != g.extraScores() {
+		return mixedColumns(b.Where(i), g, t.where)
 	}
 	for c := range b.Extra {
 		want := g.Key.At(c)
 		for k := i; k < j; k++ {
 			if v := b.Extra[c].At(k); !bytes.Equal(v, want) {
-				return r.sliceMismatch(b.Where(k), g, c, v, where)
+				return r.sliceMismatch(b.Where(k), g, c, v, t.where)
 			}
 		}
 	}
-	if err := r.checkSize(g, j-i, where); err != nil {
-		return err
+	if size {
+		if err := r.checkSize(g, j-i, t.where); err != nil {
+			return err
+		}
 	}
 	g.Label = append(g.Label, b.Label[i:j]...)
 	for _, pos := range b.Pos[i:j] {
@@ -147,6 +183,27 @@ func (r *Rules) Append(g *Group, b *reader.Batch, i, j, src int, where Where) er
 	return nil
 }
 
+// batchColumns says which optional columns b has, as Group.columns does.
+func batchColumns(b *reader.Batch) byte {
+	var flags byte
+	if len(b.Score) > 0 {
+		flags |= encScore
+	}
+	if b.Rank != nil {
+		flags |= encRank
+	}
+	if len(b.Doc.Off) > 1 {
+		flags |= encDoc
+	}
+	return flags
+}
+
+// mixedColumns is the error for rows, at at, that have other columns than
+// the rows of their query that came before.
+func mixedColumns(at string, g *Group, where Where) error {
+	return fmt.Errorf("%s: query %q: these rows have other columns than its rows from %s: %w", at, g.ID, where(g.First), ErrMixedColumns)
+}
+
 // checkSize fails when adding n rows would make g larger than
 // --max-group-rows.
 func (r *Rules) checkSize(g *Group, n int, where Where) error {
@@ -163,23 +220,24 @@ func (r *Rules) sliceMismatch(at string, g *Group, c int, v []byte, where Where)
 		at, g.ID, r.Slices[c], v, g.Key.At(c), where(g.First), ErrSliceMismatch)
 }
 
-// Validate checks rows [i, j) of b against SPEC §1: finite scores,
-// non-negative labels, labels within the maximum grade when ERR needs it,
-// ranks from 1.
-func (r *Rules) Validate(b *reader.Batch, i, j int) error {
-	needMax := r.needMax()
+// Validate checks rows [i, j) of b against SPEC §1: finite scores (and,
+// stored as float32, within its range), non-negative labels, labels
+// within the maximum grade when ERR needs it. Ranks only order the rows,
+// so any integers do (0-based positions too).
+func (t *Taker) Validate(b *reader.Batch, i, j int) error {
+	r, needMax := t.r, t.needMax
 	if r.rowsValid(b, i, j, needMax) {
 		return nil
 	}
 	for k := i; k < j; k++ {
 		if len(b.Score) > 0 {
-			if s := b.Score[k]; math.IsNaN(s) || math.IsInf(s, 0) {
-				return fmt.Errorf("%s: score is %v; scores must be finite numbers: %w", b.Where(k), s, reader.ErrValue)
+			if err := r.checkScore(b, k, b.Score[k], ""); err != nil {
+				return err
 			}
 		}
 		for c, col := range b.ExtraScore {
-			if s := col[k]; math.IsNaN(s) || math.IsInf(s, 0) {
-				return fmt.Errorf("%s: score of %s is %v; scores must be finite numbers: %w", b.Where(k), r.Systems[c+1], s, reader.ErrValue)
+			if err := r.checkScore(b, k, col[k], " of "+r.Systems[c+1]); err != nil {
+				return err
 			}
 		}
 		l := b.Label[k]
@@ -189,15 +247,23 @@ func (r *Rules) Validate(b *reader.Batch, i, j int) error {
 		if needMax && l > r.Options.MaxGrade {
 			return r.aboveMaxGrade(b.Where(k), l)
 		}
-		if b.Rank != nil && b.Rank[k] < 1 {
-			return fmt.Errorf("%s: rank is %d; ranks start at 1: %w", b.Where(k), b.Rank[k], reader.ErrValue)
-		}
 	}
 	return nil
 }
 
 func (r *Rules) aboveMaxGrade(at string, l float64) error {
 	return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade): %w", at, l, r.Options.MaxGrade, reader.ErrValue)
+}
+
+// checkScore checks one score (of a system, named in of).
+func (r *Rules) checkScore(b *reader.Batch, k int, s float64, of string) error {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return fmt.Errorf("%s: score%s is %v; scores must be finite numbers: %w", b.Where(k), of, s, reader.ErrValue)
+	}
+	if r.ScoreFloat32 && math.Abs(s) > math.MaxFloat32 {
+		return fmt.Errorf("%s: score%s is %v, beyond the range of the 32-bit floats this profile stores scores as: %w", b.Where(k), of, s, reader.ErrValue)
+	}
+	return nil
 }
 
 // rowsValid is Validate's quick pass: one loop per column with no early
@@ -219,6 +285,23 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 			inf += s * 0
 		}
 	}
+	if r.ScoreFloat32 {
+		// scores past float32's range would round to ±Inf
+		big := false
+		if len(b.Score) > 0 {
+			for _, s := range b.Score[i:j] {
+				big = big || math.Abs(s) > math.MaxFloat32
+			}
+		}
+		for _, col := range b.ExtraScore {
+			for _, s := range col[i:j] {
+				big = big || math.Abs(s) > math.MaxFloat32
+			}
+		}
+		if big {
+			return false
+		}
+	}
 	lo, hi := 0.0, 0.0
 	for _, l := range b.Label[i:j] {
 		inf += l * 0
@@ -229,17 +312,7 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 			hi = l
 		}
 	}
-	if inf != 0 || lo < 0 || needMax && hi > r.Options.MaxGrade {
-		return false
-	}
-	if b.Rank != nil {
-		for _, rk := range b.Rank[i:j] {
-			if rk < 1 {
-				return false
-			}
-		}
-	}
-	return true
+	return inf == 0 && lo >= 0 && !(needMax && hi > r.Options.MaxGrade)
 }
 
 // missingValues fills the values of a query absent from a system: 0 for
@@ -248,12 +321,8 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 func (r *Rules) missingValues(vals []float64) {
 	for i, m := range r.Metrics {
 		vals[i] = 0
-		if isCorrelation(m) {
+		if m.Correlation() {
 			vals[i] = math.NaN()
 		}
 	}
-}
-
-func isCorrelation(m metrics.Metric) bool {
-	return m.Kind == metrics.KindKendall || m.Kind == metrics.KindSpearman
 }

@@ -66,7 +66,7 @@ func TestValidateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &Rules{Metrics: ms, Options: metrics.DefaultOptions(), Systems: []string{"a", "b"}}
+	v := (&Rules{Metrics: ms, Options: metrics.DefaultOptions(), Systems: []string{"a", "b"}}).NewTaker(nil)
 	bad := []struct {
 		name string
 		set  func(b *reader.Batch, k int)
@@ -78,7 +78,6 @@ func TestValidateRows(t *testing.T) {
 		{"NaN label", func(b *reader.Batch, k int) { b.Label[k] = math.NaN() }, "label is NaN"},
 		{"negative label", func(b *reader.Batch, k int) { b.Label[k] = -0.5 }, "label is -0.5"},
 		{"label above the maximum grade", func(b *reader.Batch, k int) { b.Label[k] = 4.5 }, "label 4.5 is above the maximum grade 4"},
-		{"rank 0", func(b *reader.Batch, k int) { b.Rank[k] = 0 }, "rank is 0"},
 	}
 	const n = 9
 	fresh := func() *reader.Batch {
@@ -96,6 +95,10 @@ func TestValidateRows(t *testing.T) {
 		t.Fatalf("valid rows: %v", err)
 	}
 	b := fresh()
+	b.Rank[0], b.Rank[4] = 0, -3 // ranks only order rows: 0-based positions are fine
+	if err := v.Validate(b, 0, n); err != nil {
+		t.Fatalf("ranks 0 and -3: %v", err)
+	}
 	b.Label[3] = -0.0 // -0 is a valid label
 	if err := v.Validate(b, 0, n); err != nil {
 		t.Fatalf("label -0: %v", err)
@@ -127,7 +130,7 @@ func BenchmarkValidate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := &Rules{Metrics: ms, Options: metrics.DefaultOptions()}
+	v := (&Rules{Metrics: ms, Options: metrics.DefaultOptions()}).NewTaker(nil)
 	const n = 1 << 16
 	bt := &reader.Batch{Source: "in", N: n}
 	for k := range n {

@@ -53,6 +53,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		done = make(chan *query, workers)
 	}
 	parts := make([]*aggregate.Analysis, workers)
+	units := make([]*Unit, workers)
 
 	p := newProducer(&cfg, logs, pool, jobs)
 	// progress outlives the group's context, which Wait cancels, so that
@@ -73,7 +74,8 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	live.Store(int32(workers))
 	for w := range workers {
 		parts[w] = aggregate.NewAnalysis(layout)
-		wk := &worker{cfg: &cfg, unit: cfg.Rules.NewUnit(p.where), agg: parts[w]}
+		units[w] = cfg.Rules.NewUnit(p.where)
+		wk := &worker{cfg: &cfg, unit: units[w], agg: parts[w]}
 		g.Go(func() error {
 			defer func() {
 				// the last worker out closes the writer's channel
@@ -106,7 +108,15 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 			}
 		}
 	}
-	return &Result{Analysis: total, SliceKeys: p.slices.keys}, nil
+	res := &Result{Analysis: total, SliceKeys: p.slices.keys}
+	if cfg.Rules.NoteBinaryLabels {
+		seen, binary := false, true
+		for _, u := range units {
+			seen, binary = seen || u.labels, binary && !u.nonBinary
+		}
+		res.BinaryLabels = seen && binary
+	}
+	return res, nil
 }
 
 // worker evaluates queries into its own partial aggregate.
@@ -165,6 +175,9 @@ func (w *worker) eval(q *query) error {
 		}
 		score := g.Score
 		if !lockstep {
+			if s > len(g.XScore) {
+				return fmt.Errorf("%s: query %q has no score of %s: %w", w.unit.where(g.First), g.ID, w.cfg.Rules.Systems[s], ErrMixedColumns)
+			}
 			score = g.scoreOf(s)
 		}
 		var err error

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -15,14 +16,15 @@ import (
 )
 
 // The unsorted mode reads logs whose query ids are not contiguous. Phase 1
-// takes each run of rows of one query through Rules.Append, as the sorted
-// grouper does, and appends the run, encoded (Group.AppendBinary), to one
+// validates each batch and takes each run of rows of one query through
+// Taker.AppendPart, and appends the run, encoded (Group.AppendBinary), to one
 // of a fixed number of spill files chosen by a hash of its query id, so
 // all rows of a query land in one file, in input order. Phase 2 loads one
-// file at a time, joins each query's runs (Rules.Decode) and feeds the
+// file at a time, joins each query's runs (Taker.Decode, which checks the
+// query's size against its first row) and feeds the
 // usual worker pool. Memory is the budget
 // whatever the input size: a spill file too large to load is split again
-// with another hash seed. The summary is bit-identical to the sorted log's
+// by another hash. The summary is bit-identical to the sorted log's
 // because sums are exact; per-query records come out in spill order.
 
 // spillBlock is the uncompressed size at which a partition's buffer is
@@ -42,13 +44,14 @@ type partition struct {
 	f    *os.File
 	buf  []byte
 	raw  int64 // uncompressed bytes written
+	recs int64 // records written
 }
 
 type spiller struct {
 	dir   string
+	level int // 0 for the first files, then one more each time a file is split
 	parts []partition
 	enc   *zstd.Encoder
-	seed  maphash.Seed
 	frame []byte
 }
 
@@ -59,12 +62,12 @@ func partitionsFor(memLimit int64) int {
 	return int(min(max(memLimit>>20, 16), 256))
 }
 
-func newSpiller(dir string, n int) (*spiller, error) {
+func newSpiller(dir string, n, level int) (*spiller, error) {
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
 	if err != nil {
 		return nil, err
 	}
-	s := &spiller{dir: dir, parts: make([]partition, n), enc: enc, seed: maphash.MakeSeed()}
+	s := &spiller{dir: dir, level: level, parts: make([]partition, n), enc: enc}
 	for i := range s.parts {
 		s.parts[i].path = filepath.Join(dir, fmt.Sprintf("part-%04d.zst", i))
 	}
@@ -74,9 +77,10 @@ func newSpiller(dir string, n int) (*spiller, error) {
 // add appends one record, an encoded group (Group.AppendBinary), to the
 // partition of its query id, behind its length.
 func (s *spiller) add(rec []byte, qid []byte) error {
-	p := &s.parts[maphash.Bytes(s.seed, qid)%uint64(len(s.parts))]
+	p := &s.parts[spillHash(qid, s.level)%uint64(len(s.parts))]
 	p.buf = binary.AppendUvarint(p.buf, uint64(len(rec)))
 	p.buf = append(p.buf, rec...)
+	p.recs++
 	if len(p.buf) >= spillBlock {
 		return s.flush(p)
 	}
@@ -101,6 +105,22 @@ func (s *spiller) flush(p *partition) error {
 	p.raw += int64(len(p.buf))
 	p.buf = p.buf[:0]
 	return nil
+}
+
+// spillHash picks a query's spill file: FNV-1a of its id, finished by
+// splitmix64 with the level mixed in, so a file split again spreads over
+// its new files. It is fixed, not seeded at random, so the order of the
+// spill files, and of per-query records and slices with --unsorted, is
+// the same from run to run.
+func spillHash(id []byte, level int) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range id {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	h += uint64(level+1) * 0x9e3779b97f4a7c15
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 // finish flushes every buffer and closes the files.
@@ -143,7 +163,7 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 	if budget <= 0 {
 		budget = DefaultMemLimit
 	}
-	sp, err := newSpiller(dir, partitionsFor(budget))
+	sp, err := newSpiller(dir, partitionsFor(budget), 0)
 	if err != nil {
 		return err
 	}
@@ -155,7 +175,7 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 		return err
 	}
 	for i := range sp.parts {
-		if err := p.evalPartition(ctx, sp.parts[i].path, sp.parts[i].raw, budget, 0); err != nil {
+		if err := p.evalPartition(ctx, &sp.parts[i], budget, 0); err != nil {
 			return err
 		}
 	}
@@ -184,6 +204,12 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 				p.srcs.name(si, b)
 				first = false
 			}
+			// the whole batch first: a bad value is reported before any
+			// error about a query, as on the sorted path
+			if err := p.taker.Validate(b, 0, b.N); err != nil {
+				r.Close()
+				return err
+			}
 			for i := 0; i < b.N; {
 				id := b.Query.At(i)
 				j := i + 1
@@ -191,7 +217,7 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 					j++
 				}
 				g.Reset()
-				if err := p.cfg.Rules.Append(&g, b, i, j, si, p.where); err != nil {
+				if err := p.taker.AppendPart(&g, b, i, j, si); err != nil {
 					r.Close()
 					return err
 				}
@@ -215,63 +241,110 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 	return nil
 }
 
-var errBadSpill = errors.New("corrupt spill file")
+// spillReader reads a spill file's records one at a time.
+type spillReader struct {
+	path string
+	f    *os.File
+	dec  *zstd.Decoder
+	br   *bufio.Reader
+	rec  []byte
+}
 
-// loadSpill reads a spill file whole and returns its records in order.
-func loadSpill(path string, raw int64) (data []byte, recs [][]byte, err error) {
+func openSpill(path string) (*spillReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defer f.Close()
 	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
 	if err != nil {
-		return nil, nil, err
+		f.Close()
+		return nil, err
 	}
-	defer dec.Close()
+	return &spillReader{path: path, f: f, dec: dec, br: bufio.NewReaderSize(dec, 1<<16)}, nil
+}
+
+func (r *spillReader) close() { r.dec.Close(); r.f.Close() }
+
+// next returns the next record, valid until the next call; io.EOF at the
+// end.
+func (r *spillReader) next() ([]byte, error) {
+	n, err := binary.ReadUvarint(r.br)
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	if err != nil || n > 1<<40 {
+		return nil, r.damaged(err)
+	}
+	if uint64(cap(r.rec)) < n {
+		r.rec = make([]byte, n)
+	}
+	r.rec = r.rec[:n]
+	if _, err := io.ReadFull(r.br, r.rec); err != nil {
+		return nil, r.damaged(err)
+	}
+	return r.rec, nil
+}
+
+func (r *spillReader) damaged(err error) error {
+	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = fmt.Errorf("a record is cut short: %w", ErrEncoding)
+	}
+	return fmt.Errorf("reading spill file %s: %w", r.path, err)
+}
+
+// loadSpill reads a spill file of raw bytes whole and returns its records
+// in order; they alias one buffer.
+func loadSpill(path string, raw int64) ([][]byte, error) {
+	r, err := openSpill(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
 	// raw is the file's exact decompressed size: read it into one buffer
-	data = make([]byte, raw)
-	if _, err := io.ReadFull(dec, data); err != nil {
-		return nil, nil, fmt.Errorf("reading spill file %s: %w", path, err)
+	data := make([]byte, raw)
+	if _, err := io.ReadFull(r.br, data); err != nil {
+		return nil, r.damaged(err)
 	}
-	if n, _ := dec.Read(make([]byte, 1)); n != 0 {
-		return nil, nil, fmt.Errorf("reading spill file %s: longer than written: %w", path, errBadSpill)
+	if _, err := r.br.ReadByte(); err != io.EOF {
+		return nil, r.damaged(fmt.Errorf("longer than written: %w", ErrEncoding))
 	}
+	var recs [][]byte
 	for rest := data; len(rest) > 0; {
 		n, k := binary.Uvarint(rest)
 		if k <= 0 || n > uint64(len(rest)-k) {
-			return nil, nil, fmt.Errorf("reading spill file %s: %w", path, errBadSpill)
+			return nil, r.damaged(nil)
 		}
 		recs = append(recs, rest[k:k+int(n)])
 		rest = rest[k+int(n):]
 	}
-	return data, recs, nil
+	return recs, nil
 }
+
+// loadCost is the memory a loaded spill file takes: its bytes, and per
+// record its place in the record list (a slice header), its group number
+// and its place in the grouping.
+func loadCost(part *partition) int64 { return part.raw + 32*part.recs }
 
 // evalPartition joins one spill file's records by query and emits the
 // queries, or splits the file again when it would not fit the budget.
-func (p *producer) evalPartition(ctx context.Context, path string, raw, budget int64, depth int) error {
-	if raw == 0 {
+func (p *producer) evalPartition(ctx context.Context, part *partition, budget int64, depth int) error {
+	if part.raw == 0 {
 		return nil
 	}
-	// Loaded rows cost about twice their spilled size (the file, then the
-	// queries in flight); half the budget goes to them, the rest to the
-	// runtime.
-	if 2*raw > budget/2 && depth < maxSplitDepth {
-		return p.resplit(ctx, path, raw, budget, depth)
+	// Half the budget goes to the loaded file, the rest to the queries in
+	// flight and the runtime.
+	if loadCost(part) > budget/2 && depth < maxSplitDepth {
+		return p.resplit(ctx, part, budget, depth)
 	}
-	_, recs, err := loadSpill(path, raw)
+	recs, err := loadSpill(part.path, part.raw)
 	if err != nil {
 		return err
 	}
-	os.Remove(path) // its rows are in memory; free the disk early
-	ids := make([][]byte, len(recs))
-	for i, rec := range recs {
-		if ids[i], _, err = PeekGroup(rec); err != nil {
-			return fmt.Errorf("reading spill file %s: %w", path, err)
-		}
+	os.Remove(part.path) // its rows are in memory; free the disk early
+	gid, groups, err := groupIDs(recs)
+	if err != nil {
+		return fmt.Errorf("reading spill file %s: %w", part.path, err)
 	}
-	gid, groups := groupIDs(ids)
 	order := countingOrder(gid, groups)
 	for k := range groups {
 		if err := ctx.Err(); err != nil {
@@ -282,8 +355,11 @@ func (p *producer) evalPartition(ctx context.Context, path string, raw, budget i
 			return err
 		}
 		for _, i := range order.rows(k) {
-			if err := p.cfg.Rules.Decode(&q.Group, recs[i], p.where); err != nil {
+			if err := p.taker.Decode(&q.Group, recs[i]); err != nil {
 				p.pool.put(q)
+				if errors.Is(err, ErrEncoding) {
+					err = fmt.Errorf("reading spill file %s: %w", part.path, err)
+				}
 				return err
 			}
 		}
@@ -294,49 +370,63 @@ func (p *producer) evalPartition(ctx context.Context, path string, raw, budget i
 	return nil
 }
 
-// resplit distributes a spill file over new files with a fresh seed.
-func (p *producer) resplit(ctx context.Context, path string, raw, budget int64, depth int) error {
-	n := int(min(max(4*raw/budget+1, 2), 256))
-	sub := filepath.Join(filepath.Dir(path), fmt.Sprintf("%s.%d", filepath.Base(path), depth))
+// resplit distributes a spill file over new files, one record at a time,
+// by another hash of the query id.
+func (p *producer) resplit(ctx context.Context, part *partition, budget int64, depth int) error {
+	n := int(min(max(4*loadCost(part)/budget+1, 2), 256))
+	sub := filepath.Join(filepath.Dir(part.path), fmt.Sprintf("%s.%d", filepath.Base(part.path), depth))
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		return err
 	}
-	sp, err := newSpiller(sub, n)
+	sp, err := newSpiller(sub, n, depth+1)
 	if err != nil {
 		return err
 	}
-	// a file is at most a quarter of the budget less than the one it
-	// came from: reading it whole keeps within the budget
-	_, recs, err := loadSpill(path, raw)
+	r, err := openSpill(part.path)
 	if err != nil {
 		sp.finish()
 		return err
 	}
-	for _, rec := range recs {
-		id, _, err := PeekGroup(rec)
+	for {
+		rec, err := r.next()
+		if err == io.EOF {
+			break
+		}
+		var id []byte
+		if err == nil {
+			if id, _, err = PeekGroup(rec); err != nil {
+				err = r.damaged(err)
+			}
+		}
 		if err == nil {
 			err = sp.add(rec, id)
 		}
+		if err == nil {
+			err = ctx.Err()
+		}
 		if err != nil {
+			r.close()
 			sp.finish()
 			return err
 		}
 	}
-	os.Remove(path)
+	r.close()
+	os.Remove(part.path)
 	if err := sp.finish(); err != nil {
 		return err
 	}
 	for i := range sp.parts {
-		if err := p.evalPartition(ctx, sp.parts[i].path, sp.parts[i].raw, budget, depth+1); err != nil {
+		if err := p.evalPartition(ctx, &sp.parts[i], budget, depth+1); err != nil {
 			return err
 		}
 	}
 	return os.Remove(sub)
 }
 
-// groupIDs numbers the distinct ids in order of first appearance.
-func groupIDs(ids [][]byte) (gid []int32, groups int) {
-	n := len(ids)
+// groupIDs numbers the distinct query ids of recs (encoded groups) in
+// order of first appearance.
+func groupIDs(recs [][]byte) (gid []int32, groups int, err error) {
+	n := len(recs)
 	size := 16
 	for size < 2*n {
 		size <<= 1
@@ -345,7 +435,11 @@ func groupIDs(ids [][]byte) (gid []int32, groups int) {
 	slots := make([]int32, size) // first index + 1; 0 = empty
 	mask := uint64(size - 1)
 	gid = make([]int32, n)
-	for i, id := range ids {
+	for i, rec := range recs {
+		id, _, err := PeekGroup(rec)
+		if err != nil {
+			return nil, 0, err
+		}
 		for h := maphash.Bytes(seed, id) & mask; ; h = (h + 1) & mask {
 			s := slots[h]
 			if s == 0 {
@@ -354,13 +448,13 @@ func groupIDs(ids [][]byte) (gid []int32, groups int) {
 				groups++
 				break
 			}
-			if bytes.Equal(ids[s-1], id) {
+			if other, _, _ := PeekGroup(recs[s-1]); bytes.Equal(other, id) {
 				gid[i] = gid[s-1]
 				break
 			}
 		}
 	}
-	return gid, groups
+	return gid, groups, nil
 }
 
 // grouped lists indices group by group, each group in input order.

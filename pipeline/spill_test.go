@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rankeval/rankeval/metrics"
@@ -91,5 +92,22 @@ func TestUnsortedErrorCleansUp(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("left in the temp dir: %v", left)
+	}
+}
+
+// TestUnsortedErrorsAsSorted: with --unsorted, a query over
+// --max-group-rows is named at its first row, and a bad value anywhere in
+// a batch is reported before it, as on the sorted path.
+func TestUnsortedErrorsAsSorted(t *testing.T) {
+	rows := []memRow{{"q1", 1, 1}, {"q2", 1, 1}, {"q1", 2, 0}, {"q1", 3, 0}, {"q1", 4, 1}, {"q1", 5, 0}}
+	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map"), MaxGroupRows: 3}, Unsorted: Unsorted{On: true, TmpDir: t.TempDir()}}
+	_, err := Run(context.Background(), cfg, sources(64, map[string][]memRow{"a": rows}, "a"))
+	if !errors.Is(err, ErrGroupTooLarge) || !strings.HasPrefix(err.Error(), `a:1: query "q1" has more than 3 rows`) {
+		t.Fatalf("err = %v, want the query named at its first row, a:1", err)
+	}
+	rows = append(rows, memRow{"q3", 1, -1})
+	_, err = Run(context.Background(), cfg, sources(64, map[string][]memRow{"a": rows}, "a"))
+	if !errors.Is(err, reader.ErrValue) || !strings.HasPrefix(err.Error(), "a:7: label is -1") {
+		t.Fatalf("err = %v, want the bad label at a:7 first", err)
 	}
 }

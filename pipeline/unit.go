@@ -11,16 +11,19 @@ import (
 // metrics. Each worker owns one; it reuses its buffers from query to
 // query.
 type Unit struct {
-	r     *Rules
-	where Where
-	ev    *metrics.Evaluator
-	dedup *docSet
-	docs  [][]byte
+	r       *Rules
+	where   Where
+	needMax bool
+	ev      *metrics.Evaluator
+	dedup   *docSet
+	docs    [][]byte
+	// labels seen, under Rules.NoteBinaryLabels: any, and any not 0 or 1
+	labels, nonBinary bool
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
-	return &Unit{r: r, where: where, ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet()}
+	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet()}
 }
 
 // Prepare readies g's rows for evaluation once, whatever the number of
@@ -51,7 +54,7 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 		u.r.Qrels.Join(g.ID, g.Label, u.dedup.lookup)
 		// the qrels loader has rejected labels that are not finite and
 		// made negative ones 0; the maximum grade is the run's to check
-		if u.r.needMax() {
+		if u.needMax {
 			for i, l := range g.Label {
 				if l > u.r.Options.MaxGrade {
 					return dropped, u.r.aboveMaxGrade(u.where(g.Where[i]), l)
@@ -78,6 +81,15 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	}
 	if u.r.Qrels != nil {
 		l.Judged = u.r.Qrels.Judged(g.ID)
+	}
+	if u.r.NoteBinaryLabels && !u.nonBinary {
+		u.labels = u.labels || len(g.Label) > 0
+		for _, y := range g.Label {
+			if y != 0 && y != 1 {
+				u.nonBinary = true
+				break
+			}
+		}
 	}
 	empty = u.ev.Eval(&l, vals)
 	if empty && u.r.Options.Empty == metrics.EmptyError {

@@ -4,8 +4,9 @@
 // columnar batches of rows, and expands inputs (directories, globs, Hive
 // partitions). It knows nothing about metrics or grouping; the pipeline
 // package consumes its batches. Columnar files and TREC runs are decoded
-// on goroutines of the reader's own (Options.Decoders), started when a
-// file is opened and stopped by Close.
+// on goroutines of the reader's own (Options.Decoders), and a zstd stream
+// is decompressed on the decoder's own, all started when an input is
+// opened and stopped by Close.
 package reader
 
 import (

@@ -42,6 +42,10 @@ func (r *Results) JSON() []byte {
 	b = append(b, ",\n  \"options\": "...)
 	b = AppendOptions(b, c)
 	b = appendGates(b, c.Gates)
+	if len(c.Warnings) > 0 {
+		b = append(b, ",\n  \"warnings\": "...)
+		b = appendStrings(b, c.Warnings)
+	}
 	b = appendProvenance(b, c)
 	return append(b, "\n}\n"...)
 }

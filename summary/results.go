@@ -100,9 +100,6 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 	return r
 }
 
-// Mean is the overall mean of metric m of the baseline.
-func (r *Results) Mean(m int) float64 { return r.sys[0][m].Mean }
-
 func (r *Results) bootOf(s int) [][2]float64 {
 	if r.boot == nil {
 		return nil

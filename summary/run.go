@@ -56,6 +56,16 @@ type Run struct {
 	// Gates, when set, is the verdict of the quality gates, printed with
 	// the summary.
 	Gates *Gates
+	// Warnings are things the run noticed that may make its numbers not
+	// mean what the user expects; the JSON summary lists them.
+	Warnings []string
+}
+
+// BinaryERRWarning says that ERR was computed on 0/1 labels under the
+// default maximum grade, which makes it small (a click log's labels).
+func BinaryERRWarning(maxGrade float64) string {
+	return fmt.Sprintf("every label is 0 or 1 but ERR uses the maximum grade %g, so a relevant row stops the user with probability 1/%g and err@k stays small; for click logs give --max-grade 1",
+		maxGrade, math.Exp2(maxGrade))
 }
 
 // AppendOptions appends the JSON object of every convention in force, so
@@ -137,15 +147,29 @@ func AppendOptions(b []byte, c *Run) []byte {
 	return append(b, '}')
 }
 
-// Version is this build's version: the module version and, when the
-// build recorded them, the VCS revision and whether the tree was
-// modified ("(devel)" for a build from a checkout without VCS data).
+// Version is the version of the rankeval module in this build: its
+// module version ("(devel)" when built from a checkout, or through a
+// replace directive to one, as dist/beam builds it) and, when the build
+// recorded them, the VCS revision and whether the tree was modified.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
 	}
-	v := bi.Main.Version
+	const path = "github.com/rankeval/rankeval"
+	m := &bi.Main
+	for _, d := range bi.Deps {
+		if m.Path != path && d.Path == path {
+			m = d
+		}
+	}
+	v := m.Version
+	if m.Replace != nil {
+		v = m.Replace.Version
+	}
+	if v == "" {
+		v = "(devel)"
+	}
 	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {

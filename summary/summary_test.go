@@ -29,7 +29,8 @@ func TestFormats(t *testing.T) {
   },
   "rows": 9,
   "queries": {"total": 3, "empty": 1},
-  "options": {"ties": "input", "gain": "exp", "max_grade": 4, "rel_threshold": null, "empty": "skip", "dedup": "error", "profile": null, "score_precision": "float64", "query_col": "q", "doc_col": null, "score_col": "s", "label_col": "l", "rank_col": null}
+  "options": {"ties": "input", "gain": "exp", "max_grade": 4, "rel_threshold": null, "empty": "skip", "dedup": "error", "profile": null, "score_precision": "float64", "query_col": "q", "doc_col": null, "score_col": "s", "label_col": "l", "rank_col": null},
+  "rankeval": {"version": "", "inputs": []}
 }
 `},
 		{"text", `metric       mean  95% CI                 queries

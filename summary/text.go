@@ -62,6 +62,9 @@ func (r *Results) Text() []byte {
 		w.WriteByte('\n')
 	}
 	if len(c.Slices) > 0 {
+		if r.nsys == 1 {
+			w.WriteByte('\n')
+		}
 		formatSlicesText(&w, c, r)
 	}
 	if r.nsys == 1 && len(c.Slices) == 0 {
@@ -90,14 +93,24 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 		}
 		w.WriteByte('\n')
 	}
+	// The queries column counts as the overall table does: the queries
+	// behind a mean (an empty query left out under --empty skip is not
+	// one), of the first metric that is not a correlation.
+	m0 := 0
+	for m, mt := range c.Metrics {
+		if !mt.Correlation() {
+			m0 = m
+			break
+		}
+	}
 	title := "slices: means"
 	if r.nsys > 1 {
 		title += " of " + r.systems[0]
 	}
-	head(title)
+	head(fmt.Sprintf("%s (queries: those behind the %s mean, as in the table above)", title, c.Metrics[m0].Name))
 	for _, i := range r.order {
 		sr := &r.slices[i]
-		fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sl.Queries[0])
+		fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sys[0][m0].N)
 		for m := range c.Metrics {
 			fmt.Fprintf(w, "  %*s", colW, num4(sr.sys[0][m].Mean))
 		}
@@ -105,10 +118,10 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 	}
 	w.WriteByte('\n')
 	for p := 1; p < r.nsys; p++ {
-		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05)", r.systems[p], r.systems[0]))
+		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05; queries: those behind the %s difference)", r.systems[p], r.systems[0], c.Metrics[m0].Name))
 		for _, i := range r.order {
 			sr := &r.slices[i]
-			fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sl.Queries[0])
+			fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.pairs[p-1][m0].N)
 			for m := range c.Metrics {
 				d := sr.pairs[p-1][m]
 				star := " "

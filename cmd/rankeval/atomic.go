@@ -1,19 +1,16 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
+
+	"github.com/rankeval/rankeval/internal/outfile"
 )
 
-// atomicFile is written under a temporary name in the target's directory
-// and renamed over the target only when complete, so a failed or
-// interrupted run never leaves a half-written output.
+// atomicFile is an output written whole or not at all (outfile), whose
+// temporary name the signal watchdog knows.
 type atomicFile struct {
-	*os.File
-	target    string
-	committed bool
+	*outfile.File
 }
 
 // temps lists the temporary files and directories of the run, so that a signal's watchdog
@@ -50,36 +47,20 @@ func (r *tempRegistry) removeAll() {
 }
 
 func createAtomic(target string) (*atomicFile, error) {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := outfile.Create(target)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", target, err)
+		return nil, err
 	}
 	temps.add(f.Name())
-	return &atomicFile{File: f, target: target}, nil
+	return &atomicFile{f}, nil
 }
 
 func (a *atomicFile) commit() error {
 	defer temps.remove(a.Name())
-	if err := a.File.Close(); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	if err := os.Rename(a.Name(), a.target); err != nil {
-		os.Remove(a.Name())
-		return fmt.Errorf("writing %s: %w", a.target, err)
-	}
-	a.committed = true
-	return nil
+	return a.Commit()
 }
 
 func (a *atomicFile) abortUnlessCommitted() {
-	if !a.committed {
-		a.File.Close()
-		os.Remove(a.Name())
-		temps.remove(a.Name())
-	}
+	a.Abort()
+	temps.remove(a.Name())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -53,7 +54,8 @@ type config struct {
 	complete bool
 }
 
-const usageHead = `Usage: rankeval [flags] INPUT...
+const usageHead = `Usage: rankeval [flags] INPUT... (flags may also follow the inputs; -- ends them)
+       rankeval metrics (list the metrics)
 
 Computes ranking-evaluation metrics over a search or click log: one row per
 (query, document) with the model's score and the relevance label. Rows of a
@@ -78,13 +80,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	shared := evalflags.Register(fs)
 	fs.StringVar(&c.qrels, "qrels", "", "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
 	fs.BoolVar(&c.complete, "complete", false, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
-	fs.StringVar(&c.output, "output", "", "write the summary to this file instead of standard output\n(written to a temporary name and renamed when complete)")
+	fs.StringVar(&c.output, "output", "", "write the summary to this file instead of standard output (- is standard\noutput; a file is written to a temporary name and renamed when complete)")
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries, and decoding each Parquet, Arrow or TREC run file (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&c.batch, "batch-size", 8192, "rows per read batch; results do not depend on it")
 	fs.BoolVar(&c.unsorted, "unsorted", false, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order)")
 	fs.StringVar(&c.tmpDir, "tmp-dir", os.TempDir(), "directory for --unsorted spill files (removed on success, failure and interrupt)")
-	memLimit := fs.String("mem-limit", "512MiB", "memory budget of --unsorted (e.g. 256MiB, 2GiB)")
+	memLimit := fs.String("mem-limit", fmt.Sprintf("%dMiB", pipeline.DefaultMemLimit>>20), "memory budget of --unsorted (e.g. 256MiB, 2GiB)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
 	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
@@ -92,7 +94,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var by string
 	var systemFlags []string
 	fs.StringVar(&by, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
-	fs.IntVar(&c.maxSlices, "max-slices", 10_000, "more distinct --by combinations than this fail the run")
+	fs.IntVar(&c.maxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
 	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). The logs are read in\nlockstep and must hold the same queries in the same order", func(v string) error {
 		systemFlags = append(systemFlags, v)
 		return nil
@@ -104,7 +106,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
-	if err := fs.Parse(args); err != nil {
+	pos, err := evalflags.Parse(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
 			return nil, errHelp
@@ -121,12 +124,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.complete && c.qrels == "" {
 		return nil, usagef("--complete needs --qrels")
 	}
-	var err error
 	if c.shared, err = shared.Finish(fs); err != nil {
 		return nil, err
 	}
 	if c.workers < 0 || c.batch < 1 {
 		return nil, usagef("--workers must be >= 0, --batch-size >= 1")
+	}
+	if c.output == "-" {
+		c.output = "" // standard output, as for --per-query -
 	}
 	if c.output != "" && c.output == c.perQuery {
 		return nil, usagef("--output and --per-query name the same file %q", c.output)
@@ -140,7 +145,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.progressInterval <= 0 {
 		return nil, usagef("--progress-interval must be positive")
 	}
-	c.inputs = fs.Args()
+	c.inputs = pos
 	if err := c.analysisFlags(by, systemFlags); err != nil {
 		return nil, err
 	}

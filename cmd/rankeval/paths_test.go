@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // readLines returns the lines of a plain or zstd-compressed text file.
@@ -70,14 +71,8 @@ func interleave(t *testing.T, lines []string, key func(string) string, name stri
 	return p
 }
 
-// provenance matches the JSON summary's "rankeval" member: the version
-// and the inputs, which differ between runs that read the same rows from
-// different files.
-var provenance = regexp.MustCompile(`,\n  "rankeval": \{[^\n]*\}\n`)
-
-// body is a summary without its provenance, for comparing runs over
-// different files of the same rows.
-func body(summary string) string { return provenance.ReplaceAllString(summary, "\n") }
+// body is a summary without its provenance (vectors.SummaryBody).
+func body(summary string) string { return vectors.SummaryBody(summary) }
 
 func jsonQuery(col string) func(string) string {
 	return func(l string) string {

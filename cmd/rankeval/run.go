@@ -13,12 +13,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	if len(args) > 0 && args[0] == "metrics" {
+		// a subcommand, not an input: a file named metrics is ./metrics
+		_, err := fmt.Fprint(stdout, metrics.Help())
+		return err
+	}
 	c, err := parseFlags(args, stderr)
 	if errors.Is(err, errVersion) {
 		_, err = fmt.Fprintln(stdout, "rankeval", summary.Version())
@@ -142,6 +148,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		if err := pqWriter.Flush(); err != nil {
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
+	}
+	if res.BinaryLabels {
+		w := summary.BinaryERRWarning(c.shared.Rules.Options.MaxGrade)
+		fmt.Fprintln(stderr, "rankeval: warning:", w)
+		run.Warnings = append(run.Warnings, w)
 	}
 	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)

@@ -43,7 +43,7 @@ func (t *trecInput) source(name string) pipeline.Source {
 	return pipeline.Source{Name: name, Reread: name != reader.Stdin, Open: func() (reader.Reader, error) {
 		return reader.OpenRun(name, t.qrels, reader.RunOptions{
 			Options:      reader.Options{BatchSize: t.c.batch, Decoders: t.c.workers, BytesRead: t.bytesRead},
-			SkipUnjudged: t.c.shared.Profile != "",
+			SkipUnjudged: t.c.shared.SkipUnjudged(),
 			Skipped:      &t.skipped,
 			DeferJoin:    true, // the pipeline's workers join (Rules.Qrels)
 		})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -83,3 +84,12 @@ func Load(dir string) ([]File, error) {
 	}
 	return out, nil
 }
+
+// provenance matches a JSON summary's "rankeval" member: the version and
+// the inputs, which differ between runs that read the same rows from
+// different files.
+var provenance = regexp.MustCompile(`,\n  "rankeval": \{[^\n]*\}\n`)
+
+// SummaryBody is a summary without its provenance, for tests that compare
+// runs over different files of the same rows.
+func SummaryBody(summary string) string { return provenance.ReplaceAllString(summary, "\n") }

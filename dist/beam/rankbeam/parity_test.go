@@ -341,7 +341,7 @@ func TestUnsortedInput(t *testing.T) {
 		t.Fatal("the local CLI accepted interleaved queries; this test assumes it refuses them")
 	}
 	want := local(t, "--format", "json", "-m", ms, grouped)
-	if got := read(t, out); got != want {
+	if got := read(t, out); vectors.SummaryBody(got) != vectors.SummaryBody(want) {
 		t.Fatalf("Beam on interleaved input:\n%s\nrankeval on the grouped log:\n%s", got, want)
 	}
 }
@@ -422,7 +422,7 @@ func TestObjectStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := local(t, "--format", "json", "-m", ms, dir)
-	if string(got) != want {
+	if vectors.SummaryBody(string(got)) != vectors.SummaryBody(want) {
 		t.Fatalf("Beam from S3:\n%s\nrankeval on disk:\n%s", got, want)
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -37,6 +36,7 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/internal/outfile"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -51,8 +51,9 @@ var (
 
 // Config is what every stage needs. It travels to the workers inside the
 // DoFns (Beam serializes their exported fields as JSON), so it holds only
-// plain data: the shared flags as given, resolved again on each worker by
-// the same code as the launcher's.
+// plain data: the shared flags as the launcher left them after
+// evalflags' Finish (a profile's values and the rank column's rule applied),
+// resolved again on each worker by the same code as the launcher's.
 type Config struct {
 	Inputs    []string // expanded file list; a file's index is its place here
 	Flags     evalflags.Values
@@ -77,6 +78,9 @@ func (c *Config) settings() (*evalflags.Settings, error) {
 // where names a packed position (file index, line or row) for a message.
 func (c *Config) where(v uint64) string {
 	file, pos := pipeline.Unpack(v)
+	if file >= len(c.Inputs) {
+		return fmt.Sprintf("input #%d:%d", file, pos) // damaged data, named all the same
+	}
 	return fmt.Sprintf("%s:%d", c.Inputs[file], pos)
 }
 
@@ -208,10 +212,9 @@ func (f *splitFn) ProcessElement(file int, emit func(Part)) error {
 // (validated where the batch still names the file and line or row of
 // each), in the binary form of pipeline.Group.
 type readFn struct {
-	Cfg   Config
-	rules *pipeline.Rules
-	cols  reader.Columns
-	where pipeline.Where
+	Cfg  Config
+	take *pipeline.Taker
+	cols reader.Columns
 }
 
 func (f *readFn) Setup() error {
@@ -219,7 +222,7 @@ func (f *readFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.rules, f.cols, f.where = &s.Rules, s.Columns, f.Cfg.where
+	f.take, f.cols = s.Rules.NewTaker(f.Cfg.where), s.Columns
 	return nil
 }
 
@@ -252,7 +255,9 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 			if g.N() > 0 && !bytes.Equal(id, g.ID) {
 				flush()
 			}
-			if err := f.rules.Append(&g, b, i, j, p.File, f.where); err != nil {
+			// a part of the query: its size is checked when the shuffle has
+			// brought its parts together (Decode)
+			if err := f.take.AppendPart(&g, b, i, j, p.File); err != nil {
 				return err
 			}
 			i = j
@@ -268,9 +273,10 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 // evalFn evaluates one query from all its chunks with the run's query
 // unit, as a worker of the local pipeline does.
 type evalFn struct {
-	Cfg   Config
-	unit  *pipeline.Unit
-	rules *pipeline.Rules
+	Cfg     Config
+	unit    *pipeline.Unit
+	take    *pipeline.Taker
+	metrics int
 }
 
 func (f *evalFn) Setup() error {
@@ -278,8 +284,7 @@ func (f *evalFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.rules = &s.Rules
-	f.unit = f.rules.NewUnit(f.Cfg.where)
+	f.take, f.unit, f.metrics = s.Rules.NewTaker(f.Cfg.where), s.Rules.NewUnit(f.Cfg.where), len(s.Rules.Metrics)
 	return nil
 }
 
@@ -305,7 +310,10 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 	slices.SortFunc(cs, func(a, b chunk) int { return cmp.Compare(a.first, b.first) })
 	var g pipeline.Group
 	for _, c := range cs {
-		if err := f.rules.Decode(&g, c.data, f.Cfg.where); err != nil {
+		if err := f.take.Decode(&g, c.data); err != nil {
+			if errors.Is(err, pipeline.ErrEncoding) {
+				err = fmt.Errorf("query %q: %w", id, err)
+			}
 			return err
 		}
 	}
@@ -313,7 +321,7 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 	if err != nil {
 		return err
 	}
-	vals := make([]float64, len(f.rules.Metrics))
+	vals := make([]float64, f.metrics)
 	empty, err := f.unit.Eval(&g, g.Score, vals)
 	if err != nil {
 		return err
@@ -442,29 +450,10 @@ func writeFile(name string, b []byte) error {
 		}
 		return nil
 	}
-	dir, base := filepath.Split(name)
-	if dir == "" {
-		dir = "."
+	if dir := filepath.Dir(name); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", name, err)
-	}
-	if _, err := io.Copy(tmp, bytes.NewReader(b)); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return nil
+	return outfile.Write(name, b)
 }

@@ -76,11 +76,13 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 func main() {
 	o := register(flag.CommandLine)
 	flag.Usage = func() { usage(os.Stderr) }
-	flag.Parse()
+	// flags may follow the inputs, as with rankeval (CommandLine exits on
+	// a bad flag)
+	args, _ := evalflags.Parse(flag.CommandLine, os.Args[1:])
 	// A worker process started by a runner returns nowhere from Init: it
 	// serves the pipeline's steps. Only the launching process goes on.
 	beam.Init()
-	if err := launch(context.Background(), o, flag.CommandLine, flag.Args()); err != nil {
+	if err := launch(context.Background(), o, flag.CommandLine, args); err != nil {
 		fmt.Fprintln(os.Stderr, "rankeval-beam:", err)
 		if errors.Is(err, evalflags.ErrUsage) || errors.Is(err, rankbeam.ErrConfig) {
 			os.Exit(2)
@@ -119,7 +121,7 @@ func launch(ctx context.Context, o *options, fs *flag.FlagSet, args []string) er
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `Usage: rankeval-beam [flags] INPUT...
+	fmt.Fprint(w, `Usage: rankeval-beam [flags] INPUT... (flags may also follow the inputs)
 
 Computes rankeval's metrics as an Apache Beam pipeline. INPUT is a file, a
 directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,

@@ -1,0 +1,79 @@
+// Package outfile writes output files whole or not at all: a file is
+// written under a temporary name beside its target and renamed over it
+// only when complete, so a failed or interrupted run never leaves a
+// half-written output. Both commands write their outputs through it.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// File is an output being written. Write to it, then Commit, or Abort.
+type File struct {
+	*os.File
+	target    string
+	committed bool
+}
+
+// Create starts writing target. The file gets the permissions any file the
+// user creates gets (0666 less the umask), not the 0600 of a temporary
+// file: a dashboard or the next task of a pipeline reads it.
+func Create(target string) (*File, error) {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot write %s: %w", target, err)
+		}
+		return &File{File: f, target: target}, nil
+	}
+	return nil, fmt.Errorf("cannot write %s: no free temporary name in %s", target, dir)
+}
+
+// Commit closes the file and renames it over its target.
+func (f *File) Commit() error {
+	if err := f.File.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", f.target, err)
+	}
+	if err := os.Rename(f.Name(), f.target); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", f.target, err)
+	}
+	f.committed = true
+	return nil
+}
+
+// Abort removes the temporary file unless Commit succeeded.
+func (f *File) Abort() {
+	if !f.committed {
+		f.File.Close()
+		os.Remove(f.Name())
+	}
+}
+
+// Write writes b to target whole.
+func Write(target string, b []byte) error {
+	f, err := Create(target)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.File.Write(b); err != nil {
+		return fmt.Errorf("writing %s: %w", target, err)
+	}
+	return f.Commit()
+}

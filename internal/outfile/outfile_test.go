@@ -1,0 +1,50 @@
+package outfile
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestPermissionsFollowUmask: an output gets 0666 less the umask, as any
+// file the user creates, and nothing is left beside it.
+func TestPermissionsFollowUmask(t *testing.T) {
+	for _, mask := range []int{0o022, 0o077, 0o002} {
+		old := syscall.Umask(mask)
+		dir := t.TempDir()
+		target := filepath.Join(dir, "out.json")
+		err := Write(target, []byte("{}\n"))
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := os.FileMode(0o666 &^ mask); st.Mode().Perm() != want {
+			t.Errorf("umask %03o: mode %v, want %v", mask, st.Mode().Perm(), want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("left beside the output: %v", entries)
+		}
+	}
+}
+
+// TestAbortLeavesNothing: an output not committed leaves no file.
+func TestAbortLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("half"))
+	f.Abort()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left: %v", entries)
+	}
+	if _, err := Create(filepath.Join(dir, "missing", "out")); err == nil {
+		t.Fatal("created a file in a missing directory")
+	}
+}
