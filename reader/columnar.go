@@ -101,7 +101,7 @@ func (r colReq) types() string {
 	case kExtra:
 		return "string, dictionary of strings, integer, float, boolean, date or decimal"
 	}
-	return "integer"
+	return "integer, or float of whole numbers"
 }
 
 func isInt(id arrow.Type) bool {
@@ -154,8 +154,8 @@ func accepts(kind int, dt arrow.DataType) bool {
 		}
 		return isStringish(id) || isInt(id) || isFloat(id) || isDecimal(id) ||
 			id == arrow.BOOL || id == arrow.DATE32 || id == arrow.DATE64
-	default: // fRank
-		return isInt(id)
+	default: // fRank: only the order matters, so 0-based ranks and whole floats do
+		return isInt(id) || isFloat(id)
 	}
 }
 
@@ -181,13 +181,13 @@ func bindSchema(name string, sc *arrow.Schema, reqs []colReq, parts [][2]string)
 			if r.optional {
 				continue
 			}
-			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
-				name, r.name, r.role(), listColumns(sc), ErrColumn)
+			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s; name %s with %s: %w",
+				name, r.name, r.role(), listColumns(sc), r.role(), kindFlag(r.kind), ErrColumn)
 		}
 		dt := sc.Field(is[0]).Type
 		if !accepts(r.kind, dt) {
-			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
-				name, r.name, dt, r.role(), r.types(), ErrColumn)
+			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s; convert it, or name another column with %s: %w",
+				name, r.name, dt, r.role(), r.types(), kindFlag(r.kind), ErrColumn)
 		}
 		bs[i].col = is[0]
 	}
@@ -318,7 +318,7 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 		case fLabel:
 			b.Label, err = cv.floats(b.Label, arr, lo, hi)
 		case fRank:
-			b.Rank, err = cv.ints(b.Rank, arr, lo, hi, unit, before)
+			b.Rank, err = cv.ranks(b.Rank, arr, lo, hi, r, unit, before)
 		case kExtra:
 			err = cv.text(&b.Extra[r.x], arr, lo, hi, r, unit, before)
 		case kExtraScore:
@@ -651,6 +651,58 @@ func appendInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](dst []
 		dst = append(dst, int64(x))
 	}
 	return dst
+}
+
+// wholeFloats appends floats that are whole numbers in the range of int64;
+// i is the index in v of the first that is not, or -1.
+func wholeFloats[T float32 | float64](dst []int64, v []T) ([]int64, int) {
+	for i, x := range v {
+		f := float64(x)
+		if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+			return dst, i
+		}
+		dst = append(dst, int64(f))
+	}
+	return dst, -1
+}
+
+// ranks appends rows [lo, hi) of a rank column: integers, or floats that
+// are whole numbers. Ranks need not start at 1: only their order matters.
+func (cv *converter) ranks(dst []int64, arr arrow.Array, lo, hi int, r colReq, unit int, before int64) ([]int64, error) {
+	bad := -1
+	var badV float64
+	switch a := arr.(type) {
+	case *array.Float64:
+		v := a.Float64Values()[lo:hi]
+		if dst, bad = wholeFloats(dst, v); bad >= 0 {
+			badV = v[bad]
+		}
+	case *array.Float32:
+		v := a.Float32Values()[lo:hi]
+		if dst, bad = wholeFloats(dst, v); bad >= 0 {
+			badV = float64(v[bad])
+		}
+	case *array.Float16:
+		for i := lo; i < hi; i++ {
+			f := float64(a.Value(i).Float32())
+			if f != math.Trunc(f) || math.IsInf(f, 0) {
+				bad, badV = i-lo, f
+				break
+			}
+			dst = append(dst, int64(f)) // float16 is within ±65504
+		}
+	default:
+		return cv.ints(dst, arr, lo, hi, unit, before)
+	}
+	if bad >= 0 {
+		what := "must be a whole number"
+		if badV == math.Trunc(badV) {
+			what = "is out of range"
+		}
+		return dst, fmt.Errorf("%s: %q (the rank column) %s, found %v: %w",
+			cv.where(unit, before+int64(lo+bad)+1), r.name, what, badV, ErrValue)
+	}
+	return dst, nil
 }
 
 func (cv *converter) ints(dst []int64, arr arrow.Array, lo, hi, unit int, before int64) ([]int64, error) {

@@ -57,7 +57,8 @@ func TestJSONLExtraErrors(t *testing.T) {
 		{"bare word slice value", `{"q":"a","s":1,"l":0,"market":de,"s2":1}`, ErrValue, `must be a string, number or boolean`},
 		{"missing slice column", "\n" + `{"q":"a","s":1,"l":0,"s2":1}`, ErrColumn, `t.jsonl:2: no "market" field (a slice column)`},
 		{"missing extra score", `{"q":"a","s":1,"l":0,"market":"x"}`, ErrColumn, `no "s2" field (a score column)`},
-		{"string extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"1"}`, ErrValue, `"s2" (a score column) must be a number`},
+		{"string extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"1"}`, ErrValue, `t.jsonl:1: "s2" (a score column) is the string "1"; write numbers without quotes, or convert the column: bad value`},
+		{"word extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"high"}`, ErrValue, `t.jsonl:1: "s2" (a score column) must be a number, found the string "high": bad value`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,10 @@ func fuzzSeeds(f *testing.F, exts ...string) {
 	log := genLog(1, 40, 7)
 	rec := typesRecord(memory.DefaultAllocator)
 	defer rec.Release()
+	ranks := rankRecord(memory.DefaultAllocator)
+	defer ranks.Release()
+	none := rec.NewSlice(0, 0)
+	defer none.Release()
 	for _, ext := range exts {
 		for i, opt := range []synth.Options{{RowGroup: 16, Batch: 16}, {Codec: "snappy", IPCCodec: "lz4", RowGroup: 100, Batch: 100}, {Codec: "none", IPCCodec: "zstd", Batch: 13, RowGroup: 13}} {
 			name := filepath.Join(dir, string(rune('a'+i))+ext)
@@ -32,6 +36,19 @@ func fuzzSeeds(f *testing.F, exts ...string) {
 			f.Fatal(err)
 		}
 		f.Add(b)
+		// float rank columns, whole and not; and a file of no rows
+		name = filepath.Join(dir, "ranks"+ext)
+		writeRecord(f, name, ranks, 4)
+		if b, err = os.ReadFile(name); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		name = filepath.Join(dir, "none"+ext)
+		writeRecord(f, name, none, 4)
+		if b, err = os.ReadFile(name); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
 }
 
@@ -42,7 +59,8 @@ func fuzzRead(t *testing.T, data []byte) {
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cols := range []Columns{stdCols, {Query: "q_dict", Doc: "d_u32", Score: "s_dec", Label: "l_bool", Rank: "r_i32"}} {
+	for _, cols := range []Columns{stdCols, {Query: "q_dict", Doc: "d_u32", Score: "s_dec", Label: "l_bool", Rank: "r_i32"},
+		{Query: "q_str", Label: "l_i32", Rank: "s_f32"}, {Query: "q", Label: "l", Rank: "r_f64"}} {
 		for _, dec := range []int{1, 2} {
 			r, err := Open(name, cols, Options{BatchSize: 7, Decoders: dec})
 			if err != nil {

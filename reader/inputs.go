@@ -39,8 +39,17 @@ type Input struct {
 //
 // Rows of one query may continue from one file into the next in this
 // order. An argument that matches nothing is an error naming it.
+//
+// The local files a directory or glob gave are then checked from their
+// first bytes, so a file of no known format among them (a README.txt or
+// notes.md beside the part files) is an error naming it, and all the
+// others like it, before anything is read. Files named as arguments are
+// left to Open (and OpenRun), whose messages say more about a file the
+// user meant; so are compressed files, whose content Open checks, and
+// objects of stores.
 func Expand(args []string) ([]Input, error) {
 	var out []Input
+	var found []int // indices in out of local files a directory or glob gave
 	for _, arg := range args {
 		if arg == Stdin {
 			out = append(out, Input{Path: Stdin})
@@ -57,10 +66,16 @@ func Expand(args []string) ([]Input, error) {
 			}
 			continue
 		}
+		n := len(out)
 		st, err := os.Stat(arg)
 		if err == nil {
 			if out, err = expandPath(out, arg, st, 0); err != nil {
 				return nil, err
+			}
+			if st.IsDir() {
+				for i := n; i < len(out); i++ {
+					found = append(found, i)
+				}
 			}
 			continue
 		}
@@ -73,7 +88,6 @@ func Expand(args []string) ([]Input, error) {
 		}
 		slices.Sort(matches)
 		keepHidden := hidden(filepath.Base(arg))
-		n := len(out)
 		for _, m := range matches {
 			if hidden(filepath.Base(m)) && !keepHidden {
 				continue
@@ -89,6 +103,22 @@ func Expand(args []string) ([]Input, error) {
 		if len(out) == n {
 			return nil, fmt.Errorf("%s: no file matches: %w", arg, ErrNoInput)
 		}
+		for i := n; i < len(out); i++ {
+			found = append(found, i)
+		}
+	}
+	var stray []strayFile
+	for _, i := range found {
+		s, err := sniffFile(out[i].Path)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			stray = append(stray, *s)
+		}
+	}
+	if len(stray) > 0 {
+		return nil, strayError(stray)
 	}
 	return out, nil
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/rankeval/rankeval/internal/synth"
 )
 
+// touch makes files that start like JSON lines, which is all Expand reads
+// of them, and directories (names ending in '/').
 func touch(t *testing.T, root string, names ...string) {
 	t.Helper()
 	for _, n := range names {
@@ -22,7 +24,7 @@ func touch(t *testing.T, root string, names ...string) {
 		if strings.HasSuffix(n, "/") {
 			continue
 		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -28,6 +29,22 @@ const (
 )
 
 var fieldRole = [nFields]string{"query", "doc", "score", "label", "rank"}
+
+// roleFlag is the command-line flag that names each role's column, for
+// messages about a column that is missing.
+var roleFlag = [nFields]string{"--query-col", "--doc-col", "--score-col", "--label-col", "--rank-col"}
+
+// kindFlag is the flag that names a column of kind (a role, kExtra or
+// kExtraScore).
+func kindFlag(kind int) string {
+	switch kind {
+	case kExtra:
+		return "--by"
+	case kExtraScore:
+		return "--score-col"
+	}
+	return roleFlag[kind]
+}
 
 // maxExtra bounds Columns.Extra plus Columns.ExtraScore, so one word can
 // record which of them a line has.
@@ -214,6 +231,10 @@ func (j *jsonl) fail(kind error, format string, a ...any) error {
 }
 
 func (j *jsonl) parse(s []byte) error {
+	if j.line == 1 {
+		// a byte order mark, as some Windows tools write, is not content
+		s = bytes.TrimPrefix(s, bom)
+	}
 	p := skipSpace(s, 0)
 	if p == len(s) {
 		return nil // blank line: no row, nothing lost
@@ -232,13 +253,18 @@ func (j *jsonl) parse(s []byte) error {
 	}
 	for f := range nFields {
 		if j.keys[f] != "" && rw.seen&(1<<f) == 0 && !(f == fDoc && j.docOpt) {
-			return j.fail(ErrColumn, "no %q field (the %s column)", j.keys[f], fieldRole[f])
+			role := "the " + fieldRole[f] + " column"
+			return j.fail(ErrColumn, "no %q field (%s); %s; name %s with %s", j.keys[f], role, j.fieldNames(s), role, roleFlag[f])
 		}
 	}
 	if want := uint64(1)<<len(j.xkeys) - 1; j.xseen != want {
 		for x, k := range j.xkeys {
 			if j.xseen&(1<<x) == 0 {
-				return j.fail(ErrColumn, "no %q field (%s)", k, j.xrole(x))
+				kind := kExtra
+				if x >= j.nxText {
+					kind = kExtraScore
+				}
+				return j.fail(ErrColumn, "no %q field (%s); %s; name %s with %s", k, j.xrole(x), j.fieldNames(s), j.xrole(x), kindFlag(kind))
 			}
 		}
 	}
@@ -265,6 +291,46 @@ func (j *jsonl) parse(s []byte) error {
 	return nil
 }
 
+// fieldNames lists the keys of the object on line s (which parsed), for a
+// message about a field it lacks.
+func (j *jsonl) fieldNames(s []byte) string {
+	var names []string
+	seen := map[string]bool{}
+	var scratch []byte
+	s = bytes.TrimPrefix(s, bom)
+	p := skipSpace(s, 0) + 1 // past '{'
+	for {
+		p = skipSpace(s, p)
+		if p >= len(s) || s[p] != '"' {
+			break
+		}
+		key, np, err := j.scanString(s, p+1, &scratch)
+		if err != nil {
+			break
+		}
+		if k := string(key); !seen[k] {
+			seen[k] = true
+			names = append(names, strconv.Quote(k))
+		}
+		p = skipSpace(s, np)
+		if p >= len(s) || s[p] != ':' {
+			break
+		}
+		if p, err = j.skipValue(s, skipSpace(s, p+1)); err != nil {
+			break
+		}
+		p = skipSpace(s, p)
+		if p >= len(s) || s[p] != ',' {
+			break
+		}
+		p++
+	}
+	if len(names) == 0 {
+		return "the line has no fields"
+	}
+	return "the line has fields " + listNames(names)
+}
+
 func (j *jsonl) xrole(x int) string {
 	if x < j.nxText {
 		return "a slice column"
@@ -281,7 +347,7 @@ func (j *jsonl) extraValue(s []byte, p, x int) (int, error) {
 		tok, e := j.token(s, p)
 		v, ok := parseNumber(tok)
 		if !ok {
-			return e, j.fail(ErrValue, "%q (a score column) must be a number, found %s", j.xkeys[x], quoteSnippet(s[p:]))
+			return e, j.notNumber(s, p, tok, j.xkeys[x], j.xrole(x), "a number")
 		}
 		j.xnum[x-j.nxText] = v
 		return e, nil
@@ -414,7 +480,7 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 			if f == fLabel {
 				what = "a number or a boolean"
 			}
-			return e, j.fail(ErrValue, "%q (the %s column) must be %s, found %s", j.keys[f], fieldRole[f], what, quoteSnippet(valueText(s, p, tok)))
+			return e, j.notNumber(s, p, tok, j.keys[f], "the "+fieldRole[f]+" column", what)
 		}
 		if f == fScore {
 			rw.score = v
@@ -424,16 +490,63 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 		return e, nil
 	default: // fRank
 		tok, e := j.token(s, p)
-		if !isInteger(tok) {
-			return e, j.fail(ErrValue, "%q (the rank column) must be an integer, found %s", j.keys[f], quoteSnippet(valueText(s, p, tok)))
-		}
-		v, err := strconv.ParseInt(unsafeString(tok), 10, 64)
-		if err != nil {
-			return e, j.fail(ErrValue, "rank %s out of range", tok)
-		}
+		v, err := j.rank(s, p, tok)
 		rw.rank = v
-		return e, nil
+		return e, err
 	}
+}
+
+// rank parses the rank token tok at s[p:]: any integer, or a float with no
+// fraction (2.0, 1e2), for only the order of ranks matters; they need not
+// start at 1.
+func (j *jsonl) rank(s []byte, p int, tok []byte) (int64, error) {
+	if isInteger(tok) {
+		if v, err := strconv.ParseInt(unsafeString(tok), 10, 64); err == nil {
+			return v, nil
+		}
+		return 0, j.fail(ErrValue, "rank %s out of range", tok)
+	}
+	v, ok := parseNumber(tok)
+	if !ok {
+		return 0, j.notNumber(s, p, tok, j.keys[fRank], "the rank column", "a whole number")
+	}
+	if v != math.Trunc(v) || math.IsInf(v, 0) {
+		return 0, j.fail(ErrValue, "%q (the rank column) must be a whole number, found %s", j.keys[fRank], quoteSnippet(tok))
+	}
+	if v < math.MinInt64 || v >= math.MaxInt64 {
+		return 0, j.fail(ErrValue, "rank %s out of range", tok)
+	}
+	return int64(v), nil
+}
+
+// notNumber is the error for the value at s[p:] (tok, when bare) of field
+// col, which plays role and must be what (a number, ...). A number or a
+// boolean written as a JSON string says so and gives the remedy; only the
+// value is quoted, never the rest of the line.
+func (j *jsonl) notNumber(s []byte, p int, tok []byte, col, role, what string) error {
+	if p < len(s) && s[p] == '"' {
+		var scratch []byte
+		if str, _, err := j.scanString(s, p+1, &scratch); err == nil {
+			t := bytes.TrimSpace(str)
+			if _, ok := parseNumber(t); ok {
+				return j.fail(ErrValue, "%q (%s) is the string %s; write numbers without quotes, or convert the column", col, role, quoteValue(str))
+			}
+			if strings.Contains(what, "boolean") && (string(t) == "true" || string(t) == "false") {
+				return j.fail(ErrValue, "%q (%s) is the string %s; write booleans without quotes, or convert the column", col, role, quoteValue(str))
+			}
+			return j.fail(ErrValue, "%q (%s) must be %s, found the string %s", col, role, what, quoteValue(str))
+		}
+	}
+	return j.fail(ErrValue, "%q (%s) must be %s, found %s", col, role, what, quoteSnippet(valueText(s, p, tok)))
+}
+
+// quoteValue quotes a decoded string value for a message, shortened as
+// quoteSnippet shortens.
+func quoteValue(b []byte) string {
+	if len(b) == 0 {
+		return `""`
+	}
+	return quoteSnippet(b)
 }
 
 // token returns the bare (unquoted) scalar at s[p:] and where it ends.

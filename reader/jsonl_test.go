@@ -110,7 +110,7 @@ func TestJSONLErrors(t *testing.T) {
 		{"unterminated string", `{"query_id":"q` + "\n", ErrSyntax, "t.jsonl:1: unterminated string"},
 		{"missing score", `{"query_id":"q","label":1}`, ErrColumn, `t.jsonl:1: no "score" field`},
 		{"missing label on line 3", "{\"query_id\":\"q\",\"score\":1,\"label\":1}\n\n{\"query_id\":\"q\",\"score\":1}\n", ErrColumn, `t.jsonl:3: no "label" field`},
-		{"string score", `{"query_id":"q","score":"0.5","label":1}`, ErrValue, `t.jsonl:1: "score" (the score column) must be a number`},
+		{"string score", `{"query_id":"q","score":"0.5","label":1}`, ErrValue, `t.jsonl:1: "score" (the score column) is the string "0.5"; write numbers without quotes, or convert the column: bad value`},
 		{"null label", `{"query_id":"q","score":1,"label":null}`, ErrValue, `must be a number or a boolean, found "null`},
 		{"float query id", `{"query_id":1.5,"score":1,"label":1}`, ErrValue, "must be a string or an integer"},
 		{"object query id", `{"query_id":{},"score":1,"label":1}`, ErrValue, "must be a string or an integer"},
@@ -228,11 +228,14 @@ func TestOpenErrors(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-	t.Run("empty file", func(t *testing.T) {
-		p := writeFile(t, "e.jsonl", nil)
-		_, err := Open(p, testCols, Options{})
-		if !errors.Is(err, ErrEmpty) || !strings.HasPrefix(err.Error(), p+": ") {
-			t.Fatalf("err = %v", err)
+	t.Run("empty file has no rows", func(t *testing.T) {
+		r, err := Open(writeFile(t, "e.jsonl", nil), testCols, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if rows, err := readAllRows(t, r); err != nil || len(rows) != 0 {
+			t.Fatalf("rows %d err %v", len(rows), err)
 		}
 	})
 	t.Run("blank lines only have no rows", func(t *testing.T) {
@@ -261,17 +264,35 @@ func FuzzJSONL(f *testing.F) {
 	f.Add([]byte(`{"query_id":"q1","doc_id":"d1","score":0.5,"label":2}` + "\n"))
 	f.Add([]byte(`{"query_id":17,"doc_id":"\u00e9","score":-1e300,"label":true,"x":[{"y":"}"}]}`))
 	f.Add([]byte("{}\n\n{\"query_id\":\"\\ud800\",\"score\":NaN,\"label\":1}"))
+	// a byte order mark; numbers and booleans as strings; ranks as floats,
+	// 0-based, fractional, huge; lines lacking fields, whose keys a message
+	// lists
+	f.Add([]byte("\xef\xbb\xbf{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1,\"rank\":0,\"m\":\"x\",\"s2\":1}\n"))
+	f.Add([]byte(`{"query_id":"q","score":" 0.5 ","label":"true","rank":"3","s2":"\u0031"}`))
+	f.Add([]byte(`{"query_id":"q","label":1,"rank":1.0,"m":1,"s2":2}` + "\n" + `{"query_id":"q","label":1,"rank":2e0,"m":true,"s2":2}` + "\n" + `{"query_id":"q","label":1,"rank":1.5}`))
+	f.Add([]byte(`{"query_id":"q","label":1,"rank":1e300,"m":"x","s2":0}` + "\n" + `{"query_id":"q","label":1,"rank":-0.0,"m":"x","s2":0}`))
+	f.Add([]byte(`{"a\u00e9":{"in":[1,{"x":"}"}]},"b":[],"a\u00e9":3,"c":"x"}`))
+	f.Add([]byte(`{"query_id":"q","score":"","label":"relevant"}`))
+	rankCols := Columns{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, bs := range []int{1, 3} {
-			j := newJSONL("fuzz", bytes.NewReader(data), io.NopCloser(nil), testCols, Options{BatchSize: bs})
-			for j.Next() {
-				b := j.Batch()
-				if len(b.Label) != b.N || len(b.Score) != b.N || len(b.Pos) != b.N || len(b.Query.Off) != b.N+1 || len(b.Doc.Off) != b.N+1 {
-					t.Fatalf("inconsistent batch: %+v", b)
+		for _, cols := range []Columns{testCols, rankCols} {
+			for _, bs := range []int{1, 3} {
+				j := newJSONL("fuzz", bytes.NewReader(data), io.NopCloser(nil), cols, Options{BatchSize: bs})
+				for j.Next() {
+					b := j.Batch()
+					if len(b.Label) != b.N || len(b.Pos) != b.N || len(b.Query.Off) != b.N+1 || len(b.Doc.Off) != b.N+1 && cols.Doc != "" {
+						t.Fatalf("inconsistent batch: %+v", b)
+					}
+					if cols.Score != "" && len(b.Score) != b.N || cols.Rank != "" && len(b.Rank) != b.N {
+						t.Fatalf("inconsistent batch: %+v", b)
+					}
+					if len(b.Extra) != len(cols.Extra) || len(b.ExtraScore) != len(cols.ExtraScore) {
+						t.Fatalf("inconsistent batch: %+v", b)
+					}
 				}
-			}
-			if err := j.Err(); err != nil && !strings.HasPrefix(err.Error(), "fuzz:") {
-				t.Fatalf("error without position: %v", err)
+				if err := j.Err(); err != nil && !strings.HasPrefix(err.Error(), "fuzz:") {
+					t.Fatalf("error without position: %v", err)
+				}
 			}
 		}
 	})
@@ -283,13 +304,35 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0})
 	f.Add(zstdBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
 	f.Add(gzipBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
+	// inputs with no rows, and text of no format read (which Expand's
+	// check and Open must agree on)
+	f.Add([]byte{})
+	f.Add(gzipBytes(nil))
+	f.Add(zstdFrameOf(nil))
+	f.Add([]byte("\n \r\n"))
+	f.Add([]byte("# README\nabout the data\n"))
+	f.Add(gzipBytes([]byte("# README\n")))
+	f.Add([]byte("\n\n[{\"query_id\":\"q\"}]"))
+	f.Add([]byte("q1 Q0 d1 1 0.5 run\n"))
+	f.Add([]byte("\xef\xbb\xbf{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}"))
+	f.Add([]byte("\xef\xbb\xbfq,d,s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "in")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		stray, serr := sniffFile(p)
+		if serr != nil {
+			t.Fatal(serr)
+		}
 		r, err := Open(p, testCols, Options{BatchSize: 2})
+		if stray != nil && !errors.Is(err, ErrFormat) {
+			t.Fatalf("Expand finds no known format in a directory, Open says %v", err)
+		}
 		if err != nil {
+			if !strings.Contains(err.Error(), p) {
+				t.Fatalf("error without file name: %v", err)
+			}
 			return
 		}
 		defer r.Close()

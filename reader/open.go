@@ -103,7 +103,10 @@ var (
 
 // Open opens one input, choosing the format and decompression from its
 // first bytes, never from its name: Parquet, Arrow IPC file or stream, or
-// JSONL that is plain, gzip or zstd.
+// JSONL that is plain, gzip or zstd. An input with no rows (0 bytes, blank
+// lines, a compressed stream of nothing, a columnar file of no rows) gives a
+// reader that has none. Text that does not start like JSON lines (its first
+// non-blank byte '{') is ErrFormat naming the input.
 func Open(name string, cols Columns, opt Options) (Reader, error) {
 	if err := cols.check(); err != nil {
 		return nil, err
@@ -135,12 +138,8 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", display, err)
 	}
-	if len(head) == 0 {
-		// A zero-byte file is a failed export, never a log with no rows:
-		// every format has at least a header or a line.
-		f.Close()
-		return nil, fmt.Errorf("%s: the file is empty (0 bytes): %w", display, ErrEmpty)
-	}
+	// An empty input (0 bytes, an empty standard input) is read as JSON
+	// lines, of which it has none: no rows, not an error (SPEC §8).
 	switch {
 	case bytes.HasPrefix(head, magicParquet):
 		return openParquet(display, f, cols, opt)
@@ -149,18 +148,35 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStream(display, br, f, cols, opt)
 	}
-	src, closeDec, err := decompress(display, br, head)
+	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt)
+}
+
+// openText opens JSON lines, plain, gzip or zstd, from br, whose first
+// bytes are head, after checking that the (decompressed) text starts like
+// them: anything else is ErrFormat naming the input. closeSrc releases
+// br's source.
+func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options) (Reader, error) {
+	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
-		f.Close()
+		closeSrc()
 		return nil, err
 	}
-	return newJSONL(display, src, closerFunc(func() error {
+	closeAll := func() error {
 		closeDec()
-		if f == os.Stdin {
-			return nil
-		}
-		return f.Close()
-	}), cols, opt), nil
+		return closeSrc()
+	}
+	text := br
+	if how := compression(head); how != "" {
+		text = bufio.NewReaderSize(src, 1<<16)
+		err = checkText(name, how, text)
+	} else {
+		err = checkText(name, "", text)
+	}
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return newJSONL(name, text, closerFunc(closeAll), cols, opt), nil
 }
 
 // decompress wraps r by its magic bytes.
@@ -200,15 +216,17 @@ func (c Columns) check() error {
 	}
 	// A name given two roles would be read for one and reported missing for
 	// the other; say what is wrong instead.
-	seen := map[string]bool{}
-	for _, n := range append([]string{c.Query, c.Doc, c.Score, c.Label, c.Rank}, append(c.Extra, c.ExtraScore...)...) {
-		if n == "" {
+	role := map[string]string{} // column name -> the role it was first named for
+	for _, r := range c.requests() {
+		first, ok := role[r.name]
+		if !ok {
+			role[r.name] = r.role()
 			continue
 		}
-		if seen[n] {
-			return fmt.Errorf("column %q is named for two roles: %w", n, ErrColumn)
+		if first == r.role() {
+			return fmt.Errorf("column %q is named twice, for %s: %w", r.name, first, ErrColumn)
 		}
-		seen[n] = true
+		return fmt.Errorf("column %q is named for two roles: %s and %s: %w", r.name, first, r.role(), ErrColumn)
 	}
 	if len(c.Extra)+len(c.ExtraScore) > maxExtra {
 		return fmt.Errorf("%d extra columns: at most %d: %w", len(c.Extra)+len(c.ExtraScore), maxExtra, ErrColumn)
@@ -234,6 +252,7 @@ func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error
 	}
 	head = head[:n]
 	var r Reader
+	err = nil // io.EOF: an object shorter than head, or empty
 	switch {
 	case bytes.HasPrefix(head, magicParquet):
 		r, err = newParquet(name, io.NewSectionReader(o, 0, o.Size()), o.Close, cols, opt)
@@ -264,15 +283,7 @@ func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStreamFrom(name, br, closeAll, cols, opt)
 	}
-	src, closeDec, err := decompress(name, br, head)
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	return newJSONL(name, src, closerFunc(func() error {
-		closeDec()
-		return closeAll()
-	}), cols, opt), nil
+	return openText(name, br, head, closeAll, cols, opt)
 }
 
 // openLocalPart opens row groups of a local Parquet file.

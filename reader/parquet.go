@@ -213,13 +213,13 @@ func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int,
 			for i := range m.Fields {
 				names[i] = strconv.Quote(m.Fields[i].Field.Name)
 			}
-			return nil, nil, fmt.Errorf("%s: no column %q (%s); the file has %s: %w",
-				name, r.name, r.role(), listNames(names), ErrColumn)
+			return nil, nil, fmt.Errorf("%s: no column %q (%s); the file has %s; name %s with %s: %w",
+				name, r.name, r.role(), listNames(names), r.role(), kindFlag(r.kind), ErrColumn)
 		}
 		dt := fld.Field.Type
 		if !fld.IsLeaf() || !accepts(r.kind, dt) {
-			return nil, nil, fmt.Errorf("%s: column %q has type %s; %s must be %s: %w",
-				name, r.name, dt, r.role(), r.types(), ErrColumn)
+			return nil, nil, fmt.Errorf("%s: column %q has type %s; %s must be %s; convert it, or name another column with %s: %w",
+				name, r.name, dt, r.role(), r.types(), kindFlag(r.kind), ErrColumn)
 		}
 		leaves = append(leaves, fld.ColIndex)
 		fields = append(fields, fld.Field)

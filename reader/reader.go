@@ -22,7 +22,6 @@ var (
 	ErrValue       = errors.New("bad value")
 	ErrCompression = errors.New("corrupt or truncated compressed stream")
 	ErrFormat      = errors.New("unrecognised input format")
-	ErrEmpty       = errors.New("empty input")
 )
 
 // Columns names the fields a reader extracts. Empty Doc or Rank means the

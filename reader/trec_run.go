@@ -41,11 +41,9 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(opt.source(f), 1<<16)
+	// An empty run (0 bytes, or a compressed stream of nothing) has no
+	// rows, which is not an error (SPEC §8).
 	head, _ := br.Peek(4)
-	if len(head) == 0 {
-		f.Close()
-		return nil, fmt.Errorf("%s: the run is empty (0 bytes): %w", display, ErrEmpty)
-	}
 	src, closeDec, err := decompress(display, br, head)
 	if err != nil {
 		f.Close()

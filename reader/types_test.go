@@ -271,7 +271,7 @@ func TestUnsupportedTypes(t *testing.T) {
 			{"score", "b_ts", "timestamp"},
 			{"label", "s_dec", "decimal"},
 			{"label", "d_str", "utf8"},
-			{"rank", "s_f64", "float64"},
+			{"rank", "d_str", "utf8"},
 			{"rank", "l_bool", "bool"},
 			{"query", "s_f64", "float64"},
 			{"query", "b_list", "list"},
@@ -295,7 +295,7 @@ func TestUnsupportedTypes(t *testing.T) {
 				if !errors.Is(err, ErrColumn) {
 					t.Fatalf("err = %v, want ErrColumn", err)
 				}
-				for _, s := range []string{name, strconv.Quote(c.col), c.typ, "the " + c.role + " column"} {
+				for _, s := range []string{name, strconv.Quote(c.col), c.typ, "the " + c.role + " column", "convert it, or name another column with --" + c.role + "-col"} {
 					if !strings.Contains(err.Error(), s) {
 						t.Errorf("error %q does not say %q", err, s)
 					}

@@ -1,0 +1,270 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// parseNamed reads s as the JSONL input name.
+func parseNamed(t *testing.T, name, s string, cols Columns) ([]rowOut, error) {
+	t.Helper()
+	j := newJSONL(name, strings.NewReader(s), io.NopCloser(nil), cols, Options{BatchSize: 4})
+	defer j.Close()
+	return readAllRows(t, j)
+}
+
+// TestJSONLMissingFieldMessages: a line without a column names the line's
+// fields and the flag that names the column.
+func TestJSONLMissingFieldMessages(t *testing.T) {
+	full := Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", Rank: "rank",
+		Extra: []string{"market"}, ExtraScore: []string{"score_b"}}
+	line := func(drop string) string {
+		var fs []string
+		for _, f := range []string{`"query_id":"q"`, `"doc_id":"d"`, `"score":1`, `"label":0`, `"rank":1`, `"market":"de"`, `"score_b":2`} {
+			if !strings.HasPrefix(f, `"`+drop+`"`) {
+				fs = append(fs, f)
+			}
+		}
+		return "{" + strings.Join(fs, ",") + "}"
+	}
+	all := `"query_id", "doc_id", "score", "label", "rank", "market", "score_b"`
+	without := func(drop string) string {
+		return strings.Replace(strings.Replace(all, `"`+drop+`", `, "", 1), `, "`+drop+`"`, "", 1)
+	}
+	cases := []struct {
+		name, in string
+		cols     Columns
+		want     string
+	}{
+		{"the issue's example", `{"search_id":"s1","doc":"d9","clicked":1}`, Columns{Query: "query_id", Score: "score", Label: "clicked"},
+			`clicks.jsonl:1: no "query_id" field (the query column); the line has fields "search_id", "doc", "clicked"; name the query column with --query-col: missing or unusable column`},
+		{"query", line("query_id"), full, `clicks.jsonl:1: no "query_id" field (the query column); the line has fields ` + without("query_id") + `; name the query column with --query-col`},
+		{"doc when required", line("doc_id"), full, `clicks.jsonl:1: no "doc_id" field (the doc column); the line has fields ` + without("doc_id") + `; name the doc column with --doc-col`},
+		{"score", line("score"), full, `clicks.jsonl:1: no "score" field (the score column); the line has fields ` + without("score") + `; name the score column with --score-col`},
+		{"label", line("label"), full, `clicks.jsonl:1: no "label" field (the label column); the line has fields ` + without("label") + `; name the label column with --label-col`},
+		{"rank", line("rank"), full, `clicks.jsonl:1: no "rank" field (the rank column); the line has fields ` + without("rank") + `; name the rank column with --rank-col`},
+		{"slice column", line("market"), full, `clicks.jsonl:1: no "market" field (a slice column); the line has fields ` + without("market") + `; name a slice column with --by`},
+		{"further score column", line("score_b"), full, `clicks.jsonl:1: no "score_b" field (a score column); the line has fields ` + without("score_b") + `; name a score column with --score-col`},
+		{"on line 3, after a good line and a blank one", "{\"query_id\":\"q\",\"score\":1,\"label\":0}\n\n{\"query_id\":\"q\",\"score\":1,\"grade\":2}\n",
+			Columns{Query: "query_id", Score: "score", Label: "label"},
+			`clicks.jsonl:3: no "label" field (the label column); the line has fields "query_id", "score", "grade"; name the label column with --label-col`},
+		{"no fields", "{}", Columns{Query: "query_id", Score: "score", Label: "label"},
+			`clicks.jsonl:1: no "query_id" field (the query column); the line has no fields; name the query column with --query-col`},
+		{"keys unescaped, repeated keys once, nested keys not listed", `{"a\u00e9":{"inner":1},"b":[{"deep":2}],"a\u00e9":3, "c" : "x"}`, Columns{Query: "query_id", Score: "score", Label: "label"},
+			`the line has fields "aé", "b", "c";`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseNamed(t, "clicks.jsonl", c.in, c.cols)
+			if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v\nwant it to contain %s", err, c.want)
+			}
+		})
+	}
+	t.Run("many fields", func(t *testing.T) {
+		var fs []string
+		for i := range 25 {
+			fs = append(fs, fmt.Sprintf(`"f%d":%d`, i, i))
+		}
+		_, err := parseNamed(t, "clicks.jsonl", "{"+strings.Join(fs, ",")+"}", Columns{Query: "query_id", Score: "score", Label: "label"})
+		if err == nil || !strings.Contains(err.Error(), `"f18", "f19" and 5 more; name the query column`) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+// TestJSONLStringNumbers: a number (or a boolean label) written as a JSON
+// string says so and gives the remedy, quoting the value only.
+func TestJSONLStringNumbers(t *testing.T) {
+	cols := Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
+	tail := `,"doc_id":"a-long-document-id-that-must-not-be-quoted"}`
+	cases := []struct {
+		name, in, want string
+	}{
+		{"label", `{"query_id":"q","score":1,"label":"1"` + tail, `t.jsonl:1: "label" (the label column) is the string "1"; write numbers without quotes, or convert the column: bad value`},
+		{"score", `{"query_id":"q","score":"0.5","label":1` + tail, `t.jsonl:1: "score" (the score column) is the string "0.5"; write numbers without quotes, or convert the column: bad value`},
+		{"score with spaces and an exponent", `{"query_id":"q","score":" -1e-3 ","label":1` + tail, `"score" (the score column) is the string " -1e-3 "; write numbers without quotes`},
+		{"escaped digits", `{"query_id":"q","score":1,"label":"\u0032"` + tail, `"label" (the label column) is the string "2"; write numbers`},
+		{"boolean label", `{"query_id":"q","score":1,"label":"true"` + tail, `t.jsonl:1: "label" (the label column) is the string "true"; write booleans without quotes, or convert the column: bad value`},
+		{"boolean score", `{"query_id":"q","score":"true","label":1` + tail, `"score" (the score column) must be a number, found the string "true": bad value`},
+		{"word label", `{"query_id":"q","score":1,"label":"relevant"` + tail, `t.jsonl:1: "label" (the label column) must be a number or a boolean, found the string "relevant": bad value`},
+		{"empty string", `{"query_id":"q","score":"","label":1` + tail, `"score" (the score column) must be a number, found the string "": bad value`},
+		{"long string", `{"query_id":"q","score":"` + strings.Repeat("x", 100) + `","label":1` + tail, `found the string "xxxxxxxxxxxxxxxxxxxxxxxx"...: bad value`},
+		{"null stays as it was", `{"query_id":"q","score":1,"label":null` + tail, `t.jsonl:1: "label" (the label column) must be a number or a boolean, found "null": bad value`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseNamed(t, "t.jsonl", "\n"[:0]+c.in, cols)
+			if !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v\nwant it to contain %s", err, c.want)
+			}
+			if strings.Contains(err.Error(), "a-long-document") {
+				t.Errorf("message quotes the rest of the line: %v", err)
+			}
+		})
+	}
+	t.Run("rank", func(t *testing.T) {
+		_, err := parseNamed(t, "t.jsonl", `{"query_id":"q","pos":"3","label":1}`, Columns{Query: "query_id", Rank: "pos", Label: "label"})
+		if want := `t.jsonl:1: "pos" (the rank column) is the string "3"; write numbers without quotes, or convert the column: bad value`; err == nil || err.Error() != want {
+			t.Fatalf("err = %v, want %s", err, want)
+		}
+	})
+}
+
+// TestRanks: a rank column takes any integers, 0-based or not, and floats
+// that are whole numbers; only a fraction or a non-number is an error
+// naming the line or row.
+func TestRanks(t *testing.T) {
+	cols := Columns{Query: "q", Rank: "rank", Label: "l"}
+	in := `{"q":"a","rank":0,"l":1}` + "\n" + `{"q":"a","rank":1.0,"l":0}` + "\n" + `{"q":"a","rank":2e0,"l":0}` + "\n" +
+		`{"q":"b","rank":-3,"l":0}` + "\n" + `{"q":"b","rank":1E2,"l":0}` + "\n" + `{"q":"b","rank":-0.0,"l":0}` + "\n" +
+		`{"q":"b","rank":9007199254740992.0,"l":0}` + "\n" + `{"q":"b","rank":9223372036854775807,"l":0}` + "\n"
+	want := []int64{0, 1, 2, -3, 100, 0, 1 << 53, 1<<63 - 1}
+	for _, bs := range []int{1, 3, 100} {
+		j := newJSONL("t.jsonl", strings.NewReader(in), io.NopCloser(nil), cols, Options{BatchSize: bs})
+		rows, err := readAllRows(t, j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(want) {
+			t.Fatalf("%d rows", len(rows))
+		}
+		for i, r := range rows {
+			if r.rank != want[i] {
+				t.Errorf("row %d: rank %d, want %d", i, r.rank, want[i])
+			}
+		}
+	}
+	for _, c := range []struct{ name, v, want string }{
+		{"fraction", "1.5", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "1.5": bad value`},
+		{"word", "first", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "first": bad value`},
+		{"boolean", "true", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "true": bad value`},
+		{"null", "null", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "null": bad value`},
+		{"NaN", "NaN", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "NaN": bad value`},
+		{"too large", "1e300", `t.jsonl:2: rank 1e300 out of range: bad value`},
+		{"too large integer", "9223372036854775808", `t.jsonl:2: rank 9223372036854775808 out of range: bad value`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseNamed(t, "t.jsonl", `{"q":"a","rank":1,"l":1}`+"\n"+`{"q":"a","rank":`+c.v+`,"l":1}`, cols)
+			if !errors.Is(err, ErrValue) || err.Error() != c.want {
+				t.Fatalf("err = %v, want %s", err, c.want)
+			}
+		})
+	}
+}
+
+// rankRecord has 6 rows of two queries with rank columns: r_f64 and r_f32
+// whole floats from 0, r_i64 integers from 0, r_frac a fraction at row 5.
+func rankRecord(mem memory.Allocator) arrow.RecordBatch {
+	fields := []arrow.Field{
+		{Name: "q", Type: arrow.BinaryTypes.String},
+		{Name: "l", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "r_f64", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "r_f32", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "r_i64", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "r_frac", Type: arrow.PrimitiveTypes.Float64},
+	}
+	b := array.NewRecordBuilder(mem, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for i := range 6 {
+		b.Field(0).(*array.StringBuilder).Append([]string{"a", "b"}[i/3])
+		b.Field(1).(*array.Int32Builder).Append(int32(i % 2))
+		b.Field(2).(*array.Float64Builder).Append(float64(i % 3))
+		b.Field(3).(*array.Float32Builder).Append(float32(i%3) - 1)
+		b.Field(4).(*array.Int64Builder).Append(int64(i % 3))
+		frac := float64(i)
+		if i == 4 {
+			frac = 2.5
+		}
+		b.Field(5).(*array.Float64Builder).Append(frac)
+	}
+	return b.NewRecordBatch()
+}
+
+// TestColumnarRanks: Parquet and Arrow rank columns of floats are read when
+// they hold whole numbers, 0-based ranks too; a fraction is an error naming
+// the row.
+func TestColumnarRanks(t *testing.T) {
+	checkedMem(t)
+	rec := rankRecord(memory.DefaultAllocator)
+	defer rec.Release()
+	dir := t.TempDir()
+	for _, n := range []string{"r.parquet", "r.arrow", "r.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 4)
+		for col, want := range map[string][]int64{"r_f64": {0, 1, 2, 0, 1, 2}, "r_f32": {-1, 0, 1, -1, 0, 1}, "r_i64": {0, 1, 2, 0, 1, 2}} {
+			t.Run(n+"/"+col, func(t *testing.T) {
+				rows, err := readAll(t, name, Columns{Query: "q", Label: "l", Rank: col}, Options{BatchSize: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows) != len(want) {
+					t.Fatalf("%d rows", len(rows))
+				}
+				for i, r := range rows {
+					if r.rank != want[i] {
+						t.Errorf("row %d: rank %d, want %d", i, r.rank, want[i])
+					}
+				}
+			})
+		}
+		t.Run(n+"/fraction", func(t *testing.T) {
+			_, err := readAll(t, name, Columns{Query: "q", Label: "l", Rank: "r_frac"}, Options{BatchSize: 2})
+			where := "record batch 1, row 1"
+			if strings.HasSuffix(n, ".parquet") {
+				where = "row group 1, row 1 (row 5 of the file)"
+			}
+			if want := name + ": " + where + `: "r_frac" (the rank column) must be a whole number, found 2.5: bad value`; err == nil || err.Error() != want {
+				t.Fatalf("err = %v\nwant %s", err, want)
+			}
+		})
+	}
+}
+
+// TestColumnarMissingColumn: as for JSON lines, a missing column names the
+// file's columns and the flag.
+func TestColumnarMissingColumn(t *testing.T) {
+	checkedMem(t)
+	rec := rankRecord(memory.DefaultAllocator)
+	defer rec.Release()
+	dir := t.TempDir()
+	for _, n := range []string{"m.parquet", "m.arrow", "m.arrows"} {
+		name := filepath.Join(dir, n)
+		writeRecord(t, name, rec, 4)
+		_, err := readAll(t, name, Columns{Query: "query_id", Label: "l", Rank: "r_i64"}, Options{})
+		want := name + `: no column "query_id" (the query column); the file has "q", "l", "r_f64", "r_f32", "r_i64", "r_frac"; name the query column with --query-col: missing or unusable column`
+		if err == nil || err.Error() != want {
+			t.Errorf("err = %v\nwant %s", err, want)
+		}
+	}
+}
+
+// TestNamedForTwoRoles: a column named for two roles names both.
+func TestNamedForTwoRoles(t *testing.T) {
+	for _, c := range []struct {
+		cols Columns
+		want string
+	}{
+		{Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "doc_id"}, `column "doc_id" is named for two roles: the doc column and the label column: missing or unusable column`},
+		{Columns{Query: "q", Score: "s", Label: "l", Rank: "q"}, `column "q" is named for two roles: the query column and the rank column`},
+		{Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"l"}}, `column "l" is named for two roles: the label column and a slice column`},
+		{Columns{Query: "q", Score: "s", Label: "l", ExtraScore: []string{"s"}}, `column "s" is named for two roles: the score column and a score column`},
+		{Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"m", "m"}}, `column "m" is named twice, for a slice column`},
+	} {
+		err := c.cols.check()
+		if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err = %v, want %s", c.cols, err, c.want)
+		}
+		if _, err := Open("-", c.cols, Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open: err = %v", err)
+		}
+	}
+}

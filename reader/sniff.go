@@ -1,0 +1,202 @@
+package reader
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// This file tells inputs of a format the readers know from anything else
+// (a README.txt or notes.md beside the part files of a lake), from the
+// first bytes, never from the name.
+
+// formatsRead names the input formats in messages about other files.
+const formatsRead = "inputs are JSON lines (plain, gzip or zstd), Parquet, Arrow IPC files or streams, or TREC runs with --qrels"
+
+// bom is the UTF-8 byte order mark some Windows tools write first.
+var bom = []byte{0xef, 0xbb, 0xbf}
+
+// textKind is what the start of an uncompressed text input looks like.
+type textKind int
+
+const (
+	textBlank textKind = iota // nothing but blanks (so far): no rows, or undecided
+	textJSONL                 // first non-blank byte '{'
+	textArray                 // first non-blank byte '[': a JSON array, not JSON lines
+	textTREC                  // the first line has a TREC run's 6 fields
+	textOther                 // none of these
+)
+
+// sniffLimit is how far past its first non-blank byte a text input's
+// first line is read to name what it is.
+const sniffLimit = 4096
+
+// textStart classifies data, the first bytes of an uncompressed text input,
+// and returns its first non-blank line (at most sniffLimit bytes) for
+// messages; whole says whether that line ended within data (at a newline
+// or the limit).
+func textStart(data []byte) (k textKind, line []byte, whole bool) {
+	data = bytes.TrimPrefix(data, bom)
+	p := skipSpace(data, 0)
+	if p == len(data) {
+		return textBlank, nil, false
+	}
+	line = data[p:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line, whole = line[:i], true
+	}
+	if len(line) >= sniffLimit {
+		line, whole = line[:sniffLimit], true
+	}
+	line = bytes.TrimRight(line, "\r")
+	switch line[0] {
+	case '{':
+		return textJSONL, line, whole
+	case '[':
+		return textArray, line, whole
+	}
+	if f := splitFields(line, nil); len(f) == 6 {
+		if _, ok := parseNumber(f[4]); ok {
+			return textTREC, line, whole
+		}
+	}
+	return textOther, line, whole
+}
+
+// sniffText reads from br only as far as it must to classify the text it
+// starts with: to its first non-blank byte, and when that is not '{', to
+// the end of that line. It waits for no more bytes than that, so a stream
+// from a pipe is not held up.
+func sniffText(br *bufio.Reader) (textKind, []byte, error) {
+	for {
+		data, _ := br.Peek(br.Buffered())
+		k, line, whole := textStart(data)
+		if k == textJSONL || k != textBlank && whole || len(data) == br.Size() {
+			return k, line, nil // a full buffer of blanks: the JSONL parser will tell
+		}
+		if _, err := br.Peek(len(data) + 1); err != nil {
+			if err == io.EOF {
+				return k, line, nil
+			}
+			return textBlank, nil, err
+		}
+	}
+}
+
+// formatError says that name is no input format the readers know; how
+// says how it was compressed ("" when it was not), first is its first
+// non-blank line.
+func formatError(name, how string, k textKind, first []byte) error {
+	return fmt.Errorf("%s: %s: %w", name, formatWhy(how, k, first), ErrFormat)
+}
+
+// formatWhy says what a file of no known format is, and what to do.
+func formatWhy(how string, k textKind, first []byte) string {
+	starts := "starts " + quoteSnippet(first)
+	if how != "" {
+		starts = "is " + how + "-compressed and " + starts
+	}
+	switch k {
+	case textArray:
+		return "a JSON array, not JSON lines (it " + starts + "); write one object per line, e.g. with jq -c '.[]'"
+	case textTREC:
+		return "looks like a TREC run (it " + starts + "); TREC runs are read with their judgments: give --qrels QRELS"
+	}
+	return "not a known input format (it " + starts + "); " + formatsRead
+}
+
+// checkText classifies the text br starts with and refuses anything but
+// JSON lines (or blanks, which the JSONL parser reads as no rows, or
+// judges itself when they fill br's buffer).
+func checkText(name, how string, br *bufio.Reader) error {
+	k, first, err := sniffText(br)
+	if err != nil {
+		return readError(name, 1, err)
+	}
+	if k == textJSONL || k == textBlank {
+		return nil
+	}
+	return formatError(name, how, k, first)
+}
+
+// compression names the compression head starts with, "" for none.
+func compression(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, magicGzip):
+		return "gzip"
+	case bytes.HasPrefix(head, magicZstd):
+		return "zstd"
+	}
+	return ""
+}
+
+// strayFile is a file of no known input format in a directory or glob.
+type strayFile struct {
+	path  string
+	kind  textKind
+	first []byte
+}
+
+// sniffFile reads the first bytes of a local file for Expand, which lists
+// every file of no known format in a directory or glob before anything is
+// read. Only regular
+// files are read: a named pipe must be left for its reader. Compressed
+// files pass; Open judges what they hold.
+func sniffFile(path string) (*strayFile, error) {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, nil // Open reports it
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, sniffLimit)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	head := buf[:n]
+	for _, m := range [][]byte{magicParquet, magicArrowFile, magicArrowIPC, magicGzip, magicZstd} {
+		if bytes.HasPrefix(head, m) {
+			return nil, nil
+		}
+	}
+	switch k, first, _ := textStart(head); k {
+	case textBlank, textJSONL, textTREC:
+		return nil, nil
+	default:
+		return &strayFile{path: path, kind: k, first: first}, nil
+	}
+}
+
+// strayError names the files of no known format that Expand found.
+func strayError(stray []strayFile) error {
+	var msg string
+	if len(stray) == 1 {
+		s := stray[0]
+		msg = s.path + ": " + formatWhy("", s.kind, s.first)
+	} else {
+		const most = 10
+		names := make([]string, 0, most)
+		for _, s := range stray[:min(len(stray), most)] {
+			names = append(names, s.path)
+		}
+		list := strings.Join(names, ", ")
+		if len(stray) > most {
+			list += fmt.Sprintf(" and %d more", len(stray)-most)
+		}
+		msg = fmt.Sprintf("%d files of no known input format: %s (the first starts %s); %s",
+			len(stray), list, quoteSnippet(stray[0].first), formatsRead)
+	}
+	it := "them"
+	if len(stray) == 1 {
+		it = "it"
+	}
+	return fmt.Errorf("%s; leave %s out: name the data files with a glob such as *.parquet, or move the others away (names starting with '_' or '.' are skipped): %w", msg, it, ErrFormat)
+}
