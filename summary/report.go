@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/report"
@@ -13,8 +12,7 @@ import (
 // WriteReport writes the HTML report: the same figures as the summary.
 func (r *Results) WriteReport(w io.Writer) error {
 	c := r.Run
-	d := &report.Data{Title: "rankeval report", Bootstrap: c.Bootstrap, SliceCols: c.Slices}
-	d.Lines = append(d.Lines, "Input: "+strings.Join(c.Inputs, ", "))
+	d := &report.Data{Title: "rankeval report", Version: c.Version, Inputs: c.Inputs, Bootstrap: c.Bootstrap, SliceCols: c.Slices}
 	set := r.Agg.Sys[0]
 	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, c.Options.Empty))
 	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", c.Options.Ties, c.Options.Gain, c.Options.MaxGrade))
@@ -26,7 +24,8 @@ func (r *Results) WriteReport(w io.Writer) error {
 		return report.Stat{Mean: s.Mean, N: s.N, CI: report.Interval{Lo: s.Lo, Hi: s.Hi}, Boot: boot}
 	}
 	diff := func(p aggregate.Paired) report.Diff {
-		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi}, P: p.P, PHolm: p.PHolm}
+		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi},
+			P: p.P, PHolm: p.PHolm, PText: pval(p.P, ""), PHolmText: pval(p.PHolm, "")}
 	}
 	for s := range r.nsys {
 		sys := report.System{Name: r.systems[s], Rows: r.Agg.Sys[s].Rows, Queries: r.Agg.Sys[s].Queries, Empty: r.Agg.Sys[s].Empty, Missing: r.Agg.Missing[s]}

@@ -53,7 +53,7 @@ func (r *Results) Text() []byte {
 		w.WriteByte('\n')
 		for i, m := range c.Metrics {
 			d := ps[i]
-			fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean), signedInterval4(d.Lo, d.Hi), pval(d.P), pval(d.PHolm))
+			fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean), signedInterval4(d.Lo, d.Hi), pval(d.P, "-"), pval(d.PHolm, "-"))
 			if c.Bootstrap > 0 {
 				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))
 			}
@@ -164,13 +164,17 @@ func signedInterval4(lo, hi float64) string {
 	return fmt.Sprintf("[%+.4f, %+.4f]", lo, hi)
 }
 
-// pval prints a p-value with the digits that matter.
-func pval(p float64) string {
+// pval prints a p-value with the digits that matter, for every rendering
+// a person reads (the text summary, the HTML report): four decimals, and
+// "< 0.0001" below that, where more digits tell a reader nothing (and a
+// tail that underflows to 0 would print as 0.0e+00). NaN prints as
+// undefined, the rendering's mark for a missing figure.
+func pval(p float64, undefined string) string {
 	switch {
 	case math.IsNaN(p):
-		return "-"
+		return undefined
 	case p < 1e-4:
-		return fmt.Sprintf("%.1e", p)
+		return "< 0.0001"
 	}
 	return fmt.Sprintf("%.4f", p)
 }

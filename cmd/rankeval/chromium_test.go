@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,6 +116,17 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("no hover text like %q", tip)
 		}
 	}
+	// the version that made it; p-values too small for four decimals as a
+	// bound, as the text summary prints them, not as 1.4e-05 or 0.0e+00
+	if !strings.Contains(dom, "rankeval (devel)") {
+		t.Error("the report does not name the rankeval version")
+	}
+	if !strings.Contains(dom, "<td>&lt; 0.0001</td>") || !strings.Contains(dom, "p &lt; 0.0001") {
+		t.Error("no p-value printed as < 0.0001")
+	}
+	if m := regexp.MustCompile(`\b\d\.\de[-+]\d\d\b`).FindString(dom); m != "" {
+		t.Errorf("a figure in scientific notation: %s", m)
+	}
 
 	shot := filepath.Join(dir, "report.png")
 	browse(page, "--hide-scrollbars", "--window-size=1400,2000", "--screenshot="+shot)
@@ -123,6 +135,85 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatalf("screenshot %s: %v (size %v)", shot, err, st)
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, st.Size())
+
+	t.Run("wide, many inputs", func(t *testing.T) {
+		// 300 part files, two long system names and twelve metrics: a
+		// slice table far wider than a laptop's window, and 300 names
+		// for the header
+		lake := filepath.Join(dir, "lake")
+		if err := os.MkdirAll(lake, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for q := range 300 {
+			var b strings.Builder
+			for d := range 10 {
+				fmt.Fprintf(&b, `{"query_id":"q%04d","doc_id":"d%d","label":%d,"market":"m%d","baseline_ranker_2026_11_production":%.3f,"candidate_ranker_with_new_features_v2":%.3f}`+"\n",
+					q, d, (q*7+d*3)%4, q%6, float64((q*13+d*29)%101)/100, float64((q*17+d*31+(q*7+d*3)%4*20)%101)/100)
+			}
+			if err := os.WriteFile(filepath.Join(lake, fmt.Sprintf("part-%05d.jsonl", q)), []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wide := filepath.Join(dir, "wide.html")
+		if code, _, stderr := cli(t, "--quiet", "-m", "ndcg@5,ndcg@10,ndcg@20,map,mrr,p@5,p@10,r@10,r@20,err@10,kendall,spearman",
+			"--score-col", "baseline_ranker_2026_11_production,candidate_ranker_with_new_features_v2", "--by", "market",
+			"--report", wide, lake); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		// Measure the laid-out page in a 1280 px window: a copy of the
+		// report with a script at its end that writes the figures onto
+		// <html>, read back from the dumped DOM.
+		src, err := os.ReadFile(wide)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const probe = `<script>(function(){var h=document.documentElement,box=document.querySelector("#slices .scroll"),t=document.getElementById("slice-table"),d=document.querySelector(".inputs details");` +
+			`h.setAttribute("data-layout",JSON.stringify({inner:innerWidth,scroll:h.scrollWidth,client:h.clientWidth,` +
+			`box:box?box.clientWidth:-1,boxScroll:box?box.scrollWidth:-1,table:t.offsetWidth,nav:document.querySelector("nav").getBoundingClientRect().top+scrollY,details:d?(d.open?1:0):-1}));})();</script>`
+		measured := filepath.Join(dir, "wide-measured.html")
+		if err := os.WriteFile(measured, bytes.Replace(src, []byte("</body>"), []byte(probe+"</body>"), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom, _ := browse(measured, "--window-size=1280,900", "--dump-dom")
+		m := regexp.MustCompile(`data-layout="([^"]*)"`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Fatal("the probe wrote no measurements")
+		}
+		var l struct {
+			Inner, Scroll, Client, Box, BoxScroll, Table int
+			Details                                      int // -1 none, 0 closed, 1 open
+			Nav                                          float64
+		}
+		if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &l); err != nil {
+			t.Fatalf("%v: %s", err, m[1])
+		}
+		t.Logf("layout at 1280 px: %+v", l)
+		if l.Inner != 1280 {
+			t.Fatalf("window %d px wide, want 1280: the measurements mean nothing", l.Inner)
+		}
+		// the table is wider than the page can show, so it must scroll
+		// in its box, and the page must not get wider than the window
+		if l.Table <= 1280 {
+			t.Errorf("slice table %d px wide: the test needs one wider than the window", l.Table)
+		}
+		if l.Scroll > 1280 || l.Scroll > l.Client {
+			t.Errorf("page scrolls sideways: scrollWidth %d, clientWidth %d, window 1280", l.Scroll, l.Client)
+		}
+		if l.Box < 0 || l.BoxScroll <= l.Box {
+			t.Errorf("slice table box: clientWidth %d, scrollWidth %d: the table does not scroll in its own box", l.Box, l.BoxScroll)
+		}
+		// 300 input names would take some fifty lines: the header shows
+		// three, the rest closed behind a disclosure
+		if l.Nav > 300 {
+			t.Errorf("the navigation starts %.0f px down: the header is too long", l.Nav)
+		}
+		if l.Details != 0 {
+			t.Errorf("inputs' disclosure %d (-1 none, 1 open), want one, closed", l.Details)
+		}
+		if !strings.Contains(dom, "300 inputs: ") {
+			t.Error("no count of the inputs")
+		}
+	})
 
 	t.Run("one system, no slices", func(t *testing.T) {
 		single := filepath.Join(dir, "single.html")
