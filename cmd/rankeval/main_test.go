@@ -33,13 +33,14 @@ func cli(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// sharedDir is ../shared beside the repository; tests that need it skip
-// with a clear message when it is absent.
-func sharedDir(t testing.TB) string {
+// testdataDir is the repository's testdata folder, whose vectors/ and
+// reference/ (copies of the project's shared folder) the vector and peer
+// tests read; it fails the test, never skips it, when they are missing.
+func testdataDir(t testing.TB) string {
 	t.Helper()
-	d := filepath.Join("..", "..", "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "SPEC.md")); err != nil {
-		t.Skipf("shared folder %s not found: the vectors and reference outputs live there", d)
+	d, err := vectors.Testdata()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
 }
@@ -58,10 +59,10 @@ type summaryJSON struct {
 	Options map[string]any `json:"options"`
 }
 
-// sharedVectors loads the shared vector files.
-func sharedVectors(t *testing.T) []vectors.File {
+// loadVectors loads the vector files of testdata/vectors.
+func loadVectors(t *testing.T) []vectors.File {
 	t.Helper()
-	files, err := vectors.Load(filepath.Join(sharedDir(t), "vectors"))
+	files, err := vectors.Load(filepath.Join(testdataDir(t), "vectors"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +71,10 @@ func sharedVectors(t *testing.T) []vectors.File {
 
 func close9(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
 
-// TestVectors runs every case of ../shared/vectors/*.expected.json through
+// TestVectors runs every case of testdata/vectors/*.expected.json through
 // the command line, summary and per query.
 func TestVectors(t *testing.T) {
-	for _, vf := range sharedVectors(t) {
+	for _, vf := range loadVectors(t) {
 		for _, c := range vf.Cases {
 			name := vf.Name + "/" + c.Options.Name()
 			args := append([]string{"--format", "json", "-m", strings.Join(vf.Metrics, ",")}, c.Options.Args()...)
