@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,8 +65,8 @@ type Settings struct {
 }
 
 // Names lists the flags Register defines, for a command's help.
-var Names = []string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format", "query-col", "doc-col", "score-col", "label-col", "rank-col", "max-group-rows"}
+var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
+	"format"}, ColumnNames, []string{"max-group-rows"})
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -104,13 +105,35 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
-	fs.StringVar(&v.Columns.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
-	fs.StringVar(&v.Columns.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
-	fs.StringVar(&v.Columns.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
-	fs.StringVar(&v.Columns.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
-	fs.StringVar(&v.Columns.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
+	RegisterColumns(fs, &v.Columns)
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	return v
+}
+
+// ColumnNames lists the flags RegisterColumns defines.
+var ColumnNames = []string{"query-col", "doc-col", "score-col", "label-col", "rank-col"}
+
+// RegisterColumns defines the column flags on fs, storing into c: the
+// names of the query, doc, score, label and rank fields, with rankeval's
+// defaults. Register calls it; a tool that reads logs as rankeval does
+// without evaluating them (scripts/gen -from) calls it alone, and then
+// FinishColumns.
+func RegisterColumns(fs *flag.FlagSet, c *reader.Columns) {
+	fs.StringVar(&c.Query, "query-col", "query_id", "field holding the query id (a string or an integer)")
+	fs.StringVar(&c.Doc, "doc-col", "doc_id", "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
+	fs.StringVar(&c.Score, "score-col", "score", "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
+	fs.StringVar(&c.Label, "label-col", "label", "field holding the relevance label (a number >= 0, or a boolean)")
+	fs.StringVar(&c.Rank, "rank-col", "", "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
+}
+
+// FinishColumns completes c after fs has parsed the command line: a rank
+// column without an explicit score column needs no score, so none is read.
+func FinishColumns(fs *flag.FlagSet, c *reader.Columns) {
+	scoreSet := false
+	fs.Visit(func(f *flag.Flag) { scoreSet = scoreSet || f.Name == "score-col" })
+	if c.Rank != "" && !scoreSet {
+		c.Score = "" // ordered by rank: a score is neither needed nor required
+	}
 }
 
 // Finish completes v after fs has parsed the command line: a profile sets
@@ -133,9 +156,7 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 		}
 	}
 	v.MaxGradeSet = set["max-grade"] || v.Profile == "gdeval"
-	if v.Columns.Rank != "" && !set["score-col"] {
-		v.Columns.Score = "" // ordered by rank: a score is neither needed nor required
-	}
+	FinishColumns(fs, &v.Columns)
 	return v.Resolve()
 }
 

@@ -3,26 +3,25 @@ package metrics
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
-// sharedDir is /work/shared as seen from the package directory.
-var sharedDir = filepath.Join("..", "..", "shared")
-
+// vectorsDir is the repository's testdata/vectors (a copy of the project's
+// shared vectors); the test fails, never skips, when it is missing.
 func vectorsDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(sharedDir, "vectors")
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("shared vectors not found at %s (expected ../../shared relative to metrics/)", dir)
+	d, err := vectors.Testdata()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return dir
+	return filepath.Join(d, "vectors")
 }
 
 type query struct {
@@ -286,7 +285,7 @@ func TestBigTiesMonteCarlo(t *testing.T) {
 }
 
 // TestWorkedExamples checks the figures of SPEC §6's source documents from
-// inline data, so they hold even without the shared vectors.
+// inline data, so they hold apart from the vector files.
 func TestWorkedExamples(t *testing.T) {
 	example := List{
 		Score: []float64{0.9, 0.85, 0.71, 0.63, 0.47, 0.36, 0.24, 0.16},

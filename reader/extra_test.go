@@ -70,7 +70,7 @@ func TestJSONLExtraErrors(t *testing.T) {
 	}
 	t.Run("column named twice", func(t *testing.T) {
 		c := Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"q"}}
-		if err := c.check(); !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `"q" is named for two roles`) {
+		if err := c.Check(); !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `"q" is named for two roles`) {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -259,7 +259,7 @@ func TestNamedForTwoRoles(t *testing.T) {
 		{Columns{Query: "q", Score: "s", Label: "l", ExtraScore: []string{"s"}}, `column "s" is named for two roles: the score column and a score column`},
 		{Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"m", "m"}}, `column "m" is named twice, for a slice column`},
 	} {
-		err := c.cols.check()
+		err := c.cols.Check()
 		if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want %s", c.cols, err, c.want)
 		}

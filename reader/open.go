@@ -108,7 +108,7 @@ var (
 // reader that has none. Text that does not start like JSON lines (its first
 // non-blank byte '{') is ErrFormat naming the input.
 func Open(name string, cols Columns, opt Options) (Reader, error) {
-	if err := cols.check(); err != nil {
+	if err := cols.Check(); err != nil {
 		return nil, err
 	}
 	if objstore.IsURL(name) {
@@ -204,7 +204,10 @@ type closerFunc func() error
 
 func (c closerFunc) Close() error { return c() }
 
-func (c Columns) check() error {
+// Check reports a set of columns no reader can read: a required name left
+// empty, or one name given two roles (exit 2 in the commands: a corrected
+// command line fixes it).
+func (c Columns) Check() error {
 	if c.Query == "" {
 		return fmt.Errorf("query column name is empty: %w", ErrColumn)
 	}
@@ -240,7 +243,7 @@ func (c Columns) check() error {
 // only; JSONL (plain, gzip, zstd) and Arrow IPC streams with one streaming
 // read, decoded as the bytes arrive.
 func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error) {
-	if err := cols.check(); err != nil {
+	if err := cols.Check(); err != nil {
 		o.Close()
 		return nil, err
 	}

@@ -160,12 +160,12 @@ func loadJSONL(t *testing.T, name string) (rows []synth.Row, floatLabels bool) {
 	return rows, floatLabels
 }
 
-// TestVectorsSameSummaryAcrossFormats converts ../shared/vectors/*.jsonl to
+// TestVectorsSameSummaryAcrossFormats converts testdata/vectors/*.jsonl to
 // every format and demands the JSONL's summary, byte for byte.
 func TestVectorsSameSummaryAcrossFormats(t *testing.T) {
-	cases, _ := filepath.Glob(filepath.Join(sharedDir(t), "vectors", "*.jsonl"))
+	cases, _ := filepath.Glob(filepath.Join(testdataDir(t), "vectors", "*.jsonl"))
 	if len(cases) == 0 {
-		t.Skip("no vectors in ../shared/vectors")
+		t.Fatal("no logs in testdata/vectors")
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c), func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -24,6 +25,7 @@ var (
 // config is the parsed command line.
 type config struct {
 	shared   *evalflags.Settings // metrics, conventions, columns, profile, format
+	cols     reader.Columns      // the shared columns and the --by columns
 	output   string
 	perQuery string
 	workers  int
@@ -212,6 +214,11 @@ func (c *config) analysisFlags(by string, systemFlags []string) error {
 	}
 	if c.unsorted && c.logs != nil {
 		return usagef("--unsorted reads one log: compare score columns of it (--score-col a,b), or sort the --system logs by query id")
+	}
+	c.cols = c.shared.Columns
+	c.cols.Extra = c.by
+	if err := c.cols.Check(); err != nil {
+		return usageError{err}
 	}
 	if c.bootstrap < 0 || c.bootstrap > 100_000 {
 		return usagef("--bootstrap %d: want 0 (none) to 100000 replicates", c.bootstrap)

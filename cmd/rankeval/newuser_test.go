@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -49,7 +50,7 @@ func TestFlagsAfterInputs(t *testing.T) {
 		}
 	})
 	// TREC: --qrels QRELS RUN --profile trec_eval
-	ref := filepath.Join(sharedDir(t), "reference", "trec_a")
+	ref := filepath.Join(testdataDir(t), "reference", "trec_a")
 	code, got, stderr := cli(t, "--quiet", "--qrels", filepath.Join(ref, "qrels.txt"), filepath.Join(ref, "run.txt"), "--profile", "trec_eval", "--format", "trec", "-m", "map")
 	if code != 0 || !strings.HasPrefix(got, "num_q") {
 		t.Fatalf("TREC with the profile after the run: exit %d %s\n%s", code, stderr, got)
@@ -175,5 +176,45 @@ func TestSliceQueryCounts(t *testing.T) {
 	// b is empty, left out of the means under --empty skip: 2 queries
 	if !regexp.MustCompile(`\nmap +1\.0000 .* 2\n`).MatchString(out) || !regexp.MustCompile(`\nx +2 +1\.0000\n`).MatchString(out) {
 		t.Fatalf("slice counts differ from the overall table's:\n%s", out)
+	}
+}
+
+// TestEmptyInputs: SPEC §8, an input with no rows is zero rows: a 0-byte
+// file (alone, or as an empty part beside a good one in a lake), a file of
+// blank lines, empty standard input. The run prints its zero-count
+// summary and exits 0, or 3 under --fail-on-empty.
+func TestEmptyInputs(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
+	blank := filepath.Join(dir, "blank.jsonl")
+	os.WriteFile(blank, []byte("\n\n  \n"), 0o644)
+	lake := filepath.Join(dir, "lake")
+	os.MkdirAll(lake, 0o755)
+	os.WriteFile(filepath.Join(lake, "part-00000.jsonl"), []byte(twoQueries), 0o644)
+	os.WriteFile(filepath.Join(lake, "part-00001.jsonl"), nil, 0o644)
+	for _, in := range []string{empty, blank} {
+		code, out, stderr := cli(t, "--quiet", "--format", "json", in)
+		if code != 0 || !strings.Contains(out, `"rows": 0`) || !strings.Contains(out, `"queries": {"total": 0, "empty": 0}`) {
+			t.Fatalf("%s: exit %d %s\n%s", in, code, stderr, out)
+		}
+		if code, _, stderr := cli(t, "--quiet", "--fail-on-empty", in); code != 3 {
+			t.Fatalf("%s --fail-on-empty: exit %d, want 3: %s", in, code, stderr)
+		}
+	}
+	_, want, _ := cli(t, "--quiet", filepath.Join(lake, "part-00000.jsonl"))
+	if code, got, stderr := cli(t, "--quiet", lake); code != 0 || got != want {
+		t.Fatalf("lake with an empty part: exit %d %s\n%s", code, stderr, got)
+	}
+	// empty standard input: run the binary, as a shell would
+	bin := filepath.Join(t.TempDir(), "rankeval")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--quiet", "-")
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "0 rows, 0 queries") {
+		t.Fatalf("empty standard input: %v\n%s", err, out)
 	}
 }

@@ -109,9 +109,9 @@ func sameBothWays(t *testing.T, args []string, sorted, shuffled string) string {
 // TestUnsortedParity checks that every per-row and per-query rule is the
 // same on the sorted path and the --unsorted spill path: the summary of a
 // log whose queries are interleaved equals the sorted log's under every
-// option set of the shared vectors and under both peer profiles.
+// option set of the vectors and under both peer profiles.
 func TestUnsortedParity(t *testing.T) {
-	for _, vf := range sharedVectors(t) {
+	for _, vf := range loadVectors(t) {
 		shuffled := interleave(t, readLines(t, vf.Log), jsonQuery("query_id"), "shuffled.jsonl")
 		sets := [][]string{{"--profile", "trec_eval"}, {"--profile", "gdeval"}}
 		for _, c := range vf.Cases {
@@ -160,7 +160,7 @@ func TestUnsortedAnalysis(t *testing.T) {
 // TestUnsortedTrec: a TREC run interleaved by query, joined with its qrels
 // in the workers, gives trec_eval's numbers with and without --complete.
 func TestUnsortedTrec(t *testing.T) {
-	ref := filepath.Join(sharedDir(t), "reference")
+	ref := filepath.Join(testdataDir(t), "reference")
 	for _, folder := range []string{"trec_a", "trec_b"} {
 		run := filepath.Join(ref, folder, "run.txt")
 		shuffled := interleave(t, readLines(t, run), trecQuery, "run.txt")

@@ -116,8 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
-	cols := c.shared.Columns
-	cols.Extra = c.by
+	cols := c.cols
 	logs := c.logs
 	if logs == nil {
 		logs = [][]string{c.inputs}

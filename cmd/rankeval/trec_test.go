@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// the measures of ../shared/reference/README.md, as trec_eval names them
+// the measures of testdata/reference/README.md, as trec_eval names them
 const trecMeasures = "map,Rprec,recip_rank,P_1,P_5,P_10,P_20,recall_5,recall_10,recall_100,ndcg,ndcg_cut_5,ndcg_cut_10,ndcg_cut_20,success_1,success_5,success_10"
 
 // parseTrecOutput reads trec_eval's layout into measure -> query -> value.
@@ -39,7 +39,7 @@ func parseTrecOutput(t *testing.T, text string) map[string]map[string]float64 {
 }
 
 func referenceDirs(t *testing.T) []string {
-	dirs, _ := filepath.Glob(filepath.Join(sharedDir(t), "reference", "trec_*"))
+	dirs, _ := filepath.Glob(filepath.Join(testdataDir(t), "reference", "trec_*"))
 	if len(dirs) == 0 {
 		t.Fatal("no reference folders")
 	}

@@ -22,6 +22,12 @@ type Row struct {
 	// ScoreB is a second model's score, written when HasScoreB.
 	ScoreB    float64
 	HasScoreB bool
+	// Rank (1 = top) is written as a "rank" column when HasRank; with
+	// NoScore the score column is left out (rows ordered by rank alone).
+	// Conversions of logs ordered by rank set them; the generator does not.
+	Rank    int64
+	HasRank bool
+	NoScore bool
 }
 
 // Source yields rows in order; Next returns false at the end.

@@ -168,8 +168,10 @@ func (s *jsonlSink) add(r *Row) error {
 	b = appendJSONString(b, r.Query)
 	b = append(b, `,"doc_id":`...)
 	b = appendJSONString(b, r.Doc)
-	b = append(b, `,"score":`...)
-	b = appendNumber(b, r.Score)
+	if !r.NoScore {
+		b = append(b, `,"score":`...)
+		b = appendNumber(b, r.Score)
+	}
 	b = append(b, `,"label":`...)
 	b = appendNumber(b, r.Label)
 	if r.Market != "" {
@@ -179,6 +181,10 @@ func (s *jsonlSink) add(r *Row) error {
 	if r.HasScoreB {
 		b = append(b, `,"score_b":`...)
 		b = appendNumber(b, r.ScoreB)
+	}
+	if r.HasRank {
+		b = append(b, `,"rank":`...)
+		b = strconv.AppendInt(b, r.Rank, 10)
 	}
 	b = append(b, "}\n"...)
 	s.buf = b
@@ -227,10 +233,17 @@ func (s *jsonlSink) close() error {
 }
 
 // Schema is the Arrow schema the columnar writers use for rows without
-// market and score_b.
-func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, false, false) }
+// market, score_b and rank.
+func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, layout{}) }
 
-func schema(floatLabels, market, scoreB bool) *arrow.Schema {
+// layout is which optional columns a file has, as its first row shows.
+type layout struct{ noScore, market, scoreB, rank bool }
+
+func layoutOf(r *Row) layout {
+	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, rank: r.HasRank}
+}
+
+func schema(floatLabels bool, l layout) *arrow.Schema {
 	var label arrow.DataType = arrow.PrimitiveTypes.Int32
 	if floatLabels {
 		label = arrow.PrimitiveTypes.Float64
@@ -238,14 +251,19 @@ func schema(floatLabels, market, scoreB bool) *arrow.Schema {
 	fields := []arrow.Field{
 		{Name: "query_id", Type: arrow.BinaryTypes.String},
 		{Name: "doc_id", Type: arrow.BinaryTypes.String},
-		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "label", Type: label},
 	}
-	if market {
+	if !l.noScore {
+		fields = append(fields, arrow.Field{Name: "score", Type: arrow.PrimitiveTypes.Float64})
+	}
+	fields = append(fields, arrow.Field{Name: "label", Type: label})
+	if l.market {
 		fields = append(fields, arrow.Field{Name: "market", Type: arrow.BinaryTypes.String})
 	}
-	if scoreB {
+	if l.scoreB {
 		fields = append(fields, arrow.Field{Name: "score_b", Type: arrow.PrimitiveTypes.Float64})
+	}
+	if l.rank {
+		fields = append(fields, arrow.Field{Name: "rank", Type: arrow.PrimitiveTypes.Int64})
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -254,50 +272,58 @@ func schema(floatLabels, market, scoreB bool) *arrow.Schema {
 // opt.Batch rows at a time to the writer, which open creates once the
 // first row shows which optional columns there are.
 type recordSink struct {
-	opt            Options
-	open           func(*arrow.Schema) (write func(arrow.RecordBatch) error, close func() error, err error)
-	b              *array.RecordBuilder // nil before the first row
-	market, scoreB bool
-	n              int
-	write          func(arrow.RecordBatch) error
-	closeFn        func() error
+	opt     Options
+	open    func(*arrow.Schema) (write func(arrow.RecordBatch) error, close func() error, err error)
+	b       *array.RecordBuilder // nil before the first row
+	l       layout
+	n       int
+	write   func(arrow.RecordBatch) error
+	closeFn func() error
 }
 
-func (s *recordSink) start(market, scoreB bool) error {
-	sc := schema(s.opt.FloatLabels, market, scoreB)
+func (s *recordSink) start(l layout) error {
+	sc := schema(s.opt.FloatLabels, l)
 	w, c, err := s.open(sc)
 	if err != nil {
 		return err
 	}
 	s.b = array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	s.market, s.scoreB, s.write, s.closeFn = market, scoreB, w, c
+	s.l, s.write, s.closeFn = l, w, c
 	return nil
 }
 
 func (s *recordSink) add(r *Row) error {
 	if s.b == nil {
-		if err := s.start(r.Market != "", r.HasScoreB); err != nil {
+		if err := s.start(layoutOf(r)); err != nil {
 			return err
 		}
 	}
 	s.b.Field(0).(*array.StringBuilder).Append(r.Query)
 	s.b.Field(1).(*array.StringBuilder).Append(r.Doc)
-	s.b.Field(2).(*array.Float64Builder).Append(r.Score)
+	f := 2
+	if !s.l.noScore {
+		s.b.Field(f).(*array.Float64Builder).Append(r.Score)
+		f++
+	}
 	if s.opt.FloatLabels {
-		s.b.Field(3).(*array.Float64Builder).Append(r.Label)
+		s.b.Field(f).(*array.Float64Builder).Append(r.Label)
 	} else {
 		if r.Label != math.Trunc(r.Label) || math.Abs(r.Label) > math.MaxInt32 {
 			return fmt.Errorf("label %v is not an int32; write float labels", r.Label)
 		}
-		s.b.Field(3).(*array.Int32Builder).Append(int32(r.Label))
+		s.b.Field(f).(*array.Int32Builder).Append(int32(r.Label))
 	}
-	f := 4
-	if s.market {
+	f++
+	if s.l.market {
 		s.b.Field(f).(*array.StringBuilder).Append(r.Market)
 		f++
 	}
-	if s.scoreB {
+	if s.l.scoreB {
 		s.b.Field(f).(*array.Float64Builder).Append(r.ScoreB)
+		f++
+	}
+	if s.l.rank {
+		s.b.Field(f).(*array.Int64Builder).Append(r.Rank)
 	}
 	if s.n++; s.n == s.opt.batch() {
 		return s.flush()
@@ -317,7 +343,7 @@ func (s *recordSink) flush() error {
 
 func (s *recordSink) close() error {
 	if s.b == nil { // no rows: a file with the base schema
-		if err := s.start(false, false); err != nil {
+		if err := s.start(layout{}); err != nil {
 			return err
 		}
 	}

@@ -1,10 +1,15 @@
-// Package vectors reads the shared test vectors (shared/vectors beside the
-// repository: logs with expected values under several option sets), so
-// the tests of every command and path run the same cases the same way.
+// Package vectors finds the repository's test data and reads its metric
+// vectors (testdata/vectors: logs with expected values under several
+// option sets), so the tests of every command, path and module run the
+// same cases the same way. testdata/vectors and testdata/reference (the
+// peer tools' outputs) are copies of the project's shared folder, kept in
+// the repository so that the tests never depend on it.
 package vectors
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +17,64 @@ import (
 	"strconv"
 	"strings"
 )
+
+// Module is the root module's path, whose folder holds testdata.
+const Module = "github.com/rankeval/rankeval"
+
+// Root is the root module's folder, found from the working directory by
+// walking up to the go.mod that declares Module: go test runs a package's
+// tests in the package's folder, in either module (dist/beam's go.mod
+// declares another module and is passed over).
+func Root() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		if declares(filepath.Join(d, "go.mod"), Module) {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", fmt.Errorf("no go.mod of module %s in %s or above", Module, wd)
+		}
+		d = up
+	}
+}
+
+// declares reports whether the go.mod at path declares module mod.
+func declares(path, mod string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fs := strings.Fields(sc.Text()); len(fs) == 2 && fs[0] == "module" {
+			return strings.Trim(fs[1], `"`) == mod
+		}
+	}
+	return false
+}
+
+// Testdata is the repository's testdata folder: testdata/vectors holds
+// the metric vectors (Load reads them), testdata/reference the peer
+// tools' TREC runs, qrels and outputs. It is an error, never a reason to
+// skip, when they are missing.
+func Testdata() (string, error) {
+	root, err := Root()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(root, "testdata")
+	for _, sub := range []string{"vectors", "reference"} {
+		if _, err := os.Stat(filepath.Join(d, sub)); err != nil {
+			return "", errors.Join(fmt.Errorf("test data missing from the repository (%s)", sub), err)
+		}
+	}
+	return d, nil
+}
 
 // Options is one option set of a vector file, as SPEC names them.
 type Options struct {

@@ -119,18 +119,22 @@ func read(t *testing.T, name string) string {
 	return string(b)
 }
 
-func sharedVectors(t *testing.T) string {
-	d := filepath.Join("..", "..", "..", "..", "shared", "vectors")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared vectors not found at %s: they live in the steering repo's shared/", d)
+// vectorsDir is the root module's testdata/vectors (a copy of the
+// project's shared vectors); the test fails, never skips, when it is
+// missing.
+func vectorsDir(t *testing.T) string {
+	t.Helper()
+	d, err := vectors.Testdata()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return d
+	return filepath.Join(d, "vectors")
 }
 
-// TestParityVectors: every case of the shared vectors, summary and
-// per-query output, byte for byte against the local CLI.
+// TestParityVectors: every case of the vectors, summary and per-query
+// output, byte for byte against the local CLI.
 func TestParityVectors(t *testing.T) {
-	files, err := vectors.Load(sharedVectors(t))
+	files, err := vectors.Load(vectorsDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

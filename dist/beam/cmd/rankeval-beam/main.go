@@ -48,8 +48,12 @@ var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size",
 
 // config checks the flags as rankeval does and expands the inputs.
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
-	if _, err := o.shared.Finish(fs); err != nil {
+	s, err := o.shared.Finish(fs)
+	if err != nil {
 		return nil, err
+	}
+	if err := s.Columns.Check(); err != nil {
+		return nil, evalflags.Usagef("%w", err)
 	}
 	c := &rankbeam.Config{Flags: *o.shared, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart}
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
