@@ -137,7 +137,7 @@ func TestUnknownMetricCLI(t *testing.T) {
 }
 
 // TestRankPositions: --rank-col takes any integers that order the rows:
-// 0-based positions give what 1-based ranks give.
+// 0-based positions and integral floats give what 1-based ranks give.
 func TestRankPositions(t *testing.T) {
 	one := writeLog(t, "one.jsonl", `{"q":"a","pos":1,"y":0}
 {"q":"a","pos":2,"y":1}
@@ -145,11 +145,14 @@ func TestRankPositions(t *testing.T) {
 {"q":"b","pos":1,"y":1}
 `)
 	zero := writeLog(t, "zero.jsonl", strings.NewReplacer(`"pos":1`, `"pos":0`, `"pos":2`, `"pos":1`).Replace(readFile(t, one)))
+	floats := writeLog(t, "floats.jsonl", strings.NewReplacer(`"pos":1`, `"pos":1.0`, `"pos":2`, `"pos":2.0`).Replace(readFile(t, one)))
 	args := []string{"--quiet", "--query-col", "q", "--rank-col", "pos", "--label-col", "y", "-m", "mrr"}
 	_, want, _ := cli(t, append(args, one)...)
-	code, got, stderr := cli(t, append(args, zero)...)
-	if code != 0 || got != want || !strings.Contains(want, "0.7500") {
-		t.Fatalf("0-based positions: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	for _, in := range []string{zero, floats} {
+		code, got, stderr := cli(t, append(args, in)...)
+		if code != 0 || got != want || !strings.Contains(want, "0.7500") {
+			t.Fatalf("%s: exit %d %s\n%s\nwant\n%s", filepath.Base(in), code, stderr, got, want)
+		}
 	}
 }
 
