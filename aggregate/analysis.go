@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -31,7 +32,9 @@ type Query struct {
 // Analysis is one worker's (or the merged) aggregate of a run with
 // systems, slices, a bootstrap or histograms. Like Set it holds only
 // exact sums and integer counts, so merging partials in any order gives
-// the same bits.
+// the same bits. AppendBinary saves it, layout included, in a canonical
+// form that UnmarshalBinary loads with no loss; MergeMapped merges the
+// saved aggregates of separate runs.
 type Analysis struct {
 	L       *Layout
 	Sys     []*Set   // per system, every metric
@@ -176,8 +179,37 @@ func (a *Analysis) Add(q *Query) error {
 	return nil
 }
 
-// Merge adds o into a; o must not be used afterwards (slices may move).
-func (a *Analysis) Merge(o *Analysis) {
+// ErrLayout reports aggregates of different layouts, which do not merge,
+// or an analysis whose parts do not have its layout's shape.
+var ErrLayout = errors.New("aggregate layouts differ")
+
+// Merge adds o into a, slice i into slice i; o must not be used afterwards
+// (slices may move). The two must have equal layouts, as the workers of one
+// run do; MergeMapped checks.
+func (a *Analysis) Merge(o *Analysis) { a.merge(o, nil) }
+
+// MergeMapped is Merge for aggregates of separate runs (days of a rolling
+// window, saved and decoded): o's slice i goes into a's slice slice[i].
+// Each run numbers its slices in order of first appearance, so the caller
+// maps o's slice keys to a's numbering, new keys to new indexes; slices
+// mapped to one index are merged. It fails, changing nothing, when the
+// layouts differ (ErrLayout) or a slice of o has no index in slice.
+func (a *Analysis) MergeMapped(o *Analysis, slice []int) error {
+	if !a.L.Equal(o.L) {
+		return fmt.Errorf("merge: %w", ErrLayout)
+	}
+	for i, osl := range o.Slices {
+		if osl != nil && (i >= len(slice) || slice[i] < 0) {
+			return fmt.Errorf("merge: slice %d has no index in a mapping of %d", i, len(slice))
+		}
+	}
+	a.merge(o, slice)
+	return nil
+}
+
+// merge is Merge with o's slice i going to slice[i], or to i without a
+// mapping.
+func (a *Analysis) merge(o *Analysis, slice []int) {
 	for s := range a.Sys {
 		a.Sys[s].Merge(o.Sys[s])
 		a.Missing[s] += o.Missing[s]
@@ -195,16 +227,21 @@ func (a *Analysis) Merge(o *Analysis) {
 	if a.Boot != nil {
 		a.Boot.Merge(o.Boot)
 	}
-	for len(a.Slices) < len(o.Slices) {
-		a.Slices = append(a.Slices, nil)
-	}
 	for i, osl := range o.Slices {
-		switch {
-		case osl == nil:
-		case a.Slices[i] == nil:
-			a.Slices[i] = osl
-		default:
-			a.Slices[i].merge(osl)
+		if osl == nil {
+			continue
+		}
+		j := i
+		if slice != nil {
+			j = slice[i]
+		}
+		for len(a.Slices) <= j {
+			a.Slices = append(a.Slices, nil)
+		}
+		if a.Slices[j] == nil {
+			a.Slices[j] = osl
+		} else {
+			a.Slices[j].merge(osl)
 		}
 	}
 }

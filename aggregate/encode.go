@@ -31,7 +31,7 @@ func (s *Sum) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = append(b, flags)
 	if c.hasSpec {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c.special))
+		b = binary.LittleEndian.AppendUint64(b, specialBits(c.special))
 	}
 	// Most limbs are zero (only those spanning the values' exponents are
 	// used); a zero run is written as its length, so a typical sum takes a
@@ -81,6 +81,9 @@ func (s *Sum) decode(b []byte) ([]byte, error) {
 			return nil, fmt.Errorf("sum: truncated: %w", ErrEncoding)
 		}
 		s.special = math.Float64frombits(binary.LittleEndian.Uint64(b))
+		if !math.IsInf(s.special, 0) && !math.IsNaN(s.special) {
+			return nil, fmt.Errorf("sum: finite special value: %w", ErrEncoding)
+		}
 		b = b[8:]
 	}
 	for i := 0; i < limbs; {
@@ -115,6 +118,19 @@ func (s *Sum) decode(b []byte) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// nanBits is the one NaN an encoding holds: the sum of non-finite values
+// is NaN once +Inf meets -Inf, and which NaN the hardware then produces
+// (and propagates) depends on the platform and the order of additions.
+var nanBits = math.Float64bits(math.NaN())
+
+// specialBits is the canonical encoding of a sum of non-finite values.
+func specialBits(f float64) uint64 {
+	if math.IsNaN(f) {
+		return nanBits
+	}
+	return math.Float64bits(f)
 }
 
 // AppendBinary appends st's encoding to b.
@@ -157,10 +173,30 @@ func (s *Set) MarshalBinary() ([]byte, error) { return s.AppendBinary(nil) }
 
 // UnmarshalBinary replaces s with the aggregate data encodes.
 func (s *Set) UnmarshalBinary(data []byte) error {
-	if len(data) < 1 || data[0] != encodingVersion {
-		return fmt.Errorf("set: unknown version: %w", ErrEncoding)
+	var out Set
+	b, err := out.decode(data, -1)
+	if err != nil {
+		return err
 	}
-	b := data[1:]
+	if len(b) != 0 {
+		return fmt.Errorf("set: %d bytes after the end: %w", len(b), ErrEncoding)
+	}
+	*s = out
+	return nil
+}
+
+// minStatBytes is the shortest encoding of a Stat: a count and two empty
+// sums (flags, a zero run and its length).
+const minStatBytes = 7
+
+// decode reads a Set from the front of b into s, reusing s.Stats when it
+// has the right length, and returns the rest. With want >= 0 the Set must
+// have that many metrics.
+func (s *Set) decode(b []byte, want int) ([]byte, error) {
+	if len(b) < 1 || b[0] != encodingVersion {
+		return nil, fmt.Errorf("set: unknown version: %w", ErrEncoding)
+	}
+	b = b[1:]
 	var vals [5]uint64
 	for i := range vals {
 		var k int
@@ -175,25 +211,27 @@ func (s *Set) UnmarshalBinary(data []byte) error {
 			vals[i] = uint64(v)
 		}
 		if k <= 0 {
-			return fmt.Errorf("set: bad header: %w", ErrEncoding)
+			return nil, fmt.Errorf("set: bad header: %w", ErrEncoding)
 		}
 		b = b[k:]
 	}
-	// every Stat takes at least 5 bytes, so a count beyond that is garbage
-	// and must not size an allocation
-	if vals[0] > uint64(len(b)) {
-		return fmt.Errorf("set: %d metrics in %d bytes: %w", vals[0], len(b), ErrEncoding)
+	// a count beyond what the bytes can hold is garbage and must not size
+	// an allocation (a Stat takes 1 KiB in memory)
+	if vals[0] > uint64(len(b)/minStatBytes) {
+		return nil, fmt.Errorf("set: %d metrics in %d bytes: %w", vals[0], len(b), ErrEncoding)
 	}
-	out := Set{Stats: make([]Stat, vals[0]), Rows: int64(vals[1]), Queries: int64(vals[2]), Empty: int64(vals[3]), Dropped: int64(vals[4])}
-	for i := range out.Stats {
+	if want >= 0 && vals[0] != uint64(want) {
+		return nil, fmt.Errorf("set: %d metrics, want %d: %w", vals[0], want, ErrEncoding)
+	}
+	if len(s.Stats) != int(vals[0]) {
+		s.Stats = make([]Stat, vals[0])
+	}
+	s.Rows, s.Queries, s.Empty, s.Dropped = int64(vals[1]), int64(vals[2]), int64(vals[3]), int64(vals[4])
+	for i := range s.Stats {
 		var err error
-		if b, err = out.Stats[i].decode(b); err != nil {
-			return fmt.Errorf("metric %d: %w", i, err)
+		if b, err = s.Stats[i].decode(b); err != nil {
+			return nil, fmt.Errorf("metric %d: %w", i, err)
 		}
 	}
-	if len(b) != 0 {
-		return fmt.Errorf("set: %d bytes after the end: %w", len(b), ErrEncoding)
-	}
-	*s = out
-	return nil
+	return b, nil
 }

@@ -1,0 +1,458 @@
+package aggregate
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// A run's complete aggregate saved as bytes and merged later with no loss:
+// the days of a rolling window merge into exactly the bytes one run over
+// the window gives. The form is canonical like Set's (equal aggregates,
+// equal bytes, whatever order of adds and merges made them) and holds
+// only what cannot be derived: the layout, then the sums and counts. The
+// bootstrap's scales follow from the layout's ranges; scratch space is
+// rebuilt.
+//
+//	analysis = version layout set×S missing×S diff-stat×(S-1)·C
+//	           [hist-count×S·C·bins] [boots] n-slices (0 | 1 slice)×n
+//	layout   = version metrics n-core range-byte×n-core systems bootstrap hist-byte
+//	slice    = rows×S queries×S empty×S missing×S small-stat×S·C small-stat×(S-1)·C
+//
+// Counts are uvarints; set and stat are Set's and Stat's encodings
+// (encode.go); small-stat and boots are in encode_parts.go. Trailing nil
+// slices are not written: a slice exists only once a query of it was added.
+
+// maxDim bounds every dimension of a decoded layout, so that none can ask
+// for an absurd allocation; a real layout is far below it.
+const maxDim = 1 << 24
+
+// Equal reports whether l and o describe the same aggregate; only
+// analyses of equal layouts merge.
+func (l *Layout) Equal(o *Layout) bool {
+	if l == nil || o == nil {
+		return l == o
+	}
+	return l.Metrics == o.Metrics && l.Systems == o.Systems && l.Bootstrap == o.Bootstrap &&
+		l.Hist == o.Hist && slices.Equal(l.Core, o.Core)
+}
+
+func (l *Layout) check() error {
+	switch {
+	case l.Systems < 1 || l.Systems > maxDim:
+		return fmt.Errorf("layout: %d systems: %w", l.Systems, ErrLayout)
+	case l.Metrics < len(l.Core) || l.Metrics > maxDim:
+		return fmt.Errorf("layout: %d metrics, %d core: %w", l.Metrics, len(l.Core), ErrLayout)
+	case l.Bootstrap < 0 || l.Bootstrap > maxDim:
+		return fmt.Errorf("layout: %d bootstrap replicates: %w", l.Bootstrap, ErrLayout)
+	}
+	for m, r := range l.Core {
+		if r < RangeUnit || r > RangeOpen {
+			return fmt.Errorf("layout: core metric %d: unknown range %d: %w", m, r, ErrLayout)
+		}
+	}
+	return nil
+}
+
+// AppendBinary appends l's encoding to b. It fails (ErrLayout) on a
+// layout no analysis can have: no system, more core metrics than metrics,
+// an unknown range.
+func (l *Layout) AppendBinary(b []byte) ([]byte, error) {
+	if err := l.check(); err != nil {
+		return b, err
+	}
+	b = append(b, encodingVersion)
+	b = binary.AppendUvarint(b, uint64(l.Metrics))
+	b = binary.AppendUvarint(b, uint64(len(l.Core)))
+	for _, r := range l.Core {
+		b = append(b, byte(r))
+	}
+	b = binary.AppendUvarint(b, uint64(l.Systems))
+	b = binary.AppendUvarint(b, uint64(l.Bootstrap))
+	if l.Hist {
+		return append(b, 1), nil
+	}
+	return append(b, 0), nil
+}
+
+// MarshalBinary encodes l (see AppendBinary).
+func (l *Layout) MarshalBinary() ([]byte, error) { return l.AppendBinary(nil) }
+
+// UnmarshalBinary replaces l with the layout data encodes.
+func (l *Layout) UnmarshalBinary(data []byte) error {
+	d := dec{b: data}
+	var out Layout
+	out.decode(&d)
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("layout: %d bytes after the end", len(d.b))
+	}
+	if d.err != nil {
+		return d.err
+	}
+	*l = out
+	return nil
+}
+
+func (l *Layout) decode(d *dec) {
+	if v := d.u8("layout: version"); v != encodingVersion && d.err == nil {
+		d.fail("layout: unknown version %d", v)
+	}
+	l.Metrics = int(d.uvarint("layout: metrics", maxDim))
+	nc := d.uvarint("layout: core metrics", uint64(l.Metrics))
+	if !d.need(nc, "layout: core ranges") {
+		return
+	}
+	l.Core = make([]Range, nc)
+	for m := range l.Core {
+		r := d.u8("layout: range")
+		if r > byte(RangeOpen) {
+			d.fail("layout: core metric %d: unknown range %d", m, r)
+			return
+		}
+		l.Core[m] = Range(r)
+	}
+	l.Systems = int(d.uvarint("layout: systems", maxDim))
+	l.Bootstrap = int(d.uvarint("layout: bootstrap", maxDim))
+	switch h := d.u8("layout: histograms"); {
+	case d.err != nil:
+	case h > 1:
+		d.fail("layout: bad histogram flag %d", h)
+	default:
+		l.Hist = h == 1
+	}
+	if d.err == nil && l.Systems < 1 {
+		d.fail("layout: no system")
+	}
+}
+
+func satMul(a, b uint64) uint64 {
+	if hi, lo := bits.Mul64(a, b); hi == 0 {
+		return lo
+	}
+	return math.MaxUint64
+}
+
+func satAdd(a, b uint64) uint64 {
+	if s, c := bits.Add64(a, b, 0); c == 0 {
+		return s
+	}
+	return math.MaxUint64
+}
+
+func histBins(r Range) int {
+	if r == RangeOpen {
+		return openBins
+	}
+	return unitBins
+}
+
+// minBytes is the shortest encoding of an analysis of l after the layout:
+// checked against the input before NewAnalysis allocates for l.
+func (l *Layout) minBytes() uint64 {
+	S, M, C := uint64(l.Systems), uint64(l.Metrics), uint64(len(l.Core))
+	n := satMul(S, satAdd(7, satMul(M, minStatBytes))) // sets (6 bytes of header) and missing
+	n = satAdd(n, satMul(satMul(S-1, C), minStatBytes))
+	if l.Hist {
+		n = satAdd(n, satMul(S, satMul(C, unitBins)))
+	}
+	if l.Bootstrap > 0 {
+		B, K := uint64(l.Bootstrap), satMul(2*S-1, C)
+		n = satAdd(n, satAdd(satMul(B, satAdd(1, satMul(K, 9))), 1))
+	}
+	return satAdd(n, 1) // the number of slices
+}
+
+// minSliceBytes is the shortest encoding of a present slice, its flag
+// included.
+func (l *Layout) minSliceBytes() uint64 {
+	S, C := uint64(l.Systems), uint64(len(l.Core))
+	return 1 + 4*S + (2*S-1)*C*minSmallStatBytes
+}
+
+// check reports an analysis whose parts do not have its layout's shape
+// (one put together by hand), which would encode into garbage.
+func (a *Analysis) check() error {
+	l := a.L
+	if l == nil {
+		return fmt.Errorf("analysis without a layout: %w", ErrLayout)
+	}
+	if err := l.check(); err != nil {
+		return err
+	}
+	S, C := l.Systems, len(l.Core)
+	bad := func(what string) error {
+		return fmt.Errorf("analysis: %s does not match the layout: %w", what, ErrLayout)
+	}
+	if len(a.Sys) != S || len(a.Missing) != S || len(a.Diff) != S-1 {
+		return bad("systems")
+	}
+	for _, set := range a.Sys {
+		if set == nil || len(set.Stats) != l.Metrics {
+			return bad("metrics")
+		}
+		if set.Rows < 0 || set.Queries < 0 || set.Empty < 0 || set.Dropped < 0 {
+			return bad("negative count")
+		}
+		for i := range set.Stats {
+			if set.Stats[i].N < 0 {
+				return bad("negative count")
+			}
+		}
+	}
+	for _, d := range a.Diff {
+		if len(d) != C {
+			return bad("comparisons")
+		}
+		for i := range d {
+			if d[i].N < 0 {
+				return bad("negative count")
+			}
+		}
+	}
+	if l.Hist != (a.Hist != nil) || a.Hist != nil && len(a.Hist) != S {
+		return bad("histograms")
+	}
+	for _, hs := range a.Hist {
+		if len(hs) != C {
+			return bad("histograms")
+		}
+		for m, h := range hs {
+			if h.Range != l.Core[m] || len(h.Counts) != histBins(h.Range) {
+				return bad("histogram")
+			}
+		}
+	}
+	if bs := a.Boot; (l.Bootstrap > 0) != (bs != nil) || bs != nil && (bs.B != l.Bootstrap ||
+		bs.K != (2*S-1)*C || len(bs.lo) != bs.B*bs.K || len(bs.hi) != bs.B*bs.K || len(bs.total) != bs.B ||
+		bs.miss != nil && len(bs.miss) != bs.B*bs.K) {
+		return bad("bootstrap")
+	}
+	for _, sl := range a.Slices {
+		if sl == nil {
+			continue
+		}
+		if len(sl.Rows) != S || len(sl.Queries) != S || len(sl.Empty) != S || len(sl.Missing) != S ||
+			len(sl.Stats) != S || len(sl.Diff) != S-1 {
+			return bad("slice")
+		}
+		for _, st := range append(slices.Clip(sl.Stats), sl.Diff...) {
+			if len(st) != C {
+				return bad("slice")
+			}
+		}
+	}
+	if what := a.counts(); what != "" {
+		return fmt.Errorf("analysis: %s beyond the number of queries: %w", what, ErrLayout)
+	}
+	return nil
+}
+
+// counts reports the first count that exceeds the number it is part of:
+// a metric defined, a query empty or missing, a comparison made in more
+// queries than there are. No adds and merges make one; a damaged input
+// can. Encoding checks it too, so that no analysis saves into bytes that do
+// not load.
+func (a *Analysis) counts() string {
+	for s, set := range a.Sys {
+		if set.Empty > set.Queries || a.Missing[s] < 0 || a.Missing[s] > set.Queries {
+			return "system query counts"
+		}
+		for m := range set.Stats {
+			if set.Stats[m].N > set.Queries {
+				return "system metric count"
+			}
+		}
+	}
+	for p, ds := range a.Diff {
+		for m := range ds {
+			if ds[m].N > a.Sys[0].Queries || ds[m].N > a.Sys[p+1].Queries {
+				return "comparison count"
+			}
+		}
+	}
+	for _, sl := range a.Slices {
+		if sl == nil {
+			continue
+		}
+		for s, q := range sl.Queries {
+			if sl.Rows[s] < 0 || q < 0 || sl.Empty[s] < 0 || sl.Missing[s] < 0 || sl.Empty[s] > q || sl.Missing[s] > q {
+				return "slice query counts"
+			}
+			for m := range sl.Stats[s] {
+				if n := sl.Stats[s][m].N; n < 0 || n > q {
+					return "slice metric count"
+				}
+			}
+		}
+		for p, ds := range sl.Diff {
+			for m := range ds {
+				if n := ds[m].N; n < 0 || n > sl.Queries[0] || n > sl.Queries[p+1] {
+					return "slice comparison count"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// AppendBinary appends a's encoding, its layout included, to b. Equal
+// aggregates encode to equal bytes. It fails (ErrLayout) only for an
+// analysis that NewAnalysis did not make: no layout, or parts of another
+// shape.
+func (a *Analysis) AppendBinary(b []byte) ([]byte, error) {
+	if err := a.check(); err != nil {
+		return b, err
+	}
+	e := enc{b: append(b, encodingVersion)}
+	e.b, _ = a.L.AppendBinary(e.b)
+	for _, set := range a.Sys {
+		e.b, _ = set.AppendBinary(e.b)
+	}
+	for _, m := range a.Missing {
+		e.count(m, "missing count")
+	}
+	for _, d := range a.Diff {
+		for m := range d {
+			e.b, _ = d[m].AppendBinary(e.b)
+		}
+	}
+	for _, hs := range a.Hist {
+		for _, h := range hs {
+			for _, c := range h.Counts {
+				e.count(c, "histogram count")
+			}
+		}
+	}
+	if a.Boot != nil {
+		a.Boot.appendBinary(&e)
+	}
+	n := len(a.Slices)
+	for n > 0 && a.Slices[n-1] == nil {
+		n--
+	}
+	e.b = binary.AppendUvarint(e.b, uint64(n))
+	for _, sl := range a.Slices[:n] {
+		if sl == nil {
+			e.b = append(e.b, 0)
+			continue
+		}
+		e.b = append(e.b, 1)
+		sl.appendBinary(&e)
+	}
+	if e.bad != "" {
+		return b, fmt.Errorf("analysis: negative %s: %w", e.bad, ErrLayout)
+	}
+	return e.b, nil
+}
+
+// MarshalBinary encodes a (see AppendBinary).
+func (a *Analysis) MarshalBinary() ([]byte, error) { return a.AppendBinary(nil) }
+
+// UnmarshalBinary replaces a with the aggregate data encodes, its layout
+// included. Anything but an encoding AppendBinary wrote, truncated or
+// damaged, gives an error wrapping ErrEncoding; a damage that still reads
+// as a well-formed aggregate (a changed digit) is for the caller's
+// checksum to catch.
+func (a *Analysis) UnmarshalBinary(data []byte) error {
+	d := dec{b: data}
+	if v := d.u8("analysis: version"); v != encodingVersion && d.err == nil {
+		d.fail("analysis: unknown version %d", v)
+	}
+	l := new(Layout)
+	l.decode(&d)
+	if !d.need(l.minBytes(), "analysis: the layout's aggregate") {
+		return d.err
+	}
+	out := NewAnalysis(l)
+	var err error
+	for s, set := range out.Sys {
+		if d.b, err = set.decode(d.b, l.Metrics); err != nil {
+			return fmt.Errorf("analysis: system %d: %w", s, err)
+		}
+	}
+	for s := range out.Missing {
+		out.Missing[s] = d.count("analysis: missing count")
+	}
+	for p, ds := range out.Diff {
+		for m := range ds {
+			if d.err != nil {
+				break
+			}
+			if d.b, err = ds[m].decode(d.b); err != nil {
+				return fmt.Errorf("analysis: comparison %d, metric %d: %w", p+1, m, err)
+			}
+		}
+	}
+	for _, hs := range out.Hist {
+		for _, h := range hs {
+			for i := range h.Counts {
+				h.Counts[i] = d.count("analysis: histogram count")
+			}
+		}
+	}
+	if out.Boot != nil {
+		out.Boot.decode(&d)
+	}
+	n := d.uvarint("analysis: slices", uint64(len(d.b)))
+	out.Slices = make([]*Slice, n)
+	var sl slab
+	for i := range out.Slices {
+		switch f := d.u8("analysis: slice flag"); {
+		case d.err != nil:
+		case f > 1:
+			d.fail("slice %d: bad flag %d", i, f)
+		case f == 0 && i == len(out.Slices)-1:
+			d.fail("slice %d: the last slice is absent", i)
+		case f == 1 && d.need(l.minSliceBytes()-1, "slice"):
+			out.Slices[i] = out.newSlice()
+			out.Slices[i].decode(&d, &sl)
+			d.wrap("slice %d", i)
+		}
+		if d.err != nil {
+			return d.err
+		}
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("analysis: %d bytes after the end", len(d.b))
+	}
+	if what := out.counts(); d.err == nil && what != "" {
+		d.fail("analysis: %s beyond the number of queries", what)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	*a = *out
+	return nil
+}
+
+func (sl *Slice) appendBinary(e *enc) {
+	for _, c := range [...][]int64{sl.Rows, sl.Queries, sl.Empty, sl.Missing} {
+		for _, v := range c {
+			e.count(v, "slice count")
+		}
+	}
+	for _, sts := range [...][][]SmallStat{sl.Stats, sl.Diff} {
+		for _, st := range sts {
+			for m := range st {
+				st[m].appendBinary(e)
+			}
+		}
+	}
+}
+
+func (sl *Slice) decode(d *dec, sb *slab) {
+	for _, c := range [...][]int64{sl.Rows, sl.Queries, sl.Empty, sl.Missing} {
+		for s := range c {
+			c[s] = d.count("count")
+		}
+	}
+	for _, sts := range [...][][]SmallStat{sl.Stats, sl.Diff} {
+		for _, st := range sts {
+			for m := range st {
+				st[m].decode(d, sb)
+			}
+		}
+	}
+}
