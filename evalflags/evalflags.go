@@ -197,8 +197,8 @@ func (v *Values) Resolve() (*Settings, error) {
 		o.RelThreshold, o.HasThreshold = t, true
 	}
 	r.Options = o
-	if v.Format != "text" && v.Format != "json" && v.Format != "trec" {
-		return nil, Usagef("--format %q: want text, json or trec", v.Format)
+	if err := CheckFormat(v.Format); err != nil {
+		return nil, err
 	}
 	if v.MaxGroupRows < 1 {
 		return nil, Usagef("--max-group-rows must be >= 1")
@@ -232,6 +232,14 @@ func (v *Values) Resolve() (*Settings, error) {
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
 		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems}
+}
+
+// CheckFormat checks a --format value.
+func CheckFormat(f string) error {
+	if f != "text" && f != "json" && f != "trec" {
+		return Usagef("--format %q: want text, json or trec", f)
+	}
+	return nil
 }
 
 // SplitList splits a comma-separated flag value, dropping blanks.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rankeval/rankeval/internal/binread"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -127,77 +128,13 @@ func appendBytes(b, s []byte) []byte {
 	return append(b, s...)
 }
 
-// encReader reads an encoded group.
-type encReader struct {
-	b   []byte
-	err error
-}
-
-func (d *encReader) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *encReader) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *encReader) float() float64 {
-	if len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *encReader) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return nil
-	}
-	s := d.b[:n]
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *encReader) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *encReader) fail() {
-	if d.err == nil {
-		d.err = fmt.Errorf("truncated: %w", ErrEncoding)
-	}
-	d.b = nil
-}
-
 // PeekGroup returns the query id and first position of an encoded group
 // without decoding its rows. The id aliases data.
 func PeekGroup(data []byte) (id []byte, first uint64, err error) {
-	d := encReader{b: data}
-	id = d.bytes()
-	first = d.uvarint()
-	return id, first, d.err
+	d := binread.New(data, ErrEncoding)
+	id = d.Bytes()
+	first = d.Uvarint()
+	return id, first, d.Err()
 }
 
 // Decode appends the rows of the encoded group data (AppendBinary) to g,
@@ -206,14 +143,14 @@ func PeekGroup(data []byte) (id []byte, first uint64, err error) {
 // come in input order.
 func (t *Taker) Decode(g *Group, data []byte) error {
 	r, where := t.r, t.where
-	d := encReader{b: data}
-	id := d.bytes()
-	first := d.uvarint()
-	flags := d.byte()
-	nx64 := d.uvarint()
-	nk64 := d.uvarint()
-	if d.err != nil {
-		return d.err
+	d := binread.New(data, ErrEncoding)
+	id := d.Bytes()
+	first := d.Uvarint()
+	flags := d.Byte()
+	nx64 := d.Uvarint()
+	nk64 := d.Uvarint()
+	if d.Err() != nil {
+		return d.Err()
 	}
 	if flags&^(encScore|encRank|encDoc) != 0 {
 		return fmt.Errorf("unknown column flags %#x: %w", flags, ErrEncoding)
@@ -234,19 +171,19 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 		return mixedColumns(where(first), g, where)
 	}
 	for c := range nk {
-		v := d.bytes()
+		v := d.Bytes()
 		if start {
 			g.Key.Append(v)
-		} else if d.err == nil && !bytes.Equal(v, g.Key.At(c)) {
+		} else if d.Err() == nil && !bytes.Equal(v, g.Key.At(c)) {
 			return r.sliceMismatch(where(first), g, c, v, where)
 		}
 	}
-	n := d.uvarint()
-	if d.err != nil {
-		return d.err
+	n := d.Uvarint()
+	if d.Err() != nil {
+		return d.Err()
 	}
-	if n > uint64(len(d.b)) { // every row takes at least one byte
-		return fmt.Errorf("%d rows in %d bytes: %w", n, len(d.b), ErrEncoding)
+	if n > uint64(len(d.Rest())) { // every row takes at least one byte
+		return fmt.Errorf("%d rows in %d bytes: %w", n, len(d.Rest()), ErrEncoding)
 	}
 	if err := r.checkSize(g, int(n), where); err != nil {
 		return err
@@ -256,27 +193,27 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	}
 	prev := first
 	for range n {
-		prev += uint64(d.varint())
+		prev += uint64(d.Varint())
 		g.Where = append(g.Where, prev)
-		g.Label = append(g.Label, d.float())
+		g.Label = append(g.Label, d.Float64())
 		if flags&encScore != 0 {
-			g.Score = append(g.Score, d.float())
+			g.Score = append(g.Score, d.Float64())
 		}
 		for c := range nx {
-			g.XScore[c] = append(g.XScore[c], d.float())
+			g.XScore[c] = append(g.XScore[c], d.Float64())
 		}
 		if flags&encRank != 0 {
-			g.Rank = append(g.Rank, d.varint())
+			g.Rank = append(g.Rank, d.Varint())
 		}
 		if flags&encDoc != 0 {
-			g.Doc.Append(d.bytes())
+			g.Doc.Append(d.Bytes())
 		}
 	}
-	if d.err != nil {
-		return d.err
+	if d.Err() != nil {
+		return d.Err()
 	}
-	if len(d.b) != 0 {
-		return fmt.Errorf("%d bytes after the rows: %w", len(d.b), ErrEncoding)
+	if len(d.Rest()) != 0 {
+		return fmt.Errorf("%d bytes after the rows: %w", len(d.Rest()), ErrEncoding)
 	}
 	return nil
 }

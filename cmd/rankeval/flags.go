@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +52,7 @@ type config struct {
 	missing   string
 	bootstrap int
 	report    string
+	state     string
 
 	// TREC input (--qrels)
 	qrels    string
@@ -58,6 +61,7 @@ type config struct {
 
 const usageHead = `Usage: rankeval [flags] INPUT... (flags may also follow the inputs; -- ends them)
        rankeval metrics (list the metrics)
+       rankeval merge [flags] STATE... (the summary of runs saved with --state)
 
 Computes ranking-evaluation metrics over a search or click log: one row per
 (query, document) with the model's score and the relevance label. Rows of a
@@ -104,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; the logs must then be sorted by query id)")
 	fs.IntVar(&c.bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
 	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
+	fs.StringVar(&c.state, "state", "", "also write the run's complete state to this file, to merge with others later\n(rankeval merge) without reading the logs again")
 	version := fs.Bool("version", false, "print rankeval's version (module version and VCS revision) and exit")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
@@ -134,9 +139,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.output == "-" {
 		c.output = "" // standard output, as for --per-query -
-	}
-	if c.output != "" && c.output == c.perQuery {
-		return nil, usagef("--output and --per-query name the same file %q", c.output)
 	}
 	if c.gates, err = summary.ParseGates(*failUnder, c.shared.Rules.Metrics); err != nil {
 		return nil, usageError{err}
@@ -226,12 +228,8 @@ func (c *config) analysisFlags(by string, systemFlags []string) error {
 	if c.shared.Format == "trec" && (len(c.by) > 0 || len(rules.Systems) > 1 || c.bootstrap > 0) {
 		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
 	}
-	if c.report != "" {
-		for _, other := range []string{c.output, c.perQuery} {
-			if other == c.report {
-				return usagef("--report and another output name the same file %q", c.report)
-			}
-		}
+	if err := distinctOutputs(map[string]string{"--output": c.output, "--per-query": c.perQuery, "--report": c.report, "--state": c.state}); err != nil {
+		return err
 	}
 	return nil
 }
@@ -281,4 +279,18 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return int64(v * float64(mult)), nil
+}
+
+// distinctOutputs refuses two output flags naming one file ("" and "-"
+// are not files).
+func distinctOutputs(outs map[string]string) error {
+	names := slices.Sorted(maps.Keys(outs))
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if f := outs[a]; f != "" && f != "-" && f == outs[b] {
+				return usagef("%s and %s name the same file %q", a, b, f)
+			}
+		}
+	}
+	return nil
 }

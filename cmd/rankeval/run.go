@@ -16,14 +16,18 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/state"
 	"github.com/rankeval/rankeval/summary"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	// subcommands, not inputs: a file named metrics is ./metrics
 	if len(args) > 0 && args[0] == "metrics" {
-		// a subcommand, not an input: a file named metrics is ./metrics
 		_, err := fmt.Fprint(stdout, metrics.Help())
 		return err
+	}
+	if len(args) > 0 && args[0] == "merge" {
+		return mergeStates(ctx, args[1:], stdout, stderr)
 	}
 	c, err := parseFlags(args, stderr)
 	if errors.Is(err, errVersion) {
@@ -54,23 +58,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			pqWriter = bufio.NewWriterSize(perQuery, 1<<16)
 		}
 	}
-	// Create the summary's temporary file up front so an unwritable output
-	// directory fails before hours of reading, not after.
-	var out *atomicFile
-	if c.output != "" {
-		if out, err = createAtomic(c.output); err != nil {
-			return err
-		}
-		defer out.abortUnlessCommitted()
+	outs, err := openOutputs(stdout, c.output, c.report, c.state)
+	if err != nil {
+		return err
 	}
-
-	var report *atomicFile
-	if c.report != "" {
-		if report, err = createAtomic(c.report); err != nil {
-			return err
-		}
-		defer report.abortUnlessCommitted()
-	}
+	defer outs.abort()
 
 	run := c.summaryRun()
 	cfg := pipeline.Config{
@@ -81,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			MaxSlices:   c.maxSlices,
 			Core:        len(run.Metrics),
 			Bootstrap:   c.bootstrap,
-			Hist:        c.report != "",
+			Hist:        c.report != "" || c.state != "",
 		},
 	}
 	cfg.Rules.Metrics = run.Evaluated()
@@ -155,33 +147,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
-	body := r.Format(c.shared.Format)
-	if report != nil {
-		if err := r.WriteReport(report); err != nil {
-			return err
-		}
-	}
-	if out != nil {
-		if _, err := out.Write(body); err != nil {
-			return err
-		}
-		if err := out.commit(); err != nil {
-			return err
-		}
-	} else if _, err := stdout.Write(body); err != nil {
-		return err
-	}
-	if perQuery != nil {
-		if err := perQuery.commit(); err != nil {
-			return err
-		}
-	}
-	if report != nil {
-		if err := report.commit(); err != nil {
-			return err
-		}
-	}
-	return run.Gates.Err()
+	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
+	return outs.finish(r, c.shared.Format, st, perQuery)
 }
 
 // totalSize is the bytes of all inputs when every one is a regular file,
@@ -208,7 +175,8 @@ func (c *config) summaryRun() *summary.Run {
 	if c.logs != nil {
 		run.Missing = c.missing
 	}
-	if c.report != "" {
+	if c.report != "" || c.state != "" {
+		// a state carries the report's figures, for a report of merged states
 		run.Curves = summary.CurvesFor(run.Metrics)
 	}
 	run.Version = summary.Version()

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/state"
+	"github.com/rankeval/rankeval/summary"
+)
+
+const mergeUsage = `Usage: rankeval merge [flags] STATE... (flags may also follow the states)
+
+Prints the summary of the union of runs saved with rankeval --state, as one
+run over all their logs would print it, without reading the logs. A STATE is
+a file, a quoted glob, or an s3:// or gs:// object or glob. The states must
+have been made with the same metrics, options, systems, slice columns and
+bootstrap size. A query in two states counts twice (two evaluations).
+
+Flags:
+`
+
+// mergeStates is the merge subcommand: read the states, check they merge,
+// merge, and write the summary and whatever else is asked as a run would.
+func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rankeval merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", "text", "summary format: text, json or trec")
+	output := fs.String("output", "", "write the summary to this file instead of standard output (- is standard output)")
+	report := fs.String("report", "", "also write the HTML report to this file")
+	statePath := fs.String("state", "", "also write the merged state to this file (a weekly state from seven daily ones)")
+	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': exit 3 after writing the summary when a mean falls below")
+	failOnEmpty := fs.Bool("fail-on-empty", false, "exit 3 (after writing the summary) when the states hold no rows or no query with a relevant row")
+	help := fs.Bool("help", false, "show this help")
+	fs.BoolVar(help, "h", false, "show this help")
+	names, err := evalflags.Parse(fs, args)
+	if err != nil || *help {
+		fmt.Fprint(stderr, mergeUsage)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		if err != nil {
+			return usageError{err}
+		}
+		return errHelp
+	}
+	if err := evalflags.CheckFormat(*format); err != nil {
+		return err
+	}
+	if *output == "-" {
+		*output = ""
+	}
+	if err := distinctOutputs(map[string]string{"--output": *output, "--report": *report, "--state": *statePath}); err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return usagef("no state: give the files rankeval --state wrote")
+	}
+	if names, err = expandStates(ctx, names); err != nil {
+		return err
+	}
+	outs, err := openOutputs(stdout, *output, *report, *statePath)
+	if err != nil {
+		return err
+	}
+	defer outs.abort()
+	var merged *state.State
+	for _, name := range names {
+		s, err := readState(ctx, name)
+		if err != nil {
+			return err
+		}
+		if merged == nil {
+			merged = s
+			continue
+		}
+		if diff := state.Mismatch(merged, s); diff != "" {
+			return fmt.Errorf("%s: made with %s in %s; states merge only when made under the same options: %w", name, diff, names[0], state.ErrMismatch)
+		}
+		if err := merged.Merge(s); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	run := merged.Run
+	if *report != "" && len(run.Curves) == 0 {
+		return usagef("--report: the states hold no report figures")
+	}
+	if *format == "trec" && (len(run.Slices) > 0 || len(run.Systems) > 1 || run.Bootstrap > 0) {
+		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	// a merged summary lists its inputs sorted: the same bytes whatever
+	// order or grouping the states were merged in
+	slices.Sort(run.Inputs)
+	run.Version = summary.Version()
+	gates, err := summary.ParseGates(*failUnder, run.Metrics)
+	if err != nil {
+		return usageError{err}
+	}
+	run.Gates = summary.CheckGates(gates, *failOnEmpty, run.Metrics, merged.Agg.Sys[0])
+	r := summary.NewResults(run, merged.Agg, merged.SliceKeys)
+	return outs.finish(r, *format, merged)
+}
+
+// expandStates expands globs of local files and of object-store URLs.
+func expandStates(ctx context.Context, args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if objstore.IsURL(a) {
+			names, err := objstore.Expand(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, names...)
+			continue
+		}
+		if !strings.ContainsAny(a, "*?[") {
+			out = append(out, a)
+			continue
+		}
+		names, err := filepath.Glob(a)
+		if err != nil {
+			return nil, usagef("%s: %v", a, err)
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no state file matches", a)
+		}
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// readState reads and decodes one state, naming it in every error.
+func readState(ctx context.Context, name string) (*state.State, error) {
+	data, err := readWhole(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := state.Decode(data)
+	if errors.Is(err, state.ErrNotState) {
+		return nil, fmt.Errorf("%s: %w (rankeval --state writes them)", name, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+// readWhole reads a local file or a stored object whole.
+func readWhole(ctx context.Context, name string) ([]byte, error) {
+	if !objstore.IsURL(name) {
+		return os.ReadFile(name)
+	}
+	o, err := objstore.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	r, err := o.Stream()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, nil
+}
