@@ -92,6 +92,9 @@ func headerOf(r *summary.Run) header {
 	if r.DedupFirst {
 		h.Dedup = "first"
 	}
+	if len(r.Slices) == 0 {
+		h.MaxSlices = 0 // a limit on nothing: no reason to refuse a merge
+	}
 	return h
 }
 

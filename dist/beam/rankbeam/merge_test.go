@@ -24,12 +24,12 @@ func TestMergeFn(t *testing.T) {
 		}
 		results[i] = Result{Query: "q", Rows: int64(1 + r.IntN(100)), Vals: v, Empty: i%17 == 0}
 	}
-	f := &MergeFn{Metrics: nm}
+	f := &MergeFn{Layout: aggregate.Layout{Metrics: nm, Systems: 1, Core: []aggregate.Range{aggregate.RangeUnit, aggregate.RangeUnit, aggregate.RangeOpen}}}
 	one := f.CreateAccumulator()
 	for _, res := range results {
 		one = f.AddInput(one, res)
 	}
-	want, _ := f.ExtractOutput(one).Set.MarshalBinary()
+	want, _ := f.ExtractOutput(one).Agg.MarshalBinary()
 
 	tests := []struct {
 		name  string
@@ -64,11 +64,11 @@ func TestMergeFn(t *testing.T) {
 				accs[i] = f.MergeAccumulators(accs[i], accs[j])
 				accs = append(accs[:j], accs[j+1:]...)
 			}
-			got, _ := f.ExtractOutput(accs[0]).Set.MarshalBinary()
+			got, _ := f.ExtractOutput(accs[0]).Agg.MarshalBinary()
 			if !bytes.Equal(got, want) {
 				t.Fatalf("merged aggregate differs from the sequential one")
 			}
-			s := f.ExtractOutput(accs[0]).Set
+			s := f.ExtractOutput(accs[0]).Agg.Sys[0]
 			if s.Queries != int64(len(results)) || s.Stats[0].N != int64(len(results)) || s.Stats[2].N != int64(len(results)/5) {
 				t.Fatalf("counts: queries %d, n0 %d, n2 %d", s.Queries, s.Stats[0].N, s.Stats[2].N)
 			}
@@ -76,8 +76,8 @@ func TestMergeFn(t *testing.T) {
 	}
 	t.Run("empty accumulators merge", func(t *testing.T) {
 		a := f.MergeAccumulators(f.CreateAccumulator(), f.CreateAccumulator())
-		if a.Set.Queries != 0 || len(a.Set.Stats) != nm {
-			t.Fatalf("got %+v", a.Set)
+		if a.Agg.Sys[0].Queries != 0 || len(a.Agg.Sys[0].Stats) != nm {
+			t.Fatalf("got %+v", a.Agg.Sys[0])
 		}
 	})
 	if _, err := decodePartial([]byte{7}); err == nil {

@@ -430,3 +430,34 @@ func TestObjectStore(t *testing.T) {
 		t.Fatalf("Beam from S3:\n%s\nrankeval on disk:\n%s", got, want)
 	}
 }
+
+// TestStateMergesWithCLI: a state written by rankeval-beam merges with one
+// written by rankeval (a cluster backfill beside a nightly run), into the
+// summary rankeval prints over both days' logs.
+func TestStateMergesWithCLI(t *testing.T) {
+	dir := t.TempDir()
+	rows := genRows(51, 6000, 20)
+	// the days hold different queries: a query in two states counts twice
+	cut := len(rows) / 2
+	for cut < len(rows) && rows[cut].Query == rows[cut-1].Query {
+		cut++
+	}
+	var paths []string
+	for i, part := range [][]synth.Row{rows[:cut], rows[cut:]} {
+		p := filepath.Join(dir, []string{"day1.parquet", "day2.jsonl"}[i])
+		if err := synth.Write(p, &synth.Rows{R: part}, -1, synth.Options{RowGroup: 700}); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	ms := "map,ndcg@10,err@10,mrr"
+	cfg := beamConfig(paths[:1], ms, "input", "exp", "skip", 4, nil, "json")
+	cfg.State = filepath.Join(dir, "day1.state")
+	runBeam(t, []job{{name: "day1", cfg: cfg, out: filepath.Join(dir, "day1.json")}})
+	local(t, "--quiet", "-m", ms, "--state", filepath.Join(dir, "day2.state"), "--output", filepath.Join(dir, "day2.json"), paths[1])
+	merged := local(t, "merge", "--format", "json", filepath.Join(dir, "day1.state"), filepath.Join(dir, "day2.state"))
+	want := local(t, "--quiet", "--format", "json", "-m", ms, paths[0], paths[1])
+	if merged != want {
+		t.Fatalf("Beam's state merged with rankeval's:\n%s\nrankeval over both days:\n%s", merged, want)
+	}
+}

@@ -40,6 +40,7 @@ import (
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/state"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -61,6 +62,9 @@ type Config struct {
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
 	// (default 1).
 	RowGroupsPerPart int
+	// State, when set, is where the run's complete state is written, as
+	// rankeval --state writes it: it merges with the CLI's states.
+	State string
 }
 
 // settings resolves the shared flags.
@@ -73,6 +77,33 @@ func (c *Config) settings() (*evalflags.Settings, error) {
 		return nil, fmt.Errorf("several score columns (--score-col %s) are not supported by rankeval-beam yet: %w", c.Flags.Columns.Score, ErrConfig)
 	}
 	return s, nil
+}
+
+// run resolves the flags into the settings the workers evaluate under and
+// the Run the summary explains: with a state, the report's curves are
+// evaluated too, as rankeval --state does, so the states merge.
+func (c *Config) run() (*evalflags.Settings, *summary.Run, error) {
+	s, err := c.settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	run := s.Summary()
+	run.Version, run.Inputs = summary.Version(), c.Inputs
+	if c.State != "" {
+		run.Curves = summary.CurvesFor(run.Metrics)
+		s.Rules.Metrics = run.Evaluated()
+	}
+	return s, &run, nil
+}
+
+// layout is the aggregate's layout, the CLI's for the same run.
+func (c *Config) layout() (*aggregate.Layout, error) {
+	s, run, err := c.run()
+	if err != nil {
+		return nil, err
+	}
+	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Hist: c.State != ""}}
+	return pc.Layout(), nil
 }
 
 // where names a packed position (file index, line or row) for a message.
@@ -101,19 +132,19 @@ type Result struct {
 	Empty   bool
 }
 
-// Partial is the accumulator of the merge: a partial aggregate. It crosses
-// process boundaries in aggregate's canonical binary form, so merging on
-// any worker, in any order, loses nothing.
-type Partial struct{ Set *aggregate.Set }
+// Partial is the accumulator of the merge: a partial aggregate, the
+// CLI's. It crosses process boundaries in aggregate's canonical binary
+// form, so merging on any worker, in any order, loses nothing.
+type Partial struct{ Agg *aggregate.Analysis }
 
-func encodePartial(p Partial) ([]byte, error) { return p.Set.MarshalBinary() }
+func encodePartial(p Partial) ([]byte, error) { return p.Agg.MarshalBinary() }
 
 func decodePartial(b []byte) (Partial, error) {
-	s := new(aggregate.Set)
-	if err := s.UnmarshalBinary(b); err != nil {
+	a := new(aggregate.Analysis)
+	if err := a.UnmarshalBinary(b); err != nil {
 		return Partial{}, err
 	}
-	return Partial{Set: s}, nil
+	return Partial{Agg: a}, nil
 }
 
 func init() {
@@ -162,7 +193,11 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	chunks := beam.ParDo(s.Scope("read"), &readFn{Cfg: cfg}, parts)
 	grouped := beam.GroupByKey(s.Scope("group"), chunks)
 	results := beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, grouped)
-	merged := beam.Combine(s.Scope("merge"), &MergeFn{Metrics: len(set.Rules.Metrics)}, results)
+	layout, err := cfg.layout()
+	if err != nil {
+		return beam.PCollection{}, err
+	}
+	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, results)
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
 	if perQuery != "" {
 		if shards < 1 {
@@ -280,7 +315,7 @@ type evalFn struct {
 }
 
 func (f *evalFn) Setup() error {
-	s, err := f.Cfg.settings()
+	s, _, err := f.Cfg.run()
 	if err != nil {
 		return err
 	}
@@ -334,22 +369,27 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 // aggregate. Its sums are exact, so the result does not depend on how the
 // runner splits, orders or nests AddInput and MergeAccumulators calls.
 type MergeFn struct {
-	Metrics int // number of metrics, for empty accumulators
+	Layout aggregate.Layout // the run's, for empty accumulators
 }
 
 // CreateAccumulator returns an empty aggregate.
-func (f *MergeFn) CreateAccumulator() Partial { return Partial{Set: aggregate.NewSet(f.Metrics)} }
+func (f *MergeFn) CreateAccumulator() Partial {
+	l := f.Layout
+	return Partial{Agg: aggregate.NewAnalysis(&l)}
+}
 
 // AddInput records one query.
 func (f *MergeFn) AddInput(a Partial, r Result) Partial {
-	a.Set.AddQuery(int(r.Rows), r.Vals, r.Empty)
-	a.Set.Dropped += r.Dropped
+	// fails only for a value beyond the bootstrap's range; no bootstrap here
+	a.Agg.Add(&aggregate.Query{Slice: -1, Rows: []int{int(r.Rows)}, Vals: [][]float64{r.Vals},
+		Empty: []bool{r.Empty}, Missing: []bool{false}})
+	a.Agg.Sys[0].Dropped += r.Dropped
 	return a
 }
 
 // MergeAccumulators adds b into a.
 func (f *MergeFn) MergeAccumulators(a, b Partial) Partial {
-	a.Set.Merge(b.Set)
+	a.Agg.Merge(b.Agg)
 	return a
 }
 
@@ -360,13 +400,20 @@ func (f *MergeFn) ExtractOutput(a Partial) Partial { return a }
 type formatFn struct{ Cfg Config }
 
 func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
-	s, err := f.Cfg.settings()
+	s, run, err := f.Cfg.run()
 	if err != nil {
 		return err
 	}
-	run := s.Summary()
-	run.Version, run.Inputs = summary.Version(), f.Cfg.Inputs
-	emit(summary.FromSet(&run, p.Set).Format(s.Format))
+	if f.Cfg.State != "" {
+		b, err := (&state.State{Run: run, Agg: p.Agg}).AppendBinary(nil)
+		if err != nil {
+			return err
+		}
+		if err := writeFile(f.Cfg.State, b); err != nil {
+			return err
+		}
+	}
+	emit(summary.NewResults(run, p.Agg, nil).Format(s.Format))
 	return nil
 }
 

@@ -29,13 +29,14 @@ import (
 // then the ones only this command has.
 type options struct {
 	shared                       *evalflags.Values
-	output, perQuery             string
+	output, perQuery, state      string
 	shards, batchSize, rgPerPart int
 }
 
 func register(fs *flag.FlagSet) *options {
 	o := &options{shared: evalflags.Register(fs)}
 	fs.StringVar(&o.output, "output", "-", "write the summary here: a local path, s3://... or gs://...; - is the\nstandard output of the process running the last step (yours with Prism;\na worker's log on a cluster, so give a path there)")
+	fs.StringVar(&o.state, "state", "", "also write the run's complete state here (a local path, s3://... or gs://...),\nto merge with rankeval's states (rankeval merge)")
 	fs.StringVar(&o.perQuery, "per-query", "", "also write per-query records as shards PREFIX-SSSSS-of-NNNNN.jsonl")
 	fs.IntVar(&o.shards, "per-query-shards", 8, "number of per-query shards")
 	fs.IntVar(&o.batchSize, "batch-size", 0, "rows per read batch (0: the reader's default)")
@@ -44,7 +45,7 @@ func register(fs *flag.FlagSet) *options {
 }
 
 // beamOnly lists the flags register adds besides the shared ones.
-var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part"}
+var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part", "state"}
 
 // config checks the flags as rankeval does and expands the inputs.
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
@@ -55,7 +56,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err := s.Columns.Check(); err != nil {
 		return nil, evalflags.Usagef("%w", err)
 	}
-	c := &rankbeam.Config{Flags: *o.shared, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart}
+	c := &rankbeam.Config{Flags: *o.shared, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state}
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
 		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
 	}
