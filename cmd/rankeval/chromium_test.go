@@ -27,8 +27,20 @@ func findChromium(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal("no chromium on PATH: .ci/run installs it (apt-get install chromium); the report test must run in CI")
 	}
-	t.Skip("chromium not found: install it (apt-get install chromium) to check the HTML report in a browser")
+	const why = "chromium not found: install it (apt-get install chromium) to check the HTML report in a browser"
+	sayOnTerminal("rankeval: " + t.Name() + " skipped: " + why)
+	t.Skip(why)
 	return ""
+}
+
+// sayOnTerminal writes a line to the terminal the tests run from, if any:
+// go test shows a passing package's output only under -v, and a check
+// that did not run must not pass unnoticed.
+func sayOnTerminal(line string) {
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		fmt.Fprintln(tty, line)
+		tty.Close()
+	}
 }
 
 // TestReportInChromium opens the golden report in headless Chromium and
