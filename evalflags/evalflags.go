@@ -155,7 +155,7 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 			}
 		}
 	}
-	v.MaxGradeSet = set["max-grade"] || v.Profile == "gdeval"
+	v.MaxGradeSet = set["max-grade"] || profiles[v.Profile].flags["max-grade"] != ""
 	FinishColumns(fs, &v.Columns)
 	return v.Resolve()
 }

@@ -27,7 +27,7 @@ func Parse(name string) (Metric, error) {
 		if tm, ok := parseTrecName(key); ok {
 			return tm, nil
 		}
-		if near := closest(base); near != "" {
+		if near := closest(base, hasAt); near != "" {
 			at := ""
 			if hasAt {
 				at = "@" + kstr
@@ -113,10 +113,14 @@ func NeedsMaxGrade(ms []Metric) bool {
 }
 
 // closest is the known base name nearest to base (two edits at most, and
-// fewer than half its letters), or "".
-func closest(base string) string {
+// fewer than half its letters) that takes a cutoff if one was given and
+// needs none if none was, or "".
+func closest(base string, hasAt bool) string {
 	best, bestD := "", 3
 	for k := range families {
+		if cut := families[k].cut; hasAt && cut == cutAtR || !hasAt && cut == cutRequired {
+			continue
+		}
 		for _, n := range families[k].names {
 			if d := editDistance(base, n); d < bestD && 2*d < max(len(base), len(n)) {
 				best, bestD = n, d

@@ -211,6 +211,8 @@ func TestUnknownMetricSuggests(t *testing.T) {
 		{"recal@5", `metric "recal@5": unknown metric; did you mean recall@5?`},
 		{"mapp", `metric "mapp": unknown metric; did you mean map?`},
 		{"bleu@4", `metric "bleu@4": unknown metric (rankeval metrics lists them all)`},
+		{"rprek@5", `metric "rprek@5": unknown metric (rankeval metrics lists them all)`}, // rprec takes no cutoff
+		{"ndgc", `metric "ndgc": unknown metric; did you mean ndcg?`},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			_, err := Parse(tc.in)

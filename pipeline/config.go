@@ -141,8 +141,8 @@ type Result struct {
 	// numbered in order of first appearance.
 	SliceKeys [][]string
 	// BinaryLabels: under Rules.NoteBinaryLabels, the run saw labels and
-	// every one was 0 or 1.
-	BinaryLabels bool
+	// every one was 0 or 1; GradedLabels: it saw another label.
+	BinaryLabels, GradedLabels bool
 }
 
 func (c *Config) systems() int { return c.Rules.systems() }

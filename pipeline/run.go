@@ -114,7 +114,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		for _, u := range units {
 			seen, binary = seen || u.labels, binary && !u.nonBinary
 		}
-		res.BinaryLabels = seen && binary
+		res.BinaryLabels, res.GradedLabels = seen && binary, !binary
 	}
 	return res, nil
 }

@@ -1,6 +1,8 @@
 // Package state saves a run's complete result, so that runs can be merged
 // later without reading their logs again: the summary of merged daily
-// states is the summary of one run over all the days' logs. A state holds
+// states is the summary of one run over all the days' logs, when each
+// query id belongs to one state (a query split between two states counts
+// as two). A state holds
 // the run's options and metrics (what must match for a merge), the inputs
 // it read, the values of every slice, and the exact aggregate (every
 // metric's sums for every system, slice and paired difference, the
@@ -55,32 +57,45 @@ type State struct {
 // must be equal for two states to merge, then the inputs. Its JSON is the
 // file's header, fields in this order.
 type header struct {
-	Metrics      []string       `json:"metrics"`
-	Curves       bool           `json:"curves"`
-	Ties         string         `json:"ties"`
-	Gain         string         `json:"gain"`
-	MaxGrade     float64        `json:"max_grade"`
-	RelThreshold *float64       `json:"rel_threshold"`
-	Empty        string         `json:"empty"`
-	Dedup        string         `json:"dedup"`
-	Profile      string         `json:"profile"`
-	ScoreFloat32 bool           `json:"score_float32"`
-	Columns      reader.Columns `json:"columns"`
-	Qrels        string         `json:"qrels"`
-	Complete     bool           `json:"complete"`
-	SkipUnjudged bool           `json:"skip_unjudged"`
-	Slices       []string       `json:"slices"`
-	MaxSlices    int            `json:"max_slices"`
-	Systems      []string       `json:"systems"`
-	Missing      string         `json:"missing"`
-	Bootstrap    int            `json:"bootstrap"`
-	Inputs       []string       `json:"inputs"`
+	Metrics      []string `json:"metrics"`
+	Curves       bool     `json:"curves"`
+	Ties         string   `json:"ties"`
+	Gain         string   `json:"gain"`
+	MaxGrade     float64  `json:"max_grade"`
+	RelThreshold *float64 `json:"rel_threshold"`
+	Empty        string   `json:"empty"`
+	Dedup        string   `json:"dedup"`
+	Profile      string   `json:"profile"`
+	ScoreFloat32 bool     `json:"score_float32"`
+	Columns      columns  `json:"columns"`
+	Qrels        string   `json:"qrels"`
+	Complete     bool     `json:"complete"`
+	SkipUnjudged bool     `json:"skip_unjudged"`
+	Slices       []string `json:"slices"`
+	MaxSlices    int      `json:"max_slices"`
+	Systems      []string `json:"systems"`
+	Missing      string   `json:"missing"`
+	Bootstrap    int      `json:"bootstrap"`
+	Labels       string   `json:"labels"`
+	Inputs       []string `json:"inputs"`
+}
+
+// columns are the column names a run read, as the file spells them.
+type columns struct {
+	Query      string   `json:"query"`
+	Doc        string   `json:"doc"`
+	Score      string   `json:"score"`
+	ExtraScore []string `json:"extra_scores"`
+	Label      string   `json:"label"`
+	Rank       string   `json:"rank"`
 }
 
 func headerOf(r *summary.Run) header {
 	h := header{Curves: len(r.Curves) > 0, Ties: r.Options.Ties.String(), Gain: r.Options.Gain.String(),
 		MaxGrade: r.Options.MaxGrade, Empty: r.Options.Empty.String(), Dedup: "error", Profile: r.Profile,
-		ScoreFloat32: r.ScoreFloat32, Columns: r.Columns, Qrels: r.Qrels, Complete: r.Complete, SkipUnjudged: r.SkipUnjudged,
+		ScoreFloat32: r.ScoreFloat32, Qrels: r.Qrels, Labels: r.Labels,
+		Columns: columns{Query: r.Columns.Query, Doc: r.Columns.Doc, Score: r.Columns.Score, ExtraScore: r.Columns.ExtraScore,
+			Label: r.Columns.Label, Rank: r.Columns.Rank}, Complete: r.Complete, SkipUnjudged: r.SkipUnjudged,
 		Slices: r.Slices, MaxSlices: r.MaxSlices, Systems: r.Systems, Missing: r.Missing, Bootstrap: r.Bootstrap, Inputs: r.Inputs}
 	for _, m := range r.Metrics {
 		h.Metrics = append(h.Metrics, m.Name)
@@ -118,7 +133,9 @@ func (h *header) run() (*summary.Run, error) {
 	if h.RelThreshold != nil {
 		o.RelThreshold, o.HasThreshold = *h.RelThreshold, true
 	}
-	r := &summary.Run{Metrics: ms, Options: o, Columns: h.Columns, Profile: h.Profile, ScoreFloat32: h.ScoreFloat32,
+	cols := reader.Columns{Query: h.Columns.Query, Doc: h.Columns.Doc, Score: h.Columns.Score, ExtraScore: h.Columns.ExtraScore,
+		Label: h.Columns.Label, Rank: h.Columns.Rank, DocOptional: o.Ties != metrics.TiesTrec}
+	r := &summary.Run{Metrics: ms, Options: o, Columns: cols, Profile: h.Profile, ScoreFloat32: h.ScoreFloat32, Labels: h.Labels,
 		DedupFirst: h.Dedup == "first", Qrels: h.Qrels, Complete: h.Complete, SkipUnjudged: h.SkipUnjudged,
 		Slices: h.Slices, MaxSlices: h.MaxSlices, Systems: h.Systems, Missing: h.Missing, Bootstrap: h.Bootstrap,
 		Inputs: h.Inputs}
@@ -229,8 +246,13 @@ func (s *State) check() error {
 		return fmt.Errorf("the aggregate's layout (%d metrics, %d core, %d systems, %d replicates) does not fit the header",
 			l.Metrics, len(l.Core), l.Systems, l.Bootstrap)
 	}
-	if len(s.Agg.Slices) > len(s.SliceKeys) {
+	if len(s.Agg.Slices) != len(s.SliceKeys) {
 		return fmt.Errorf("%d slices for %d slice keys", len(s.Agg.Slices), len(s.SliceKeys))
+	}
+	for i, sl := range s.Agg.Slices {
+		if sl == nil {
+			return fmt.Errorf("slice %d has no figures", i)
+		}
 	}
 	return nil
 }
@@ -240,6 +262,7 @@ func (s *State) check() error {
 func Mismatch(a, b *State) string {
 	ha, hb := headerOf(a.Run), headerOf(b.Run)
 	ha.Inputs, hb.Inputs = nil, nil
+	ha.Labels, hb.Labels = "", "" // what the rows were, not how they were read
 	if !slices.Equal(ha.Metrics, hb.Metrics) {
 		return fmt.Sprintf("metrics %s against %s", joinNames(hb.Metrics), joinNames(ha.Metrics))
 	}
@@ -294,6 +317,10 @@ func (s *State) Merge(o *State) error {
 		return err
 	}
 	s.Run.Inputs = append(s.Run.Inputs, o.Run.Inputs...)
+	// any graded label makes the whole graded; else any binary, binary
+	if s.Run.Labels != "graded" && o.Run.Labels != "" {
+		s.Run.Labels = o.Run.Labels
+	}
 	return nil
 }
 

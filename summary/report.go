@@ -74,7 +74,7 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	for _, i := range r.order {
 		sr := &r.slices[i]
-		sl := report.Slice{Key: sr.key, Queries: sr.sl.Queries[0]}
+		sl := report.Slice{Key: sr.key, Queries: sr.sys[0][countMetric(c.Metrics)].N}
 		for s := range r.nsys {
 			var row []report.Stat
 			for _, sm := range sr.sys[s] {

@@ -109,11 +109,21 @@ func (r *Results) bootOf(s int) [][2]float64 {
 
 // compareKeys orders slices column by column, numerically where both
 // values are numbers (so m2 < m10 stays a byte-wise matter, but 2 < 10).
+//
+// It is a total order, so the order of the slices never depends on the
+// order they were met in: per column, numbers come before other values and
+// compare by value (then byte-wise: 2 and 2.0), the rest byte-wise.
 func compareKeys(a, b []string) int {
 	for c := range a {
 		x, errx := strconv.ParseFloat(a[c], 64)
 		y, erry := strconv.ParseFloat(b[c], 64)
-		if errx == nil && erry == nil && !math.IsNaN(x) && !math.IsNaN(y) {
+		xn, yn := errx == nil && !math.IsNaN(x), erry == nil && !math.IsNaN(y)
+		switch {
+		case xn && !yn:
+			return -1
+		case !xn && yn:
+			return 1
+		case xn && yn:
 			if d := cmp.Compare(x, y); d != 0 {
 				return d
 			}

@@ -46,8 +46,8 @@ type Run struct {
 	Bootstrap int
 	// Curves are the report's metric@k families, evaluated after Metrics.
 	Curves []Curve
-	// Inputs name what was read, in order (expanded files; NAME=PATH for
-	// --system logs).
+	// Inputs name what was read, sorted (expanded files; NAME=PATH for
+	// each file of a --system log).
 	Inputs []string
 	// Version names the program that made the summary, as Version()
 	// gives it.
@@ -59,6 +59,10 @@ type Run struct {
 	// Warnings are things the run noticed that may make its numbers not
 	// mean what the user expects; the JSON summary lists them.
 	Warnings []string
+	// Labels is what the run noted of its labels when ERR runs under the
+	// default maximum grade: "binary" (all 0 or 1: Warnings says so),
+	// "graded", or "" (not noted, or no rows). Merged states combine it.
+	Labels string
 }
 
 // BinaryERRWarning says that ERR was computed on 0/1 labels under the

@@ -96,13 +96,7 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 	// The queries column counts as the overall table does: the queries
 	// behind a mean (an empty query left out under --empty skip is not
 	// one), of the first metric that is not a correlation.
-	m0 := 0
-	for m, mt := range c.Metrics {
-		if !mt.Correlation() {
-			m0 = m
-			break
-		}
-	}
+	m0 := countMetric(c.Metrics)
 	title := "slices: means"
 	if r.nsys > 1 {
 		title += " of " + r.systems[0]
@@ -196,4 +190,17 @@ func writeFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggre
 	fmt.Fprintf(w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		o.Ties, o.Gain, o.MaxGrade, rel)
 	writeGates(w, g)
+}
+
+// countMetric is the metric whose query count a slice shows, as the
+// overall table counts queries: the queries behind its mean (an empty
+// query left out under --empty skip is not one). The first metric that is
+// not a correlation, whose count follows the relevance of rows.
+func countMetric(ms []metrics.Metric) int {
+	for m, mt := range ms {
+		if !mt.Correlation() {
+			return m
+		}
+	}
+	return 0
 }

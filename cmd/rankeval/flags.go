@@ -228,6 +228,9 @@ func (c *config) analysisFlags(by string, systemFlags []string) error {
 	if c.shared.Format == "trec" && (len(c.by) > 0 || len(rules.Systems) > 1 || c.bootstrap > 0) {
 		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
 	}
+	if c.state != "" && c.complete {
+		return usagef("--state with --complete: each day would count the judged queries missing from its own run, and a merge would count them again; save states without --complete")
+	}
 	if err := distinctOutputs(map[string]string{"--output": c.output, "--per-query": c.perQuery, "--report": c.report, "--state": c.state}); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/state"
 	"github.com/rankeval/rankeval/summary"
 )
@@ -99,6 +100,12 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// order or grouping the states were merged in
 	slices.Sort(run.Inputs)
 	run.Version = summary.Version()
+	if len(run.Slices) > 0 && len(merged.SliceKeys) > run.MaxSlices {
+		return fmt.Errorf("the merged states hold %d slices, more than --max-slices %d of the runs that made them: %w",
+			len(merged.SliceKeys), run.MaxSlices, pipeline.ErrTooManySlices)
+	}
+	run.Warnings = nil
+	warn(run, stderr)
 	gates, err := summary.ParseGates(*failUnder, run.Metrics)
 	if err != nil {
 		return usageError{err}

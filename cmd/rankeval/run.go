@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -140,11 +139,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	if res.BinaryLabels {
-		w := summary.BinaryERRWarning(c.shared.Rules.Options.MaxGrade)
-		fmt.Fprintln(stderr, "rankeval: warning:", w)
-		run.Warnings = append(run.Warnings, w)
+	switch {
+	case res.GradedLabels:
+		run.Labels = "graded"
+	case res.BinaryLabels:
+		run.Labels = "binary"
 	}
+	warn(run, stderr)
 	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
 	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
@@ -180,9 +181,23 @@ func (c *config) summaryRun() *summary.Run {
 		run.Curves = summary.CurvesFor(run.Metrics)
 	}
 	run.Version = summary.Version()
-	run.Inputs = c.inputs
+	run.Inputs = append(run.Inputs, c.inputs...)
 	for s, l := range c.logs {
-		run.Inputs = append(run.Inputs, run.Systems[s]+"="+strings.Join(l, ","))
+		for _, f := range l {
+			run.Inputs = append(run.Inputs, run.Systems[s]+"="+f)
+		}
 	}
+	// sorted, so that merged states list the same inputs whatever order
+	// they were merged in (rankeval merge)
+	slices.Sort(run.Inputs)
 	return &run
+}
+
+// warn adds what the run noticed to its summary, and says it on stderr.
+func warn(run *summary.Run, stderr io.Writer) {
+	if run.Labels == "binary" {
+		w := summary.BinaryERRWarning(run.Options.MaxGrade)
+		fmt.Fprintln(stderr, "rankeval: warning:", w)
+		run.Warnings = append(run.Warnings, w)
+	}
 }

@@ -182,3 +182,33 @@ func TestStateRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestStateMergeKeepsWarnings: a week of click logs (0/1 labels) with ERR
+// under the default maximum grade warns when merged, as one run does; a
+// graded day among them silences it, as in one run.
+func TestStateMergeKeepsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	var states []string
+	for d, lines := range []string{
+		`{"query_id":"a","score":1,"label":true}` + "\n" + `{"query_id":"a","score":0,"label":false}` + "\n",
+		`{"query_id":"b","score":1,"label":0}` + "\n" + `{"query_id":"b","score":0,"label":1}` + "\n",
+		`{"query_id":"c","score":1,"label":3}` + "\n",
+	} {
+		log := filepath.Join(dir, fmt.Sprintf("day%d.jsonl", d))
+		os.WriteFile(log, []byte(lines), 0o644)
+		st := log + ".state"
+		if code, _, stderr := cli(t, "--quiet", "--state", st, "--output", log+".json", log); code != 0 {
+			t.Fatal(stderr)
+		}
+		states = append(states, st)
+	}
+	for _, tc := range []struct {
+		states []string
+		warn   bool
+	}{{states[:2], true}, {states, false}} {
+		code, out, stderr := cli(t, append([]string{"merge", "--format", "json"}, tc.states...)...)
+		if code != 0 || strings.Contains(out, `"warnings"`) != tc.warn || strings.Contains(stderr, "--max-grade 1") != tc.warn {
+			t.Fatalf("%d states: exit %d, warned %v, want %v\n%s", len(tc.states), code, strings.Contains(out, `"warnings"`), tc.warn, stderr)
+		}
+	}
+}

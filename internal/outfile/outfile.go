@@ -19,12 +19,33 @@ type File struct {
 	*os.File
 	target    string
 	committed bool
+	inPlace   bool // a device or pipe, written directly
 }
 
 // Create starts writing target. The file gets the permissions any file the
 // user creates gets (0666 less the umask), not the 0600 of a temporary
 // file: a dashboard or the next task of a pipeline reads it.
+//
+// A target that exists and is not a regular file (/dev/null, /dev/stdout, a
+// named pipe) is written in place: it cannot be replaced, and there is
+// nothing to leave half-written. A symbolic link is followed, so the file
+// it names is replaced, not the link.
 func Create(target string) (*File, error) {
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	if st, err := os.Stat(target); err == nil {
+		if st.IsDir() {
+			return nil, fmt.Errorf("cannot write %s: is a directory", target)
+		}
+		if !st.Mode().IsRegular() {
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, fmt.Errorf("cannot write %s: %w", target, err)
+			}
+			return &File{File: f, target: target, inPlace: true}, nil
+		}
+	}
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
@@ -45,6 +66,10 @@ func Create(target string) (*File, error) {
 
 // Commit closes the file and renames it over its target.
 func (f *File) Commit() error {
+	if f.inPlace {
+		f.committed = true
+		return f.File.Close()
+	}
 	if err := f.File.Close(); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("writing %s: %w", f.target, err)
@@ -59,6 +84,10 @@ func (f *File) Commit() error {
 
 // Abort removes the temporary file unless Commit succeeded.
 func (f *File) Abort() {
+	if f.inPlace {
+		f.File.Close()
+		return
+	}
 	if !f.committed {
 		f.File.Close()
 		os.Remove(f.Name())

@@ -48,3 +48,31 @@ func TestAbortLeavesNothing(t *testing.T) {
 		t.Fatal("created a file in a missing directory")
 	}
 }
+
+// TestSpecialTargets: /dev/null is written in place, not replaced; a
+// symbolic link's file is replaced, the link kept; a directory is refused
+// before any work.
+func TestSpecialTargets(t *testing.T) {
+	if err := Write(os.DevNull, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
+		t.Fatalf("%s replaced by a regular file", os.DevNull)
+	}
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real.json"), filepath.Join(dir, "link.json")
+	os.WriteFile(real, []byte("old"), 0o644)
+	os.Symlink(real, link)
+	if err := Write(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "new" {
+		t.Fatalf("the link's file holds %q", b)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	if _, err := Create(dir); err == nil {
+		t.Fatal("a directory was accepted as an output")
+	}
+}
