@@ -10,7 +10,8 @@ import (
 // outputs are the files a run writes besides standard output: the
 // summary (--output), the report and the state. They are created before
 // the work starts, so an unwritable place fails before hours of reading,
-// and are all committed at the end, or none.
+// and committed one after another at the end, once everything is written;
+// a run that fails before that leaves none.
 type outputs struct {
 	stdout                 io.Writer
 	summary, report, state *atomicFile
