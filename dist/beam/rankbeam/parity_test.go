@@ -461,3 +461,25 @@ func TestStateMergesWithCLI(t *testing.T) {
 		t.Fatalf("Beam's state merged with rankeval's:\n%s\nrankeval over both days:\n%s", merged, want)
 	}
 }
+
+// TestEmptyInput: an input with no rows prints the zero-count summary
+// rankeval prints (SPEC §8), not nothing.
+func TestEmptyInput(t *testing.T) {
+	dir := t.TempDir()
+	blank := filepath.Join(dir, "blank.jsonl")
+	os.WriteFile(blank, []byte("\n\n"), 0o644)
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
+	var jobs []job
+	for _, in := range []string{blank, empty} {
+		jobs = append(jobs, job{name: filepath.Base(in), cfg: beamConfig([]string{in}, "map,ndcg@10", "input", "exp", "skip", 4, nil, "json"),
+			out: in + ".summary"})
+	}
+	runBeam(t, jobs)
+	for _, in := range []string{blank, empty} {
+		want := local(t, "--quiet", "--format", "json", "-m", "map,ndcg@10", in)
+		if got := read(t, in+".summary"); got != want || !strings.Contains(got, `"rows": 0`) {
+			t.Fatalf("%s: Beam:\n%s\nrankeval:\n%s", in, got, want)
+		}
+	}
+}

@@ -67,6 +67,13 @@ type Config struct {
 	State string
 }
 
+// Check resolves the configuration as every step will, so that what the
+// pipeline cannot do is refused at launch (ErrConfig, evalflags.ErrUsage).
+func (c *Config) Check() error {
+	_, err := c.settings()
+	return err
+}
+
 // settings resolves the shared flags.
 func (c *Config) settings() (*evalflags.Settings, error) {
 	s, err := c.Flags.Resolve()
@@ -197,7 +204,11 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	if err != nil {
 		return beam.PCollection{}, err
 	}
-	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, results)
+	// One element that adds nothing goes into the merge beside the queries:
+	// a combine with no input emits nothing, and an empty input must still
+	// print its zero-count summary (SPEC §8), as rankeval does.
+	seed := beam.Create(s.Scope("seed"), Result{Rows: -1})
+	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, beam.Flatten(s.Scope("with-seed"), results, seed))
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
 	if perQuery != "" {
 		if shards < 1 {
@@ -380,6 +391,9 @@ func (f *MergeFn) CreateAccumulator() Partial {
 
 // AddInput records one query.
 func (f *MergeFn) AddInput(a Partial, r Result) Partial {
+	if r.Rows < 0 {
+		return a // the seed (Build)
+	}
 	// fails only for a value beyond the bootstrap's range; no bootstrap here
 	a.Agg.Add(&aggregate.Query{Slice: -1, Rows: []int{int(r.Rows)}, Vals: [][]float64{r.Vals},
 		Empty: []bool{r.Empty}, Missing: []bool{false}})

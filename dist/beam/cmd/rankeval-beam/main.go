@@ -41,11 +41,17 @@ func register(fs *flag.FlagSet) *options {
 	fs.IntVar(&o.shards, "per-query-shards", 8, "number of per-query shards")
 	fs.IntVar(&o.batchSize, "batch-size", 0, "rows per read batch (0: the reader's default)")
 	fs.IntVar(&o.rgPerPart, "row-groups-per-part", 1, "Parquet row groups per work item")
+	// rankeval's run-time flags, accepted so a script written for rankeval
+	// runs unchanged: the runner, not these, decides parallelism and logging
+	fs.Bool("quiet", false, "accepted for rankeval's scripts; the runner logs progress")
+	fs.Duration("progress-interval", 0, "accepted for rankeval's scripts; the runner logs progress")
+	fs.Int("workers", 0, "accepted for rankeval's scripts; the runner decides parallelism (--parallelism, ...)")
 	return o
 }
 
 // beamOnly lists the flags register adds besides the shared ones.
-var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part", "state"}
+var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part", "state",
+	"quiet", "progress-interval", "workers"}
 
 // config checks the flags as rankeval does and expands the inputs.
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
@@ -78,7 +84,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	for _, in := range ins {
 		c.Inputs = append(c.Inputs, in.Path)
 	}
-	return c, nil
+	return c, c.Check()
 }
 
 func main() {

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rankeval/rankeval/dist/beam/rankbeam"
+	"github.com/rankeval/rankeval/evalflags"
+)
+
+// TestFlags: a command line written for rankeval works for rankeval-beam
+// (its run-time flags accepted, flags after the inputs), and what Beam
+// cannot do yet is refused at launch as a usage error.
+func TestFlags(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "log.jsonl")
+	os.WriteFile(in, []byte(`{"query_id":"a","score":1,"label":1}`+"\n"), 0o644)
+	parse := func(args ...string) (*rankbeam.Config, error) {
+		fs := flag.NewFlagSet("rankeval-beam", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o := register(fs)
+		pos, err := evalflags.Parse(fs, args)
+		if err != nil {
+			return nil, err
+		}
+		return o.config(fs, pos)
+	}
+	c, err := parse("--quiet", in, "--workers", "2", "--progress-interval", "1m", "-m", "ndcg@10")
+	if err != nil || len(c.Inputs) != 1 || c.Flags.Metrics != "ndcg@10" {
+		t.Fatalf("rankeval's flags: %v %+v", err, c)
+	}
+	for _, args := range [][]string{
+		{"--score-col", "score,score_b", in},
+		{"--state", "-", in},
+		{"--ties", "sideways", in},
+		{"-", "--quiet"},
+	} {
+		if _, err := parse(args...); !errors.Is(err, evalflags.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
+			t.Errorf("%q: err = %v, want a usage error", args, err)
+		}
+	}
+}
