@@ -48,6 +48,9 @@ type Values struct {
 	Format       string
 	Columns      reader.Columns
 	MaxGroupRows int
+	By           string
+	MaxSlices    int
+	Bootstrap    int
 	// MaxGradeSet: --max-grade was given (by hand or by a profile), so a
 	// run on 0/1 labels with ERR need not be warned.
 	MaxGradeSet bool
@@ -62,11 +65,16 @@ type Settings struct {
 	Columns reader.Columns
 	Profile string
 	Format  string
+	// Slices names the --by columns (also Rules.Slices and Columns.Extra);
+	// MaxSlices is their limit; Bootstrap the number of replicates.
+	Slices    []string
+	MaxSlices int
+	Bootstrap int
 }
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format"}, ColumnNames, []string{"max-group-rows"})
+	"format"}, ColumnNames, []string{"max-group-rows", "by", "max-slices", "bootstrap"})
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -106,6 +114,9 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
 	RegisterColumns(fs, &v.Columns)
+	fs.StringVar(&v.By, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
+	fs.IntVar(&v.MaxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
+	fs.IntVar(&v.Bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	return v
 }
@@ -217,6 +228,20 @@ func (v *Values) Resolve() (*Settings, error) {
 	// Doc ids are read when present, to catch duplicates; only the trec tie
 	// order cannot do without them.
 	s.Columns.DocOptional = o.Ties != metrics.TiesTrec
+	if v.By != "" {
+		if s.Slices = SplitList(v.By); len(s.Slices) == 0 {
+			return nil, Usagef("--by %q names no column", v.By)
+		}
+		r.Slices, s.Columns.Extra = s.Slices, s.Slices
+	}
+	if v.MaxSlices < 1 {
+		return nil, Usagef("--max-slices must be >= 1")
+	}
+	s.MaxSlices = v.MaxSlices
+	if v.Bootstrap < 0 || v.Bootstrap > 100_000 {
+		return nil, Usagef("--bootstrap %d: want 0 (none) to 100000 replicates", v.Bootstrap)
+	}
+	s.Bootstrap = v.Bootstrap
 	if scores := SplitList(v.Columns.Score); len(scores) > 1 {
 		if v.Columns.Rank != "" {
 			return nil, Usagef("--rank-col orders every system the same way: compare score columns without it")
@@ -224,14 +249,30 @@ func (v *Values) Resolve() (*Settings, error) {
 		s.Columns.Score, s.Columns.ExtraScore = scores[0], scores[1:]
 		r.Systems = scores
 	}
+	if err := s.Columns.Check(); err != nil {
+		return nil, usageErr{err}
+	}
+	if err := s.CheckFormat(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// CheckFormat refuses --format trec with what its layout has no place for;
+// a command that adds systems (--system logs) checks again.
+func (s *Settings) CheckFormat() error {
+	if s.Format == "trec" && (len(s.Slices) > 0 || len(s.Rules.Systems) > 1 || s.Bootstrap > 0) {
+		return Usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	return nil
 }
 
 // Summary is what a summary of these settings explains; the caller adds
 // what its command knows besides (TREC input, slices, systems, gates).
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
-		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems}
+		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
+		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap}
 }
 
 // CheckFormat checks a --format value.

@@ -15,7 +15,6 @@ import (
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
-	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -27,7 +26,6 @@ var (
 // config is the parsed command line.
 type config struct {
 	shared   *evalflags.Settings // metrics, conventions, columns, profile, format
-	cols     reader.Columns      // the shared columns and the --by columns
 	output   string
 	perQuery string
 	workers  int
@@ -45,14 +43,11 @@ type config struct {
 	gates            []summary.Gate
 	failOnEmpty      bool
 
-	// analysis: slices, comparison, bootstrap, report
-	by        []string
-	maxSlices int
-	logs      [][]string // per system with --system; nil when the systems are score columns
-	missing   string
-	bootstrap int
-	report    string
-	state     string
+	// analysis: comparison of logs, report
+	logs    [][]string // per system with --system; nil when the systems are score columns
+	missing string
+	report  string
+	state   string
 
 	// TREC input (--qrels)
 	qrels    string
@@ -97,16 +92,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
 	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
 	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
-	var by string
 	var systemFlags []string
-	fs.StringVar(&by, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
-	fs.IntVar(&c.maxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
 	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). The logs are read in\nlockstep and must hold the same queries in the same order", func(v string) error {
 		systemFlags = append(systemFlags, v)
 		return nil
 	})
 	fs.StringVar(&c.missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; the logs must then be sorted by query id)")
-	fs.IntVar(&c.bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
 	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
 	fs.StringVar(&c.state, "state", "", "also write the run's complete state to this file, to merge with others later\n(rankeval merge) without reading the logs again")
 	version := fs.Bool("version", false, "print rankeval's version (module version and VCS revision) and exit")
@@ -150,7 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, usagef("--progress-interval must be positive")
 	}
 	c.inputs = pos
-	if err := c.analysisFlags(by, systemFlags); err != nil {
+	if err := c.analysisFlags(systemFlags); err != nil {
 		return nil, err
 	}
 	if len(c.inputs) == 0 && c.logs == nil {
@@ -159,20 +150,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
-// analysisFlags checks and applies --by, --score-col lists, --system,
-// --missing, --bootstrap and --report.
-func (c *config) analysisFlags(by string, systemFlags []string) error {
-	if by != "" {
-		c.by = evalflags.SplitList(by)
-		if len(c.by) == 0 {
-			return usagef("--by %q names no column", by)
-		}
-		if c.qrels != "" {
-			return usagef("--by cannot slice TREC runs: they have no other columns")
-		}
-	}
-	if c.maxSlices < 1 {
-		return usagef("--max-slices must be >= 1")
+// analysisFlags checks and applies --system, --missing and what only the
+// command knows of slices and outputs.
+func (c *config) analysisFlags(systemFlags []string) error {
+	if len(c.shared.Slices) > 0 && c.qrels != "" {
+		return usagef("--by cannot slice TREC runs: they have no other columns")
 	}
 	rules := &c.shared.Rules
 	if len(systemFlags) > 0 {
@@ -217,16 +199,8 @@ func (c *config) analysisFlags(by string, systemFlags []string) error {
 	if c.unsorted && c.logs != nil {
 		return usagef("--unsorted reads one log: compare score columns of it (--score-col a,b), or sort the --system logs by query id")
 	}
-	c.cols = c.shared.Columns
-	c.cols.Extra = c.by
-	if err := c.cols.Check(); err != nil {
-		return usageError{err}
-	}
-	if c.bootstrap < 0 || c.bootstrap > 100_000 {
-		return usagef("--bootstrap %d: want 0 (none) to 100000 replicates", c.bootstrap)
-	}
-	if c.shared.Format == "trec" && (len(c.by) > 0 || len(rules.Systems) > 1 || c.bootstrap > 0) {
-		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	if err := c.shared.CheckFormat(); err != nil { // --system added systems
+		return err
 	}
 	if c.state != "" && c.complete {
 		return usagef("--state with --complete: each day would count the judged queries missing from its own run, and a merge would count them again; save states without --complete")

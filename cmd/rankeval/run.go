@@ -69,14 +69,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		Workers: c.workers,
 		Analysis: pipeline.Analysis{
 			MissingZero: c.missing == "zero",
-			MaxSlices:   c.maxSlices,
+			MaxSlices:   c.shared.MaxSlices,
 			Core:        len(run.Metrics),
-			Bootstrap:   c.bootstrap,
+			Bootstrap:   c.shared.Bootstrap,
 			Hist:        c.report != "" || c.state != "",
 		},
 	}
 	cfg.Rules.Metrics = run.Evaluated()
-	cfg.Rules.Slices = c.by
 	if pqWriter != nil {
 		cfg.PerQuery = pipeline.PerQuery{W: pqWriter, Format: run.QueryFormat(c.shared.Format)}
 	}
@@ -107,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
-	cols := c.cols
+	cols := c.shared.Columns
 	logs := c.logs
 	if logs == nil {
 		logs = [][]string{c.inputs}
@@ -172,7 +171,6 @@ func (c *config) summaryRun() *summary.Run {
 	run := c.shared.Summary()
 	run.Qrels, run.Complete = c.qrels, c.complete
 	run.SkipUnjudged = run.SkipUnjudged && c.qrels != ""
-	run.Slices, run.MaxSlices, run.Bootstrap = c.by, c.maxSlices, c.bootstrap
 	if c.logs != nil {
 		run.Missing = c.missing
 	}

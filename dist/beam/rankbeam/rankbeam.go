@@ -23,6 +23,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -80,9 +82,6 @@ func (c *Config) settings() (*evalflags.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.Rules.Systems) > 1 {
-		return nil, fmt.Errorf("several score columns (--score-col %s) are not supported by rankeval-beam yet: %w", c.Flags.Columns.Score, ErrConfig)
-	}
 	return s, nil
 }
 
@@ -109,7 +108,7 @@ func (c *Config) layout() (*aggregate.Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Hist: c.State != ""}}
+	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.State != ""}}
 	return pc.Layout(), nil
 }
 
@@ -132,26 +131,73 @@ type Part struct {
 // Result is one evaluated query.
 type Result struct {
 	Query   string
-	First   uint64 // packed position of its first row, to order per-query output
-	Rows    int64  // rows evaluated (after --dedup first)
-	Dropped int64  // rows dropped as repeats of a doc id
-	Vals    []float64
-	Empty   bool
+	First   uint64   // packed position of its first row, to order per-query output
+	Slice   []string // its values of the --by columns; nil without slices
+	Rows    []int64  // per system: rows evaluated (after --dedup first)
+	Dropped int64    // rows dropped as repeats of a doc id
+	Vals    [][]float64
+	Empty   []bool
+}
+
+// query is r as the aggregate takes it, in slice idx (-1: none).
+func (r *Result) query(idx int, bootstrap bool) *aggregate.Query {
+	q := &aggregate.Query{Slice: idx, Vals: r.Vals, Empty: r.Empty, Missing: make([]bool, len(r.Vals))}
+	for _, n := range r.Rows {
+		q.Rows = append(q.Rows, int(n))
+	}
+	if bootstrap {
+		q.Hash = aggregate.QueryHash([]byte(r.Query))
+	}
+	return q
 }
 
 // Partial is the accumulator of the merge: a partial aggregate, the
 // CLI's. It crosses process boundaries in aggregate's canonical binary
 // form, so merging on any worker, in any order, loses nothing.
-type Partial struct{ Agg *aggregate.Analysis }
+//
+// Keys holds the values of each slice of Agg, numbered in the order this
+// partial met them; merging maps another partial's slices by their values.
+type Partial struct {
+	Agg  *aggregate.Analysis
+	Keys [][]string
+}
 
-func encodePartial(p Partial) ([]byte, error) { return p.Agg.MarshalBinary() }
+// encodePartial writes the slice keys (JSON) behind their length, then the
+// aggregate's binary form.
+func encodePartial(p Partial) ([]byte, error) {
+	keys, err := json.Marshal(p.Keys)
+	if err != nil {
+		return nil, err
+	}
+	b := binary.AppendUvarint(nil, uint64(len(keys)))
+	return p.Agg.AppendBinary(append(b, keys...))
+}
 
 func decodePartial(b []byte) (Partial, error) {
-	a := new(aggregate.Analysis)
-	if err := a.UnmarshalBinary(b); err != nil {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
+	}
+	var p Partial
+	if err := json.Unmarshal(b[k:k+int(n)], &p.Keys); err != nil {
+		return Partial{}, fmt.Errorf("partial aggregate: %v: %w", err, aggregate.ErrEncoding)
+	}
+	p.Agg = new(aggregate.Analysis)
+	if err := p.Agg.UnmarshalBinary(b[k+int(n):]); err != nil {
 		return Partial{}, err
 	}
-	return Partial{Agg: a}, nil
+	return p, nil
+}
+
+// slice returns the index of the slice of values key, adding it if new.
+func (p *Partial) slice(key []string) int {
+	for i, k := range p.Keys {
+		if slices.Equal(k, key) {
+			return i
+		}
+	}
+	p.Keys = append(p.Keys, key)
+	return len(p.Keys) - 1
 }
 
 func init() {
@@ -207,7 +253,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	// One element that adds nothing goes into the merge beside the queries:
 	// a combine with no input emits nothing, and an empty input must still
 	// print its zero-count summary (SPEC §8), as rankeval does.
-	seed := beam.Create(s.Scope("seed"), Result{Rows: -1})
+	seed := beam.Create(s.Scope("seed"), Result{})
 	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, beam.Flatten(s.Scope("with-seed"), results, seed))
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
 	if perQuery != "" {
@@ -319,10 +365,10 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 // evalFn evaluates one query from all its chunks with the run's query
 // unit, as a worker of the local pipeline does.
 type evalFn struct {
-	Cfg     Config
-	unit    *pipeline.Unit
-	take    *pipeline.Taker
-	metrics int
+	Cfg              Config
+	unit             *pipeline.Unit
+	take             *pipeline.Taker
+	metrics, systems int
 }
 
 func (f *evalFn) Setup() error {
@@ -331,6 +377,7 @@ func (f *evalFn) Setup() error {
 		return err
 	}
 	f.take, f.unit, f.metrics = s.Rules.NewTaker(f.Cfg.where), s.Rules.NewUnit(f.Cfg.where), len(s.Rules.Metrics)
+	f.systems = max(1, len(s.Rules.Systems))
 	return nil
 }
 
@@ -367,12 +414,26 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 	if err != nil {
 		return err
 	}
-	vals := make([]float64, f.metrics)
-	empty, err := f.unit.Eval(&g, g.Score, vals)
-	if err != nil {
-		return err
+	r := Result{Query: id, First: g.First, Dropped: int64(dropped)}
+	for s := range f.systems {
+		score := g.Score
+		if s > 0 {
+			if s > len(g.XScore) {
+				return fmt.Errorf("%s: query %q has no score of system %d: %w", f.Cfg.where(g.First), id, s+1, pipeline.ErrMixedColumns)
+			}
+			score = g.XScore[s-1]
+		}
+		vals := make([]float64, f.metrics)
+		empty, err := f.unit.Eval(&g, score, vals)
+		if err != nil {
+			return err
+		}
+		r.Rows, r.Vals, r.Empty = append(r.Rows, int64(g.N())), append(r.Vals, vals), append(r.Empty, empty)
 	}
-	emit(Result{Query: id, First: g.First, Rows: int64(g.N()), Dropped: int64(dropped), Vals: vals, Empty: empty})
+	for c := 0; c+1 < len(g.Key.Off); c++ {
+		r.Slice = append(r.Slice, string(g.Key.At(c)))
+	}
+	emit(r)
 	return nil
 }
 
@@ -391,19 +452,31 @@ func (f *MergeFn) CreateAccumulator() Partial {
 
 // AddInput records one query.
 func (f *MergeFn) AddInput(a Partial, r Result) Partial {
-	if r.Rows < 0 {
+	if r.Rows == nil {
 		return a // the seed (Build)
 	}
-	// fails only for a value beyond the bootstrap's range; no bootstrap here
-	a.Agg.Add(&aggregate.Query{Slice: -1, Rows: []int{int(r.Rows)}, Vals: [][]float64{r.Vals},
-		Empty: []bool{r.Empty}, Missing: []bool{false}})
+	idx := -1
+	if r.Slice != nil {
+		idx = a.slice(r.Slice)
+	}
+	// Add fails only for a cg or dcg beyond the bootstrap's fixed point
+	// (|v| >= 2^32), which no ranking reaches; the sums are kept then,
+	// but not that query's replicates
+	a.Agg.Add(r.query(idx, f.Layout.Bootstrap > 0))
 	a.Agg.Sys[0].Dropped += r.Dropped
 	return a
 }
 
-// MergeAccumulators adds b into a.
+// MergeAccumulators adds b into a, b's slices mapped to a's by their
+// values.
 func (f *MergeFn) MergeAccumulators(a, b Partial) Partial {
-	a.Agg.Merge(b.Agg)
+	mapping := make([]int, len(b.Keys))
+	for i, key := range b.Keys {
+		mapping[i] = a.slice(key)
+	}
+	if err := a.Agg.MergeMapped(b.Agg, mapping); err != nil {
+		panic(err) // equal layouts by construction: a bug
+	}
 	return a
 }
 
@@ -418,8 +491,12 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 	if err != nil {
 		return err
 	}
+	if len(s.Slices) > 0 && len(p.Keys) > s.MaxSlices {
+		return fmt.Errorf("%d slices, more than --max-slices %d; slice by fewer or coarser columns, or raise --max-slices: %w",
+			len(p.Keys), s.MaxSlices, pipeline.ErrTooManySlices)
+	}
 	if f.Cfg.State != "" {
-		b, err := (&state.State{Run: run, Agg: p.Agg}).AppendBinary(nil)
+		b, err := (&state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}).AppendBinary(nil)
 		if err != nil {
 			return err
 		}
@@ -427,7 +504,7 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 			return err
 		}
 	}
-	emit(summary.NewResults(run, p.Agg, nil).Format(s.Format))
+	emit(summary.NewResults(run, p.Agg, p.Keys).Format(s.Format))
 	return nil
 }
 
@@ -455,7 +532,7 @@ func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
 	for i := range 8 {
 		line[i] = byte(r.First >> (56 - 8*i))
 	}
-	line = f.format(line, []byte(r.Query), nil, &aggregate.Query{Vals: [][]float64{r.Vals}, Empty: []bool{r.Empty}, Missing: []bool{false}})
+	line = f.format(line, []byte(r.Query), r.Slice, r.query(-1, false))
 	h := fnv.New32a()
 	h.Write([]byte(r.Query))
 	emit(int(h.Sum32()%uint32(f.Shards)), line)

@@ -33,7 +33,6 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("rankeval's flags: %v %+v", err, c)
 	}
 	for _, args := range [][]string{
-		{"--score-col", "score,score_b", in},
 		{"--state", "-", in},
 		{"--ties", "sideways", in},
 		{"-", "--quiet"},
