@@ -512,3 +512,29 @@ func TestAnalysisParity(t *testing.T) {
 		t.Fatalf("per-query records differ:\n%.400s\nrankeval:\n%.400s", got, want)
 	}
 }
+
+// TestEveryShardWritten: every per-query shard is written, those no query
+// hashes to empty, so a rerun into the same prefix leaves no stale shard.
+func TestEveryShardWritten(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "log.jsonl")
+	os.WriteFile(in, []byte(`{"query_id":"a","score":1,"label":1}`+"\n"+`{"query_id":"b","score":1,"label":0}`+"\n"), 0o644)
+	pq := filepath.Join(dir, "out", "pq")
+	os.MkdirAll(filepath.Dir(pq), 0o755)
+	for i := range 8 { // a previous run's shards
+		os.WriteFile(fmt.Sprintf("%s-%05d-of-00008.jsonl", pq, i), []byte("stale\n"), 0o644)
+	}
+	runBeam(t, []job{{name: "shards", cfg: beamConfig([]string{in}, "map", "input", "exp", "skip", 4, nil, "json"),
+		out: filepath.Join(dir, "s.json"), perQuery: pq, shards: 8}})
+	lines := 0
+	for i := range 8 {
+		b := read(t, fmt.Sprintf("%s-%05d-of-00008.jsonl", pq, i))
+		if strings.Contains(b, "stale") {
+			t.Fatalf("shard %d is the previous run's", i)
+		}
+		lines += strings.Count(b, "\n")
+	}
+	if lines != 2 {
+		t.Fatalf("%d per-query lines over the shards, want 2", lines)
+	}
+}

@@ -20,6 +20,7 @@
 package rankbeam
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -28,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -218,6 +220,7 @@ func init() {
 	register.Emitter2[int, []byte]()
 	register.DoFn2x1[int, func(*[]byte) bool, error](&writeShardFn{})
 	register.DoFn1x1[[]byte, error](&writeFileFn{})
+	register.Function2x0(emptyShardLine)
 }
 
 // Build adds the evaluation to s and returns the summary (one []byte
@@ -261,7 +264,14 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 			shards = 1
 		}
 		lines := beam.ParDo(s.Scope("per-query"), &queryLineFn{Cfg: cfg, Shards: shards}, results)
-		byShard := beam.GroupByKey(s.Scope("per-query-shards"), lines)
+		// an empty line for every shard, so every shard is written, even
+		// one no query hashes to: a rerun leaves no stale shard behind
+		idx := make([]int, shards)
+		for i := range idx {
+			idx[i] = i
+		}
+		empty := beam.ParDo(s.Scope("per-query-every-shard"), emptyShardLine, beam.CreateList(s.Scope("shard-numbers"), idx))
+		byShard := beam.GroupByKey(s.Scope("per-query-shards"), beam.Flatten(s.Scope("per-query-all"), lines, empty))
 		ext := ".jsonl"
 		if set.Format == "trec" {
 			ext = ".trec"
@@ -550,15 +560,56 @@ func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) error
 	var all [][]byte
 	var l []byte
 	for lines(&l) {
-		all = append(all, l)
+		if len(l) > 8 { // not the shard's empty line
+			all = append(all, l)
+		}
+		l = nil
 	}
 	slices.SortFunc(all, func(a, b []byte) int { return bytes.Compare(a[:8], b[:8]) })
-	var out bytes.Buffer
-	for _, l := range all {
-		out.Write(l[8:])
-	}
 	name := fmt.Sprintf("%s-%05d-of-%05d%s", f.Prefix, shard, f.Shards, f.Ext)
-	return writeFile(name, out.Bytes())
+	return writeLines(name, all)
+}
+
+// emptyShardLine gives shard i a line with nothing to write.
+func emptyShardLine(i int, emit func(int, []byte)) { emit(i, make([]byte, 8)) }
+
+// writeLines writes the lines, less their 8-byte position prefix, to
+// name as writeFile does, streamed rather than gathered in one buffer.
+func writeLines(name string, lines [][]byte) error {
+	var w io.WriteCloser
+	var commit func() error
+	if objstore.IsURL(name) {
+		ow, err := objstore.Create(context.Background(), name)
+		if err != nil {
+			return err
+		}
+		w, commit = ow, ow.Close
+	} else {
+		if dir := filepath.Dir(name); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		f, err := outfile.Create(name)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		w, commit = f, f.Commit
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for _, l := range lines {
+		if _, err := bw.Write(l[8:]); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := commit(); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
 }
 
 // writeFileFn writes the summary.

@@ -66,6 +66,9 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
 		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
 	}
+	if o.perQuery == "-" {
+		return nil, evalflags.Usagef("--per-query -: give a prefix for the shards (a path, or an s3:// or gs:// prefix); standard output cannot hold shards")
+	}
 	if o.state == "-" || o.state != "" && o.state == o.output {
 		return nil, evalflags.Usagef("--state %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", o.state)
 	}

@@ -34,6 +34,7 @@ func TestFlags(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"--state", "-", in},
+		{"--per-query", "-", in},
 		{"--ties", "sideways", in},
 		{"-", "--quiet"},
 	} {
