@@ -301,15 +301,15 @@ func Mismatch(a, b *State) string {
 func (s *State) Merge(o *State) error {
 	index := map[string]int{}
 	for i, key := range s.SliceKeys {
-		index[keyString(key)] = i
+		index[SliceKey(key)] = i
 	}
 	mapping := make([]int, len(o.SliceKeys))
 	for i, key := range o.SliceKeys {
-		j, ok := index[keyString(key)]
+		j, ok := index[SliceKey(key)]
 		if !ok {
 			j = len(s.SliceKeys)
 			s.SliceKeys = append(s.SliceKeys, key)
-			index[keyString(key)] = j
+			index[SliceKey(key)] = j
 		}
 		mapping[i] = j
 	}
@@ -324,7 +324,9 @@ func (s *State) Merge(o *State) error {
 	return nil
 }
 
-func keyString(key []string) string {
+// SliceKey is a slice's values as one map key, length-prefixed so no two
+// keys collide; merges match slices by it.
+func SliceKey(key []string) string {
 	var b []byte
 	for _, v := range key {
 		b = binary.AppendUvarint(b, uint64(len(v)))

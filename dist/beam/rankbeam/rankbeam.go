@@ -20,18 +20,11 @@
 package rankbeam
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 
@@ -40,11 +33,8 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/evalflags"
-	"github.com/rankeval/rankeval/internal/outfile"
-	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/state"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -151,55 +141,6 @@ func (r *Result) query(idx int, bootstrap bool) *aggregate.Query {
 		q.Hash = aggregate.QueryHash([]byte(r.Query))
 	}
 	return q
-}
-
-// Partial is the accumulator of the merge: a partial aggregate, the
-// CLI's. It crosses process boundaries in aggregate's canonical binary
-// form, so merging on any worker, in any order, loses nothing.
-//
-// Keys holds the values of each slice of Agg, numbered in the order this
-// partial met them; merging maps another partial's slices by their values.
-type Partial struct {
-	Agg  *aggregate.Analysis
-	Keys [][]string
-}
-
-// encodePartial writes the slice keys (JSON) behind their length, then the
-// aggregate's binary form.
-func encodePartial(p Partial) ([]byte, error) {
-	keys, err := json.Marshal(p.Keys)
-	if err != nil {
-		return nil, err
-	}
-	b := binary.AppendUvarint(nil, uint64(len(keys)))
-	return p.Agg.AppendBinary(append(b, keys...))
-}
-
-func decodePartial(b []byte) (Partial, error) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
-	}
-	var p Partial
-	if err := json.Unmarshal(b[k:k+int(n)], &p.Keys); err != nil {
-		return Partial{}, fmt.Errorf("partial aggregate: %v: %w", err, aggregate.ErrEncoding)
-	}
-	p.Agg = new(aggregate.Analysis)
-	if err := p.Agg.UnmarshalBinary(b[k+int(n):]); err != nil {
-		return Partial{}, err
-	}
-	return p, nil
-}
-
-// slice returns the index of the slice of values key, adding it if new.
-func (p *Partial) slice(key []string) int {
-	for i, k := range p.Keys {
-		if slices.Equal(k, key) {
-			return i
-		}
-	}
-	p.Keys = append(p.Keys, key)
-	return len(p.Keys) - 1
 }
 
 func init() {
@@ -445,204 +386,4 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 	}
 	emit(r)
 	return nil
-}
-
-// MergeFn is the Beam CombineFn that merges per-query results into one
-// aggregate. Its sums are exact, so the result does not depend on how the
-// runner splits, orders or nests AddInput and MergeAccumulators calls.
-type MergeFn struct {
-	Layout aggregate.Layout // the run's, for empty accumulators
-}
-
-// CreateAccumulator returns an empty aggregate.
-func (f *MergeFn) CreateAccumulator() Partial {
-	l := f.Layout
-	return Partial{Agg: aggregate.NewAnalysis(&l)}
-}
-
-// AddInput records one query.
-func (f *MergeFn) AddInput(a Partial, r Result) Partial {
-	if r.Rows == nil {
-		return a // the seed (Build)
-	}
-	idx := -1
-	if r.Slice != nil {
-		idx = a.slice(r.Slice)
-	}
-	// Add fails only for a cg or dcg beyond the bootstrap's fixed point
-	// (|v| >= 2^32), which no ranking reaches; the sums are kept then,
-	// but not that query's replicates
-	a.Agg.Add(r.query(idx, f.Layout.Bootstrap > 0))
-	a.Agg.Sys[0].Dropped += r.Dropped
-	return a
-}
-
-// MergeAccumulators adds b into a, b's slices mapped to a's by their
-// values.
-func (f *MergeFn) MergeAccumulators(a, b Partial) Partial {
-	mapping := make([]int, len(b.Keys))
-	for i, key := range b.Keys {
-		mapping[i] = a.slice(key)
-	}
-	if err := a.Agg.MergeMapped(b.Agg, mapping); err != nil {
-		panic(err) // equal layouts by construction: a bug
-	}
-	return a
-}
-
-// ExtractOutput returns the merged aggregate.
-func (f *MergeFn) ExtractOutput(a Partial) Partial { return a }
-
-// formatFn prints the summary as the local CLI does.
-type formatFn struct{ Cfg Config }
-
-func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
-	s, run, err := f.Cfg.run()
-	if err != nil {
-		return err
-	}
-	if len(s.Slices) > 0 && len(p.Keys) > s.MaxSlices {
-		return fmt.Errorf("%d slices, more than --max-slices %d; slice by fewer or coarser columns, or raise --max-slices: %w",
-			len(p.Keys), s.MaxSlices, pipeline.ErrTooManySlices)
-	}
-	if f.Cfg.State != "" {
-		b, err := (&state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}).AppendBinary(nil)
-		if err != nil {
-			return err
-		}
-		if err := writeFile(f.Cfg.State, b); err != nil {
-			return err
-		}
-	}
-	emit(summary.NewResults(run, p.Agg, p.Keys).Format(s.Format))
-	return nil
-}
-
-// queryLineFn formats a query's record and picks its shard from a hash of
-// the query id, so shards are balanced and a rerun writes the same shards.
-type queryLineFn struct {
-	Cfg    Config
-	Shards int
-	format func(b, id []byte, slice []string, q *aggregate.Query) []byte
-}
-
-func (f *queryLineFn) Setup() error {
-	s, err := f.Cfg.settings()
-	if err != nil {
-		return err
-	}
-	run := s.Summary()
-	f.format = run.QueryFormat(s.Format)
-	return nil
-}
-
-func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
-	// the first position leads each line, for the writer to restore input order
-	line := make([]byte, 8, 64)
-	for i := range 8 {
-		line[i] = byte(r.First >> (56 - 8*i))
-	}
-	line = f.format(line, []byte(r.Query), r.Slice, r.query(-1, false))
-	h := fnv.New32a()
-	h.Write([]byte(r.Query))
-	emit(int(h.Sum32()%uint32(f.Shards)), line)
-	return nil
-}
-
-// writeShardFn writes one shard of per-query records, in input order
-// (by each query's first row).
-type writeShardFn struct {
-	Prefix, Ext string
-	Shards      int
-}
-
-func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) error {
-	var all [][]byte
-	var l []byte
-	for lines(&l) {
-		if len(l) > 8 { // not the shard's empty line
-			all = append(all, l)
-		}
-		l = nil
-	}
-	slices.SortFunc(all, func(a, b []byte) int { return bytes.Compare(a[:8], b[:8]) })
-	name := fmt.Sprintf("%s-%05d-of-%05d%s", f.Prefix, shard, f.Shards, f.Ext)
-	return writeLines(name, all)
-}
-
-// emptyShardLine gives shard i a line with nothing to write.
-func emptyShardLine(i int, emit func(int, []byte)) { emit(i, make([]byte, 8)) }
-
-// writeLines writes the lines, less their 8-byte position prefix, to
-// name as writeFile does, streamed rather than gathered in one buffer.
-func writeLines(name string, lines [][]byte) error {
-	var w io.WriteCloser
-	var commit func() error
-	if objstore.IsURL(name) {
-		ow, err := objstore.Create(context.Background(), name)
-		if err != nil {
-			return err
-		}
-		w, commit = ow, ow.Close
-	} else {
-		if dir := filepath.Dir(name); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		f, err := outfile.Create(name)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		w, commit = f, f.Commit
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	for _, l := range lines {
-		if _, err := bw.Write(l[8:]); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := commit(); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return nil
-}
-
-// writeFileFn writes the summary.
-type writeFileFn struct{ Name string }
-
-func (f *writeFileFn) ProcessElement(b []byte) error {
-	if f.Name == "" || f.Name == "-" {
-		_, err := os.Stdout.Write(b)
-		return err
-	}
-	return writeFile(f.Name, b)
-}
-
-// writeFile writes name whole or not at all: object stores publish an
-// object when its writer closes; local files are renamed into place.
-func writeFile(name string, b []byte) error {
-	if objstore.IsURL(name) {
-		w, err := objstore.Create(context.Background(), name)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return errors.Join(fmt.Errorf("writing %s: %w", name, err), w.Close())
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-		return nil
-	}
-	if dir := filepath.Dir(name); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	return outfile.Write(name, b)
 }

@@ -1,0 +1,114 @@
+package rankbeam
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/state"
+)
+
+// Partial is the accumulator of the merge: a partial aggregate, the
+// CLI's. It crosses process boundaries in aggregate's canonical binary
+// form, so merging on any worker, in any order, loses nothing.
+//
+// Keys holds the values of each slice of Agg, numbered in the order this
+// partial met them; merging maps another partial's slices by their values.
+type Partial struct {
+	Agg  *aggregate.Analysis
+	Keys [][]string
+	// index finds a slice by its values (state.SliceKey); rebuilt from Keys when a
+	// decoded partial has none
+	index map[string]int
+}
+
+// encodePartial writes the slice keys (JSON) behind their length, then the
+// aggregate's binary form.
+func encodePartial(p Partial) ([]byte, error) {
+	keys, err := json.Marshal(p.Keys)
+	if err != nil {
+		return nil, err
+	}
+	b := binary.AppendUvarint(nil, uint64(len(keys)))
+	return p.Agg.AppendBinary(append(b, keys...))
+}
+
+func decodePartial(b []byte) (Partial, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
+	}
+	var p Partial
+	if err := json.Unmarshal(b[k:k+int(n)], &p.Keys); err != nil {
+		return Partial{}, fmt.Errorf("partial aggregate: %v: %w", err, aggregate.ErrEncoding)
+	}
+	p.Agg = new(aggregate.Analysis)
+	if err := p.Agg.UnmarshalBinary(b[k+int(n):]); err != nil {
+		return Partial{}, err
+	}
+	return p, nil
+}
+
+// slice returns the index of the slice of values key, adding it if new.
+func (p *Partial) slice(key []string) int {
+	if p.index == nil {
+		p.index = make(map[string]int, len(p.Keys))
+		for i, k := range p.Keys {
+			p.index[state.SliceKey(k)] = i
+		}
+	}
+	k := state.SliceKey(key)
+	if i, ok := p.index[k]; ok {
+		return i
+	}
+	p.Keys = append(p.Keys, key)
+	p.index[k] = len(p.Keys) - 1
+	return len(p.Keys) - 1
+}
+
+// MergeFn is the Beam CombineFn that merges per-query results into one
+// aggregate. Its sums are exact, so the result does not depend on how the
+// runner splits, orders or nests AddInput and MergeAccumulators calls.
+type MergeFn struct {
+	Layout aggregate.Layout // the run's, for empty accumulators
+}
+
+// CreateAccumulator returns an empty aggregate.
+func (f *MergeFn) CreateAccumulator() Partial {
+	l := f.Layout
+	return Partial{Agg: aggregate.NewAnalysis(&l)}
+}
+
+// AddInput records one query.
+func (f *MergeFn) AddInput(a Partial, r Result) Partial {
+	if r.Rows == nil {
+		return a // the seed (Build)
+	}
+	idx := -1
+	if r.Slice != nil {
+		idx = a.slice(r.Slice)
+	}
+	// Add fails only for a cg or dcg beyond the bootstrap's fixed point
+	// (|v| >= 2^32), which no ranking reaches; the sums are kept then,
+	// but not that query's replicates
+	a.Agg.Add(r.query(idx, f.Layout.Bootstrap > 0))
+	a.Agg.Sys[0].Dropped += r.Dropped
+	return a
+}
+
+// MergeAccumulators adds b into a, b's slices mapped to a's by their
+// values.
+func (f *MergeFn) MergeAccumulators(a, b Partial) Partial {
+	mapping := make([]int, len(b.Keys))
+	for i, key := range b.Keys {
+		mapping[i] = a.slice(key)
+	}
+	if err := a.Agg.MergeMapped(b.Agg, mapping); err != nil {
+		panic(err) // equal layouts by construction: a bug
+	}
+	return a
+}
+
+// ExtractOutput returns the merged aggregate.
+func (f *MergeFn) ExtractOutput(a Partial) Partial { return a }

@@ -1,0 +1,166 @@
+package rankbeam
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/internal/outfile"
+	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/state"
+	"github.com/rankeval/rankeval/summary"
+)
+
+// formatFn prints the summary as the local CLI does.
+type formatFn struct{ Cfg Config }
+
+func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
+	s, run, err := f.Cfg.run()
+	if err != nil {
+		return err
+	}
+	if len(s.Slices) > 0 && len(p.Keys) > s.MaxSlices {
+		return fmt.Errorf("%d slices, more than --max-slices %d; slice by fewer or coarser columns, or raise --max-slices: %w",
+			len(p.Keys), s.MaxSlices, pipeline.ErrTooManySlices)
+	}
+	if f.Cfg.State != "" {
+		b, err := (&state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}).AppendBinary(nil)
+		if err != nil {
+			return err
+		}
+		if err := writeFile(f.Cfg.State, b); err != nil {
+			return err
+		}
+	}
+	emit(summary.NewResults(run, p.Agg, p.Keys).Format(s.Format))
+	return nil
+}
+
+// queryLineFn formats a query's record and picks its shard from a hash of
+// the query id, so shards are balanced and a rerun writes the same shards.
+type queryLineFn struct {
+	Cfg    Config
+	Shards int
+	format func(b, id []byte, slice []string, q *aggregate.Query) []byte
+}
+
+func (f *queryLineFn) Setup() error {
+	s, err := f.Cfg.settings()
+	if err != nil {
+		return err
+	}
+	run := s.Summary()
+	f.format = run.QueryFormat(s.Format)
+	return nil
+}
+
+func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
+	// the first position leads each line, for the writer to restore input order
+	line := make([]byte, 8, 64)
+	for i := range 8 {
+		line[i] = byte(r.First >> (56 - 8*i))
+	}
+	line = f.format(line, []byte(r.Query), r.Slice, r.query(-1, false))
+	h := fnv.New32a()
+	h.Write([]byte(r.Query))
+	emit(int(h.Sum32()%uint32(f.Shards)), line)
+	return nil
+}
+
+// writeShardFn writes one shard of per-query records, in input order
+// (by each query's first row).
+type writeShardFn struct {
+	Prefix, Ext string
+	Shards      int
+}
+
+func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) error {
+	var all [][]byte
+	var l []byte
+	for lines(&l) {
+		if len(l) > 8 { // not the shard's empty line
+			all = append(all, l)
+		}
+		l = nil
+	}
+	slices.SortFunc(all, func(a, b []byte) int { return bytes.Compare(a[:8], b[:8]) })
+	for i := range all {
+		all[i] = all[i][8:] // the position prefix has done its work
+	}
+	return writeFile(fmt.Sprintf("%s-%05d-of-%05d%s", f.Prefix, shard, f.Shards, f.Ext), all...)
+}
+
+// emptyShardLine gives shard i a line with nothing to write.
+func emptyShardLine(i int, emit func(int, []byte)) { emit(i, make([]byte, 8)) }
+
+// writeFileFn writes the summary.
+type writeFileFn struct{ Name string }
+
+func (f *writeFileFn) ProcessElement(b []byte) error {
+	if f.Name == "" || f.Name == "-" {
+		_, err := os.Stdout.Write(b)
+		return err
+	}
+	return writeFile(f.Name, b)
+}
+
+// writeFile writes the parts to name whole or not at all, streamed:
+// object stores publish an object when its writer closes (a failed write
+// cancels it instead); local files are renamed into place (outfile).
+func writeFile(name string, parts ...[]byte) error {
+	var w io.Writer
+	var commit func() error
+	if objstore.IsURL(name) {
+		ctx, cancel := context.WithCancel(context.Background())
+		ow, err := objstore.Create(ctx, name)
+		if err != nil {
+			cancel()
+			return err
+		}
+		done := false
+		defer func() {
+			if !done { // cancelled before Close, the object is abandoned
+				cancel()
+				ow.Close()
+			}
+		}()
+		w, commit = ow, func() error {
+			done = true
+			defer cancel()
+			return ow.Close()
+		}
+	} else {
+		if dir := filepath.Dir(name); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		f, err := outfile.Create(name)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		w, commit = f, f.Commit
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for _, b := range parts {
+		if _, err := bw.Write(b); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := commit(); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}
