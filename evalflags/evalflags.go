@@ -100,11 +100,37 @@ func profileOf(name string) (profile, error) {
 // left out, as the peer tools of the profiles do.
 func (s *Settings) SkipUnjudged() bool { return s.Profile != "" }
 
+// metricList is the value of --metrics and -m: the first list given
+// replaces the default, and every later one adds to it, as trec_eval's
+// repeated -m do (a habit that must not drop a metric silently).
+type metricList struct {
+	s   *string
+	set bool
+}
+
+func (l *metricList) String() string {
+	if l == nil || l.s == nil {
+		return ""
+	}
+	return *l.s
+}
+
+func (l *metricList) Set(v string) error {
+	if l.set {
+		*l.s += "," + v
+	} else {
+		*l.s, l.set = v, true
+	}
+	return nil
+}
+
 // Register defines the shared flags on fs.
 func Register(fs *flag.FlagSet) *Values {
 	v := &Values{}
-	fs.StringVar(&v.Metrics, "metrics", DefaultMetrics, "comma-separated metrics to compute (see above)")
-	fs.StringVar(&v.Metrics, "m", DefaultMetrics, "shorthand for --metrics")
+	v.Metrics = DefaultMetrics
+	ml := &metricList{s: &v.Metrics}
+	fs.Var(ml, "metrics", "comma-separated metrics to compute (see above); may be repeated, the lists add up,\nand trec_eval's form name.k1,k2 (P.5,10) gives one metric per cutoff")
+	fs.Var(ml, "m", "shorthand for --metrics")
 	fs.StringVar(&v.Ties, "ties", "input", "order of rows with equal scores: input (as they appear), trec (doc id descending,\nas trec_eval), optimistic (higher label first), pessimistic (lower label first),\naverage (exact expected value over every order of the tied rows)")
 	fs.StringVar(&v.Gain, "gain", "exp", "DCG gain of a label y: exp (2^y - 1) or linear (y)")
 	fs.Float64Var(&v.MaxGrade, "max-grade", 4, "maximum grade G of ERR, whose stop probability is (2^y - 1)/2^G;\na label above it is an input error when err or nerr is asked for")
@@ -208,6 +234,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		o.RelThreshold, o.HasThreshold = t, true
 	}
 	r.Options = o
+	if err := metrics.CheckOptions(r.Metrics, o); err != nil {
+		return nil, usageErr{err}
+	}
 	if err := CheckFormat(v.Format); err != nil {
 		return nil, err
 	}

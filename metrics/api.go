@@ -6,6 +6,7 @@ import "errors"
 var (
 	ErrUnknownMetric = errors.New("unknown metric")
 	ErrBadCutoff     = errors.New("cutoff k must be a whole number >= 1")
+	ErrBadLevel      = errors.New("bad recall level")
 )
 
 // Ties is the policy that orders rows with equal scores (SPEC §2).
@@ -46,6 +47,13 @@ type Options struct {
 	RelThreshold float64
 	HasThreshold bool
 	Empty        Empty
+	// MaxRanked, when > 0, keeps only the first MaxRanked rows of each
+	// ranking (after ties are broken), as trec_eval's -M does: every metric
+	// but the correlations sees the shorter list; R is unchanged.
+	MaxRanked int
+	// JudgedOnly drops the rows that List.Status does not mark Judged from
+	// each ranking, after the MaxRanked cut, as trec_eval's -J does.
+	JudgedOnly bool
 }
 
 // DefaultOptions are SPEC's defaults.
@@ -53,11 +61,22 @@ func DefaultOptions() Options { return Options{MaxGrade: 4} }
 
 // Metric is one parsed metric name.
 type Metric struct {
-	Name string // as the user wrote it, lower-cased: the output key
-	Kind Kind
-	K    int     // cutoff; 0 means the whole list
-	Beta float64 // KindF only
+	Name  string // as the user wrote it, lower-cased: the output key
+	Kind  Kind
+	K     int     // cutoff; 0 means the whole list
+	Beta  float64 // KindF only
+	Level float64 // KindIPrec only: the recall level, in [0, 1]
 }
+
+// Judgment says whether a qrels file judges a run's row (trec_eval's
+// RELVALUE_NONPOOL and RELVALUE_UNJUDGED).
+type Judgment uint8
+
+const (
+	Judged    Judgment = iota // judged, with a label >= 0
+	Unjudged                  // not in the qrels
+	JudgedOut                 // in the qrels with a negative label: in the pool but not judged; its Label is 0
+)
 
 // List is one query's rows, in input order. The slices are the caller's and
 // are only read.
@@ -71,6 +90,12 @@ type List struct {
 	Doc [][]byte
 	// Judged, when non-nil, holds the labels of every judged document of the
 	// query (a qrels file): R and every ideal ranking come from it instead of
-	// from Label.
+	// from Label. A negative judgment is in it as -0.0 (0 for every
+	// metric, but told apart by bpref, which does not count it as judged
+	// non-relevant).
 	Judged []float64
+	// Status, when non-nil, says of each row whether the qrels judge it
+	// (bpref, judged@k, Options.JudgedOnly); nil means every row is
+	// judged, as in a log, whose labels are its judgments.
+	Status []Judgment
 }

@@ -21,6 +21,7 @@ type Evaluator struct {
 	corr    bool    // some metric is a correlation
 	corrCut bool    // some correlation cuts the list, so it needs the sorted order
 	wantERR bool    // the ERR sums (and their DP under TiesAverage) are needed
+	own     bool    // some metric is computed apart (trecm.go)
 
 	ents  []ent
 	tmp   []ent     // the radix sort's scratch
@@ -39,6 +40,7 @@ type Evaluator struct {
 	pts   []pt
 	ky    []float64
 	ktmp  []float64
+	ip    []iprecCut
 }
 
 // ent is one row in the sort that builds the ranking. key orders the rows
@@ -103,6 +105,7 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 			continue
 		}
 		e.ranked = true
+		e.own = e.own || nd&needOwn != 0
 		e.ideal = e.ideal || nd&needIdeal != 0
 		e.wantERR = e.wantERR || nd&needERR != 0
 	}
@@ -166,8 +169,8 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	}
 	empty = nRel == 0
 	work := e.ranked && !empty
-	if work || e.corr {
-		e.order(l, work || e.corrCut)
+	if work || e.corr || e.own {
+		e.order(l, work || e.corrCut || e.own)
 	}
 	if e.corr {
 		e.correlations(l, out)
@@ -175,11 +178,21 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	if !e.ranked {
 		return empty
 	}
+	if work || e.own {
+		n = e.keep(l, n)
+	}
+	if e.own {
+		e.breakTies(l, n) // they read the whole ranking
+		e.ownValues(l, n, nRel, judged, out)
+	}
 	if empty {
 		v := e.emptyValue()
 		for j, m := range e.ms {
-			if families[m.Kind].needs&needScores == 0 {
+			if m.FollowsEmpty() && !(m.Kind == KindIPrec && n == 0) { // ownValues has it
 				out[j] = v
+				if m.Kind == KindGMAP {
+					out[j] = geoTerm(v)
+				}
 			}
 		}
 		return empty
@@ -189,7 +202,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	var lims, ilims sweepLims
 	for j, m := range e.ms {
 		f := &families[m.Kind]
-		if f.needs&needScores != 0 {
+		if f.needs&(needScores|needOwn) != 0 {
 			continue
 		}
 		p := cutAt(m.K, n)
@@ -243,7 +256,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	for j := range e.ms {
 		m := &e.ms[j]
 		nd := families[m.Kind].needs
-		if nd&needScores != 0 {
+		if nd&(needScores|needOwn) != 0 {
 			continue
 		}
 		a, ia := &none, &none
@@ -256,6 +269,28 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		out[j] = value(m, a, ia, fR)
 	}
 	return empty
+}
+
+// keep applies Options.MaxRanked and Options.JudgedOnly to the ranking in
+// e.ents (sorted), in trec_eval's order: the cut first, then the unjudged
+// rows out. It returns the rows left, which e.ents then holds.
+func (e *Evaluator) keep(l *List, n int) int {
+	if m := e.o.MaxRanked; m > 0 && n > m {
+		e.breakTies(l, m) // the cut must fall where the tie policy puts it
+		n = m
+	}
+	if e.o.JudgedOnly && l.Status != nil {
+		k := 0
+		for _, en := range e.ents[:n] {
+			if l.Status[en.i] == Judged {
+				e.ents[k] = en
+				k++
+			}
+		}
+		n = k
+	}
+	e.ents = e.ents[:n]
+	return n
 }
 
 // idealLabels sets e.iy[:lim] to the lim largest labels, descending. Graded

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -34,6 +35,15 @@ const (
 	KindNERR
 	KindKendall
 	KindSpearman
+	// trec_eval's own measures (SPEC §7)
+	KindBpref
+	KindGMAP
+	KindNumQ
+	KindNumRet
+	KindNumRel
+	KindNumRelRet
+	KindIPrec // interpolated precision at a recall level (iprec_at_recall)
+	KindJudged
 )
 
 // ValueRange says where a metric's values lie.
@@ -42,8 +52,61 @@ type ValueRange int
 const (
 	RangeUnit   ValueRange = iota // [0, 1]
 	RangeSigned                   // [-1, 1]: the correlations
-	RangeOpen                     // no upper bound ([0, ∞) as labels are >= 0): cg, dcg
+	RangeOpen                     // no upper bound ([0, ∞) as labels are >= 0): cg, dcg, the counts; and gm_map's logs
 )
+
+// Aggregation says how a metric's per-query values make its summary.
+type Aggregation int
+
+const (
+	AggMean Aggregation = iota // the mean over queries
+	AggSum                     // the total: trec_eval's num_* counts
+	AggGeo                     // exp of the mean: per query the value is a logarithm (gm_map)
+)
+
+// Aggregate says how m's per-query values make its summary.
+func (m Metric) Aggregate() Aggregation { return families[m.Kind].agg }
+
+// Count reports whether m counts documents or queries (trec_eval prints
+// those as integers).
+func (m Metric) Count() bool { return families[m.Kind].agg == AggSum }
+
+// SummaryOnly reports whether trec_eval prints m in the summary only, never
+// per query (num_q, gm_map).
+func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Kind == KindGMAP }
+
+// FollowsEmpty reports whether the empty-query policy (SPEC §3) applies to
+// m: every metric but the correlations, the counts and judged@k, which do
+// not depend on there being a relevant row.
+func (m Metric) FollowsEmpty() bool { return !m.Correlation() && !m.Count() && m.Kind != KindJudged }
+
+// Missing is m's value for a query a system did not return (--missing
+// zero, and trec_eval's -c): what an empty ranking scores. It is NaN for
+// the correlations (undefined), 1 for num_q (the query counts), gm_map's
+// logarithm of its floor, and 0 for every other metric.
+func (m Metric) Missing() float64 {
+	switch {
+	case m.Correlation():
+		return math.NaN()
+	case m.Kind == KindNumQ:
+		return 1
+	case m.Kind == KindGMAP:
+		return geoTerm(0)
+	}
+	return 0
+}
+
+// gmFloor is trec_eval's MIN_GEO_MEAN: the smallest AP gm_map takes the
+// logarithm of, so that one query with AP 0 does not make the mean 0.
+const gmFloor = 0.00001
+
+// geoTerm is gm_map's per-query value: ln(max(ap, gmFloor)).
+func geoTerm(ap float64) float64 {
+	if ap != ap { // NaN: the query is left out
+		return ap
+	}
+	return math.Log(max(ap, gmFloor))
+}
 
 // Range says where m's values lie.
 func (m Metric) Range() ValueRange { return families[m.Kind].rng }
@@ -61,6 +124,8 @@ const (
 	cutRequired cutoffRule = iota // name@k only
 	cutOptional                   // name@k, or name for the whole list
 	cutAtR                        // no @k: the cut is at R (or n if shorter)
+	cutNone                       // no @k: the whole list
+	cutLevel                      // @x, a recall level in [0, 1], required (iprec)
 )
 
 // needs says what a family's value reads beyond the sums every sweep keeps
@@ -72,6 +137,7 @@ const (
 	needERR                      // the ERR sums, and so the maximum grade G
 	needIdeal                    // the same sums over the ideal ranking
 	needScores                   // no sweep: a correlation of scores and labels (corr.go)
+	needOwn                      // no sweep: trec_eval's measures computed apart (trecm.go)
 )
 
 // family is one metric family; families holds them by Kind.
@@ -86,6 +152,7 @@ type family struct {
 	trec, trecCut string
 	rng           ValueRange
 	needs         needs
+	agg           Aggregation
 	usage         string // Help's names column when names cannot say it
 	help          string // Help's description
 }
@@ -170,6 +237,52 @@ var families = [...]family{
 		names: []string{"spearman"}, cut: cutOptional,
 		rng: RangeSigned, needs: needScores, help: "Spearman's rho between scores and labels",
 	},
+	// bpref = (1/R) Σ over relevant retrieved d_r of (1 − min(N_r, R) /
+	// min(J, R)), N_r = judged non-relevant rows above d_r, J = judged
+	// non-relevant documents of the query; a term is 1 when N_r = 0.
+	KindBpref: {
+		names: []string{"bpref"}, cut: cutNone, trec: "bpref",
+		rng: RangeUnit, needs: needOwn, help: "judged non-relevant ranked below the relevant",
+	},
+	// gm_map = exp of the mean over queries of ln(max(ap, 0.00001)); per
+	// query the value is that logarithm.
+	KindGMAP: {
+		names: []string{"gm_map"}, cut: cutNone, trec: "gm_map",
+		rng: RangeOpen, agg: AggGeo, help: "geometric mean of ap, with a floor of 0.00001",
+	},
+	// num_q = 1 per query; the summary is the number of queries.
+	KindNumQ: {
+		names: []string{"num_q"}, cut: cutNone, trec: "num_q",
+		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "queries (summary: their number)",
+	},
+	// num_ret = n, the rows ranked; the summary is the total.
+	KindNumRet: {
+		names: []string{"num_ret"}, cut: cutNone, trec: "num_ret",
+		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "rows ranked (summary: the total)",
+	},
+	// num_rel = R; the summary is the total.
+	KindNumRel: {
+		names: []string{"num_rel"}, cut: cutNone, trec: "num_rel",
+		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "relevant documents, R (summary: the total)",
+	},
+	// num_rel_ret = Σ_i b_i; the summary is the total.
+	KindNumRelRet: {
+		names: []string{"num_rel_ret"}, cut: cutNone, trec: "num_rel_ret",
+		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "relevant rows ranked (summary: the total)",
+	},
+	// iprec@x = max over ranks i with recall@i >= x of p@i, trec_eval's
+	// interpolated precision: recall x means ⌊x·R + 0.9⌋ relevant rows;
+	// 0 when no rank reaches it.
+	KindIPrec: {
+		names: []string{"iprec"}, cut: cutLevel, trecCut: "iprec_at_recall", usage: "iprec@x (x in [0, 1])",
+		rng: RangeUnit, needs: needOwn, help: "interpolated precision at recall x",
+	},
+	// judged@k = share of the first min(k, n) rows that the qrels judge
+	// (ir_measures' Judged@k); every row of a log is judged.
+	KindJudged: {
+		names: []string{"judged"}, cut: cutOptional,
+		rng: RangeUnit, needs: needOwn, help: "share of the first k rows that are judged",
+	},
 }
 
 // value is m's value from a, the sums of the ranking down to m's cut, and
@@ -213,8 +326,12 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 		if ia.err > 0 { // else 0, as ndcg
 			return a.err / ia.err
 		}
+	case KindGMAP:
+		return geoTerm(a.ap / fR)
 	case KindKendall, KindSpearman:
 		panic("metrics: value of a correlation") // Eval leaves them to corr.go
+	default:
+		panic("metrics: value of a measure computed apart") // trecm.go
 	}
 	return 0
 }
@@ -255,7 +372,10 @@ func Help() string {
 		if f.trec != "" {
 			trec = append(trec, f.trec)
 		}
-		if f.trecCut != "" {
+		switch {
+		case f.trecCut != "" && f.cut == cutLevel:
+			trec = append(trec, f.trecCut+"_x")
+		case f.trecCut != "":
 			trec = append(trec, f.trecCut+"_k")
 		}
 	}
@@ -265,6 +385,21 @@ func Help() string {
 	for k := range families {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, usages[k], families[k].help)
 	}
-	fmt.Fprintf(&b, "trec_eval's names work too:\n  %s\n", strings.Join(trec, ", "))
+	b.WriteString("trec_eval's names work too:\n")
+	line := ""
+	for i, t := range trec {
+		if i < len(trec)-1 {
+			t += ","
+		}
+		if line != "" && len(line)+1+len(t) > 78 {
+			b.WriteString(line + "\n")
+			line = ""
+		}
+		if line == "" {
+			line = " "
+		}
+		line += " " + t
+	}
+	b.WriteString(line + "\n")
 	return b.String()
 }

@@ -9,8 +9,8 @@ import (
 // name and trec_eval spelling in it parses back to its family, and Help has
 // a line for each.
 func TestFamilies(t *testing.T) {
-	if len(families) != int(KindSpearman)+1 {
-		t.Fatalf("%d families for %d kinds", len(families), KindSpearman+1)
+	if len(families) != int(KindJudged)+1 {
+		t.Fatalf("%d families for %d kinds", len(families), KindJudged+1)
 	}
 	help := Help()
 	for k := range families {
@@ -20,8 +20,11 @@ func TestFamilies(t *testing.T) {
 			t.Errorf("kind %d: entry not filled in: %+v", k, *f)
 		}
 		for _, n := range f.names {
-			if f.cut == cutRequired {
+			switch f.cut {
+			case cutRequired:
 				n += "@10"
+			case cutLevel:
+				n += "@0.5"
 			}
 			if m, err := Parse(n); err != nil || m.Kind != kind {
 				t.Errorf("%s: %+v, %v; want kind %d", n, m, err, k)
@@ -33,7 +36,13 @@ func TestFamilies(t *testing.T) {
 				t.Errorf("%s: %+v, %v, TrecName %q", f.trec, m, err, TrecName(m))
 			}
 		}
-		if f.trecCut != "" {
+		if f.trecCut != "" && f.cut == cutLevel {
+			name := f.trecCut + "_0.70"
+			m, err := Parse(name)
+			if err != nil || m.Kind != kind || m.Level != 0.7 || TrecName(m) != name {
+				t.Errorf("%s: %+v, %v, TrecName %q", name, m, err, TrecName(m))
+			}
+		} else if f.trecCut != "" {
 			name := f.trecCut + "_7"
 			m, err := Parse(name)
 			if err != nil || m.Kind != kind || m.K != 7 || TrecName(m) != name {
@@ -44,7 +53,7 @@ func TestFamilies(t *testing.T) {
 			t.Errorf("Help has no line for kind %d:\n%s", k, help)
 		}
 	}
-	if n, want := strings.Count(help, "\n"), len(families)+4; n != want {
+	if n, want := strings.Count(help, "\n"), len(families)+6; n != want {
 		t.Errorf("Help has %d lines, want %d:\n%s", n, want, help)
 	}
 	for _, line := range strings.Split(help, "\n") {

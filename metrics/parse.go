@@ -27,7 +27,7 @@ func Parse(name string) (Metric, error) {
 		if tm, ok := parseTrecName(key); ok {
 			return tm, nil
 		}
-		if near := closest(base, hasAt); near != "" {
+		if near := closest(base, hasAt, kstr); near != "" {
 			at := ""
 			if hasAt {
 				at = "@" + kstr
@@ -39,8 +39,14 @@ func Parse(name string) (Metric, error) {
 	switch cut := families[m.Kind].cut; {
 	case !hasAt && cut == cutRequired:
 		return Metric{}, fmt.Errorf("metric %q: %w (it needs one, as in %s@10)", key, ErrBadCutoff, base)
-	case hasAt && cut == cutAtR:
+	case hasAt && (cut == cutAtR || cut == cutNone):
 		return Metric{}, fmt.Errorf("metric %q: %w (%s takes no cutoff)", key, ErrBadCutoff, base)
+	case cut == cutLevel:
+		lv, ok := parseLevel(kstr)
+		if !hasAt || !ok {
+			return Metric{}, fmt.Errorf("metric %q: %w (it needs a recall level from 0 to 1, as in %s@0.5)", key, ErrBadLevel, base)
+		}
+		m.Level = lv
 	case hasAt:
 		k, err := parseCutoff(kstr)
 		if err != nil {
@@ -78,14 +84,35 @@ func parseCutoff(s string) (int, error) {
 	return k, nil
 }
 
+// parseLevel reads a recall level: a decimal number from 0 to 1.
+func parseLevel(s string) (float64, bool) {
+	if s == "" || strings.ContainsAny(s, "+-eEinIN_") { // no signs, exponents, inf, nan or digit separators
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil && v >= 0 && v <= 1
+}
+
 // ParseList parses a comma-separated list; rejects empty items and
-// duplicates (same Name).
+// duplicates (same Name). An item that is only a cutoff (or a recall
+// level) continues the item before it, as trec_eval's P.5,10 does: P.5,10
+// is P.5 and P.10, and ndcg@5,10 is ndcg@5 and ndcg@10.
 func ParseList(s string) ([]Metric, error) {
 	items := strings.Split(s, ",")
 	ms := make([]Metric, 0, len(items))
+	prefix := "" // the item before, up to its cutoff
 	for _, it := range items {
-		if strings.TrimSpace(it) == "" {
+		it = strings.TrimSpace(it)
+		if it == "" {
 			return nil, fmt.Errorf("metric list %q: empty item: %w", s, ErrUnknownMetric)
+		}
+		if _, isLevel := parseLevel(it); isLevel || isDigits(it) {
+			if prefix == "" {
+				return nil, fmt.Errorf("metric list %q: %q is a cutoff with no metric before it: %w", s, it, ErrUnknownMetric)
+			}
+			it = prefix + it
+		} else {
+			prefix = cutPrefix(it)
 		}
 		m, err := Parse(it)
 		if err != nil {
@@ -101,6 +128,30 @@ func ParseList(s string) ([]Metric, error) {
 	return ms, nil
 }
 
+// isDigits reports whether s is a plain whole number.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// cutPrefix is item up to and including the separator of its cutoff ('@',
+// or trec_eval's '.' or '_' before a number), or "" when it has none.
+func cutPrefix(item string) string {
+	if i := strings.LastIndexByte(item, '@'); i >= 0 {
+		return item[:i+1]
+	}
+	for i := 0; i < len(item)-1; i++ {
+		if (item[i] == '.' || item[i] == '_') && item[i+1] >= '0' && item[i+1] <= '9' {
+			return item[:i+1]
+		}
+	}
+	return ""
+}
+
 // NeedsMaxGrade reports whether any metric uses the maximum grade (err,
 // nerr), so the caller validates labels <= MaxGrade.
 func NeedsMaxGrade(ms []Metric) bool {
@@ -113,12 +164,14 @@ func NeedsMaxGrade(ms []Metric) bool {
 }
 
 // closest is the known base name nearest to base (two edits at most, and
-// fewer than half its letters) that takes a cutoff if one was given and
-// needs none if none was, or "".
-func closest(base string, hasAt bool) string {
+// fewer than half its letters) that takes a cutoff if one was given (a
+// recall level if at is one) and needs none if none was, or "".
+func closest(base string, hasAt bool, at string) string {
 	best, bestD := "", 3
+	_, isLevel := parseLevel(at)
 	for k := range families {
-		if cut := families[k].cut; hasAt && cut == cutAtR || !hasAt && cut == cutRequired {
+		if cut := families[k].cut; hasAt && (cut == cutAtR || cut == cutNone) || !hasAt && (cut == cutRequired || cut == cutLevel) ||
+			cut == cutLevel && !isLevel {
 			continue
 		}
 		for _, n := range families[k].names {
@@ -155,4 +208,38 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// NeedsJudgments reports whether ms or o read which rows a qrels file
+// judges (List.Status): bpref, judged@k, Options.JudgedOnly.
+func NeedsJudgments(ms []Metric, o Options) bool {
+	if o.JudgedOnly {
+		return true
+	}
+	for _, m := range ms {
+		if m.Kind == KindBpref || m.Kind == KindJudged {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckOptions reports a metric that cannot be computed under o: under
+// TiesAverage every metric is an exact expectation, which bpref,
+// iprec and judged@k do not have yet, and MaxRanked and JudgedOnly need a
+// ranking, not a distribution of them.
+func CheckOptions(ms []Metric, o Options) error {
+	if o.Ties != TiesAverage {
+		return nil
+	}
+	if o.MaxRanked > 0 || o.JudgedOnly {
+		return fmt.Errorf("--ties average cannot cut or filter the ranking (trec_eval's -M, -J): %w", ErrBadOption)
+	}
+	for _, m := range ms {
+		switch m.Kind {
+		case KindBpref, KindIPrec, KindJudged:
+			return fmt.Errorf("metric %q has no exact expectation under --ties average yet; use another tie policy: %w", m.Name, ErrBadOption)
+		}
+	}
+	return nil
 }

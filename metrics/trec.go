@@ -6,14 +6,14 @@ import (
 )
 
 // trec_eval spells measures its own way (P_5, recall_10, ndcg_cut_10,
-// recip_rank, Rprec, success_1, map_cut_10); people paste them from
-// trec_eval's output, so they are accepted as names and used when printing
-// in trec_eval's layout. Each family's spellings are in families (trec,
-// trecCut).
+// recip_rank, Rprec, success_1, map_cut_10, iprec_at_recall_0.50); people
+// paste them from trec_eval's output, so they are accepted as names and
+// used when printing in trec_eval's layout. Each family's spellings are in
+// families (trec, trecCut).
 
 // parseTrecName recognises a trec_eval measure name (lower-cased): a
 // family's trec name, or its trecCut prefix, '_' or '.', and a cutoff
-// written without leading zeros.
+// written without leading zeros (a recall level, for iprec_at_recall).
 func parseTrecName(lower string) (Metric, bool) {
 	for k := range families {
 		f := &families[k]
@@ -26,6 +26,10 @@ func parseTrecName(lower string) (Metric, bool) {
 		rest, ok := strings.CutPrefix(lower, strings.ToLower(f.trecCut))
 		if !ok || len(rest) < 2 || (rest[0] != '_' && rest[0] != '.') {
 			continue
+		}
+		if f.cut == cutLevel {
+			lv, ok := parseLevel(rest[1:])
+			return Metric{Name: lower, Kind: Kind(k), Level: lv}, ok
 		}
 		n, err := strconv.Atoi(rest[1:])
 		if err != nil || n < 1 || strconv.Itoa(n) != rest[1:] {
@@ -43,6 +47,8 @@ func TrecName(m Metric) string {
 	switch {
 	case f.trec != "" && (m.K == 0 || f.cut == cutAtR):
 		return f.trec
+	case f.cut == cutLevel:
+		return f.trecCut + "_" + strconv.FormatFloat(m.Level, 'f', 2, 64) // trec_eval's %3.2f
 	case f.trecCut != "" && m.K > 0:
 		return f.trecCut + "_" + strconv.Itoa(m.K)
 	}

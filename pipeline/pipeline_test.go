@@ -167,7 +167,7 @@ type judgedOnly struct{ q *reader.Qrels }
 
 func (j judgedOnly) Judged(query []byte) []float64 { return j.q.Judged(query) }
 
-func (j judgedOnly) Join([]byte, []float64, func(doc []byte) int) {}
+func (j judgedOnly) Join([]byte, []float64, []bool, func(doc []byte) int) {}
 
 // jsonLines asks for rankeval's per-query JSON records of ms on w.
 func jsonLines(w io.Writer, ms []metrics.Metric) PerQuery {

@@ -52,9 +52,9 @@ type Rules struct {
 type Judgments interface {
 	// Judged gives the labels of every judged document of a query.
 	Judged(query []byte) []float64
-	// Join sets the label of each row: find gives the row of a doc id, or
-	// -1.
-	Join(query []byte, label []float64, find func(doc []byte) int)
+	// Join sets the label of each judged row, and judged[i] (when judged is
+	// not nil): find gives the row of a doc id, or -1.
+	Join(query []byte, label []float64, judged []bool, find func(doc []byte) int)
 }
 
 // Where names a packed row position (Pack) for a message.
@@ -320,9 +320,6 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 // relevance.
 func (r *Rules) missingValues(vals []float64) {
 	for i, m := range r.Metrics {
-		vals[i] = 0
-		if m.Correlation() {
-			vals[i] = math.NaN()
-		}
+		vals[i] = m.Missing()
 	}
 }

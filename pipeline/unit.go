@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rankeval/rankeval/metrics"
 )
@@ -17,13 +18,19 @@ type Unit struct {
 	ev      *metrics.Evaluator
 	dedup   *docSet
 	docs    [][]byte
+	// which rows the qrels judge, when a metric or option asks (nil
+	// otherwise): found by the join, then status for the evaluator
+	wantStatus bool
+	found      []bool
+	status     []metrics.Judgment
 	// labels seen, under Rules.NoteBinaryLabels: any, and any not 0 or 1
 	labels, nonBinary bool
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
-	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet()}
+	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
+		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options)}
 }
 
 // Prepare readies g's rows for evaluation once, whatever the number of
@@ -31,7 +38,7 @@ func (r *Rules) NewUnit(where Where) *Unit {
 // DedupFirst the later rows are dropped (their count returned); then a
 // TREC run's rows take their labels from the qrels.
 func (u *Unit) Prepare(g *Group) (dropped int, err error) {
-	u.docs = u.docs[:0]
+	u.docs, u.status = u.docs[:0], u.status[:0]
 	if !g.hasDoc() {
 		return 0, nil
 	}
@@ -51,7 +58,22 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 			u.where(g.Where[dup]), u.docs[dup], g.ID, u.where(g.Where[first]), ErrDuplicateDoc)
 	}
 	if u.r.Qrels != nil {
-		u.r.Qrels.Join(g.ID, g.Label, u.dedup.lookup)
+		var found []bool
+		if u.wantStatus {
+			u.found = append(u.found[:0], make([]bool, len(g.Label))...)
+			found = u.found
+		}
+		u.r.Qrels.Join(g.ID, g.Label, found, u.dedup.lookup)
+		for i, f := range found {
+			st := metrics.Unjudged
+			switch {
+			case f && g.Label[i] == 0 && math.Signbit(g.Label[i]):
+				st = metrics.JudgedOut // a negative judgment (reader.Qrels)
+			case f:
+				st = metrics.Judged
+			}
+			u.status = append(u.status, st)
+		}
 		// the qrels loader has rejected labels that are not finite and
 		// made negative ones 0; the maximum grade is the run's to check
 		if u.needMax {
@@ -81,6 +103,9 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	}
 	if u.r.Qrels != nil {
 		l.Judged = u.r.Qrels.Judged(g.ID)
+	}
+	if u.wantStatus && len(u.status) == len(g.Label) {
+		l.Status = u.status
 	}
 	if u.r.NoteBinaryLabels && !u.nonBinary {
 		u.labels = u.labels || len(g.Label) > 0

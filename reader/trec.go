@@ -373,9 +373,14 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) (int64, e
 		n++
 		g.docs = append(g.docs, doc...)
 		g.off = append(g.off, int64(len(g.docs)))
-		// A negative judgment is judged non-relevant: trec_eval never counts
-		// it relevant and gives it gain 0, which is what 0 gets here.
-		g.labels = append(g.labels, max(label, 0))
+		// A negative judgment (trec_eval: in the pool but unjudged) is
+		// never relevant and has gain 0, so it is kept as 0; as -0.0, which
+		// equals 0 everywhere, so that bpref can still tell it from a
+		// judged non-relevant document (metrics.List.Judged).
+		if label < 0 {
+			label = math.Copysign(0, -1)
+		}
+		g.labels = append(g.labels, label)
 	}
 	if n > 0 {
 		g.runs = append(g.runs, qrelsRun{qn, n})
@@ -433,10 +438,11 @@ func (q *Qrels) Judged(qid []byte) []float64 {
 	return nil
 }
 
-// Join sets label[i] for every judged document of query qid that find
-// places at row i (find returns -1 for a document the run did not
-// retrieve); other labels are left alone. It only reads the qrels.
-func (q *Qrels) Join(qid []byte, label []float64, find func(doc []byte) int) {
+// Join sets label[i], and judged[i] to true when judged is not nil, for
+// every judged document of query qid that find places at row i (find
+// returns -1 for a document the run did not retrieve); other rows are left
+// alone. It only reads the qrels.
+func (q *Qrels) Join(qid []byte, label []float64, judged []bool, find func(doc []byte) int) {
 	qn, ok := q.index[string(qid)]
 	if !ok {
 		return
@@ -444,6 +450,9 @@ func (q *Qrels) Join(qid []byte, label []float64, find func(doc []byte) int) {
 	for k := q.start[qn]; k < q.start[qn+1]; k++ {
 		if i := find(q.doc(k)); i >= 0 {
 			label[i] = q.labels[k]
+			if judged != nil {
+				judged[i] = true
+			}
 		}
 	}
 }
@@ -541,4 +550,16 @@ func splitFields(s []byte, out [][]byte) [][]byte {
 		i = j
 	}
 	return out
+}
+
+// Positive returns the number of judgments with a label above 0, over
+// every query: trec_eval's total num_rel under -c, whatever -l is.
+func (q *Qrels) Positive() int {
+	n := 0
+	for _, l := range q.labels {
+		if l > 0 {
+			n++
+		}
+	}
+	return n
 }

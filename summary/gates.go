@@ -61,7 +61,7 @@ func CheckGates(gates []Gate, failOnEmpty bool, ms []metrics.Metric, set *aggreg
 	}
 	r := &Gates{FailOnEmpty: failOnEmpty}
 	for _, g := range gates {
-		mean := set.Stats[g.Metric].Summary().Mean
+		mean := Summarize(ms[g.Metric], &set.Stats[g.Metric]).Mean
 		r.Checks = append(r.Checks, GateCheck{Name: ms[g.Metric].Name, Min: g.Min, Mean: mean, Passed: mean >= g.Min})
 	}
 	r.Empty = failOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)

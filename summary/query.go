@@ -70,7 +70,7 @@ func appendValues(b []byte, ms []metrics.Metric, vals []float64, empty bool) []b
 		b = append(b, ',')
 		b = AppendJSONString(b, []byte(m.Name))
 		b = append(b, ':')
-		if empty && !m.Correlation() {
+		if empty && m.FollowsEmpty() {
 			b = append(b, "null"...)
 		} else {
 			b = AppendJSONFloat(b, vals[i])

@@ -52,13 +52,13 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 	for s, set := range a.Sys {
 		sums := make([]aggregate.Summary, nc)
 		for m := range sums {
-			sums[m] = set.Stats[m].Summary()
+			sums[m] = Summarize(run.Metrics[m], &set.Stats[m])
 		}
 		r.sys = append(r.sys, sums)
 		if a.Boot != nil {
 			bs := make([][2]float64, nc)
 			for m := range bs {
-				bs[m][0], bs[m][1] = a.BootCI(s, m)
+				bs[m][0], bs[m][1] = bootCI(run.Metrics[m], a, s, m)
 			}
 			r.boot = append(r.boot, bs)
 		}
@@ -87,7 +87,8 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 			for s := range r.nsys {
 				sums := make([]aggregate.Summary, nc)
 				for m := range sums {
-					sums[m] = sr.sl.Summary(s, m)
+					st := sr.sl.Stats[s][m].Stat()
+					sums[m] = Summarize(run.Metrics[m], &st)
 				}
 				sr.sys = append(sr.sys, sums)
 			}
@@ -98,6 +99,34 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 	}
 	slices.SortStableFunc(r.order, func(a, b int) int { return compareKeys(r.slices[a].key, r.slices[b].key) })
 	return r
+}
+
+// Summarize is the summary of metric m from its aggregate: the mean and
+// its interval, or what m's Aggregation makes of them. A count's summary
+// is its exact total (no interval: the total is not an estimate); gm_map's
+// is exp of the mean of its logarithms, and so are its bounds.
+func Summarize(m metrics.Metric, st *aggregate.Stat) aggregate.Summary {
+	s := st.Summary()
+	switch m.Aggregate() {
+	case metrics.AggSum:
+		s.Mean, s.Lo, s.Hi = st.Sum.Float64(), math.NaN(), math.NaN()
+	case metrics.AggGeo:
+		s.Mean, s.Lo, s.Hi = math.Exp(s.Mean), math.Exp(s.Lo), math.Exp(s.Hi)
+	}
+	return s
+}
+
+// bootCI is the bootstrap interval of metric m of system s, transformed as
+// Summarize transforms the mean.
+func bootCI(m metrics.Metric, a *aggregate.Analysis, s, k int) (lo, hi float64) {
+	lo, hi = a.BootCI(s, k)
+	switch m.Aggregate() {
+	case metrics.AggSum:
+		return math.NaN(), math.NaN()
+	case metrics.AggGeo:
+		return math.Exp(lo), math.Exp(hi)
+	}
+	return lo, hi
 }
 
 func (r *Results) bootOf(s int) [][2]float64 {

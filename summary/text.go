@@ -34,7 +34,7 @@ func (r *Results) Text() []byte {
 		w.WriteByte('\n')
 		for i, m := range c.Metrics {
 			sm := r.sys[s][i]
-			fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d", width, m.Name, num4(sm.Mean), interval4(sm.Lo, sm.Hi), sm.N)
+			fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9d", width, m.Name, meanText(m, sm.Mean), interval4(sm.Lo, sm.Hi), sm.N)
 			if r.boot != nil {
 				fmt.Fprintf(&w, "  %-19s", interval4(r.boot[s][i][0], r.boot[s][i][1]))
 			}
@@ -106,7 +106,7 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 		sr := &r.slices[i]
 		fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sys[0][m0].N)
 		for m := range c.Metrics {
-			fmt.Fprintf(w, "  %*s", colW, num4(sr.sys[0][m].Mean))
+			fmt.Fprintf(w, "  %*s", colW, meanText(c.Metrics[m], sr.sys[0][m].Mean))
 		}
 		w.WriteByte('\n')
 	}
@@ -128,6 +128,15 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 		}
 		w.WriteByte('\n')
 	}
+}
+
+// meanText is a summary figure: a count's total as a whole number, any
+// other mean with 4 decimals.
+func meanText(m metrics.Metric, v float64) string {
+	if m.Count() && !math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return num4(v)
 }
 
 func num4(v float64) string {
@@ -194,11 +203,12 @@ func writeFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggre
 
 // countMetric is the metric whose query count a slice shows, as the
 // overall table counts queries: the queries behind its mean (an empty
-// query left out under --empty skip is not one). The first metric that is
-// not a correlation, whose count follows the relevance of rows.
+// query left out under --empty skip is not one). The first metric that
+// follows the empty-query policy, whose count follows the relevance of
+// rows.
 func countMetric(ms []metrics.Metric) int {
 	for m, mt := range ms {
-		if !mt.Correlation() {
+		if mt.FollowsEmpty() {
 			return m
 		}
 	}

@@ -5,36 +5,64 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 )
 
-// trecLine appends one line of trec_eval's layout.
-func trecLine(b []byte, measure, qid string, v float64) []byte {
-	b = fmt.Appendf(b, "%-22s\t%s\t", measure, qid)
-	if math.IsNaN(v) {
-		return append(b, "nan\n"...)
+// AppendTrecLine appends one line of trec_eval's layout:
+// "%-22s\t%s\t%6.4f", or "%ld" for a count.
+func AppendTrecLine(b []byte, m metrics.Metric, qid string, v float64) []byte {
+	b = fmt.Appendf(b, "%-22s\t%s\t", metrics.TrecName(m), qid)
+	switch {
+	case math.IsNaN(v):
+		return append(b, "  -nan\n"...) // C's %6.4f of 0.0/0.0, what trec_eval prints
+	case m.Count():
+		return append(strconv.AppendInt(b, int64(v), 10), '\n')
 	}
 	return fmt.Appendf(b, "%6.4f\n", v)
 }
 
 // TrecQuery appends one query's block of trec_eval's layout: a line per
-// metric, named as trec_eval names it.
+// metric, named as trec_eval names it, but for those trec_eval prints in
+// the summary only (num_q, gm_map).
 func TrecQuery(b []byte, ms []metrics.Metric, id []byte, vals []float64) []byte {
 	for i, m := range ms {
-		b = trecLine(b, metrics.TrecName(m), string(id), vals[i])
+		if !m.SummaryOnly() {
+			b = AppendTrecLine(b, m, string(id), vals[i])
+		}
 	}
 	return b
 }
 
 // Trec writes the summary in trec_eval's layout: the "all" block, num_q
-// then each metric's mean.
+// (unless it is one of the metrics) then each metric's summary.
 func (r *Results) Trec() []byte {
-	ms, set := r.Run.Metrics, r.Agg.Sys[0]
-	b := fmt.Appendf(nil, "%-22s\tall\t%s\n", "num_q", strconv.FormatInt(set.Queries, 10))
-	for i, m := range ms {
-		b = trecLine(b, metrics.TrecName(m), "all", set.Stats[i].Summary().Mean)
+	var b []byte
+	if !hasKind(r.Run.Metrics, metrics.KindNumQ) {
+		b = fmt.Appendf(b, "%-22s\tall\t%s\n", "num_q", strconv.FormatInt(r.Agg.Sys[0].Queries, 10))
+	}
+	for i, m := range r.Run.Metrics {
+		b = AppendTrecLine(b, m, "all", r.sys[0][i].Mean)
 	}
 	return b
+}
+
+// Figure is the summary of metric m of system s: its mean, or what the
+// metric's Aggregation makes of it (Summarize), and the queries behind it.
+func (r *Results) Figure(s, m int) aggregate.Summary { return r.sys[s][m] }
+
+// AppendTrecRunID appends trec_eval's runid line: the run's tag.
+func AppendTrecRunID(b []byte, tag string) []byte {
+	return fmt.Appendf(b, "%-22s\tall\t%s\n", "runid", tag)
+}
+
+func hasKind(ms []metrics.Metric, k metrics.Kind) bool {
+	for _, m := range ms {
+		if m.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // Format writes the summary in the named format: "json", "trec" or text.

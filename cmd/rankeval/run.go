@@ -25,6 +25,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		_, err := fmt.Fprint(stdout, metrics.Help())
 		return err
 	}
+	if len(args) > 0 && args[0] == "trec_eval" {
+		return trecEval(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "merge" {
 		return mergeStates(ctx, args[1:], stdout, stderr)
 	}
@@ -64,6 +67,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	defer outs.abort()
 
 	run := c.summaryRun()
+	var pq pipeline.PerQuery
+	if pqWriter != nil {
+		pq = pipeline.PerQuery{W: pqWriter, Format: run.QueryFormat(c.shared.Format)}
+	}
+	res, _, err := evaluate(ctx, c, run, pq, stderr)
+	if err != nil {
+		return err
+	}
+	if pqWriter != nil {
+		if err := pqWriter.Flush(); err != nil {
+			return fmt.Errorf("writing per-query output: %w", err)
+		}
+	}
+	switch {
+	case res.GradedLabels:
+		run.Labels = "graded"
+	case res.BinaryLabels:
+		run.Labels = "binary"
+	}
+	warn(run, stderr)
+	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
+	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
+	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
+	return outs.finish(r, c.shared.Format, st, perQuery)
+}
+
+// evaluate runs the pipeline over c's inputs (or logs, or TREC runs) for
+// the summary run, writing per-query lines to pq when it has a writer. It
+// returns the TREC input too, when there is one.
+func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQuery, stderr io.Writer) (*pipeline.Result, *trecInput, error) {
 	cfg := pipeline.Config{
 		Rules:   c.shared.Rules,
 		Workers: c.workers,
@@ -76,9 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		},
 	}
 	cfg.Rules.Metrics = run.Evaluated()
-	if pqWriter != nil {
-		cfg.PerQuery = pipeline.PerQuery{W: pqWriter, Format: run.QueryFormat(c.shared.Format)}
-	}
+	cfg.PerQuery = pq
 	if c.unsorted {
 		cfg.Unsorted = pipeline.Unsorted{On: true, TmpDir: c.tmpDir, MemLimit: c.memLimit, OnSpillDir: func(dir string, made bool) {
 			if made {
@@ -102,8 +133,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	var trec *trecInput
 	if c.qrels != "" {
+		var err error
 		if trec, err = openTrec(c, &cfg, stderr); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	cols := c.shared.Columns
@@ -126,29 +158,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	res, err := pipeline.Analyze(ctx, cfg, sources)
 	if err != nil {
 		if trec != nil {
-			return trec.explain(err)
+			return nil, nil, trec.explain(err)
 		}
-		return err
+		return nil, nil, err
 	}
 	if trec != nil {
 		trec.report(stderr)
 	}
-	if pqWriter != nil {
-		if err := pqWriter.Flush(); err != nil {
-			return fmt.Errorf("writing per-query output: %w", err)
-		}
-	}
-	switch {
-	case res.GradedLabels:
-		run.Labels = "graded"
-	case res.BinaryLabels:
-		run.Labels = "binary"
-	}
-	warn(run, stderr)
-	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
-	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
-	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
-	return outs.finish(r, c.shared.Format, st, perQuery)
+	return res, trec, nil
 }
 
 // totalSize is the bytes of all inputs when every one is a regular file,

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+var record = flag.Bool("record", false, "record testdata/trec_eval's expected outputs by running the trec_eval 9.0.8 binary named by $TREC_EVAL")
+
+// trecEvalData are the qrels and runs the drop-in is checked on: both
+// folders of the shared references, and trec_eval's own test files
+// (testdata/trec_eval/upstream, from usnistgov/trec_eval v9.0.8 test/),
+// with its graded qrels for -l.
+var trecEvalData = []struct{ name, qrels, run string }{
+	{"trec_a", "reference/trec_a/qrels.txt", "reference/trec_a/run.txt"},
+	{"trec_b", "reference/trec_b/qrels.txt", "reference/trec_b/run.txt"},
+	{"upstream", "trec_eval/upstream/qrels.test.zst", "trec_eval/upstream/results.test.zst"},
+	{"upstream_graded", "trec_eval/upstream/qrels.rel_level.zst", "trec_eval/upstream/results.test.zst"},
+}
+
+// trecEvalCommands are the option sets, each run on every data set.
+var trecEvalCommands = []struct{ name, args string }{
+	{"default", ""},
+	{"q", "-q"},
+	{"c", "-c"},
+	{"qc", "-q -c"},
+	{"l2", "-l 2"},
+	{"ql2", "-q -l2"},
+	{"cl2", "-c -l 2"},
+	{"M100", "-M 100"},
+	{"qM100", "-q -M 100"},
+	{"qJ", "-q -J"},
+	{"qnJM5", "-qn -J -M 5"},
+	{"mlist", "-q -m map -m P.5,10 -m ndcg_cut.5,10 -m recip_rank -m num_q"},
+	{"mmixed", "-q -c -m official -m recall.5,100 -m ndcg -m map_cut.5,1000 -m success.1,5 -m iprec_at_recall.0.25,0.5 -m P.20"},
+	{"mlong", "--query_eval_wanted --measure=bpref --measure gm_map --level_for_rel=1"},
+}
+
+// TestTrecEvalDropIn checks that rankeval trec_eval prints, byte for byte,
+// what trec_eval 9.0.8 printed for the same command line (recorded in
+// testdata/trec_eval; -record, with TREC_EVAL set, records them again).
+func TestTrecEvalDropIn(t *testing.T) {
+	td := filepath.Join("..", "..", "testdata")
+	for _, d := range trecEvalData {
+		for _, c := range trecEvalCommands {
+			name := d.name + "." + c.name
+			t.Run(name, func(t *testing.T) {
+				args := strings.Fields(c.args)
+				golden := filepath.Join(td, "trec_eval", name+".txt.zst")
+				if *record {
+					recordTrecEval(t, golden, args, filepath.Join(td, d.qrels), filepath.Join(td, d.run))
+				}
+				want := readZstd(t, golden)
+				code, out, stderr := cli(t, append(append([]string{"trec_eval"}, args...), filepath.Join(td, d.qrels), filepath.Join(td, d.run))...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if out != want {
+					t.Fatalf("differs from trec_eval 9.0.8 (%s):\n%s", golden, firstDiff(want, out))
+				}
+			})
+		}
+	}
+}
+
+// recordTrecEval runs $TREC_EVAL (which reads plain files only) and saves
+// its output, compressed, as golden.
+func recordTrecEval(t *testing.T, golden string, args []string, qrels, run string) {
+	bin := os.Getenv("TREC_EVAL")
+	if bin == "" {
+		t.Fatal("-record needs TREC_EVAL=/path/to/trec_eval (9.0.8, built outside the repository)")
+	}
+	plain := func(p string) string {
+		if !strings.HasSuffix(p, ".zst") {
+			return p
+		}
+		out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(p), ".zst"))
+		if err := os.WriteFile(out, []byte(readZstd(t, p)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	out, err := exec.Command(bin, append(args, plain(qrels), plain(run))...).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err := os.WriteFile(golden, enc.EncodeAll(out, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readZstd(t *testing.T, p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatalf("%v (record with TREC_EVAL=... go test ./cmd/rankeval -run TestTrecEvalDropIn -record)", err)
+	}
+	defer f.Close()
+	z, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// firstDiff shows the first line where got departs from want.
+func firstDiff(want, got string) string {
+	w, g := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n want %q\n got  %q", i+1, wl, gl)
+		}
+	}
+	return "(same lines)"
+}
+
+// TestTrecEvalArgs checks the command line: trec_eval's measure rules and
+// what is refused, with the exit code.
+func TestTrecEvalArgs(t *testing.T) {
+	td := filepath.Join("..", "..", "testdata", "reference", "trec_a")
+	q, r := filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		lines []string // summary lines expected, in order, by measure name
+		err   string
+	}{
+		// the first -m with parameters wins; the order is trec_eval's table
+		{"first params win", []string{"-m", "P.10", "-m", "P.5", "-m", "map"}, 0, []string{"map", "P_10"}, ""},
+		{"bare -m keeps params", []string{"-m", "P", "-m", "P.20,5"}, 0, []string{"P_5", "P_20"}, ""},
+		{"runid first", []string{"-m", "num_q", "-m", "runid"}, 0, []string{"runid", "num_q"}, ""},
+		{"illegal", []string{"-m", "mapp"}, 2, nil, "illegal measure 'mapp'"},
+		{"not computed", []string{"-m", "infAP"}, 2, nil, "'infAP' is not computed"},
+		{"all_trec refused", []string{"-m", "all_trec"}, 2, nil, "'all_trec' is not computed"},
+		{"zero cutoff", []string{"-m", "P.0"}, 2, nil, "Negative cutoff"},
+		{"duplicate cutoffs", []string{"-m", "P.5,5"}, 2, nil, "duplicate cutoffs"},
+		{"ndcg gains", []string{"-m", "ndcg.1=2"}, 2, nil, "gain parameters"},
+		{"-Z refused", []string{"-Z", "z.txt"}, 2, nil, "-Z is not supported"},
+		{"-R prefs refused", []string{"-R", "prefs"}, 2, nil, "only the qrels format"},
+		{"bad -l", []string{"-l", "x"}, 2, nil, "-l \"x\""},
+		{"one file", nil, 2, nil, "want two files"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"trec_eval"}, tc.args...)
+			if tc.name != "one file" {
+				args = append(args, q, r)
+			} else {
+				args = append(args, q)
+			}
+			code, out, stderr := cli(t, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.err) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.err)
+			}
+			var names []string
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				if f := strings.Fields(l); len(f) == 3 {
+					names = append(names, f[0])
+				}
+			}
+			if tc.lines != nil && strings.Join(names, " ") != strings.Join(tc.lines, " ") {
+				t.Fatalf("measures %v, want %v", names, tc.lines)
+			}
+		})
+	}
+}
+
+// TestTrecEvalUnsortedRun: trec_eval sorts the run itself, so a run whose
+// queries are interleaved gives the same output as the sorted one.
+func TestTrecEvalUnsortedRun(t *testing.T) {
+	td := filepath.Join("..", "..", "testdata", "reference", "trec_b")
+	run, err := os.ReadFile(filepath.Join(td, "run.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSpace(run), []byte("\n"))
+	var shuffled []byte
+	for i := range lines { // a fixed interleaving: odd lines, then even ones
+		if i%2 == 1 {
+			shuffled = append(shuffled, lines[i]...)
+		}
+	}
+	for i := range lines {
+		if i%2 == 0 {
+			shuffled = append(append(shuffled, bytes.TrimSuffix(lines[i], []byte("\n"))...), '\n')
+		}
+	}
+	p := filepath.Join(t.TempDir(), "run.txt")
+	if err := os.WriteFile(p, shuffled, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := filepath.Join(td, "qrels.txt")
+	_, want, _ := cli(t, "trec_eval", "-q", q, filepath.Join(td, "run.txt"))
+	code, got, stderr := cli(t, "trec_eval", "-q", q, p)
+	if code != 0 || got != want {
+		t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(want, got))
+	}
+}

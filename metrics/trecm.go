@@ -1,0 +1,149 @@
+package metrics
+
+import "math"
+
+// trec_eval's own measures (SPEC §7) that the sweep's sums cannot give:
+// the counts, bpref, interpolated precision and judged@k. They are
+// computed here in one walk of the ranking (after Options.MaxRanked and
+// JudgedOnly), with trec_eval's arithmetic in trec_eval's order, so that
+// every value is the very double trec_eval computes.
+
+// iprecCut is one iprec metric of a query: its index in the output and the
+// number of relevant rows its recall level stands for.
+type iprecCut struct {
+	j   int
+	cut int
+}
+
+// negativeJudgment reports whether a judged label stands for a negative
+// judgment (the qrels loader keeps it as -0.0): in the pool, not judged.
+func negativeJudgment(v float64) bool { return v == 0 && math.Signbit(v) }
+
+// ownValues writes the values of the metrics computed apart, for a query
+// whose ranking e.ents holds n rows, with nRel relevant judged documents
+// among judged. The counts and judged@k are defined for every query; bpref
+// and iprec are left to the empty-query policy when nRel is 0.
+func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []float64) {
+	relRet := 0
+	for _, en := range e.ents[:n] {
+		if e.rel(l.Label[en.i]) {
+			relRet++
+		}
+	}
+	e.ip = e.ip[:0]
+	for j, m := range e.ms {
+		switch m.Kind {
+		case KindNumQ:
+			out[j] = 1
+		case KindNumRet:
+			out[j] = float64(n)
+		case KindNumRel:
+			out[j] = float64(nRel)
+		case KindNumRelRet:
+			out[j] = float64(relRet)
+		case KindJudged:
+			out[j] = e.judgedAt(l, cutAt(m.K, n))
+		case KindBpref:
+			if nRel > 0 {
+				out[j] = e.bpref(l, n, nRel, judged)
+			}
+		case KindIPrec:
+			if nRel > 0 || n == 0 {
+				// trec_eval: (long) (level * num_rel + 0.9)
+				e.ip = append(e.ip, iprecCut{j: j, cut: int(m.Level*float64(nRel) + 0.9)})
+			}
+		}
+	}
+	if len(e.ip) > 0 {
+		e.iprec(l, n, relRet, out)
+	}
+}
+
+// judgedAt is the share of the first k rows that the qrels judge (a
+// negative judgment is a judgment); 0 when k is 0.
+func (e *Evaluator) judgedAt(l *List, k int) float64 {
+	if k == 0 {
+		return 0
+	}
+	if l.Status == nil {
+		return 1
+	}
+	c := 0
+	for _, en := range e.ents[:k] {
+		if l.Status[en.i] != Unjudged {
+			c++
+		}
+	}
+	return float64(c) / float64(k)
+}
+
+// bpref is trec_eval's: over the relevant rows, the share of the judged
+// non-relevant documents (at most R of them) not ranked above each.
+// Unjudged rows and negative judgments are neither.
+func (e *Evaluator) bpref(l *List, n, nRel int, judged []float64) float64 {
+	numNonrel := 0
+	for _, v := range judged {
+		if !e.rel(v) && !(l.Judged != nil && negativeJudgment(v)) {
+			numNonrel++
+		}
+	}
+	var b float64
+	nonrel := 0
+	for _, en := range e.ents[:n] {
+		if l.Status != nil && l.Status[en.i] != Judged {
+			continue
+		}
+		if !e.rel(l.Label[en.i]) {
+			nonrel++
+			continue
+		}
+		if nonrel > 0 {
+			b += 1.0 - float64(min(nonrel, nRel))/float64(min(numNonrel, nRel))
+		} else {
+			b += 1.0
+		}
+	}
+	return b / float64(nRel)
+}
+
+// iprec writes the interpolated precision of every iprec metric in e.ip,
+// walking the ranking up from the bottom as trec_eval does: the value at a
+// level is the best precision at or below the rank where that many
+// relevant rows have been seen; a level the ranking never reaches is 0.
+func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
+	if n == 0 {
+		// nothing ranked (Options.JudgedOnly left no row): trec_eval's
+		// precision is 0/0, so a level that needs no relevant row is NaN
+		// (undefined), whether or not the query is empty
+		for _, c := range e.ip {
+			out[c.j] = 0
+			if c.cut == 0 {
+				out[c.j] = math.NaN()
+			}
+		}
+		return
+	}
+	for _, c := range e.ip {
+		out[c.j] = 0
+	}
+	best := float64(relRet) / float64(n)
+	seen := relRet
+	for i := n; i > 0 && seen > 0; i-- {
+		if p := float64(seen) / float64(i); best < p {
+			best = p
+		}
+		if e.rel(l.Label[e.ents[i-1].i]) {
+			for _, c := range e.ip {
+				if c.cut == seen {
+					out[c.j] = best
+				}
+			}
+			seen--
+		}
+	}
+	for _, c := range e.ip {
+		if c.cut == 0 {
+			out[c.j] = best
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+)
+
+// TestTrecMeasures checks SPEC §7's measures on a list worked by hand:
+// five rows ranked by score, judged relevant, judged non-relevant,
+// unjudged, relevant, and a negative judgment (kept as -0.0); the query
+// has 3 relevant and 2 judged non-relevant documents besides.
+func TestTrecMeasures(t *testing.T) {
+	neg := math.Copysign(0, -1)
+	l := List{
+		Score:  []float64{5, 4, 3, 2, 1},
+		Label:  []float64{1, 0, 0, 1, neg},
+		Status: []Judgment{Judged, Judged, Unjudged, Judged, JudgedOut},
+		Judged: []float64{1, 0, 1, 0, neg, 1},
+	}
+	// ap = (1/1 + 2/4) / 3 = 0.5
+	tests := []struct {
+		name string
+		o    func(*Options)
+		want float64
+	}{
+		{"num_q", nil, 1},
+		{"num_ret", nil, 5},
+		{"num_rel", nil, 3},
+		{"num_rel_ret", nil, 2},
+		// rank 1: +1; rank 4: one judged non-relevant above, J = 2 (the
+		// negative judgment is not one): 1 - 1/2; over R = 3
+		{"bpref", nil, 0.5},
+		{"gm_map", nil, math.Log(0.5)},
+		// precision: 1, 1/2, 1/3, 1/2, 2/5; level x needs ⌊3x + 0.9⌋
+		// relevant rows: 0 and 1 from rank 1 (best below: 1), 2 from rank
+		// 4 (1/2), 3 never
+		{"iprec@0", nil, 1},
+		{"iprec@0.3", nil, 1},
+		{"iprec_at_recall_0.50", nil, 0.5},
+		{"iprec@1", nil, 0},
+		{"judged@3", nil, 2.0 / 3},
+		{"judged@5", nil, 4.0 / 5}, // a negative judgment is a judgment
+		{"judged@10", nil, 4.0 / 5},
+		{"num_ret", func(o *Options) { o.MaxRanked = 2 }, 2},
+		{"num_rel_ret", func(o *Options) { o.MaxRanked = 2 }, 1},
+		{"num_ret", func(o *Options) { o.JudgedOnly = true }, 3},
+		// -J: ranks 1, 2, 3 are rel, non-rel, rel: 1 + (1 - 1/2), over 3
+		{"bpref", func(o *Options) { o.JudgedOnly = true }, 0.5},
+		{"p@3", func(o *Options) { o.JudgedOnly = true }, 2.0 / 3},
+		// -M 3 then -J: rel, non-rel
+		{"num_ret", func(o *Options) { o.MaxRanked = 3; o.JudgedOnly = true }, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Parse(tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := DefaultOptions()
+			o.Ties, o.Empty = TiesTrec, EmptyZero
+			if tc.o != nil {
+				tc.o(&o)
+			}
+			l.Doc = [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d"), []byte("e")}
+			out := []float64{0}
+			NewEvaluator([]Metric{m}, o).Eval(&l, out)
+			if math.Abs(out[0]-tc.want) > 1e-15 {
+				t.Fatalf("%s = %v, want %v", tc.name, out[0], tc.want)
+			}
+		})
+	}
+}
+
+// TestTrecMeasuresEmpty: the counts and judged@k are defined for a query
+// with no relevant document; bpref follows the empty-query policy, and
+// gm_map takes the logarithm of its floor under --empty zero.
+func TestTrecMeasuresEmpty(t *testing.T) {
+	l := List{Score: []float64{2, 1}, Label: []float64{0, 0}}
+	for _, c := range []struct {
+		name  string
+		empty Empty
+		want  float64
+	}{
+		{"num_ret", EmptySkip, 2}, {"num_q", EmptySkip, 1}, {"judged@1", EmptySkip, 1},
+		{"bpref", EmptySkip, math.NaN()}, {"bpref", EmptyZero, 0},
+		{"gm_map", EmptyZero, math.Log(gmFloor)}, {"gm_map", EmptyOne, 0},
+	} {
+		m, _ := Parse(c.name)
+		o := DefaultOptions()
+		o.Empty = c.empty
+		out := []float64{-1}
+		NewEvaluator([]Metric{m}, o).Eval(&l, out)
+		if !(out[0] == c.want || math.IsNaN(out[0]) && math.IsNaN(c.want)) {
+			t.Errorf("%s under %s = %v, want %v", c.name, c.empty, out[0], c.want)
+		}
+		if math.IsNaN(c.want) && m.Missing() != 0 {
+			t.Errorf("%s: Missing() = %v", c.name, m.Missing())
+		}
+	}
+}
+
+// TestParseListTrecForms: trec_eval's name.k1,k2 and a repeated cutoff
+// list give one metric per cutoff.
+func TestParseListTrecForms(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"P.5,10", "p.5 p.10"},
+		{"ndcg_cut.5,10,map", "ndcg_cut.5 ndcg_cut.10 map"},
+		{"ndcg@5,10", "ndcg@5 ndcg@10"},
+		{"P_5,10", "p_5 p_10"},
+		{"iprec@0.2,0.5", "iprec@0.2 iprec@0.5"},
+	} {
+		ms, err := ParseList(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		var got string
+		for i, m := range ms {
+			if i > 0 {
+				got += " "
+			}
+			got += m.Name
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, bad := range []string{"10,map", "map,10", "P.5,5"} {
+		if _, err := ParseList(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
