@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compares rankeval with trec_eval 9.0.8 on a large random qrels/run pair:
 # time and peak memory of each, and the largest difference over every
-# per-query and "all" value.
+# per-query and "all" value; then the drop-in, `rankeval trec_eval QRELS
+# RUN` against `trec_eval QRELS RUN` (the default measures): time, memory,
+# and whether the outputs are byte-identical.
 #
 #   TREC_EVAL=/path/to/trec_eval scripts/trec-compare.sh [RUN_LINES]
 #
@@ -52,3 +54,17 @@ awk -F'\t' '
 		printf "compared %d values: largest difference %.4f%s, %d missing\n", n, max, (max > 0 ? " at " at : ""), missing
 		exit (missing > 0 || max > 0.00005)
 	}' "$dir/te.txt" "$dir/re.txt"
+
+echo "drop-in, default measures (trec_eval QRELS RUN):"
+timed trec_eval "$dir/te-default.txt" "$TREC_EVAL" "$qrels" "$run"
+timed rankeval "$dir/re-default.txt" "$dir/rankeval" trec_eval "$qrels" "$run"
+read -r te_s te_kb <"$dir/trec_eval.time"
+read -r re_s re_kb <"$dir/rankeval.time"
+awk -v te="$te_s" -v re="$re_s" -v tk="$te_kb" -v rk="$re_kb" \
+	'BEGIN { printf "rankeval trec_eval is %.1fx faster, with %.2fx trec_eval'"'"'s peak RSS\n", te / re, rk / tk }'
+if cmp -s "$dir/te-default.txt" "$dir/re-default.txt"; then
+	echo "outputs byte-identical ($(wc -l <"$dir/te-default.txt") lines)"
+else
+	diff "$dir/te-default.txt" "$dir/re-default.txt" | head -20
+	exit 1
+fi

@@ -56,6 +56,8 @@ type config struct {
 
 const usageHead = `Usage: rankeval [flags] INPUT... (flags may also follow the inputs; -- ends them)
        rankeval metrics (list the metrics)
+       rankeval trec_eval [trec_eval's flags] QRELS RUN (a drop-in trec_eval 9.0.8;
+           rankeval trec_eval -h for its flags)
        rankeval merge [flags] STATE... (the summary of runs saved with --state)
 
 Computes ranking-evaluation metrics over a search or click log: one row per
