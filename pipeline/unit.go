@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rankeval/rankeval/metrics"
 )
@@ -60,7 +61,8 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 	if u.r.Qrels != nil {
 		var found []bool
 		if u.wantStatus {
-			u.found = append(u.found[:0], make([]bool, len(g.Label))...)
+			u.found = slices.Grow(u.found[:0], len(g.Label))[:len(g.Label)]
+			clear(u.found)
 			found = u.found
 		}
 		u.r.Qrels.Join(g.ID, g.Label, found, u.dedup.lookup)
