@@ -178,6 +178,16 @@ func (k *csvBlock) reset(buf []byte, lines int64) {
 
 // next returns the position of the next mark not yet passed, or len(buf).
 func (k *csvBlock) next() int {
+	x := k.x
+	if x == 0 {
+		return k.load()
+	}
+	k.x = x & (x - 1)
+	return k.base + bits.TrailingZeros64(x)
+}
+
+// load finds the next 64 bytes with a mark, for next.
+func (k *csvBlock) load() int {
 	for k.x == 0 {
 		k.base += 64
 		if k.base >= len(k.buf) {
@@ -186,9 +196,7 @@ func (k *csvBlock) next() int {
 		}
 		k.x = k.marks(k.base)
 	}
-	e := k.base + bits.TrailingZeros64(k.x)
-	k.x &= k.x - 1
-	return e
+	return k.next()
 }
 
 // marks sets bit i when buf[at+i] is a separator, a newline or a quote.
