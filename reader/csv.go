@@ -369,7 +369,7 @@ func (k *csvBlock) syntax(at int, format string, a ...any) error {
 	return fmt.Errorf("%s:%d: column %d: %s: %w", k.name, k.line+1, at-k.ls+1, fmt.Sprintf(format, a...), ErrSyntax)
 }
 
-// records reads the whole records of k's block into b until b holds bs
+// parse reads the whole records of k's block into b until b holds bs
 // rows or the block ends. This is the function a parallel decoder runs on
 // each block: k is the goroutine's own, l is shared.
 func (l *csvLayout) parse(k *csvBlock, b *Batch, bs int) error {

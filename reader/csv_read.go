@@ -101,25 +101,37 @@ func (c *csvReader) header() error {
 		if k.p >= len(k.buf) && !c.nextBlock() {
 			return c.err
 		}
-		if !k.spaces() {
-			break
+		l, err := k.header(c.cols)
+		if l != nil || err != nil {
+			c.l = l
+			return err
 		}
+	}
+}
+
+// header reads the header at the cursor, after lines of white space, and
+// makes the layout; nil, nil when the block ends before a header. The
+// first block of an input starts with the header (a byte order mark
+// removed); a parallel decoder reads it so on one goroutine and hands the
+// rest of the block, from k.p, and the blocks after it to parse.
+func (k *csvBlock) header(cols Columns) (*csvLayout, error) {
+	for k.p < len(k.buf) && k.spaces() {
+	}
+	if k.p >= len(k.buf) {
+		return nil, nil
 	}
 	line := k.line + 1
 	var names [][]byte
 	for {
 		v, end, err := k.field()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		names = append(names, bytes.Clone(v))
 		if end {
-			break
+			return newCSVLayout(k.name, k.csvDialect, names, line, cols)
 		}
 	}
-	var err error
-	c.l, err = newCSVLayout(c.name, k.csvDialect, names, line, c.cols)
-	return err
 }
 
 // spaces passes a line of nothing but white space at k.p, before the
