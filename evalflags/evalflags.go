@@ -46,6 +46,7 @@ type Values struct {
 	Profile      string
 	Dedup        string
 	Format       string
+	InputFormat  string
 	Columns      reader.Columns
 	MaxGroupRows int
 	By           string
@@ -65,6 +66,9 @@ type Settings struct {
 	Columns reader.Columns
 	Profile string
 	Format  string
+	// InputFormat names the format of text inputs (FormatAuto: told from
+	// each input's first line).
+	InputFormat reader.Format
 	// Slices names the --by columns (also Rules.Slices and Columns.Extra);
 	// MaxSlices is their limit; Bootstrap the number of replicates.
 	Slices    []string
@@ -74,7 +78,7 @@ type Settings struct {
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format"}, ColumnNames, []string{"max-group-rows", "by", "max-slices", "bootstrap"})
+	"format", "input-format"}, ColumnNames, []string{"max-group-rows", "by", "max-slices", "bootstrap"})
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -139,6 +143,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
+	fs.StringVar(&v.InputFormat, "input-format", "auto", "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
 	RegisterColumns(fs, &v.Columns)
 	fs.StringVar(&v.By, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
 	fs.IntVar(&v.MaxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
@@ -202,6 +207,9 @@ func (v *Values) Resolve() (*Settings, error) {
 	s := &Settings{Columns: v.Columns, Profile: v.Profile, Format: v.Format}
 	r := &s.Rules
 	var err error
+	if s.InputFormat, err = reader.ParseFormat(v.InputFormat); err != nil {
+		return nil, Usagef("--input-format %w", err)
+	}
 	if r.Metrics, err = metrics.ParseList(v.Metrics); err != nil {
 		return nil, usageErr{err}
 	}

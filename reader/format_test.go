@@ -12,7 +12,7 @@ import (
 // formatsSaid checks that msg names the formats the readers know.
 func formatsSaid(t *testing.T, msg string) {
 	t.Helper()
-	for _, s := range []string{"JSON lines", "gzip", "zstd", "Parquet", "Arrow IPC", "TREC runs with --qrels"} {
+	for _, s := range []string{"JSON lines", "CSV or TSV with a header row", "gzip", "zstd", "Parquet", "Arrow IPC", "TREC runs with --qrels"} {
 		if !strings.Contains(msg, s) {
 			t.Errorf("message %q does not name %q", msg, s)
 		}
@@ -35,7 +35,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 		{"notes.md.gz", gzipBytes(readme), []string{`is gzip-compressed and starts "# About this export"`}},
 		{"notes.zst", zstdFrameOf(readme), []string{`is zstd-compressed and starts "# About this export"`}},
 		{"blank-first.txt", append([]byte("\n\n  \r\n"), readme...), []string{`starts "# About this export"`}},
-		{"log.csv", []byte("query_id,doc_id,score,label\nq1,d1,0.5,1\n"), []string{`starts "query_id,doc_id,score,la"...`}},
+		{"prose.txt", []byte("This export, made daily, holds the clicks\n"), []string{`starts "This export, made daily,"...`, "if it is CSV or TSV"}},
 		{"long.txt", long, []string{`starts "lorem ipsum lorem ipsum "...`}},
 		{"no-newline.txt", []byte("hello"), []string{`starts "hello"`}},
 		{"binary.png", []byte("\x89PNG\r\n\x1a\n\x00\x00"), []string{`starts "\x89PNG"`}},
@@ -73,6 +73,13 @@ func TestOpenUnknownFormat(t *testing.T) {
 		p := writeFileIn(t, dir, "run.txt", []byte("q1 Q0 d1 1 0.5 bm25\nq1 Q0 d2 2 0.25 bm25\n"))
 		_, err := Open(p, testCols, Options{})
 		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), p+": looks like a TREC run") || !strings.Contains(err.Error(), "--qrels") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("CSV or TSV", func(t *testing.T) {
+		p := writeFileIn(t, dir, "mixed.txt", []byte("query_id,doc_id\tscore,label\tx\nq,d\t1,1\t2\n"))
+		_, err := Open(p, testCols, Options{})
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "its first line cannot tell which: name it with --input-format csv or tsv") {
 			t.Fatalf("err = %v", err)
 		}
 	})

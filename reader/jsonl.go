@@ -493,27 +493,48 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 	}
 }
 
-// rank parses the rank token tok at s[p:]: any integer, or a float with no
-// fraction (2.0, 1e2), for only the order of ranks matters; they need not
-// start at 1.
+// rank parses the rank token tok at s[p:] (parseRank).
 func (j *jsonl) rank(s []byte, p int, tok []byte) (int64, error) {
+	v, bad := parseRank(tok)
+	switch bad {
+	case rankNotNumber:
+		return 0, j.notNumber(s, p, tok, j.keys[fRank], "the rank column", "a whole number")
+	case rankNotWhole:
+		return 0, j.fail(ErrValue, "%q (the rank column) must be a whole number, found %s", j.keys[fRank], quoteSnippet(tok))
+	case rankRange:
+		return 0, j.fail(ErrValue, "rank %s out of range", tok)
+	}
+	return v, nil
+}
+
+// What parseRank finds wrong with a rank.
+const (
+	rankOK = iota
+	rankNotNumber
+	rankNotWhole
+	rankRange
+)
+
+// parseRank parses a rank: any integer, or a float with no fraction (2.0,
+// 1e2), for only the order of ranks matters; they need not start at 1.
+// Every text reader types ranks with it.
+func parseRank(tok []byte) (int64, int) {
 	if isInteger(tok) {
 		if v, err := strconv.ParseInt(unsafeString(tok), 10, 64); err == nil {
-			return v, nil
+			return v, rankOK
 		}
-		return 0, j.fail(ErrValue, "rank %s out of range", tok)
+		return 0, rankRange
 	}
 	v, ok := parseNumber(tok)
-	if !ok {
-		return 0, j.notNumber(s, p, tok, j.keys[fRank], "the rank column", "a whole number")
+	switch {
+	case !ok:
+		return 0, rankNotNumber
+	case v != math.Trunc(v) || math.IsInf(v, 0):
+		return 0, rankNotWhole
+	case v < math.MinInt64 || v >= math.MaxInt64:
+		return 0, rankRange
 	}
-	if v != math.Trunc(v) || math.IsInf(v, 0) {
-		return 0, j.fail(ErrValue, "%q (the rank column) must be a whole number, found %s", j.keys[fRank], quoteSnippet(tok))
-	}
-	if v < math.MinInt64 || v >= math.MaxInt64 {
-		return 0, j.fail(ErrValue, "rank %s out of range", tok)
-	}
-	return int64(v), nil
+	return int64(v), rankOK
 }
 
 // notNumber is the error for the value at s[p:] (tok, when bare) of field

@@ -34,6 +34,9 @@ type Options struct {
 	// BytesRead, when set, is advanced by the bytes read from each input
 	// (compressed bytes for compressed inputs), for progress reports.
 	BytesRead *atomic.Int64
+	// Format names the format of text inputs (default: told from the
+	// first line).
+	Format Format
 }
 
 // unitRange checks the part of a file of n units that opt asks for.
@@ -103,10 +106,12 @@ var (
 
 // Open opens one input, choosing the format and decompression from its
 // first bytes, never from its name: Parquet, Arrow IPC file or stream, or
-// JSONL that is plain, gzip or zstd. An input with no rows (0 bytes, blank
-// lines, a compressed stream of nothing, a columnar file of no rows) gives a
-// reader that has none. Text that does not start like JSON lines (its first
-// non-blank byte '{') is ErrFormat naming the input.
+// JSONL, CSV or TSV that is plain, gzip or zstd (opt.Format may name the
+// text format). An input with no rows (0 bytes, blank lines, a compressed
+// stream of nothing, a columnar file of no rows) gives a reader that has
+// none. Text that starts like none of them (JSON lines: the first non-blank
+// byte '{'; CSV and TSV: a header line, see delimited) is ErrFormat naming
+// the input.
 func Open(name string, cols Columns, opt Options) (Reader, error) {
 	if err := cols.Check(); err != nil {
 		return nil, err
@@ -151,10 +156,10 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt)
 }
 
-// openText opens JSON lines, plain, gzip or zstd, from br, whose first
-// bytes are head, after checking that the (decompressed) text starts like
-// them: anything else is ErrFormat naming the input. closeSrc releases
-// br's source.
+// openText opens JSON lines, CSV or TSV, plain, gzip or zstd, from br,
+// whose first bytes are head, after checking that the (decompressed) text
+// starts like one of them (textFormat): anything else is ErrFormat naming
+// the input. closeSrc releases br's source.
 func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options) (Reader, error) {
 	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
@@ -166,15 +171,21 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 		return closeSrc()
 	}
 	text := br
+	var f Format
 	if how := compression(head); how != "" {
 		text = bufio.NewReaderSize(src, 1<<16)
-		err = checkText(name, how, text)
+		f, err = textFormat(name, how, text, opt.Format)
 	} else {
-		err = checkText(name, "", text)
+		f, err = textFormat(name, "", text, opt.Format)
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		closeAll()
 		return nil, err
+	case f == FormatCSV:
+		return newCSV(name, dialectCSV, text, closerFunc(closeAll), cols, opt), nil
+	case f == FormatTSV:
+		return newCSV(name, dialectTSV, text, closerFunc(closeAll), cols, opt), nil
 	}
 	return newJSONL(name, text, closerFunc(closeAll), cols, opt), nil
 }

@@ -1,5 +1,5 @@
 // Package reader owns input formats and decompression: it turns files and
-// streams (JSONL plain, gzip or zstd; Parquet; Arrow IPC files and streams;
+// streams (JSONL, CSV and TSV plain, gzip or zstd; Parquet; Arrow IPC files and streams;
 // TREC runs joined with their qrels), local or in object storage, into
 // columnar batches of rows, and expands inputs (directories, globs, Hive
 // partitions). It knows nothing about metrics or grouping; the pipeline

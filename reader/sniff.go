@@ -15,7 +15,31 @@ import (
 // first bytes, never from the name.
 
 // formatsRead names the input formats in messages about other files.
-const formatsRead = "inputs are JSON lines (plain, gzip or zstd), Parquet, Arrow IPC files or streams, or TREC runs with --qrels"
+const formatsRead = "inputs are JSON lines, CSV or TSV with a header row (plain, gzip or zstd), Parquet, Arrow IPC files or streams, or TREC runs with --qrels"
+
+// Format names the format of text inputs (Options.Format). The zero value,
+// FormatAuto, tells it from the first line; naming it serves where the
+// first line cannot tell. Parquet and Arrow IPC are always known by their
+// first bytes.
+type Format string
+
+const (
+	FormatAuto  Format = ""
+	FormatJSONL Format = "jsonl"
+	FormatCSV   Format = "csv"
+	FormatTSV   Format = "tsv"
+)
+
+// ParseFormat reads a format name: auto, jsonl, csv or tsv.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case "auto":
+		return FormatAuto, nil
+	case FormatJSONL, FormatCSV, FormatTSV:
+		return f, nil
+	}
+	return FormatAuto, fmt.Errorf("%q: want auto, jsonl, csv or tsv", s)
+}
 
 // bom is the UTF-8 byte order mark some Windows tools write first.
 var bom = []byte{0xef, 0xbb, 0xbf}
@@ -28,6 +52,9 @@ const (
 	textJSONL                 // first non-blank byte '{'
 	textArray                 // first non-blank byte '[': a JSON array, not JSON lines
 	textTREC                  // the first line has a TREC run's 6 fields
+	textCSV                   // the first line is a CSV header
+	textTSV                   // the first line is a TSV header
+	textDelim                 // CSV or TSV, but the first line cannot tell which
 	textOther                 // none of these
 )
 
@@ -64,7 +91,38 @@ func textStart(data []byte) (k textKind, line []byte, whole bool) {
 			return textTREC, line, whole
 		}
 	}
-	return textOther, line, whole
+	return delimited(line), line, whole
+}
+
+// delimited classifies a first line that is neither JSON nor a TREC run. A
+// CSV or TSV header has at least three fields (a query, a label, a score or
+// rank), separated by commas outside quotes or by tabs, not both; the
+// unquoted names of a CSV header hold no spaces, so that a line of prose
+// with commas (a README beside the parts) is not taken for one.
+func delimited(line []byte) textKind {
+	commas, tabs, spaced, quoted := 0, 0, false, false
+	for _, c := range line {
+		switch {
+		case c == '\t':
+			tabs++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == ',':
+			commas++
+		case c == ' ':
+			spaced = true
+		}
+	}
+	switch {
+	case tabs >= 2 && commas == 0:
+		return textTSV
+	case commas >= 2 && tabs == 0 && !spaced:
+		return textCSV
+	case tabs >= 2 || commas >= 2:
+		return textDelim
+	}
+	return textOther
 }
 
 // sniffText reads from br only as far as it must to classify the text it
@@ -105,22 +163,33 @@ func formatWhy(how string, k textKind, first []byte) string {
 		return "a JSON array, not JSON lines (it " + starts + "); write one object per line, e.g. with jq -c '.[]'"
 	case textTREC:
 		return "looks like a TREC run (it " + starts + "); TREC runs are read with their judgments: give --qrels QRELS"
+	case textDelim:
+		return "not a known input format (it " + starts + "); if it is CSV or TSV, its first line cannot tell which: name it with --input-format csv or tsv; " + formatsRead
 	}
 	return "not a known input format (it " + starts + "); " + formatsRead
 }
 
-// checkText classifies the text br starts with and refuses anything but
-// JSON lines (or blanks, which the JSONL parser reads as no rows, or
-// judges itself when they fill br's buffer).
-func checkText(name, how string, br *bufio.Reader) error {
+// textFormat names the format of the text br starts with: forced, when it
+// names one, else what the first line looks like. Anything but JSON lines,
+// CSV or TSV (or blanks, which the JSONL parser reads as no rows, or
+// judges itself when they fill br's buffer) is refused.
+func textFormat(name, how string, br *bufio.Reader, forced Format) (Format, error) {
+	if forced != FormatAuto {
+		return forced, nil
+	}
 	k, first, err := sniffText(br)
 	if err != nil {
-		return readError(name, 1, err)
+		return "", readError(name, 1, err)
 	}
-	if k == textJSONL || k == textBlank {
-		return nil
+	switch k {
+	case textJSONL, textBlank:
+		return FormatJSONL, nil
+	case textCSV:
+		return FormatCSV, nil
+	case textTSV:
+		return FormatTSV, nil
 	}
-	return formatError(name, how, k, first)
+	return "", formatError(name, how, k, first)
 }
 
 // compression names the compression head starts with, "" for none.
@@ -168,7 +237,8 @@ func sniffFile(path string) (*strayFile, error) {
 		}
 	}
 	switch k, first, _ := textStart(head); k {
-	case textBlank, textJSONL, textTREC:
+	case textBlank, textJSONL, textTREC, textCSV, textTSV, textDelim:
+		// textDelim: --input-format may name it, which Expand does not see
 		return nil, nil
 	default:
 		return &strayFile{path: path, kind: k, first: first}, nil

@@ -21,13 +21,16 @@ import (
 )
 
 // columnarFormats are the ways the cross-format tests write one log: file
-// ending (which picks the format) and writer options.
+// ending (which picks the format) and writer options; CSV and TSV too.
 var columnarFormats = []struct {
 	name string
 	opt  synth.Options
 }{
 	{"log.jsonl.gz", synth.Options{}},
 	{"log.jsonl.zst", synth.Options{}},
+	{"log.csv", synth.Options{}},
+	{"log.csv.zst", synth.Options{}},
+	{"log.tsv.gz", synth.Options{}},
 	{"zstd.parquet", synth.Options{Codec: "zstd", RowGroup: 7777}},
 	{"snappy.parquet", synth.Options{Codec: "snappy", RowGroup: 50000}},
 	{"none.parquet", synth.Options{Codec: "none"}},

@@ -15,6 +15,7 @@ import (
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -64,8 +65,8 @@ Computes ranking-evaluation metrics over a search or click log: one row per
 (query, document) with the model's score and the relevance label. Rows of a
 query must be contiguous (or use --unsorted). INPUT is a file, a directory
 (read recursively), a quoted glob, an s3:// or gs:// object or prefix, or -
-for standard input: JSONL (plain, gzip, zstd), Parquet, or Arrow IPC file or
-stream, recognised from the first bytes.
+for standard input: JSONL, CSV or TSV with a header row (plain, gzip, zstd),
+Parquet, or Arrow IPC file or stream, recognised from the first bytes.
 
 `
 
@@ -157,6 +158,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 func (c *config) analysisFlags(systemFlags []string) error {
 	if len(c.shared.Slices) > 0 && c.qrels != "" {
 		return usagef("--by cannot slice TREC runs: they have no other columns")
+	}
+	if c.shared.InputFormat != reader.FormatAuto && c.qrels != "" {
+		return usagef("--input-format names the format of logs; with --qrels the inputs are TREC runs")
 	}
 	rules := &c.shared.Rules
 	if len(systemFlags) > 0 {

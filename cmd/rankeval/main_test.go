@@ -431,7 +431,7 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 		t.Fatalf("exit %d stdout %q", code, stdout)
 	}
 	for _, f := range []string{"--metrics", "--ties", "--gain", "--max-grade", "--rel-threshold", "--empty", "--format", "--output",
-		"--per-query", "--query-col", "--doc-col", "--score-col", "--label-col", "--rank-col", "--workers", "--max-group-rows", "--batch-size"} {
+		"--per-query", "--query-col", "--doc-col", "--score-col", "--label-col", "--rank-col", "--workers", "--max-group-rows", "--batch-size", "--input-format"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("help does not mention %s", f)
 		}

@@ -147,7 +147,7 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 	for l, inputs := range logs {
 		for _, in := range inputs {
 			src := pipeline.Source{Name: in, Reread: in != reader.Stdin, Open: func() (reader.Reader, error) {
-				return reader.Open(in, cols, reader.Options{BatchSize: c.batch, Decoders: c.workers, BytesRead: cfg.Progress.BytesRead})
+				return reader.Open(in, cols, reader.Options{BatchSize: c.batch, Decoders: c.workers, BytesRead: cfg.Progress.BytesRead, Format: c.shared.InputFormat})
 			}}
 			if trec != nil {
 				src = trec.source(in)

@@ -1,6 +1,6 @@
 // Package synth generates a synthetic search log, deterministic from a seed,
-// and writes any stream of rows as JSONL (plain, gzip, zstd), Parquet or
-// Arrow IPC, so tests and benchmarks can compare formats on identical data.
+// and writes any stream of rows as JSONL, CSV or TSV (plain, gzip, zstd),
+// Parquet or Arrow IPC, so tests and benchmarks can compare formats on identical data.
 // scripts/gen is its command-line front end.
 package synth
 

@@ -38,7 +38,7 @@ func (o Options) batch() int {
 }
 
 // Formats lists the output name endings Write understands.
-var Formats = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".parquet", ".arrow", ".feather", ".arrows"}
+var Formats = []string{".jsonl", ".jsonl.gz", ".jsonl.zst", ".csv", ".csv.gz", ".csv.zst", ".tsv", ".tsv.gz", ".tsv.zst", ".parquet", ".arrow", ".feather", ".arrows"}
 
 // Write writes up to limit rows of src (all of them when limit < 0) to the
 // file name, in the format its ending names (see Formats). The file appears
@@ -145,6 +145,9 @@ func newSink(name string, w io.Writer, opt Options) (sink, error) {
 		return newIPCSink(w, true, opt)
 	case strings.HasSuffix(name, ".arrows"):
 		return newIPCSink(w, false, opt)
+	}
+	if s, ok, err := newDelimitedSink(name, w); ok {
+		return s, err
 	}
 	return nil, fmt.Errorf("%s: unknown output format (want one of %s)", name, strings.Join(Formats, ", "))
 }

@@ -8,8 +8,8 @@
 //	go run ./scripts/gen -from testdata/vectors/graded_ties.jsonl -o /tmp/graded_ties.arrows
 //	go run ./scripts/gen -from clicks.jsonl --query-col qid --doc-col docno --score-col pred --label-col clicked -o /tmp/clicks.parquet
 //
-// The format follows the output name: .jsonl, .jsonl.gz, .jsonl.zst,
-// .parquet (-codec zstd|snappy|none, -row-group N rows), .arrow or .feather
+// The format follows the output name: .jsonl, .csv or .tsv (each plain,
+// .gz or .zst), .parquet (-codec zstd|snappy|none, -row-group N rows), .arrow or .feather
 // (Arrow IPC file), .arrows (Arrow IPC stream), with -ipc-codec
 // none|zstd|lz4. With -split N, -o names a directory that receives N part
 // files named part-0000i<ext> (Hive-style dt=YYYY-MM-DD/ directories with
@@ -46,6 +46,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/internal/synth"
@@ -78,7 +79,7 @@ func gen(args []string, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	nSlices := fs.Int("slices", 0, "add a \"market\" column with this many values (0: none)")
 	systems := fs.Int("systems", 1, "2 adds a second model's \"score_b\" column")
-	out := fs.String("o", "", "output file (format from the name: .jsonl, .jsonl.gz, .jsonl.zst, .parquet, .arrow, .feather, .arrows), or directory with -split")
+	out := fs.String("o", "", "output file (format from the name: "+strings.Join(synth.Formats, ", ")+"), or directory with -split")
 	from := fs.String("from", "", "convert this log instead of generating one (its fields: the --*-col flags)")
 	// the log's field names: rankeval's flags, defaults and help
 	var cols reader.Columns

@@ -239,7 +239,7 @@ func writeParts(t *testing.T, dir string, rows []synth.Row, names []string, opt 
 
 // TestParityGenerated: a generated log in shuffled query order, split into
 // several files of several formats (Parquet with many row groups, so its
-// parts are read by different work items), every tie policy.
+// parts are read by different work items; CSV and TSV), every tie policy.
 func TestParityGenerated(t *testing.T) {
 	n := 60000
 	if testing.Short() {
@@ -248,7 +248,7 @@ func TestParityGenerated(t *testing.T) {
 	dir := t.TempDir()
 	rows := genRows(21, n, 30)
 	paths := writeParts(t, dir, rows,
-		[]string{"part-0.jsonl", "part-1.jsonl.gz", "part-2.parquet", "part-3.jsonl.zst", "part-4.parquet"},
+		[]string{"part-0.jsonl", "part-1.jsonl.gz", "part-2.parquet", "part-3.jsonl.zst", "part-4.parquet", "part-5.csv.gz", "part-6.tsv"},
 		synth.Options{RowGroup: 1500})
 	ms := "map,mrr,ndcg@10,ndcg,err@10,nerr@10,p@5,r@10,f1@5,rprec,kendall@5,spearman"
 	tmp := t.TempDir()

@@ -255,9 +255,10 @@ func (f *splitFn) ProcessElement(file int, emit func(Part)) error {
 // (validated where the batch still names the file and line or row of
 // each), in the binary form of pipeline.Group.
 type readFn struct {
-	Cfg  Config
-	take *pipeline.Taker
-	cols reader.Columns
+	Cfg    Config
+	take   *pipeline.Taker
+	cols   reader.Columns
+	format reader.Format
 }
 
 func (f *readFn) Setup() error {
@@ -265,13 +266,13 @@ func (f *readFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.take, f.cols = s.Rules.NewTaker(f.Cfg.where), s.Columns
+	f.take, f.cols, f.format = s.Rules.NewTaker(f.Cfg.where), s.Columns, s.InputFormat
 	return nil
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) error {
 	name := f.Cfg.Inputs[p.File]
-	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1}
+	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format}
 	r, err := reader.Open(name, f.cols, opt)
 	if err != nil {
 		return err

@@ -1,0 +1,472 @@
+package reader
+
+// CSV and TSV logs: a header row names the columns, each later record is
+// a row. Parsing is cut in two so that blocks of records can be parsed on
+// several goroutines, in the shape of the other text readers:
+//
+//   - a splitter cuts the decompressed text into blocks of whole records;
+//     csvDialect.cut says where a block may end (after a newline outside
+//     quotes);
+//   - csvLayout.parse turns one block, given the number of lines before it,
+//     into rows of a Batch. The layout, fixed by the header, is read-only
+//     and shared; each goroutine has its own csvBlock cursor.
+//
+// csvReader (csv_read.go) drives the two on the caller's goroutine.
+//
+// Values are typed as the JSONL reader types them, so a log gives the same
+// rows in either format: ids and slice values are the field's text; scores
+// and labels are numbers (parseNumber), a label also true or false (in any
+// case: pandas writes True). Quotes only frame a field, they do not type
+// it: "0.5" is the number 0.5, as a warehouse that quotes every field
+// means it.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"strconv"
+)
+
+// csvDialect is what tells CSV from TSV.
+type csvDialect struct {
+	name string
+	sep  byte
+	// quote is '"' for CSV (RFC 4180: a field that starts with a quote
+	// runs to the next lone quote, separators and newlines included, and
+	// "" inside it is one quote). TSV has no quoting (IANA
+	// text/tab-separated-values, as BigQuery, Redshift UNLOAD and Hive
+	// write it): quote is 0, a quote is an ordinary byte, and a value
+	// cannot hold a tab or a newline.
+	quote byte
+}
+
+var (
+	dialectCSV = csvDialect{name: "CSV", sep: ',', quote: '"'}
+	dialectTSV = csvDialect{name: "TSV", sep: '\t'}
+)
+
+// cut returns the length of the longest prefix of data, which starts at a
+// record, that holds only whole records: through the last newline outside
+// quotes; 0 when there is none. A block splitter calls it on what it has
+// read and carries the rest into the next block.
+//
+// In valid CSV a quote opens or closes a quoted field or stands doubled
+// inside one, so a newline is outside quotes exactly when an even number
+// of quotes come before it (from a record's start): one bytes.Count over
+// data gives the parity at the last newline, and a walk back a line at a
+// time, rarely more than a step, finds the last newline of even parity.
+// In invalid CSV (a stray quote) parities are wrong from the stray quote
+// on, but the parser stops at that quote, in the block that holds it,
+// before any later cut matters.
+func (d csvDialect) cut(data []byte) int {
+	nl := bytes.LastIndexByte(data, '\n')
+	if nl < 0 || d.quote == 0 {
+		return nl + 1
+	}
+	q := []byte{d.quote}
+	odd := bytes.Count(data[:nl], q)&1 == 1
+	for odd {
+		prev := bytes.LastIndexByte(data[:nl], '\n')
+		if prev < 0 {
+			return 0
+		}
+		if bytes.Count(data[prev+1:nl], q)&1 == 1 {
+			odd = false
+		}
+		nl = prev
+	}
+	return nl + 1
+}
+
+// csvLayout is what a header fixes: the dialect, the number of fields of a
+// record and what each field is read as. It is not changed once made.
+type csvLayout struct {
+	csvDialect
+	name    string   // the input, for messages
+	col     []colReq // per field; kind csvSkip for a field not read
+	doc     bool     // a doc column is read
+	docFill bool     // the doc column is absent (Columns.DocOptional): doc ids are empty
+}
+
+const csvSkip = -1
+
+// newCSVLayout maps the header's fields (names, read on line line) to the
+// columns cols asks for. Every column asked for must be in the header,
+// once; other fields are not read.
+func newCSVLayout(name string, d csvDialect, names [][]byte, line int64, cols Columns) (*csvLayout, error) {
+	l := &csvLayout{csvDialect: d, name: name, col: make([]colReq, len(names)), doc: cols.Doc != ""}
+	at := make(map[string]int, len(names))
+	for i, n := range names {
+		l.col[i].kind = csvSkip
+		if _, dup := at[string(n)]; !dup {
+			at[string(n)] = i
+		}
+	}
+	for _, r := range cols.requests() {
+		i, ok := at[r.name]
+		if !ok {
+			if r.optional {
+				l.docFill = true
+				continue
+			}
+			return nil, fmt.Errorf("%s:%d: no column %q (%s); the header has %s; name %s with %s: %w",
+				name, line, r.name, r.role(), headerNames(names), r.role(), kindFlag(r.kind), ErrColumn)
+		}
+		for j := i + 1; j < len(names); j++ {
+			if string(names[j]) == r.name {
+				return nil, fmt.Errorf("%s:%d: the header names column %q twice (fields %d and %d): %w", name, line, r.name, i+1, j+1, ErrColumn)
+			}
+		}
+		l.col[i] = r
+	}
+	return l, nil
+}
+
+// headerNames lists a header's names for a message.
+func headerNames(names [][]byte) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(string(n))
+	}
+	return listNames(q)
+}
+
+// shapeBatch empties b and gives it the columns cols asks for.
+func shapeBatch(b *Batch, name string, cols Columns) {
+	b.Source, b.Locate = name, nil
+	b.Rank, b.Extra, b.ExtraScore = nil, nil, nil
+	if cols.Rank != "" {
+		b.Rank = []int64{}
+	}
+	if n := len(cols.Extra); n > 0 {
+		b.Extra = make([]Strings, n)
+	}
+	if n := len(cols.ExtraScore); n > 0 {
+		b.ExtraScore = make([][]float64, n)
+	}
+	b.Reset()
+}
+
+// csvBlock is one goroutine's cursor over a block of whole records (the
+// last may lack its newline at the end of the input). It finds the bytes
+// that matter (separators, newlines, quotes) 64 at a time as a bit mask,
+// so the bytes between them are never looked at one by one.
+type csvBlock struct {
+	csvDialect
+	name string
+	buf  []byte
+	p    int   // start of the next field
+	line int64 // newlines passed, in this block and before it
+	ls   int   // start of the current line, for column numbers
+	base int   // x holds the marks of buf[base:base+64]
+	x    uint64
+	// open is the line of a quote found unclosed at the end of the block,
+	// 0 when there is none.
+	open int64
+	// stray is set by an error at a quote out of place.
+	stray   bool
+	scratch []byte // unquoted text of a field with "" or \r\n in it
+	tail    [64]byte
+}
+
+// reset points the cursor at a block; lines is the number of lines
+// before it.
+func (k *csvBlock) reset(buf []byte, lines int64) {
+	k.buf, k.p, k.line, k.ls, k.base, k.x, k.open, k.stray = buf, 0, lines, 0, -64, 0, 0, false
+}
+
+// next returns the position of the next mark not yet passed, or len(buf).
+func (k *csvBlock) next() int {
+	x := k.x
+	if x == 0 {
+		return k.load()
+	}
+	k.x = x & (x - 1)
+	return k.base + bits.TrailingZeros64(x)
+}
+
+// load finds the next 64 bytes with a mark, for next.
+func (k *csvBlock) load() int {
+	for k.x == 0 {
+		k.base += 64
+		if k.base >= len(k.buf) {
+			k.base -= 64
+			return len(k.buf)
+		}
+		k.x = k.marks(k.base)
+	}
+	return k.next()
+}
+
+// marks sets bit i when buf[at+i] is a separator, a newline or a quote.
+// The eight words are written out, as in fieldScanner.mask.
+func (k *csvBlock) marks(at int) uint64 {
+	c := k.buf[at:]
+	if len(c) < 64 {
+		k.tail = [64]byte{} // zero bytes are never marks
+		copy(k.tail[:], c)
+		c = k.tail[:]
+	}
+	q := k.quote
+	if q == 0 {
+		q = k.sep
+	}
+	s, qq := uint64(k.sep)*ones, uint64(q)*ones
+	return gather(csvMask(binary.LittleEndian.Uint64(c[0:]), s, qq)) |
+		gather(csvMask(binary.LittleEndian.Uint64(c[8:]), s, qq))<<8 |
+		gather(csvMask(binary.LittleEndian.Uint64(c[16:]), s, qq))<<16 |
+		gather(csvMask(binary.LittleEndian.Uint64(c[24:]), s, qq))<<24 |
+		gather(csvMask(binary.LittleEndian.Uint64(c[32:]), s, qq))<<32 |
+		gather(csvMask(binary.LittleEndian.Uint64(c[40:]), s, qq))<<40 |
+		gather(csvMask(binary.LittleEndian.Uint64(c[48:]), s, qq))<<48 |
+		gather(csvMask(binary.LittleEndian.Uint64(c[56:]), s, qq))<<56
+}
+
+// csvMask sets the high bit of each byte of x that is a newline or equals
+// a byte of s or q (each a byte repeated eight times).
+func csvMask(x, s, q uint64) uint64 { return eqMask(x, '\n'*ones) | eqMask(x, s) | eqMask(x, q) }
+
+// eqMask sets the high bit of each byte of x equal to that byte of c. The
+// sum of two 7-bit values cannot carry into the next byte, so the marks
+// are exact.
+func eqMask(x, c uint64) uint64 {
+	const lo7 = 0x7f * ones
+	y := x ^ c
+	return ^((y&lo7 + lo7) | y) & high
+}
+
+// newline passes the newline at e.
+func (k *csvBlock) newline(e int) {
+	k.line++
+	k.ls = e + 1
+}
+
+// blank passes an empty line ("\n" or "\r\n") at p, as encoding/csv skips
+// them, and reports whether there was one.
+func (k *csvBlock) blank() bool {
+	b, p := k.buf, k.p
+	if b[p] == '\r' && p+1 < len(b) && b[p+1] == '\n' {
+		p++
+	} else if b[p] == '\r' && p+1 == len(b) {
+		k.p = len(b)
+		return true
+	}
+	if b[p] != '\n' {
+		return false
+	}
+	k.next() // the newline's mark
+	k.newline(p)
+	k.p = p + 1
+	return true
+}
+
+// field reads the field at k.p and says whether it ends its record; k.p
+// moves past it and its separator or newline. The value aliases the block,
+// or k.scratch for a quoted field with "" or \r\n in it, until the next
+// call.
+func (k *csvBlock) field() ([]byte, bool, error) {
+	b, p := k.buf, k.p
+	if k.quote != 0 && p < len(b) && b[p] == k.quote {
+		return k.quoted()
+	}
+	e := k.next()
+	if k.quote != 0 && e < len(b) && b[e] == k.quote {
+		return nil, false, k.syntax(e, "a quote inside a field that does not start with one; quote the whole field and double the quotes in it (\"a \"\"b\"\"\")")
+	}
+	v := b[p:e]
+	k.p = e + 1
+	if e < len(b) && b[e] == k.sep {
+		return v, false, nil
+	}
+	if n := len(v); n > 0 && v[n-1] == '\r' {
+		v = v[:n-1] // \r\n ends the line
+	}
+	if e < len(b) {
+		k.newline(e)
+	} else {
+		k.p = len(b)
+	}
+	return v, true, nil
+}
+
+// quoted reads a field that starts with a quote at k.p.
+func (k *csvBlock) quoted() ([]byte, bool, error) {
+	b, open := k.buf, k.p
+	openLine, openCol := k.line+1, open-k.ls+1
+	k.next() // the opening quote
+	unquote := false
+	var e int
+	for {
+		if e = k.next(); e == len(b) {
+			k.open = openLine
+			return nil, false, fmt.Errorf("%s:%d: the quote that opens a field at column %d is never closed: %w", k.name, openLine, openCol, ErrSyntax)
+		}
+		switch c := b[e]; {
+		case c == '\n':
+			unquote = unquote || b[e-1] == '\r' // encoding/csv reads \r\n in a field as \n
+			k.newline(e)
+			continue
+		case c != k.quote:
+			continue // a separator inside the quotes
+		case e+1 < len(b) && b[e+1] == k.quote:
+			k.next()
+			unquote = true
+			continue
+		}
+		break
+	}
+	v := b[open+1 : e]
+	if unquote {
+		v = k.unquote(v)
+	}
+	a := e + 1 // after the closing quote: a separator, the end of the line, or of the input
+	switch {
+	case a == len(b):
+		k.p = a
+		return v, true, nil
+	case b[a] == k.sep:
+		k.next()
+		k.p = a + 1
+		return v, false, nil
+	case b[a] == '\r' && a+1 == len(b):
+		k.p = len(b)
+		return v, true, nil
+	case b[a] == '\r' && b[a+1] == '\n':
+		a++
+		fallthrough
+	case b[a] == '\n':
+		k.next()
+		k.newline(a)
+		k.p = a + 1
+		return v, true, nil
+	}
+	return nil, false, k.syntax(a, "%s after the closing quote of a field; a quoted field ends at a separator or the end of the line", quoteSnippet(b[a:min(a+1, len(b))]))
+}
+
+// unquote writes the body of a quoted field with each "" as one quote and
+// each \r\n as \n.
+func (k *csvBlock) unquote(v []byte) []byte {
+	out := k.scratch[:0]
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == k.quote:
+			i++ // the first of a pair
+		case c == '\r' && i+1 < len(v) && v[i+1] == '\n':
+			continue
+		}
+		out = append(out, c)
+	}
+	k.scratch = out
+	return out
+}
+
+// syntax is the error for a quote out of place at buf[at], on the
+// current line.
+func (k *csvBlock) syntax(at int, format string, a ...any) error {
+	k.stray = true
+	return fmt.Errorf("%s:%d: column %d: %s: %w", k.name, k.line+1, at-k.ls+1, fmt.Sprintf(format, a...), ErrSyntax)
+}
+
+// parse reads the whole records of k's block into b until b holds bs
+// rows or the block ends. This is the function a parallel decoder runs on
+// each block: k is the goroutine's own, l is shared.
+func (l *csvLayout) parse(k *csvBlock, b *Batch, bs int) error {
+	for b.N < bs && k.p < len(k.buf) {
+		if k.blank() {
+			continue
+		}
+		line := k.line + 1
+		f := 0
+		for {
+			v, end, err := k.field()
+			if err != nil {
+				return err
+			}
+			if f < len(l.col) && l.col[f].kind != csvSkip {
+				if err := l.value(b, &l.col[f], v, line); err != nil {
+					return err
+				}
+			}
+			f++
+			if end {
+				break
+			}
+		}
+		if f != len(l.col) {
+			return l.ragged(line, f)
+		}
+		if l.docFill {
+			b.Doc.Append(nil)
+		}
+		b.Pos = append(b.Pos, line)
+		b.N++
+	}
+	return nil
+}
+
+// ragged is the error for a record of f fields.
+func (l *csvLayout) ragged(line int64, f int) error {
+	why := ""
+	if l.quote == 0 && f > len(l.col) {
+		why = " (a tab inside a value? TSV has no quoting: write such values as CSV)"
+	}
+	return fmt.Errorf("%s:%d: %d fields, but the header has %d%s: %w", l.name, line, f, len(l.col), why, ErrSyntax)
+}
+
+// value stores field value v of a record on line into b, as column c.
+func (l *csvLayout) value(b *Batch, c *colReq, v []byte, line int64) error {
+	switch c.kind {
+	case fQuery:
+		b.Query.Append(v)
+	case fDoc:
+		b.Doc.Append(v)
+	case kExtra:
+		b.Extra[c.x].Append(v)
+	case fRank:
+		r, bad := parseRank(v)
+		switch bad {
+		case rankNotNumber:
+			return l.notNumber(c, v, line, "a whole number")
+		case rankNotWhole:
+			return fmt.Errorf("%s:%d: %q (the rank column) must be a whole number, found %s: %w", l.name, line, c.name, quoteSnippet(v), ErrValue)
+		case rankRange:
+			return fmt.Errorf("%s:%d: rank %s out of range: %w", l.name, line, v, ErrValue)
+		}
+		b.Rank = append(b.Rank, r)
+	default:
+		x, ok := parseNumber(v)
+		if !ok && c.kind == fLabel {
+			switch {
+			case bytes.EqualFold(v, []byte("true")):
+				x, ok = 1, true
+			case bytes.EqualFold(v, []byte("false")):
+				x, ok = 0, true
+			default:
+				return l.notNumber(c, v, line, "a number or a boolean")
+			}
+		}
+		if !ok {
+			return l.notNumber(c, v, line, "a number")
+		}
+		switch c.kind {
+		case fScore:
+			b.Score = append(b.Score, x)
+		case fLabel:
+			b.Label = append(b.Label, x)
+		default:
+			b.ExtraScore[c.x] = append(b.ExtraScore[c.x], x)
+		}
+	}
+	return nil
+}
+
+// notNumber is the error for value v of column c, which must be what.
+func (l *csvLayout) notNumber(c *colReq, v []byte, line int64, what string) error {
+	found := "an empty field"
+	if len(v) > 0 {
+		found = quoteSnippet(v)
+	}
+	return fmt.Errorf("%s:%d: %q (%s) must be %s, found %s: %w", l.name, line, c.name, c.role(), what, found, ErrValue)
+}

@@ -1,0 +1,175 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// csvSeeds are inputs that reach every branch of the field scanner.
+var csvSeeds = []string{
+	"a,b,c\n1,2,3\n",
+	"a,\"b\nc\",d\r\n\"x\"\"y\",,\"\"\r\n",
+	"\"a\"b,c\n",
+	"a\"b,c\n",
+	"\"open,\nmore\n",
+	"\n\r\n\ra,b\r\r\n\"c\"\r",
+	"a,b\n1,2,3\n",
+	"x\ty\tz\n\"q\"\t\\t\t\n",
+	strings.Repeat("aaaaaaa,", 20) + "\n" + strings.Repeat("\"b\nb\",", 19) + "c\n",
+}
+
+// fieldRecords reads data with the CSV reader after a header of n names,
+// every field a slice column, and returns the records read before the
+// error, if any, and their lines.
+func fieldRecords(t *testing.T, d csvDialect, data []byte, n, buf, bs int) ([][]string, []int64, error) {
+	t.Helper()
+	defer func(n int) { csvBufSize = n }(csvBufSize)
+	csvBufSize = buf
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprint("c", i)
+	}
+	head := strings.Join(names, string(d.sep)) + "\n"
+	r := newCSV("fuzz", d, io.MultiReader(strings.NewReader(head), bytes.NewReader(data)), io.NopCloser(nil), Columns{Extra: names}, Options{BatchSize: bs})
+	var recs [][]string
+	var lines []int64
+	for r.Next() {
+		b := r.Batch()
+		if len(b.Pos) != b.N || len(b.Extra) != n {
+			t.Fatalf("inconsistent batch: %+v", b)
+		}
+		for i := range b.N {
+			rec := make([]string, n)
+			for c := range rec {
+				rec[c] = string(b.Extra[c].At(i))
+			}
+			recs = append(recs, rec)
+			lines = append(lines, b.Pos[i]-1)
+		}
+	}
+	err := r.Err()
+	if err != nil && (!strings.HasPrefix(err.Error(), "fuzz:") || !errors.Is(err, ErrSyntax)) {
+		t.Fatalf("error without position or sentinel: %v", err)
+	}
+	return recs, lines, err
+}
+
+// compareRecords checks the reader against a reference's records, their
+// lines (nil: not compared) and whether it failed. A failing reader
+// returns the rows before the error only with batches of one row (a batch
+// with the error in it is not returned).
+func compareRecords(t *testing.T, what string, bs int, got [][]string, gotLines []int64, gotErr error, want [][]string, wantLines []int64, wantErr error) {
+	t.Helper()
+	if (gotErr != nil) != (wantErr != nil) {
+		t.Fatalf("%s: error %v, reference %v", what, gotErr, wantErr)
+	}
+	if gotErr != nil && bs > 1 {
+		return
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("%s: records\n%q\nreference\n%q", what, got, want)
+	}
+	if wantLines != nil && !slices.Equal(gotLines, wantLines) {
+		t.Fatalf("%s: lines %v, reference %v", what, gotLines, wantLines)
+	}
+}
+
+// FuzzCSV: the CSV reader never panics, and splits fields and records as
+// encoding/csv does (quotes, "" escapes, newlines in quotes, \r\n, blank
+// lines), failing where it fails, whatever the read buffer and batch size.
+func FuzzCSV(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, lines, wantErr := csvRef(data, ',')
+		if len(want) == 0 || len(want[0]) > maxExtra {
+			// no first record to take the width from: the reader must
+			// still not panic
+			fieldRecords(t, dialectCSV, data, 3, 16, 2)
+			return
+		}
+		first := want[0]
+		for _, buf := range []int{1 << 20, 16} {
+			for _, bs := range []int{1, 1000} {
+				got, gotLines, err := fieldRecords(t, dialectCSV, data, len(first), buf, bs)
+				compareRecords(t, fmt.Sprintf("buffer %d, batch %d", buf, bs), bs, got, gotLines, err, want, lines, wantErr)
+			}
+		}
+	})
+}
+
+// csvRef reads data with encoding/csv, every record as wide as the
+// first, and returns the records before an error, if any, and the lines
+// they start on.
+func csvRef(data []byte, comma rune) (recs [][]string, lines []int64, err error) {
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.Comma = comma
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return recs, lines, nil
+		}
+		if err != nil {
+			return recs, lines, err
+		}
+		recs = append(recs, rec)
+		line, _ := cr.FieldPos(0)
+		lines = append(lines, int64(line))
+	}
+}
+
+// tsvRef splits TSV as its definition says: a record a line (a \r before
+// the newline dropped, empty lines skipped), fields at tabs, no quoting.
+func tsvRef(data []byte) (recs [][]string, lines []int64) {
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if l != "" {
+			recs = append(recs, strings.Split(l, "\t"))
+			lines = append(lines, int64(i+1))
+		}
+	}
+	return recs, lines
+}
+
+// FuzzTSV: the TSV reader never panics, splits as tsvRef does, fails at
+// the first record whose width differs from the first's, and agrees with
+// encoding/csv where the input has no quotes (which TSV does not treat).
+func FuzzTSV(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(strings.ReplaceAll(s, ",", "\t")))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		all, lines := tsvRef(data)
+		if len(all) == 0 || len(all[0]) > maxExtra {
+			fieldRecords(t, dialectTSV, data, 2, 16, 2)
+			return
+		}
+		n := len(all[0])
+		want, wantLines := all, lines
+		var wantErr error
+		for i, r := range all {
+			if len(r) != n {
+				want, wantLines, wantErr = all[:i], lines[:i], errors.New("width")
+				break
+			}
+		}
+		for _, buf := range []int{1 << 20, 16} {
+			for _, bs := range []int{1, 1000} {
+				got, gotLines, err := fieldRecords(t, dialectTSV, data, n, buf, bs)
+				compareRecords(t, fmt.Sprintf("buffer %d, batch %d", buf, bs), bs, got, gotLines, err, want, wantLines, wantErr)
+				if bytes.IndexByte(data, '"') >= 0 {
+					continue
+				}
+				ref, _, refErr := csvRef(data, '\t')
+				compareRecords(t, "encoding/csv", bs, got, nil, err, ref, nil, refErr)
+			}
+		}
+	})
+}
