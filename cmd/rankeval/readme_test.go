@@ -135,10 +135,11 @@ func TestReadmeRecipes(t *testing.T) {
 	}
 	os.WriteFile("qrels.txt", qrels, 0o644)
 	os.WriteFile("run.txt", run, 0o644)
+	os.WriteFile("run.txt.gz", gz(run), 0o644)
 	for _, line := range cmds {
 		t.Run(line, func(t *testing.T) {
 			args := shellWords(line, date)[1:]
-			if args[0] != "merge" {
+			if args[0] != "merge" && args[0] != "trec_eval" { // subcommands take their own flags
 				args = append([]string{"--quiet"}, args...)
 			}
 			code, out, stderr := cli(t, args...)
