@@ -21,6 +21,7 @@ import (
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -101,6 +102,18 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 			c.LogFiles = append(c.LogFiles, len(ins))
 		}
 	}
+	if o.src.Qrels != "" {
+		// rankeval's TREC readers take files, not objects: refused here
+		// rather than by every worker
+		for _, p := range append([]string{o.src.Qrels}, c.Inputs...) {
+			if objstore.IsURL(p) {
+				return nil, evalflags.Usagef("%s: TREC runs and qrels are read from a file system (local, or shared by the workers), not object storage", p)
+			}
+		}
+		if _, err := os.Stat(o.src.Qrels); err != nil {
+			return nil, err
+		}
+	}
 	return c, c.Check()
 }
 
@@ -157,7 +170,9 @@ func usage(w io.Writer) {
 Computes rankeval's metrics as an Apache Beam pipeline. INPUT is a file, a
 directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,
 gzip, zstd) or Parquet (split by row group between workers). Rows need not be
-sorted by query: the shuffle groups them. Runs on Prism by default; see the
+sorted by query: the shuffle groups them. With --system NAME=PATH (twice or
+more) the logs of compared systems are joined by query id, in any order; with
+--qrels the inputs are TREC runs, joined by query id to the judgments. Runs on Prism by default; see the
 docs/distributed.md for Flink, Spark and Dataflow.
 
 `)

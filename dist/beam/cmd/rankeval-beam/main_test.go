@@ -56,6 +56,7 @@ func TestFlags(t *testing.T) {
 		{"--complete", in},
 		{"--qrels", in, "--complete", "--state", in + ".state", in},
 		{"--qrels", in, "--by", "market", in},
+		{"--qrels", "s3://bucket/qrels.txt", in},
 	} {
 		if _, err := parse(args...); !errors.Is(err, evalflags.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
