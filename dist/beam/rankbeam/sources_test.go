@@ -296,3 +296,61 @@ func TestTrecParity(t *testing.T) {
 		})
 	}
 }
+
+// TestTrecSystems: two TREC runs compared as --system logs against one
+// qrels, the second run's queries shuffled and some missing (--missing
+// zero), give rankeval's summary and per-query records on the runs in
+// query order.
+func TestTrecSystems(t *testing.T) {
+	td, err := vectors.Testdata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(td, "reference", "trec_a")
+	run, qrels := filepath.Join(ref, "run.txt"), filepath.Join(ref, "qrels.txt")
+	// the second system: every third query ranked backwards, every
+	// eleventh missing
+	var order []string
+	byQ := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(read(t, run)), "\n") {
+		f := strings.Fields(line)
+		q, _ := strconv.Atoi(f[0])
+		if q%11 == 0 {
+			continue
+		}
+		if q%3 == 0 {
+			f[4] = "-" + strings.TrimPrefix(f[4], "-")
+		}
+		if len(byQ[f[0]]) == 0 {
+			order = append(order, f[0])
+		}
+		byQ[f[0]] = append(byQ[f[0]], strings.Join(f, " ")+"\n")
+	}
+	dir := t.TempDir()
+	write := func(name string, qs []string) string {
+		var b strings.Builder
+		for _, q := range qs {
+			b.WriteString(strings.Join(byQ[q], ""))
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sorted := write("new-sorted.txt", order)
+	rand.New(rand.NewPCG(8, 9)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	shuffled := write("new-shuffled.txt", order)
+	args := []string{"--qrels", qrels, "--profile", "trec_eval", "-m", "map,ndcg_cut_10,P_5", "--format", "json", "--missing", "zero"}
+	out, pq := filepath.Join(dir, "beam.json"), filepath.Join(dir, "pq")
+	runBeam(t, []job{{name: "trec-systems", cfg: launchConfig(t, nil, append(args, "--system", "base="+run, "--system", "new="+shuffled)...),
+		out: out, perQuery: pq, shards: 1}})
+	localPQ := filepath.Join(dir, "local.pq")
+	want := local(t, append(args, "--quiet", "--per-query", localPQ, "--system", "base="+run, "--system", "new="+sorted)...)
+	if got := read(t, out); vectors.SummaryBody(got) != vectors.SummaryBody(want) || !strings.Contains(want, `"missing": 5`) {
+		t.Fatalf("Beam:\n%s\nrankeval:\n%s", got, want)
+	}
+	if got, want := read(t, pq+"-00000-of-00001.jsonl"), read(t, localPQ); got != want {
+		t.Fatalf("per-query records differ:\n%.600s\nrankeval:\n%.600s", got, want)
+	}
+}
