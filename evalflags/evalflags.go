@@ -1,8 +1,9 @@
 // Package evalflags registers and checks the flags every rankeval command
 // shares (rankeval and rankeval-beam): the metrics, the conventions, the
 // columns, peer profiles, repeated documents, the largest query and the
-// summary format. Each flag, its default, its help and its messages exist
-// here once.
+// summary format; and what a run reads besides its INPUT files (--system
+// logs, TREC --qrels: sources.go). Each flag, its default, its help and
+// its messages exist here once.
 package evalflags
 
 import (

@@ -34,7 +34,7 @@ var (
 	ErrDuplicateDoc  = errors.New("document id repeated within a query")
 	ErrSliceMismatch = errors.New("rows of one query disagree on a slice column")
 	ErrTooManySlices = errors.New("more slices than --max-slices")
-	ErrLockstep      = errors.New("logs of the compared systems do not hold the same queries in the same order")
+	ErrLockstep      = errors.New("logs of the compared systems do not hold the same queries")
 	ErrMixedColumns  = errors.New("rows of one query differ in the columns they have")
 )
 

@@ -25,7 +25,7 @@ type grouper struct {
 	si     int  // index in srcs of the open input
 	named  bool // srcs[si] has the reader's name and Locate
 	seen   seenSet
-	sorted bool // ids must ascend (idLess): lockstep with --missing zero
+	sorted bool // ids must ascend (IDLess): lockstep with --missing zero
 	prev   []byte
 	asc    ascent
 }
@@ -122,7 +122,7 @@ func (gr *grouper) start(b *reader.Batch, i, si int) error {
 		}
 	}
 	if gr.sorted {
-		if len(gr.prev) > 0 && !idLess(gr.prev, id) {
+		if len(gr.prev) > 0 && !IDLess(gr.prev, id) {
 			return fmt.Errorf("%s: query id %q comes after %q; with --missing zero every log must be sorted by query id (numerically when ids are integers, else byte-wise): %w",
 				b.Where(i), id, gr.prev, ErrLockstep)
 		}

@@ -27,7 +27,7 @@ func (p *producer) lockstep(ctx context.Context) error {
 		// the query to build: the smallest id among the heads
 		first := -1
 		for l := range n {
-			if has[l] && (first < 0 || idLess(heads[l].ID, heads[first].ID)) {
+			if has[l] && (first < 0 || IDLess(heads[l].ID, heads[first].ID)) {
 				first = l
 			}
 		}
@@ -76,25 +76,4 @@ func (p *producer) lockstepError(heads []Group, has []bool, first, l int) error 
 	b := &heads[l]
 	return fmt.Errorf("%s: query %q, but %s has query %q in its place (the logs must hold the same queries in the same order, or give --missing zero and sort them by query id): %w",
 		p.where(a.First), a.ID, p.where(b.First), b.ID, ErrLockstep)
-}
-
-// idLess orders query ids for --missing zero: numerically when both are
-// unsigned integers (TREC topic numbers), else byte-wise.
-func idLess(a, b []byte) bool {
-	if isDigits(a) && isDigits(b) {
-		a, b = bytes.TrimLeft(a, "0"), bytes.TrimLeft(b, "0")
-		if len(a) != len(b) {
-			return len(a) < len(b)
-		}
-	}
-	return bytes.Compare(a, b) < 0
-}
-
-func isDigits(s []byte) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(s) > 0
 }

@@ -10,8 +10,9 @@ type query struct {
 	seq int64
 	big bool // holds one of the pool's tokens for large queries
 	Group
-	alt      []Group // logs 2.. in lockstep
-	present  []bool  // per log: the query is in it
+	alt      []Group  // logs 2.. in lockstep
+	present  []bool   // per log: the query is in it
+	logs     []*Group // groups' result
 	slice    int
 	sliceKey []string // the values of slice, for per-query lines
 	res      aggregate.Query
@@ -91,6 +92,20 @@ func (q *query) log(l int) *Group {
 		return &q.Group
 	}
 	return &q.alt[l-1]
+}
+
+// groups returns the query's group in each log, nil where it is absent,
+// as EvalSystems and SliceSource take them.
+func (q *query) groups() []*Group {
+	q.logs = q.logs[:0]
+	for l, ok := range q.present {
+		g := q.log(l)
+		if !ok {
+			g = nil
+		}
+		q.logs = append(q.logs, g)
+	}
+	return q.logs
 }
 
 func newQuery(cfg *Config, logs int) *query {

@@ -314,12 +314,3 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 	}
 	return inf == 0 && lo >= 0 && !(needMax && hi > r.Options.MaxGrade)
 }
-
-// missingValues fills the values of a query absent from a system: 0 for
-// every metric, undefined for the correlations, which do not depend on
-// relevance.
-func (r *Rules) missingValues(vals []float64) {
-	for i, m := range r.Metrics {
-		vals[i] = m.Missing()
-	}
-}

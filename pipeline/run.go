@@ -75,7 +75,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	for w := range workers {
 		parts[w] = aggregate.NewAnalysis(layout)
 		units[w] = cfg.Rules.NewUnit(p.where)
-		wk := &worker{cfg: &cfg, unit: units[w], agg: parts[w]}
+		wk := &worker{cfg: &cfg, unit: units[w], agg: parts[w], dropped: make([]int64, cfg.systems())}
 		g.Go(func() error {
 			defer func() {
 				// the last worker out closes the writer's channel
@@ -100,8 +100,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	if cfg.Unseen != nil {
 		q := newQuery(&cfg, len(logs))
 		for _, id := range cfg.Unseen() {
-			cfg.Rules.missingValues(q.res.Vals[0])
-			q.res.Rows[0], q.res.Empty[0], q.res.Missing[0] = 0, false, true
+			cfg.Rules.Absent(&q.res)
 			q.res.Hash = aggregate.QueryHash([]byte(id))
 			if err := total.Add(&q.res); err != nil {
 				return nil, fmt.Errorf("query %q: %w", id, err)
@@ -121,9 +120,10 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 
 // worker evaluates queries into its own partial aggregate.
 type worker struct {
-	cfg  *Config
-	unit *Unit
-	agg  *aggregate.Analysis
+	cfg     *Config
+	unit    *Unit
+	agg     *aggregate.Analysis
+	dropped []int64 // per system, EvalSystems's
 }
 
 func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, done chan<- *query) error {
@@ -153,38 +153,12 @@ func (w *worker) eval(q *query) error {
 	if w.cfg.Analysis.Bootstrap > 0 {
 		res.Hash = aggregate.QueryHash(q.ID)
 	}
-	lockstep := len(q.alt) > 0
-	for s := range w.cfg.systems() {
-		g := &q.Group
-		if lockstep {
-			g = q.log(s)
-		}
-		res.Missing[s] = lockstep && !q.present[s]
-		if res.Missing[s] {
-			w.cfg.Rules.missingValues(res.Vals[s])
-			res.Rows[s], res.Empty[s] = 0, false
-			continue
-		}
-		// one log's rows serve every score column: prepare them once
-		if s == 0 || lockstep {
-			dropped, err := w.unit.Prepare(g)
-			if err != nil {
-				return err
-			}
-			w.agg.Sys[s].Dropped += int64(dropped)
-		}
-		score := g.Score
-		if !lockstep {
-			if s > len(g.XScore) {
-				return fmt.Errorf("%s: query %q has no score of %s: %w", w.unit.where(g.First), g.ID, w.cfg.Rules.Systems[s], ErrMixedColumns)
-			}
-			score = g.scoreOf(s)
-		}
-		var err error
-		res.Rows[s] = g.N()
-		if res.Empty[s], err = w.unit.Eval(g, score, res.Vals[s]); err != nil {
-			return err
-		}
+	if err := w.unit.EvalSystems(q.groups(), res, w.dropped); err != nil {
+		return err
+	}
+	for s, n := range w.dropped {
+		w.agg.Sys[s].Dropped += n
+		w.dropped[s] = 0
 	}
 	if err := w.agg.Add(res); err != nil {
 		return fmt.Errorf("%s: query %q: %w", w.unit.where(q.First), q.ID, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rankeval/rankeval/reader"
@@ -36,21 +35,9 @@ func (si *sliceIndex) assign(q *query) error {
 		return nil
 	}
 	names := si.cfg.Rules.Slices
-	var key *Group
-	for l := range q.present {
-		g := q.log(l)
-		if !q.present[l] {
-			continue
-		}
-		if key == nil {
-			key = g
-			continue
-		}
-		if !bytes.Equal(g.Key.Buf, key.Key.Buf) || !slices.Equal(g.Key.Off, key.Key.Off) {
-			c := firstDiff(&g.Key, &key.Key)
-			return fmt.Errorf("%s: query %q has %s %q here but %q at %s: %w", si.where(g.First), g.ID,
-				names[c], g.Key.At(c), key.Key.At(c), si.where(key.First), ErrSliceMismatch)
-		}
+	key, err := si.cfg.Rules.SliceSource(q.groups(), si.where)
+	if err != nil {
+		return err
 	}
 	si.buf = si.buf[:0]
 	for c := range names {

@@ -15,7 +15,6 @@ import (
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
-	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -44,29 +43,24 @@ type config struct {
 	gates            []summary.Gate
 	failOnEmpty      bool
 
-	// analysis: comparison of logs, report
-	logs    [][]string // per system with --system; nil when the systems are score columns
-	missing string
-	report  string
-	state   string
+	// what is read besides the inputs: --system logs, TREC --qrels
+	src  *evalflags.Sources
+	logs [][]string // per system with --system; nil when the systems are score columns
 
-	// TREC input (--qrels)
-	qrels    string
-	complete bool
+	report string
+	state  string
 }
 
 const usageHead = `Usage: rankeval [flags] INPUT... (flags may also follow the inputs; -- ends them)
        rankeval metrics (list the metrics)
-       rankeval trec_eval [trec_eval's flags] QRELS RUN (a drop-in trec_eval 9.0.8;
-           rankeval trec_eval -h for its flags)
        rankeval merge [flags] STATE... (the summary of runs saved with --state)
 
 Computes ranking-evaluation metrics over a search or click log: one row per
 (query, document) with the model's score and the relevance label. Rows of a
 query must be contiguous (or use --unsorted). INPUT is a file, a directory
 (read recursively), a quoted glob, an s3:// or gs:// object or prefix, or -
-for standard input: JSONL, CSV or TSV with a header row (plain, gzip, zstd),
-Parquet, or Arrow IPC file or stream, recognised from the first bytes.
+for standard input: JSONL (plain, gzip, zstd), Parquet, or Arrow IPC file or
+stream, recognised from the first bytes.
 
 `
 
@@ -82,8 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(io.Discard)
 	var c config
 	shared := evalflags.Register(fs)
-	fs.StringVar(&c.qrels, "qrels", "", "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
-	fs.BoolVar(&c.complete, "complete", false, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
+	c.src = evalflags.RegisterSources(fs)
 	fs.StringVar(&c.output, "output", "", "write the summary to this file instead of standard output (- is standard\noutput; a file is written to a temporary name and renamed when complete)")
 	fs.StringVar(&c.perQuery, "per-query", "", "also write one JSON object per query, in input order, with its id and every\nmetric (null where undefined) to this file; - for standard output")
 	fs.IntVar(&c.workers, "workers", 0, "goroutines evaluating queries, and decoding each Parquet, Arrow or TREC run file (0 = one per CPU); results do not depend on it")
@@ -95,12 +88,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
 	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
 	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
-	var systemFlags []string
-	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). The logs are read in\nlockstep and must hold the same queries in the same order", func(v string) error {
-		systemFlags = append(systemFlags, v)
-		return nil
-	})
-	fs.StringVar(&c.missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; the logs must then be sorted by query id)")
 	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
 	fs.StringVar(&c.state, "state", "", "also write the run's complete state to this file, to merge with others later\n(rankeval merge) without reading the logs again")
 	version := fs.Bool("version", false, "print rankeval's version (module version and VCS revision) and exit")
@@ -122,9 +109,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if *version {
 		return nil, errVersion
 	}
-	if c.complete && c.qrels == "" {
-		return nil, usagef("--complete needs --qrels")
-	}
 	if c.shared, err = shared.Finish(fs); err != nil {
 		return nil, err
 	}
@@ -144,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, usagef("--progress-interval must be positive")
 	}
 	c.inputs = pos
-	if err := c.analysisFlags(systemFlags); err != nil {
+	if err := c.analysisFlags(); err != nil {
 		return nil, err
 	}
 	if len(c.inputs) == 0 && c.logs == nil {
@@ -153,63 +137,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
-// analysisFlags checks and applies --system, --missing and what only the
-// command knows of slices and outputs.
-func (c *config) analysisFlags(systemFlags []string) error {
-	if len(c.shared.Slices) > 0 && c.qrels != "" {
-		return usagef("--by cannot slice TREC runs: they have no other columns")
-	}
-	if c.shared.InputFormat != reader.FormatAuto && c.qrels != "" {
-		return usagef("--input-format names the format of logs; with --qrels the inputs are TREC runs")
-	}
-	rules := &c.shared.Rules
-	if len(systemFlags) > 0 {
-		if len(systemFlags) < 2 {
-			return usagef("--system: give two or more, the baseline first")
-		}
-		if len(c.inputs) > 0 {
-			return usagef("give either --system NAME=PATH logs or INPUT files, not both")
-		}
-		if len(rules.Systems) > 1 {
-			return usagef("--system compares logs: give one --score-col with it")
-		}
-		if c.complete {
-			return usagef("--complete counts queries missing from one run; with --system use --missing zero")
-		}
-		rules.Systems = nil
-		for _, f := range systemFlags {
-			name, path, ok := strings.Cut(f, "=")
-			if !ok || name == "" || path == "" {
-				return usagef("--system %q: want NAME=PATH", f)
-			}
-			rules.Systems = append(rules.Systems, name)
-			c.logs = append(c.logs, []string{path})
-		}
-	}
-	seen := map[string]bool{}
-	for _, n := range rules.Systems {
-		if seen[n] {
-			return usagef("system %q is named twice", n)
-		}
-		seen[n] = true
-	}
-	switch c.missing {
-	case "error":
-	case "zero":
-		if c.logs == nil {
-			return usagef("--missing zero applies to --system logs")
-		}
-	default:
-		return usagef("--missing %q: want error or zero", c.missing)
+// analysisFlags checks and applies --system, --missing, --qrels and
+// --complete, and what only this command knows of them and of outputs.
+func (c *config) analysisFlags() error {
+	var err error
+	if c.logs, err = c.src.Apply(c.shared, c.inputs); err != nil {
+		return err
 	}
 	if c.unsorted && c.logs != nil {
 		return usagef("--unsorted reads one log: compare score columns of it (--score-col a,b), or sort the --system logs by query id")
 	}
-	if err := c.shared.CheckFormat(); err != nil { // --system added systems
+	if err := c.src.CheckState(c.state); err != nil {
 		return err
-	}
-	if c.state != "" && c.complete {
-		return usagef("--state with --complete: each day would count the judged queries missing from its own run, and a merge would count them again; save states without --complete")
 	}
 	if err := distinctOutputs(map[string]string{"--output": c.output, "--per-query": c.perQuery, "--report": c.report, "--state": c.state}); err != nil {
 		return err

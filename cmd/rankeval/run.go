@@ -101,7 +101,7 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 		Rules:   c.shared.Rules,
 		Workers: c.workers,
 		Analysis: pipeline.Analysis{
-			MissingZero: c.missing == "zero",
+			MissingZero: c.src.Missing == "zero",
 			MaxSlices:   c.shared.MaxSlices,
 			Core:        len(run.Metrics),
 			Bootstrap:   c.shared.Bootstrap,
@@ -132,7 +132,7 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 		}
 	}
 	var trec *trecInput
-	if c.qrels != "" {
+	if c.src.Qrels != "" {
 		var err error
 		if trec, err = openTrec(c, &cfg, stderr); err != nil {
 			return nil, nil, err
@@ -186,25 +186,12 @@ func totalSize(inputs []string) int64 {
 // what only this command knows.
 func (c *config) summaryRun() *summary.Run {
 	run := c.shared.Summary()
-	run.Qrels, run.Complete = c.qrels, c.complete
-	run.SkipUnjudged = run.SkipUnjudged && c.qrels != ""
-	if c.logs != nil {
-		run.Missing = c.missing
-	}
 	if c.report != "" || c.state != "" {
 		// a state carries the report's figures, for a report of merged states
 		run.Curves = summary.CurvesFor(run.Metrics)
 	}
 	run.Version = summary.Version()
-	run.Inputs = append(run.Inputs, c.inputs...)
-	for s, l := range c.logs {
-		for _, f := range l {
-			run.Inputs = append(run.Inputs, run.Systems[s]+"="+f)
-		}
-	}
-	// sorted, so that merged states list the same inputs whatever order
-	// they were merged in (rankeval merge)
-	slices.Sort(run.Inputs)
+	c.src.Describe(&run, c.inputs, c.logs)
 	return &run
 }
 

@@ -22,18 +22,18 @@ type trecInput struct {
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
 	start := time.Now()
-	q, err := reader.ReadQrels(c.qrels)
+	q, err := reader.ReadQrels(c.src.Qrels)
 	if err != nil {
 		return nil, err
 	}
 	if !c.quiet {
 		// a large qrels file takes seconds before the run's progress starts
 		fmt.Fprintf(stderr, "rankeval: %s: %d judgments of %d queries loaded in %.2f s\n",
-			c.qrels, q.Judgments(), q.Queries(), time.Since(start).Seconds())
+			c.src.Qrels, q.Judgments(), q.Queries(), time.Since(start).Seconds())
 	}
 	t := &trecInput{c: c, qrels: q, bytesRead: cfg.Progress.BytesRead}
 	cfg.Rules.Qrels = q
-	if c.complete {
+	if c.src.Complete {
 		cfg.Unseen = q.Unseen
 	}
 	return t, nil
@@ -63,11 +63,11 @@ func (t *trecInput) explain(err error) error {
 func (t *trecInput) report(stderr io.Writer) {
 	if t.skipped.Queries > 0 {
 		fmt.Fprintf(stderr, "rankeval: %d run queries (%d rows) have no judgments in %s and were ignored, as %s does\n",
-			t.skipped.Queries, t.skipped.Rows, t.c.qrels, t.c.shared.Profile)
+			t.skipped.Queries, t.skipped.Rows, t.c.src.Qrels, t.c.shared.Profile)
 	}
 	if n := len(t.qrels.Unseen()); n > 0 {
 		what := "ignored (--complete counts them as 0)"
-		if t.c.complete {
+		if t.c.src.Complete {
 			what = "counted as 0 (--complete)"
 		}
 		fmt.Fprintf(stderr, "rankeval: %d judged queries are missing from the run: %s\n", n, what)

@@ -213,7 +213,7 @@ func trecEval(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	shared.Rules.Options.MaxRanked = int(min(a.maxDocs, 1<<31-1))
 	shared.Rules.Options.JudgedOnly = a.judgedOnly
-	c := &config{shared: shared, batch: 8192, quiet: true, qrels: a.qrels, complete: a.complete, inputs: []string{a.run}}
+	c := &config{shared: shared, batch: 8192, quiet: true, src: &evalflags.Sources{Qrels: a.qrels, Complete: a.complete, Missing: "error"}, inputs: []string{a.run}}
 	run := c.summaryRun()
 
 	var lines bytes.Buffer

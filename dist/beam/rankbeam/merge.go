@@ -93,7 +93,9 @@ func (f *MergeFn) AddInput(a Partial, r Result) Partial {
 	// (|v| >= 2^32), which no ranking reaches; the sums are kept then,
 	// but not that query's replicates
 	a.Agg.Add(r.query(idx, f.Layout.Bootstrap > 0))
-	a.Agg.Sys[0].Dropped += r.Dropped
+	for sys, n := range r.Dropped {
+		a.Agg.Sys[sys].Dropped += n
+	}
 	return a
 }
 

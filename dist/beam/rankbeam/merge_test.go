@@ -22,7 +22,7 @@ func TestMergeFn(t *testing.T) {
 		if i%5 == 0 {
 			v[2] = r.Float64() * 1e12
 		}
-		results[i] = Result{Query: "q", Rows: []int64{int64(1 + r.IntN(100))}, Vals: [][]float64{v}, Empty: []bool{i%17 == 0}}
+		results[i] = Result{Query: "q", Rows: []int64{int64(1 + r.IntN(100))}, Vals: [][]float64{v}, Empty: []bool{i%17 == 0}, Missing: []bool{false}}
 	}
 	f := &MergeFn{Layout: aggregate.Layout{Metrics: nm, Systems: 1, Core: []aggregate.Range{aggregate.RangeUnit, aggregate.RangeUnit, aggregate.RangeOpen}}}
 	one := f.CreateAccumulator()

@@ -2,7 +2,6 @@ package rankbeam
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -63,11 +62,11 @@ func (f *queryLineFn) Setup() error {
 }
 
 func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
-	// the first position leads each line, for the writer to restore input order
-	line := make([]byte, 8, 64)
-	for i := range 8 {
-		line[i] = byte(r.First >> (56 - 8*i))
+	if r.Unseen {
+		return nil // counted (--complete), but rankeval writes it no record
 	}
+	// its sort key leads each line, for the writer to restore rankeval's order
+	line := appendLineKey(make([]byte, 0, 64), &r, f.Cfg.byID())
 	line = f.format(line, []byte(r.Query), r.Slice, r.query(-1, false))
 	h := fnv.New32a()
 	h.Write([]byte(r.Query))
@@ -76,30 +75,31 @@ func (f *queryLineFn) ProcessElement(r Result, emit func(int, []byte)) error {
 }
 
 // writeShardFn writes one shard of per-query records, in input order
-// (by each query's first row).
+// (by each query's first row), or by query id for --system logs.
 type writeShardFn struct {
 	Prefix, Ext string
 	Shards      int
+	ByID        bool
 }
 
 func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) error {
 	var all [][]byte
 	var l []byte
 	for lines(&l) {
-		if len(l) > 8 { // not the shard's empty line
+		if len(l) > 0 { // not the shard's empty line
 			all = append(all, l)
 		}
 		l = nil
 	}
-	slices.SortFunc(all, func(a, b []byte) int { return bytes.Compare(a[:8], b[:8]) })
+	slices.SortFunc(all, compareLines(f.ByID))
 	for i := range all {
-		all[i] = all[i][8:] // the position prefix has done its work
+		_, all[i] = splitLine(all[i]) // the sort key has done its work
 	}
 	return writeFile(fmt.Sprintf("%s-%05d-of-%05d%s", f.Prefix, shard, f.Shards, f.Ext), all...)
 }
 
 // emptyShardLine gives shard i a line with nothing to write.
-func emptyShardLine(i int, emit func(int, []byte)) { emit(i, make([]byte, 8)) }
+func emptyShardLine(i int, emit func(int, []byte)) { emit(i, []byte{}) }
 
 // writeFileFn writes the summary.
 type writeFileFn struct{ Name string }

@@ -17,16 +17,18 @@
 // Means merge through the root module's exact aggregator, so the summary is
 // bit-identical to the local CLI's whatever the runner, parallelism or
 // bundle boundaries.
+//
+// Several logs compared as systems (--system) are inputs of the one job,
+// joined by query id in the same shuffle (systems.go); a TREC run's qrels
+// are joined by query id too, in a CoGroupByKey (trec.go).
 package rankbeam
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -50,8 +52,13 @@ var (
 // evalflags' Finish (a profile's values and the rank column's rule applied),
 // resolved again on each worker by the same code as the launcher's.
 type Config struct {
-	Inputs    []string // expanded file list; a file's index is its place here
-	Flags     evalflags.Values
+	Inputs []string // expanded file list; a file's index is its place here
+	Flags  evalflags.Values
+	// Sources are the --system logs and TREC --qrels; with --system,
+	// LogFiles[l] is how many files of Inputs (in order) are system l's
+	// log (systems.go).
+	Sources   evalflags.Sources
+	LogFiles  []int
 	BatchSize int
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
 	// (default 1).
@@ -74,6 +81,9 @@ func (c *Config) settings() (*evalflags.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.applySources(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -86,7 +96,8 @@ func (c *Config) run() (*evalflags.Settings, *summary.Run, error) {
 		return nil, nil, err
 	}
 	run := s.Summary()
-	run.Version, run.Inputs = summary.Version(), c.Inputs
+	run.Version = summary.Version()
+	c.describe(&run)
 	if c.State != "" {
 		run.Curves = summary.CurvesFor(run.Metrics)
 		s.Rules.Metrics = run.Evaluated()
@@ -126,14 +137,18 @@ type Result struct {
 	First   uint64   // packed position of its first row, to order per-query output
 	Slice   []string // its values of the --by columns; nil without slices
 	Rows    []int64  // per system: rows evaluated (after --dedup first)
-	Dropped int64    // rows dropped as repeats of a doc id
+	Dropped []int64  // per system: rows dropped as repeats of a doc id
 	Vals    [][]float64
 	Empty   []bool
+	Missing []bool // per system: absent from its log (--missing zero)
+	// Unseen: a judged query absent from the TREC run, counted under
+	// --complete; it has no per-query record, as with rankeval
+	Unseen bool
 }
 
 // query is r as the aggregate takes it, in slice idx (-1: none).
 func (r *Result) query(idx int, bootstrap bool) *aggregate.Query {
-	q := &aggregate.Query{Slice: idx, Vals: r.Vals, Empty: r.Empty, Missing: make([]bool, len(r.Vals))}
+	q := &aggregate.Query{Slice: idx, Vals: r.Vals, Empty: r.Empty, Missing: r.Missing}
 	for _, n := range r.Rows {
 		q.Rows = append(q.Rows, int(n))
 	}
@@ -188,8 +203,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	// split the files and read every part on one worker.
 	parts = beam.Reshuffle(s.Scope("spread"), parts)
 	chunks := beam.ParDo(s.Scope("read"), &readFn{Cfg: cfg}, parts)
-	grouped := beam.GroupByKey(s.Scope("group"), chunks)
-	results := beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, grouped)
+	results := evaluate(s, cfg, chunks)
 	layout, err := cfg.layout()
 	if err != nil {
 		return beam.PCollection{}, err
@@ -217,7 +231,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 		if set.Format == "trec" {
 			ext = ".trec"
 		}
-		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ext, Shards: shards}, byShard)
+		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ext, Shards: shards, ByID: cfg.byID()}, byShard)
 	}
 	return sum, nil
 }
@@ -273,7 +287,7 @@ func (f *readFn) Setup() error {
 func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) error {
 	name := f.Cfg.Inputs[p.File]
 	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format}
-	r, err := reader.Open(name, f.cols, opt)
+	r, err := f.Cfg.open(name, f.cols, opt)
 	if err != nil {
 		return err
 	}
@@ -314,77 +328,15 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 	return nil
 }
 
-// evalFn evaluates one query from all its chunks with the run's query
-// unit, as a worker of the local pipeline does.
+// evalFn evaluates one query from all its chunks (of every log) with the
+// run's query unit, as a worker of the local pipeline does.
 type evalFn struct {
-	Cfg              Config
-	unit             *pipeline.Unit
-	take             *pipeline.Taker
-	metrics, systems int
+	Cfg Config
+	ev  evaluator
 }
 
-func (f *evalFn) Setup() error {
-	s, _, err := f.Cfg.run()
-	if err != nil {
-		return err
-	}
-	f.take, f.unit, f.metrics = s.Rules.NewTaker(f.Cfg.where), s.Rules.NewUnit(f.Cfg.where), len(s.Rules.Metrics)
-	f.systems = max(1, len(s.Rules.Systems))
-	return nil
-}
+func (f *evalFn) Setup() error { return f.ev.setup(&f.Cfg) }
 
 func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(Result)) error {
-	// The shuffle delivers a query's chunks in any order. Each holds rows
-	// in input order and no two overlap, so ordering the chunks by their
-	// first row restores the input order that the "input" tie policy,
-	// Kendall's and Spearman's cut and the duplicate check mean.
-	type chunk struct {
-		first uint64
-		data  []byte
-	}
-	var cs []chunk
-	var c []byte
-	for chunks(&c) {
-		_, first, err := pipeline.PeekGroup(c)
-		if err != nil {
-			return fmt.Errorf("query %q: %w", id, err)
-		}
-		cs = append(cs, chunk{first, c})
-		c = nil
-	}
-	slices.SortFunc(cs, func(a, b chunk) int { return cmp.Compare(a.first, b.first) })
-	var g pipeline.Group
-	for _, c := range cs {
-		if err := f.take.Decode(&g, c.data); err != nil {
-			if errors.Is(err, pipeline.ErrEncoding) {
-				err = fmt.Errorf("query %q: %w", id, err)
-			}
-			return err
-		}
-	}
-	dropped, err := f.unit.Prepare(&g)
-	if err != nil {
-		return err
-	}
-	r := Result{Query: id, First: g.First, Dropped: int64(dropped)}
-	for s := range f.systems {
-		score := g.Score
-		if s > 0 {
-			if s > len(g.XScore) {
-				return fmt.Errorf("%s: query %q has no score of system %d: %w", f.Cfg.where(g.First), id, s+1, pipeline.ErrMixedColumns)
-			}
-			score = g.XScore[s-1]
-		}
-		vals := make([]float64, f.metrics)
-		empty, err := f.unit.Eval(&g, score, vals)
-		if err != nil {
-			return err
-		}
-		r.Rows, r.Vals, r.Empty = append(r.Rows, int64(g.N())), append(r.Vals, vals), append(r.Empty, empty)
-	}
-	for c := 0; c+1 < len(g.Key.Off); c++ {
-		r.Slice = append(r.Slice, string(g.Key.At(c)))
-	}
-	emit(r)
-	return nil
+	return f.ev.eval(id, collect(chunks), emit)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -29,12 +30,13 @@ import (
 // then the ones only this command has.
 type options struct {
 	shared                       *evalflags.Values
+	src                          *evalflags.Sources
 	output, perQuery, state      string
 	shards, batchSize, rgPerPart int
 }
 
 func register(fs *flag.FlagSet) *options {
-	o := &options{shared: evalflags.Register(fs)}
+	o := &options{shared: evalflags.Register(fs), src: evalflags.RegisterSources(fs)}
 	fs.StringVar(&o.output, "output", "-", "write the summary here: a local path, s3://... or gs://...; - is the\nstandard output of the process running the last step (yours with Prism;\na worker's log on a cluster, so give a path there)")
 	fs.StringVar(&o.state, "state", "", "also write the run's complete state here (a local path, s3://... or gs://...),\nto merge with rankeval's states (rankeval merge)")
 	fs.StringVar(&o.perQuery, "per-query", "", "also write per-query records as shards PREFIX-SSSSS-of-NNNNN.jsonl")
@@ -62,7 +64,11 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err := s.Columns.Check(); err != nil {
 		return nil, evalflags.Usagef("%w", err)
 	}
-	c := &rankbeam.Config{Flags: *o.shared, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state}
+	logs, err := o.src.Apply(s, args)
+	if err != nil {
+		return nil, err
+	}
+	c := &rankbeam.Config{Flags: *o.shared, Sources: *o.src, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state}
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
 		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
 	}
@@ -72,20 +78,41 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if o.state == "-" || o.state != "" && o.state == o.output {
 		return nil, evalflags.Usagef("--state %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", o.state)
 	}
-	if len(args) == 0 {
+	if len(args) == 0 && logs == nil {
 		return nil, evalflags.Usagef("no input: give files, directories, globs, s3:// or gs:// paths")
 	}
-	for _, a := range args {
-		if a == reader.Stdin {
-			return nil, evalflags.Usagef("standard input cannot be split between workers; give files")
+	if logs == nil {
+		logs = [][]string{args}
+	}
+	for _, log := range logs {
+		for _, a := range log {
+			if a == reader.Stdin {
+				return nil, evalflags.Usagef("standard input cannot be split between workers; give files")
+			}
+		}
+		// each --system log's files follow the previous log's
+		ins, err := reader.Expand(log)
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range ins {
+			c.Inputs = append(c.Inputs, in.Path)
+		}
+		if len(o.src.System) > 0 {
+			c.LogFiles = append(c.LogFiles, len(ins))
 		}
 	}
-	ins, err := reader.Expand(args)
-	if err != nil {
-		return nil, err
-	}
-	for _, in := range ins {
-		c.Inputs = append(c.Inputs, in.Path)
+	if o.src.Qrels != "" {
+		// rankeval's TREC readers take files, not objects: refused here
+		// rather than by every worker
+		for _, p := range append([]string{o.src.Qrels}, c.Inputs...) {
+			if objstore.IsURL(p) {
+				return nil, evalflags.Usagef("%s: TREC runs and qrels are read from a file system (local, or shared by the workers), not object storage", p)
+			}
+		}
+		if _, err := os.Stat(o.src.Qrels); err != nil {
+			return nil, err
+		}
 	}
 	return c, c.Check()
 }
@@ -143,13 +170,15 @@ func usage(w io.Writer) {
 Computes rankeval's metrics as an Apache Beam pipeline. INPUT is a file, a
 directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,
 gzip, zstd) or Parquet (split by row group between workers). Rows need not be
-sorted by query: the shuffle groups them. Runs on Prism by default; see the
+sorted by query: the shuffle groups them. With --system NAME=PATH (twice or
+more) the logs of compared systems are joined by query id, in any order; with
+--qrels the inputs are TREC runs, joined by query id to the judgments. Runs on Prism by default; see the
 docs/distributed.md for Flink, Spark and Dataflow.
 
 `)
 	fmt.Fprint(w, metrics.Help(), "\nrankeval's flags:\n")
 	flag.VisitAll(func(f *flag.Flag) {
-		if slices.Contains(evalflags.Names, f.Name) || slices.Contains(beamOnly, f.Name) {
+		if slices.Contains(evalflags.Names, f.Name) || slices.Contains(evalflags.SourceNames, f.Name) || slices.Contains(beamOnly, f.Name) {
 			fmt.Fprintf(w, "  --%s (default %q)\n      %s\n", f.Name, f.DefValue, strings.ReplaceAll(f.Usage, "\n", "\n      "))
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
@@ -32,11 +33,30 @@ func TestFlags(t *testing.T) {
 	if err != nil || len(c.Inputs) != 1 || c.Flags.Metrics != "ndcg@10" {
 		t.Fatalf("rankeval's flags: %v %+v", err, c)
 	}
+	// each --system log's files follow the previous log's
+	dir := filepath.Dir(in)
+	os.Mkdir(filepath.Join(dir, "b"), 0o755)
+	for _, f := range []string{"b1.jsonl", "b2.jsonl"} {
+		os.WriteFile(filepath.Join(dir, "b", f), nil, 0o644)
+	}
+	c, err = parse("--system", "a="+in, "--system", "b="+filepath.Join(dir, "b"), "--missing", "zero")
+	if err != nil || !slices.Equal(c.LogFiles, []int{1, 2}) || len(c.Inputs) != 3 || c.Inputs[0] != in || c.Sources.Missing != "zero" {
+		t.Fatalf("--system logs: %v %+v", err, c)
+	}
 	for _, args := range [][]string{
 		{"--state", "-", in},
 		{"--per-query", "-", in},
 		{"--ties", "sideways", in},
 		{"-", "--quiet"},
+		{"--system", "a=" + in, in},
+		{"--system", "a=" + in},
+		{"--system", "a=" + in, "--system", "a=" + in},
+		{"--system", "a", "--system", "b=" + in},
+		{"--missing", "zero", in},
+		{"--complete", in},
+		{"--qrels", in, "--complete", "--state", in + ".state", in},
+		{"--qrels", in, "--by", "market", in},
+		{"--qrels", "s3://bucket/qrels.txt", in},
 	} {
 		if _, err := parse(args...); !errors.Is(err, evalflags.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)

@@ -1,0 +1,98 @@
+package rankbeam
+
+import (
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/rankeval/rankeval/reader"
+)
+
+// TREC runs with --qrels. The qrels are not a side input, which every
+// worker would hold whole: one step loads them as rankeval does (its
+// checks and messages, reader.ReadQrels) and emits each judged query's
+// judgments keyed by the query id; a CoGroupByKey joins them to the run's
+// rows of that query, and the query is evaluated with its judgments alone
+// (reader.Qrels.SetQuery), by the query unit rankeval's workers use.
+//
+//	run chunks  (query id, rows)      ─┐
+//	qrels ─ load ─▶ (query id, judgments) ─┴─ CoGroupByKey ─ evaluate ─▶ Result
+//
+// A key with judgments and no run rows is a judged query absent from the
+// run: under --complete it counts as 0 (pipeline.Rules.Absent), as
+// trec_eval -c counts it. A key with run rows and no judgments is a query
+// the qrels do not judge: under a peer profile it is ignored, as the peer
+// tools ignore it; otherwise every row is non-relevant.
+
+func init() {
+	register.DoFn2x1[[]byte, func(string, []byte), error](&qrelsFn{})
+	register.DoFn4x1[string, func(*[]byte) bool, func(*[]byte) bool, func(Result), error](&joinFn{})
+}
+
+// evaluate groups the chunks by query and evaluates each query: joined to
+// its judgments with --qrels.
+func evaluate(s beam.Scope, cfg Config, chunks beam.PCollection) beam.PCollection {
+	if cfg.Sources.Qrels == "" {
+		return beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, beam.GroupByKey(s.Scope("group"), chunks))
+	}
+	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels}, beam.Impulse(s.Scope("qrels-start")))
+	joined := beam.CoGroupByKey(s.Scope("join"), chunks, judged)
+	return beam.ParDo(s.Scope("evaluate"), &joinFn{Cfg: cfg}, joined)
+}
+
+// open opens an input: a TREC run with --qrels, read as rankeval reads it
+// but with every label left 0, for the join (DeferJoin); an empty Qrels
+// judges nothing, so the reader keeps every row, and the join decides
+// what an unjudged query means.
+func (c *Config) open(name string, cols reader.Columns, opt reader.Options) (reader.Reader, error) {
+	if c.Sources.Qrels == "" {
+		return reader.Open(name, cols, opt)
+	}
+	return reader.OpenRun(name, &reader.Qrels{}, reader.RunOptions{Options: opt, DeferJoin: true})
+}
+
+// qrelsFn loads the qrels and emits every judged query's judgments.
+type qrelsFn struct{ Name string }
+
+func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) error {
+	q, err := reader.ReadQrels(f.Name)
+	if err != nil {
+		return err
+	}
+	for qn := range q.Queries() {
+		emit(q.QueryID(qn), q.AppendQuery(nil, qn))
+	}
+	return nil
+}
+
+// joinFn evaluates a query of a TREC run with its judgments.
+type joinFn struct {
+	Cfg Config
+	ev  evaluator
+}
+
+func (f *joinFn) Setup() error { return f.ev.setup(&f.Cfg) }
+
+func (f *joinFn) ProcessElement(id string, runs func(*[]byte) bool, judged func(*[]byte) bool, emit func(Result)) error {
+	var j []byte
+	if !judged(&j) {
+		j = nil // not judged
+	}
+	chunks := collect(runs)
+	if len(chunks) == 0 {
+		if j != nil && f.Cfg.Sources.Complete {
+			f.ev.set.Rules.Absent(&f.ev.res)
+			clear(f.ev.dropped)
+			r := f.ev.result(id)
+			r.Unseen = true
+			emit(r)
+		}
+		return nil
+	}
+	if j == nil && f.ev.set.SkipUnjudged() {
+		return nil
+	}
+	if err := f.ev.judged.SetQuery(j); err != nil {
+		return err
+	}
+	return f.ev.eval(id, chunks, emit)
+}

@@ -1,0 +1,124 @@
+package evalflags
+
+import (
+	"flag"
+	"github.com/rankeval/rankeval/reader"
+	"slices"
+	"strings"
+
+	"github.com/rankeval/rankeval/summary"
+)
+
+// Sources are the flags that say what a run reads besides its INPUT files:
+// several logs compared as systems (--system, --missing) and a TREC run's
+// judgments (--qrels, --complete). Plain data, like Values, so a
+// distributed runner ships them to its workers.
+type Sources struct {
+	// System holds every --system NAME=PATH as given, the baseline first.
+	System   []string
+	Missing  string
+	Qrels    string
+	Complete bool
+}
+
+// SourceNames lists the flags RegisterSources defines.
+var SourceNames = []string{"qrels", "complete", "system", "missing"}
+
+// RegisterSources defines the source flags on fs.
+func RegisterSources(fs *flag.FlagSet) *Sources {
+	src := &Sources{}
+	fs.StringVar(&src.Qrels, "qrels", "", "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
+	fs.BoolVar(&src.Complete, "complete", false, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
+	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). rankeval reads the logs\nin lockstep: they must hold the same queries in the same order", func(v string) error {
+		src.System = append(src.System, v)
+		return nil
+	})
+	fs.StringVar(&src.Missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; rankeval then needs the logs sorted by query id)")
+	return src
+}
+
+// Apply checks the sources against the resolved settings s and the INPUT
+// files, and completes s: with --system, s.Rules.Systems names the logs,
+// and logs holds each one's path (nil otherwise).
+func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err error) {
+	if src.Complete && src.Qrels == "" {
+		return nil, Usagef("--complete needs --qrels")
+	}
+	if len(s.Slices) > 0 && src.Qrels != "" {
+		return nil, Usagef("--by cannot slice TREC runs: they have no other columns")
+	}
+	if s.InputFormat != reader.FormatAuto && src.Qrels != "" {
+		return nil, Usagef("--input-format names the format of logs; with --qrels the inputs are TREC runs")
+	}
+	rules := &s.Rules
+	if len(src.System) > 0 {
+		if len(src.System) < 2 {
+			return nil, Usagef("--system: give two or more, the baseline first")
+		}
+		if len(inputs) > 0 {
+			return nil, Usagef("give either --system NAME=PATH logs or INPUT files, not both")
+		}
+		if len(rules.Systems) > 1 {
+			return nil, Usagef("--system compares logs: give one --score-col with it")
+		}
+		if src.Complete {
+			return nil, Usagef("--complete counts queries missing from one run; with --system use --missing zero")
+		}
+		rules.Systems = nil
+		for _, f := range src.System {
+			name, path, ok := strings.Cut(f, "=")
+			if !ok || name == "" || path == "" {
+				return nil, Usagef("--system %q: want NAME=PATH", f)
+			}
+			rules.Systems = append(rules.Systems, name)
+			logs = append(logs, []string{path})
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range rules.Systems {
+		if seen[n] {
+			return nil, Usagef("system %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	switch src.Missing {
+	case "error":
+	case "zero":
+		if logs == nil {
+			return nil, Usagef("--missing zero applies to --system logs")
+		}
+	default:
+		return nil, Usagef("--missing %q: want error or zero", src.Missing)
+	}
+	if err := s.CheckFormat(); err != nil { // --system added systems
+		return nil, err
+	}
+	return logs, nil
+}
+
+// CheckState refuses --state with --complete.
+func (src *Sources) CheckState(state string) error {
+	if state != "" && src.Complete {
+		return Usagef("--state with --complete: each day would count the judged queries missing from its own run, and a merge would count them again; save states without --complete")
+	}
+	return nil
+}
+
+// Describe adds to run what a summary says of the sources: the qrels and
+// --complete, the --missing policy of --system logs, and the inputs read
+// (inputs, expanded, and each log's files as NAME=PATH), sorted so that
+// merged states list the same inputs in any merge order.
+func (src *Sources) Describe(run *summary.Run, inputs []string, logs [][]string) {
+	run.Qrels, run.Complete = src.Qrels, src.Complete
+	run.SkipUnjudged = run.SkipUnjudged && src.Qrels != ""
+	if logs != nil {
+		run.Missing = src.Missing
+	}
+	run.Inputs = append(run.Inputs, inputs...)
+	for s, l := range logs {
+		for _, f := range l {
+			run.Inputs = append(run.Inputs, run.Systems[s]+"="+f)
+		}
+	}
+	slices.Sort(run.Inputs)
+}

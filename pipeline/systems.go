@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/rankeval/rankeval/aggregate"
+)
+
+// The rules of one query over the compared systems, for every path that
+// brings a query's logs together: the lockstep of sorted logs here, and a
+// distributed join by query id (dist/beam).
+
+// EvalSystems evaluates one query for every system into res (Rows, Vals,
+// Empty, Missing; the caller sets Slice and Hash) and adds to dropped[s]
+// the rows --dedup first dropped for system s. logs holds the query's
+// group from each log when systems are logs (nil where the query is
+// absent: it counts as 0 there, see Absent), or the one log whose score
+// columns are the systems.
+func (u *Unit) EvalSystems(logs []*Group, res *aggregate.Query, dropped []int64) error {
+	lockstep := len(logs) > 1
+	for s := range u.r.systems() {
+		g := logs[0]
+		if lockstep {
+			g = logs[s]
+		}
+		res.Missing[s] = g == nil
+		if g == nil {
+			u.r.missingValues(res.Vals[s])
+			res.Rows[s], res.Empty[s] = 0, false
+			continue
+		}
+		// one log's rows serve every score column: prepare them once
+		if s == 0 || lockstep {
+			n, err := u.Prepare(g)
+			if err != nil {
+				return err
+			}
+			dropped[s] += int64(n)
+		}
+		score := g.Score
+		if !lockstep {
+			if s > len(g.XScore) {
+				return fmt.Errorf("%s: query %q has no score of %s: %w", u.where(g.First), g.ID, u.r.Systems[s], ErrMixedColumns)
+			}
+			score = g.scoreOf(s)
+		}
+		var err error
+		res.Rows[s] = g.N()
+		if res.Empty[s], err = u.Eval(g, score, res.Vals[s]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Absent fills res for a query no log holds that counts all the same: a
+// judged query missing from a TREC run, under --complete (trec_eval's
+// -c). It is 0 for every system, as a query absent from one log is.
+func (r *Rules) Absent(res *aggregate.Query) {
+	for s := range res.Vals {
+		r.missingValues(res.Vals[s])
+		res.Rows[s], res.Empty[s], res.Missing[s] = 0, false, true
+	}
+}
+
+// missingValues fills the values of a query absent from a system: what
+// an empty ranking scores (metrics.Metric.Missing: 0 for most, undefined
+// for the correlations, 1 for num_q).
+func (r *Rules) missingValues(vals []float64) {
+	for i, m := range r.Metrics {
+		vals[i] = m.Missing()
+	}
+}
+
+// SliceSource returns the group whose slice values are the query's: its
+// first present log's (logs as EvalSystems takes them). The other logs
+// must agree (ErrSliceMismatch).
+func (r *Rules) SliceSource(logs []*Group, where Where) (*Group, error) {
+	var key *Group
+	for _, g := range logs {
+		if g == nil {
+			continue
+		}
+		if key == nil {
+			key = g
+			continue
+		}
+		if !bytes.Equal(g.Key.Buf, key.Key.Buf) || !slices.Equal(g.Key.Off, key.Key.Off) {
+			c := firstDiff(&g.Key, &key.Key)
+			return nil, fmt.Errorf("%s: query %q has %s %q here but %q at %s: %w", where(g.First), g.ID,
+				r.Slices[c], g.Key.At(c), key.Key.At(c), where(key.First), ErrSliceMismatch)
+		}
+	}
+	return key, nil
+}
+
+// AbsentError is the error for a query that log lacks while log has
+// holds it at position at, when --missing zero was not given. The
+// lockstep says more (what the lacking log holds in its place); a join by
+// query id, where the logs may come in any order, says this.
+func (r *Rules) AbsentError(at string, id []byte, has, lacks int) error {
+	return fmt.Errorf("%s: query %q is in %s's log but not in %s's (give --missing zero to count absent queries as 0): %w",
+		at, id, r.Systems[has], r.Systems[lacks], ErrLockstep)
+}
+
+// IDLess orders query ids for --missing zero: numerically when both are
+// unsigned integers (TREC topic numbers), else byte-wise.
+func IDLess(a, b []byte) bool {
+	if isDigits(a) && isDigits(b) {
+		a, b = bytes.TrimLeft(a, "0"), bytes.TrimLeft(b, "0")
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+	}
+	return bytes.Compare(a, b) < 0
+}
+
+func isDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
