@@ -50,7 +50,10 @@ var (
 // evalflags' Finish (a profile's values and the rank column's rule applied),
 // resolved again on each worker by the same code as the launcher's.
 type Config struct {
-	Inputs    []string // expanded file list; a file's index is its place here
+	// Inputs are the inputs as given (files, directories, globs, s3:// or
+	// gs:// prefixes); a worker expands them (expandInputs), and a file's
+	// index is its place in the expansion.
+	Inputs    []string
 	Flags     evalflags.Values
 	BatchSize int
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
@@ -59,13 +62,26 @@ type Config struct {
 	// State, when set, is where the run's complete state is written, as
 	// rankeval --state writes it: it merges with the CLI's states.
 	State string
+	// Report, when set, is where the HTML report is written, as rankeval
+	// --report writes it.
+	Report string
+	// FailUnder and FailOnEmpty are rankeval's quality gates: the summary
+	// says how the run fared, and the launcher exits 3 on a failure.
+	FailUnder   string
+	FailOnEmpty bool
 }
 
 // Check resolves the configuration as every step will, so that what the
 // pipeline cannot do is refused at launch (ErrConfig, evalflags.ErrUsage).
 func (c *Config) Check() error {
-	_, err := c.settings()
-	return err
+	s, err := c.settings()
+	if err != nil {
+		return err
+	}
+	if _, err := summary.ParseGates(c.FailUnder, s.Rules.Metrics); err != nil {
+		return evalflags.Usagef("%w", err)
+	}
+	return nil
 }
 
 // settings resolves the shared flags.
@@ -87,7 +103,7 @@ func (c *Config) run() (*evalflags.Settings, *summary.Run, error) {
 	}
 	run := s.Summary()
 	run.Version, run.Inputs = summary.Version(), c.Inputs
-	if c.State != "" {
+	if c.figures() {
 		run.Curves = summary.CurvesFor(run.Metrics)
 		s.Rules.Metrics = run.Evaluated()
 	}
@@ -100,23 +116,15 @@ func (c *Config) layout() (*aggregate.Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.State != ""}}
+	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.figures()}}
 	return pc.Layout(), nil
-}
-
-// where names a packed position (file index, line or row) for a message.
-func (c *Config) where(v uint64) string {
-	file, pos := pipeline.Unpack(v)
-	if file >= len(c.Inputs) {
-		return fmt.Sprintf("input #%d:%d", file, pos) // damaged data, named all the same
-	}
-	return fmt.Sprintf("%s:%d", c.Inputs[file], pos)
 }
 
 // Part is one work item: a whole file, or row groups [First, First+Units)
 // of a Parquet file.
 type Part struct {
 	File         int
+	Path         string
 	First, Units int
 }
 
@@ -147,15 +155,15 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(Partial{}), encodePartial, decodePartial)
 	beam.RegisterType(reflect.TypeOf(Part{}))
 	beam.RegisterType(reflect.TypeOf(Result{}))
-	register.DoFn2x1[int, func(Part), error](&splitFn{})
+	register.DoFn2x1[File, func(Part), error](&splitFn{})
 	register.Emitter1[Part]()
 	register.DoFn3x1[context.Context, Part, func(string, []byte), error](&readFn{})
 	register.Emitter2[string, []byte]()
-	register.DoFn3x1[string, func(*[]byte) bool, func(Result), error](&evalFn{})
+	register.DoFn4x1[string, func(*[]byte) bool, func() func(*File) bool, func(Result), error](&evalFn{})
 	register.Iter1[[]byte]()
 	register.Emitter1[Result]()
 	register.Combiner3[Partial, Result, Partial](&MergeFn{})
-	register.DoFn2x1[Partial, func([]byte), error](&formatFn{})
+	register.DoFn4x1[context.Context, Partial, func() func(*File) bool, func([]byte), error](&formatFn{})
 	register.Emitter1[[]byte]()
 	register.DoFn2x1[Result, func(int, []byte), error](&queryLineFn{})
 	register.Emitter2[int, []byte]()
@@ -175,21 +183,15 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	if len(cfg.Inputs) == 0 {
 		return beam.PCollection{}, fmt.Errorf("no input: %w", ErrConfig)
 	}
-	if len(cfg.Inputs) >= pipeline.MaxInputs {
-		return beam.PCollection{}, fmt.Errorf("%d input files; at most %d: %w", len(cfg.Inputs), pipeline.MaxInputs-1, ErrConfig)
-	}
-	idx := make([]int, len(cfg.Inputs))
-	for i := range idx {
-		idx[i] = i
-	}
-	files := beam.CreateList(s.Scope("files"), idx)
+	files := expandInputs(s, cfg.Inputs)
+	cfg.Inputs = nil // the steps learn the files from the expansion: the graph holds them once
 	parts := beam.ParDo(s.Scope("split"), &splitFn{Cfg: cfg}, files)
 	// Without the reshuffle a runner may fuse reading into the step that
 	// split the files and read every part on one worker.
 	parts = beam.Reshuffle(s.Scope("spread"), parts)
 	chunks := beam.ParDo(s.Scope("read"), &readFn{Cfg: cfg}, parts)
 	grouped := beam.GroupByKey(s.Scope("group"), chunks)
-	results := beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, grouped)
+	results := beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, grouped, beam.SideInput{Input: files})
 	layout, err := cfg.layout()
 	if err != nil {
 		return beam.PCollection{}, err
@@ -199,7 +201,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	// print its zero-count summary (SPEC §8), as rankeval does.
 	seed := beam.Create(s.Scope("seed"), Result{})
 	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, beam.Flatten(s.Scope("with-seed"), results, seed))
-	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
+	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged, beam.SideInput{Input: files})
 	if perQuery != "" {
 		if shards < 1 {
 			shards = 1
@@ -213,11 +215,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 		}
 		empty := beam.ParDo(s.Scope("per-query-every-shard"), emptyShardLine, beam.CreateList(s.Scope("shard-numbers"), idx))
 		byShard := beam.GroupByKey(s.Scope("per-query-shards"), beam.Flatten(s.Scope("per-query-all"), lines, empty))
-		ext := ".jsonl"
-		if set.Format == "trec" {
-			ext = ".trec"
-		}
-		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ext, Shards: shards}, byShard)
+		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ShardExt(set.Format), Shards: shards}, byShard)
 	}
 	return sum, nil
 }
@@ -232,20 +230,20 @@ func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
 // the whole file otherwise.
 type splitFn struct{ Cfg Config }
 
-func (f *splitFn) ProcessElement(file int, emit func(Part)) error {
-	name := f.Cfg.Inputs[file]
-	n, err := reader.Units(name)
+func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
+	defer mark(&err)
+	n, err := reader.Units(file.Path)
 	if err != nil {
 		return err
 	}
 	per := max(1, f.Cfg.RowGroupsPerPart)
 	if n <= 1 {
 		// 0 row groups is an empty Parquet file: read it whole (no rows)
-		emit(Part{File: file})
+		emit(Part{File: file.Index, Path: file.Path})
 		return nil
 	}
 	for first := 0; first < n; first += per {
-		emit(Part{File: file, First: first, Units: min(per, n-first)})
+		emit(Part{File: file.Index, Path: file.Path, First: first, Units: min(per, n-first)})
 	}
 	return nil
 }
@@ -258,6 +256,17 @@ type readFn struct {
 	Cfg  Config
 	take *pipeline.Taker
 	cols reader.Columns
+	part Part // being read
+}
+
+// where names a position of the part being read: the rows a reader
+// checks are all in it.
+func (f *readFn) where(v uint64) string {
+	file, pos := pipeline.Unpack(v)
+	if file != f.part.File {
+		return fmt.Sprintf("input #%d:%d", file, pos)
+	}
+	return fmt.Sprintf("%s:%d", f.part.Path, pos)
 }
 
 func (f *readFn) Setup() error {
@@ -265,12 +274,14 @@ func (f *readFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.take, f.cols = s.Rules.NewTaker(f.Cfg.where), s.Columns
+	f.take, f.cols = s.Rules.NewTaker(f.where), s.Columns
 	return nil
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) error {
-	name := f.Cfg.Inputs[p.File]
+func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) (err error) {
+	defer mark(&err)
+	f.part = p
+	name := p.Path
 	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1}
 	r, err := reader.Open(name, f.cols, opt)
 	if err != nil {
@@ -317,6 +328,7 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 // unit, as a worker of the local pipeline does.
 type evalFn struct {
 	Cfg              Config
+	names            fileNames
 	unit             *pipeline.Unit
 	take             *pipeline.Taker
 	metrics, systems int
@@ -327,12 +339,14 @@ func (f *evalFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.take, f.unit, f.metrics = s.Rules.NewTaker(f.Cfg.where), s.Rules.NewUnit(f.Cfg.where), len(s.Rules.Metrics)
+	f.take, f.unit, f.metrics = s.Rules.NewTaker(f.names.where), s.Rules.NewUnit(f.names.where), len(s.Rules.Metrics)
 	f.systems = max(1, len(s.Rules.Systems))
 	return nil
 }
 
-func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(Result)) error {
+func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, files func() func(*File) bool, emit func(Result)) (err error) {
+	defer mark(&err)
+	f.names.at(files)
 	// The shuffle delivers a query's chunks in any order. Each holds rows
 	// in input order and no two overlap, so ordering the chunks by their
 	// first row restores the input order that the "input" tie policy,
@@ -370,7 +384,7 @@ func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(
 		score := g.Score
 		if s > 0 {
 			if s > len(g.XScore) {
-				return fmt.Errorf("%s: query %q has no score of system %d: %w", f.Cfg.where(g.First), id, s+1, pipeline.ErrMixedColumns)
+				return fmt.Errorf("%s: query %q has no score of system %d: %w", f.names.where(g.First), id, s+1, pipeline.ErrMixedColumns)
 			}
 			score = g.XScore[s-1]
 		}

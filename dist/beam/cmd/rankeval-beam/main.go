@@ -6,21 +6,18 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -28,13 +25,17 @@ import (
 // beside Beam's own (--runner, --endpoint, ...): rankeval's shared flags,
 // then the ones only this command has.
 type options struct {
-	shared                       *evalflags.Values
-	output, perQuery, state      string
-	shards, batchSize, rgPerPart int
+	shared                          *evalflags.Values
+	gates                           *evalflags.Gates
+	output, perQuery, state, report string
+	shards, batchSize, rgPerPart    int
+	debug                           bool
 }
 
 func register(fs *flag.FlagSet) *options {
-	o := &options{shared: evalflags.Register(fs)}
+	o := &options{shared: evalflags.Register(fs), gates: evalflags.RegisterGates(fs)}
+	evalflags.RegisterReport(fs, &o.report)
+	fs.BoolVar(&o.debug, "beam-debug", false, "show Beam's log and a failed job's whole report (the runner's execution plan)\nbesides rankeval's message")
 	fs.StringVar(&o.output, "output", "-", "write the summary here: a local path, s3://... or gs://...; - is the\nstandard output of the process running the last step (yours with Prism;\na worker's log on a cluster, so give a path there)")
 	fs.StringVar(&o.state, "state", "", "also write the run's complete state here (a local path, s3://... or gs://...),\nto merge with rankeval's states (rankeval merge)")
 	fs.StringVar(&o.perQuery, "per-query", "", "also write per-query records as shards PREFIX-SSSSS-of-NNNNN.jsonl")
@@ -51,7 +52,7 @@ func register(fs *flag.FlagSet) *options {
 
 // beamOnly lists the flags register adds besides the shared ones.
 var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part", "state",
-	"quiet", "progress-interval", "workers"}
+	"quiet", "progress-interval", "workers", "fail-under", "fail-on-empty", "report", "beam-debug"}
 
 // config checks the flags as rankeval does and expands the inputs.
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
@@ -62,15 +63,18 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err := s.Columns.Check(); err != nil {
 		return nil, evalflags.Usagef("%w", err)
 	}
-	c := &rankbeam.Config{Flags: *o.shared, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state}
+	c := &rankbeam.Config{Flags: *o.shared, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state,
+		Report: o.report, FailUnder: o.gates.FailUnder, FailOnEmpty: o.gates.FailOnEmpty}
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
 		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
 	}
 	if o.perQuery == "-" {
 		return nil, evalflags.Usagef("--per-query -: give a prefix for the shards (a path, or an s3:// or gs:// prefix); standard output cannot hold shards")
 	}
-	if o.state == "-" || o.state != "" && o.state == o.output {
-		return nil, evalflags.Usagef("--state %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", o.state)
+	for _, f := range []struct{ flag, name string }{{"--state", o.state}, {"--report", o.report}} {
+		if f.name == "-" || f.name != "" && (f.name == o.output || f.name == o.state && f.flag != "--state") {
+			return nil, evalflags.Usagef("%s %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", f.flag, f.name)
+		}
 	}
 	if len(args) == 0 {
 		return nil, evalflags.Usagef("no input: give files, directories, globs, s3:// or gs:// paths")
@@ -80,61 +84,26 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 			return nil, evalflags.Usagef("standard input cannot be split between workers; give files")
 		}
 	}
+	// Expanded here to fail before the job on a missing input; the
+	// workers expand the arguments again (rankbeam.Config.Inputs).
 	ins, err := reader.Expand(args)
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range ins {
-		c.Inputs = append(c.Inputs, in.Path)
+	if len(ins) >= pipeline.MaxInputs {
+		return nil, fmt.Errorf("%d input files; at most %d: %w", len(ins), pipeline.MaxInputs-1, rankbeam.ErrConfig)
+	}
+	// Workers of a cluster run elsewhere: a relative path would name
+	// nothing there.
+	for _, a := range args {
+		if !objstore.IsURL(a) && !filepath.IsAbs(a) {
+			if a, err = filepath.Abs(a); err != nil {
+				return nil, err
+			}
+		}
+		c.Inputs = append(c.Inputs, a)
 	}
 	return c, c.Check()
-}
-
-func main() {
-	o := register(flag.CommandLine)
-	flag.Usage = func() { usage(os.Stderr) }
-	// flags may follow the inputs, as with rankeval (CommandLine exits on
-	// a bad flag)
-	args, _ := evalflags.Parse(flag.CommandLine, os.Args[1:])
-	// A worker process started by a runner returns nowhere from Init: it
-	// serves the pipeline's steps. Only the launching process goes on.
-	beam.Init()
-	if err := launch(context.Background(), o, flag.CommandLine, args); err != nil {
-		fmt.Fprintln(os.Stderr, "rankeval-beam:", err)
-		if errors.Is(err, evalflags.ErrUsage) || errors.Is(err, rankbeam.ErrConfig) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
-}
-
-func launch(ctx context.Context, o *options, fs *flag.FlagSet, args []string) error {
-	cfg, err := o.config(fs, args)
-	if err != nil {
-		return err
-	}
-	p, s := beam.NewPipelineWithRoot()
-	sum, err := rankbeam.Build(s, *cfg, o.perQuery, o.shards)
-	if err != nil {
-		return err
-	}
-	rankbeam.WriteTo(s, sum, o.output)
-	// Beam's loopback runner leaves an empty beamloopbackworker-* file in
-	// the temp directory on every run (its own TODO, apache/beam#27569).
-	// The launch gets a temp directory of its own, removed afterwards.
-	if dir, err := os.MkdirTemp("", "rankeval-beam-"); err == nil {
-		defer os.RemoveAll(dir)
-		old, had := os.LookupEnv("TMPDIR")
-		os.Setenv("TMPDIR", dir)
-		defer func() {
-			if had {
-				os.Setenv("TMPDIR", old)
-			} else {
-				os.Unsetenv("TMPDIR")
-			}
-		}()
-	}
-	return beamx.Run(ctx, p)
 }
 
 func usage(w io.Writer) {
