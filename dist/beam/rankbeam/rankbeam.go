@@ -4,6 +4,7 @@
 //
 // The pipeline:
 //
+//	inputs ─ expand ─▶ files (on a worker: the graph holds the arguments, not the list)
 //	files ─ split ─▶ parts (a JSONL file, or a range of Parquet row groups)
 //	      ─ Reshuffle ─ read ─▶ (query id, chunk of rows)   rows validated here
 //	      ─ GroupByKey ─ evaluate ─▶ per-query result       input order restored

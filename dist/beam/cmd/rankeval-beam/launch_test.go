@@ -21,6 +21,8 @@ import (
 // The launcher's tests run the commands a user runs, built once per run:
 // rankeval-beam (on Prism in its own process, or submitted to a Prism job
 // server of its own, as to a cluster), and rankeval to compare with.
+// Each job's temporary files go to a directory of the test (TMPDIR), to
+// check that none is left.
 var bins struct {
 	dir                   string
 	rankeval, beam, prism string
@@ -265,7 +267,10 @@ func TestInterrupted(t *testing.T) {
 func TestJobServer(t *testing.T) {
 	binaries(t)
 	dir, tmp := t.TempDir(), t.TempDir()
-	logs := writeLog(t, dir, 13, 6000)
+	// a directory, expanded by a worker in rankeval's order
+	lake := filepath.Join(dir, "lake")
+	os.Mkdir(lake, 0o755)
+	writeLog(t, lake, 13, 6000)
 	port := freePort(t)
 	server := exec.Command(bins.prism, "--job_port", strconv.Itoa(port), "--serve_http=false", "--log_level", "error")
 	server.Env = append(os.Environ(), "TMPDIR="+tmp)
@@ -289,8 +294,8 @@ func TestJobServer(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	args := append([]string{"--format", "json", "-m", "ndcg@10,map,err@10,kendall", "--by", "market", "--score-col", "score,score_b",
-		"--bootstrap", "50", "--fail-under", "map=0.99"}, logs...)
+	args := []string{"--format", "json", "-m", "ndcg@10,map,err@10,kendall", "--by", "market", "--score-col", "score,score_b",
+		"--bootstrap", "50", "--fail-under", "map=0.99", lake}
 	b := run(t, tmp, bins.beam, append(args, "--runner", "universal", "--endpoint", endpoint, "--environment_type", "LOOPBACK",
 		"--output", filepath.Join(dir, "beam.json"), "--per-query", filepath.Join(dir, "pq"), "--per-query-shards", "1")...)
 	l := run(t, tmp, bins.rankeval, append(args, "--quiet", "--per-query", filepath.Join(dir, "local.pq"))...)
