@@ -53,8 +53,10 @@ var (
 type Config struct {
 	// Inputs are the inputs as given (files, directories, globs, s3:// or
 	// gs:// prefixes); a worker expands them (expandInputs), and a file's
-	// index is its place in the expansion.
+	// index is its place in the expansion. Relative ones are read from Dir,
+	// the launcher's working directory, when set.
 	Inputs    []string
+	Dir       string
 	Flags     evalflags.Values
 	BatchSize int
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
@@ -125,7 +127,7 @@ func (c *Config) layout() (*aggregate.Layout, error) {
 // of a Parquet file.
 type Part struct {
 	File         int
-	Path         string
+	Path, Name   string // read, and named in messages (File)
 	First, Units int
 }
 
@@ -184,7 +186,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	if len(cfg.Inputs) == 0 {
 		return beam.PCollection{}, fmt.Errorf("no input: %w", ErrConfig)
 	}
-	files := expandInputs(s, cfg.Inputs)
+	files := expandInputs(s, cfg.Inputs, cfg.Dir)
 	cfg.Inputs = nil // the steps learn the files from the expansion: the graph holds them once
 	parts := beam.ParDo(s.Scope("split"), &splitFn{Cfg: cfg}, files)
 	// Without the reshuffle a runner may fuse reading into the step that
@@ -240,11 +242,11 @@ func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
 	per := max(1, f.Cfg.RowGroupsPerPart)
 	if n <= 1 {
 		// 0 row groups is an empty Parquet file: read it whole (no rows)
-		emit(Part{File: file.Index, Path: file.Path})
+		emit(Part{File: file.Index, Path: file.Path, Name: file.Name})
 		return nil
 	}
 	for first := 0; first < n; first += per {
-		emit(Part{File: file.Index, Path: file.Path, First: first, Units: min(per, n-first)})
+		emit(Part{File: file.Index, Path: file.Path, Name: file.Name, First: first, Units: min(per, n-first)})
 	}
 	return nil
 }
@@ -267,7 +269,7 @@ func (f *readFn) where(v uint64) string {
 	if file != f.part.File {
 		return fmt.Sprintf("input #%d:%d", file, pos)
 	}
-	return fmt.Sprintf("%s:%d", f.part.Path, pos)
+	return fmt.Sprintf("%s:%d", f.part.Name, pos)
 }
 
 func (f *readFn) Setup() error {

@@ -9,14 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
-	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -93,15 +92,11 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if len(ins) >= pipeline.MaxInputs {
 		return nil, fmt.Errorf("%d input files; at most %d: %w", len(ins), pipeline.MaxInputs-1, rankbeam.ErrConfig)
 	}
-	// Workers of a cluster run elsewhere: a relative path would name
-	// nothing there.
-	for _, a := range args {
-		if !objstore.IsURL(a) && !filepath.IsAbs(a) {
-			if a, err = filepath.Abs(a); err != nil {
-				return nil, err
-			}
-		}
-		c.Inputs = append(c.Inputs, a)
+	// Workers of a cluster run elsewhere: relative inputs are read from
+	// here, and named as given, as rankeval names them.
+	c.Inputs = args
+	if c.Dir, err = os.Getwd(); err != nil {
+		return nil, err
 	}
 	return c, c.Check()
 }
