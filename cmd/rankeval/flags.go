@@ -86,9 +86,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	memLimit := fs.String("mem-limit", fmt.Sprintf("%dMiB", pipeline.DefaultMemLimit>>20), "memory budget of --unsorted (e.g. 256MiB, 2GiB)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
-	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': when a mean falls below its bar\n(or has no queries), exit 3 after writing the full summary, which says which failed")
-	fs.BoolVar(&c.failOnEmpty, "fail-on-empty", false, "exit 3 (after writing the summary) when the run saw no rows or no query\nwith a relevant row")
-	fs.StringVar(&c.report, "report", "", "also write a self-contained HTML report (tables and charts) to this file")
+	gates := evalflags.RegisterGates(fs)
+	evalflags.RegisterReport(fs, &c.report)
 	fs.StringVar(&c.state, "state", "", "also write the run's complete state to this file, to merge with others later\n(rankeval merge) without reading the logs again")
 	version := fs.Bool("version", false, "print rankeval's version (module version and VCS revision) and exit")
 	help := fs.Bool("help", false, "show this help")
@@ -118,7 +117,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.output == "-" {
 		c.output = "" // standard output, as for --per-query -
 	}
-	if c.gates, err = summary.ParseGates(*failUnder, c.shared.Rules.Metrics); err != nil {
+	c.failOnEmpty = gates.FailOnEmpty
+	if c.gates, err = summary.ParseGates(gates.FailUnder, c.shared.Rules.Metrics); err != nil {
 		return nil, usageError{err}
 	}
 	if c.memLimit, err = parseSize(*memLimit); err != nil || c.memLimit < 16<<20 {

@@ -7,6 +7,7 @@ replace github.com/rankeval/rankeval => ../..
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
 	github.com/rankeval/rankeval v0.0.0-00010101000000-000000000000
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -108,5 +109,4 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260904194346-d0f1323225a4 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260904194346-d0f1323225a4 // indirect
 	google.golang.org/grpc v1.83.2 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )

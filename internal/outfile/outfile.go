@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // File is an output being written. Write to it, then Commit, or Abort.
@@ -51,7 +52,7 @@ func Create(target string) (*File, error) {
 		dir = "."
 	}
 	for range 100 {
-		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		name := filepath.Join(dir, tempPrefix(base)+strconv.FormatUint(rand.Uint64(), 36))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -105,4 +106,30 @@ func Write(target string, b []byte) error {
 		return fmt.Errorf("writing %s: %w", target, err)
 	}
 	return f.Commit()
+}
+
+// tempPrefix begins the temporary names of a target whose base name is
+// base: hidden, so that readers of the directory skip them.
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// RemoveTemps removes the temporary files of writes to target that were
+// cut short: a process killed while writing cannot remove its own (a
+// distributed job's launcher removes its workers').
+func RemoveTemps(target string) {
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), tempPrefix(base)) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

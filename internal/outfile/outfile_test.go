@@ -76,3 +76,26 @@ func TestSpecialTargets(t *testing.T) {
 		t.Fatal("a directory was accepted as an output")
 	}
 }
+
+// TestRemoveTemps: the temporary file of a write cut short is removed,
+// the target and other files are not.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.json")
+	os.WriteFile(target, []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.json"), nil, 0o644)
+	f, err := Create(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.File.Close() // the writer was killed: nobody aborts
+	RemoveTemps(target)
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || names[0] != "other.json" || names[1] != "out.json" {
+		t.Fatalf("left %v, want other.json and out.json", names)
+	}
+}

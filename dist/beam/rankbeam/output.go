@@ -2,6 +2,7 @@ package rankbeam
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -21,14 +22,29 @@ import (
 // formatFn prints the summary as the local CLI does.
 type formatFn struct{ Cfg Config }
 
-func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
+func (f *formatFn) ProcessElement(ctx context.Context, p Partial, files func() func(*File) bool, emit func([]byte)) (err error) {
+	defer mark(&err)
 	s, run, err := f.Cfg.run()
 	if err != nil {
 		return err
 	}
+	f.Cfg.describe(run, fileList(files))
 	if len(s.Slices) > 0 && len(p.Keys) > s.MaxSlices {
 		return fmt.Errorf("%d slices, more than --max-slices %d; slice by fewer or coarser columns, or raise --max-slices: %w",
 			len(p.Keys), s.MaxSlices, pipeline.ErrTooManySlices)
+	}
+	if err := f.Cfg.gates(ctx, run, p.Agg); err != nil {
+		return err
+	}
+	r := summary.NewResults(run, p.Agg, p.Keys)
+	if f.Cfg.Report != "" {
+		var b bytes.Buffer
+		if err := r.WriteReport(&b); err != nil {
+			return err
+		}
+		if err := writeFile(f.Cfg.Report, b.Bytes()); err != nil {
+			return err
+		}
 	}
 	if f.Cfg.State != "" {
 		b, err := (&state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}).AppendBinary(nil)
@@ -39,7 +55,7 @@ func (f *formatFn) ProcessElement(p Partial, emit func([]byte)) error {
 			return err
 		}
 	}
-	emit(summary.NewResults(run, p.Agg, p.Keys).Format(s.Format))
+	emit(r.Format(s.Format))
 	return nil
 }
 
@@ -82,7 +98,8 @@ type writeShardFn struct {
 	ByID        bool
 }
 
-func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) error {
+func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) (err error) {
+	defer mark(&err)
 	var all [][]byte
 	var l []byte
 	for lines(&l) {
@@ -95,7 +112,7 @@ func (f *writeShardFn) ProcessElement(shard int, lines func(*[]byte) bool) error
 	for i := range all {
 		_, all[i] = splitLine(all[i]) // the sort key has done its work
 	}
-	return writeFile(fmt.Sprintf("%s-%05d-of-%05d%s", f.Prefix, shard, f.Shards, f.Ext), all...)
+	return writeFile(ShardName(f.Prefix, f.Ext, shard, f.Shards), all...)
 }
 
 // emptyShardLine gives shard i a line with nothing to write.
@@ -104,7 +121,8 @@ func emptyShardLine(i int, emit func(int, []byte)) { emit(i, []byte{}) }
 // writeFileFn writes the summary.
 type writeFileFn struct{ Name string }
 
-func (f *writeFileFn) ProcessElement(b []byte) error {
+func (f *writeFileFn) ProcessElement(b []byte) (err error) {
+	defer mark(&err)
 	if f.Name == "" || f.Name == "-" {
 		_, err := os.Stdout.Write(b)
 		return err

@@ -4,6 +4,7 @@
 //
 // The pipeline:
 //
+//	inputs ─ expand ─▶ files (on a worker: the graph holds the arguments, not the list)
 //	files ─ split ─▶ parts (a JSONL file, or a range of Parquet row groups)
 //	      ─ Reshuffle ─ read ─▶ (query id, chunk of rows)   rows validated here
 //	      ─ GroupByKey ─ evaluate ─▶ per-query result       input order restored
@@ -29,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -52,13 +54,16 @@ var (
 // evalflags' Finish (a profile's values and the rank column's rule applied),
 // resolved again on each worker by the same code as the launcher's.
 type Config struct {
-	Inputs []string // expanded file list; a file's index is its place here
+	// Inputs are the INPUT arguments as given (files, directories, globs,
+	// s3:// or gs:// prefixes); with --system the logs' paths are in
+	// Sources instead. A worker expands them (expandInputs), log after
+	// log, and a file's index is its place in the expansion. Relative ones
+	// are read from Dir, the launcher's working directory, when set.
+	Inputs []string
+	Dir    string
 	Flags  evalflags.Values
-	// Sources are the --system logs and TREC --qrels; with --system,
-	// LogFiles[l] is how many files of Inputs (in order) are system l's
-	// log (systems.go).
+	// Sources are the --system logs and TREC --qrels (systems.go, trec.go).
 	Sources   evalflags.Sources
-	LogFiles  []int
 	BatchSize int
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
 	// (default 1).
@@ -66,25 +71,45 @@ type Config struct {
 	// State, when set, is where the run's complete state is written, as
 	// rankeval --state writes it: it merges with the CLI's states.
 	State string
+	// Report, when set, is where the HTML report is written, as rankeval
+	// --report writes it.
+	Report string
+	// FailUnder and FailOnEmpty are rankeval's quality gates: the summary
+	// says how the run fared, and the launcher exits 3 on a failure.
+	FailUnder   string
+	FailOnEmpty bool
 }
 
 // Check resolves the configuration as every step will, so that what the
 // pipeline cannot do is refused at launch (ErrConfig, evalflags.ErrUsage).
 func (c *Config) Check() error {
-	_, err := c.settings()
-	return err
+	s, err := c.settings()
+	if err != nil {
+		return err
+	}
+	if _, err := summary.ParseGates(c.FailUnder, s.Rules.Metrics); err != nil {
+		return evalflags.Usagef("%w", err)
+	}
+	return nil
 }
 
-// settings resolves the shared flags.
+// settings resolves the shared flags and the source flags.
 func (c *Config) settings() (*evalflags.Settings, error) {
+	s, _, err := c.resolve()
+	return s, err
+}
+
+// resolve is settings, and the arguments of each log (applySources).
+func (c *Config) resolve() (*evalflags.Settings, [][]string, error) {
 	s, err := c.Flags.Resolve()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := c.applySources(s); err != nil {
-		return nil, err
+	logs, err := c.applySources(s)
+	if err != nil {
+		return nil, nil, err
 	}
-	return s, nil
+	return s, logs, nil
 }
 
 // run resolves the flags into the settings the workers evaluate under and
@@ -96,9 +121,8 @@ func (c *Config) run() (*evalflags.Settings, *summary.Run, error) {
 		return nil, nil, err
 	}
 	run := s.Summary()
-	run.Version = summary.Version()
-	c.describe(&run)
-	if c.State != "" {
+	run.Version = summary.Version() // the inputs are named by the step that expanded them (describe)
+	if c.figures() {
 		run.Curves = summary.CurvesFor(run.Metrics)
 		s.Rules.Metrics = run.Evaluated()
 	}
@@ -111,23 +135,15 @@ func (c *Config) layout() (*aggregate.Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.State != ""}}
+	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.figures()}}
 	return pc.Layout(), nil
-}
-
-// where names a packed position (file index, line or row) for a message.
-func (c *Config) where(v uint64) string {
-	file, pos := pipeline.Unpack(v)
-	if file >= len(c.Inputs) {
-		return fmt.Sprintf("input #%d:%d", file, pos) // damaged data, named all the same
-	}
-	return fmt.Sprintf("%s:%d", c.Inputs[file], pos)
 }
 
 // Part is one work item: a whole file, or row groups [First, First+Units)
 // of a Parquet file.
 type Part struct {
 	File         int
+	Path, Name   string // read, and named in messages (File)
 	First, Units int
 }
 
@@ -162,15 +178,15 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(Partial{}), encodePartial, decodePartial)
 	beam.RegisterType(reflect.TypeOf(Part{}))
 	beam.RegisterType(reflect.TypeOf(Result{}))
-	register.DoFn2x1[int, func(Part), error](&splitFn{})
+	register.DoFn2x1[File, func(Part), error](&splitFn{})
 	register.Emitter1[Part]()
 	register.DoFn3x1[context.Context, Part, func(string, []byte), error](&readFn{})
 	register.Emitter2[string, []byte]()
-	register.DoFn3x1[string, func(*[]byte) bool, func(Result), error](&evalFn{})
+	register.DoFn4x1[string, func(*[]byte) bool, func() func(*File) bool, func(Result), error](&evalFn{})
 	register.Iter1[[]byte]()
 	register.Emitter1[Result]()
 	register.Combiner3[Partial, Result, Partial](&MergeFn{})
-	register.DoFn2x1[Partial, func([]byte), error](&formatFn{})
+	register.DoFn4x1[context.Context, Partial, func() func(*File) bool, func([]byte), error](&formatFn{})
 	register.Emitter1[[]byte]()
 	register.DoFn2x1[Result, func(int, []byte), error](&queryLineFn{})
 	register.Emitter2[int, []byte]()
@@ -183,27 +199,21 @@ func init() {
 // element). With perQuery set, per-query records are written as shards
 // perQuery-SSSSS-of-NNNNN.jsonl (or .trec with the trec format).
 func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollection, error) {
-	set, err := cfg.settings()
+	set, logs, err := cfg.resolve()
 	if err != nil {
 		return beam.PCollection{}, err
 	}
-	if len(cfg.Inputs) == 0 {
+	if len(slices.Concat(logs...)) == 0 {
 		return beam.PCollection{}, fmt.Errorf("no input: %w", ErrConfig)
 	}
-	if len(cfg.Inputs) >= pipeline.MaxInputs {
-		return beam.PCollection{}, fmt.Errorf("%d input files; at most %d: %w", len(cfg.Inputs), pipeline.MaxInputs-1, ErrConfig)
-	}
-	idx := make([]int, len(cfg.Inputs))
-	for i := range idx {
-		idx[i] = i
-	}
-	files := beam.CreateList(s.Scope("files"), idx)
+	files := expandInputs(s, logs, cfg.Dir)
+	cfg.Inputs = nil // the steps learn the files from the expansion: the graph holds them once
 	parts := beam.ParDo(s.Scope("split"), &splitFn{Cfg: cfg}, files)
 	// Without the reshuffle a runner may fuse reading into the step that
 	// split the files and read every part on one worker.
 	parts = beam.Reshuffle(s.Scope("spread"), parts)
 	chunks := beam.ParDo(s.Scope("read"), &readFn{Cfg: cfg}, parts)
-	results := evaluate(s, cfg, chunks)
+	results := evaluate(s, cfg, chunks, files)
 	layout, err := cfg.layout()
 	if err != nil {
 		return beam.PCollection{}, err
@@ -213,7 +223,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	// print its zero-count summary (SPEC §8), as rankeval does.
 	seed := beam.Create(s.Scope("seed"), Result{})
 	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, beam.Flatten(s.Scope("with-seed"), results, seed))
-	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged)
+	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged, beam.SideInput{Input: files})
 	if perQuery != "" {
 		if shards < 1 {
 			shards = 1
@@ -227,11 +237,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 		}
 		empty := beam.ParDo(s.Scope("per-query-every-shard"), emptyShardLine, beam.CreateList(s.Scope("shard-numbers"), idx))
 		byShard := beam.GroupByKey(s.Scope("per-query-shards"), beam.Flatten(s.Scope("per-query-all"), lines, empty))
-		ext := ".jsonl"
-		if set.Format == "trec" {
-			ext = ".trec"
-		}
-		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ext, Shards: shards, ByID: cfg.byID()}, byShard)
+		beam.ParDo0(s.Scope("per-query-write"), &writeShardFn{Prefix: perQuery, Ext: ShardExt(set.Format), Shards: shards, ByID: cfg.byID()}, byShard)
 	}
 	return sum, nil
 }
@@ -246,20 +252,20 @@ func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
 // the whole file otherwise.
 type splitFn struct{ Cfg Config }
 
-func (f *splitFn) ProcessElement(file int, emit func(Part)) error {
-	name := f.Cfg.Inputs[file]
-	n, err := reader.Units(name)
+func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
+	defer mark(&err)
+	n, err := reader.Units(file.Path)
 	if err != nil {
 		return err
 	}
 	per := max(1, f.Cfg.RowGroupsPerPart)
 	if n <= 1 {
 		// 0 row groups is an empty Parquet file: read it whole (no rows)
-		emit(Part{File: file})
+		emit(Part{File: file.Index, Path: file.Path, Name: file.Name})
 		return nil
 	}
 	for first := 0; first < n; first += per {
-		emit(Part{File: file, First: first, Units: min(per, n-first)})
+		emit(Part{File: file.Index, Path: file.Path, Name: file.Name, First: first, Units: min(per, n-first)})
 	}
 	return nil
 }
@@ -273,6 +279,17 @@ type readFn struct {
 	take   *pipeline.Taker
 	cols   reader.Columns
 	format reader.Format
+	part   Part // being read
+}
+
+// where names a position of the part being read: the rows a reader
+// checks are all in it.
+func (f *readFn) where(v uint64) string {
+	file, pos := pipeline.Unpack(v)
+	if file != f.part.File {
+		return fmt.Sprintf("input #%d:%d", file, pos)
+	}
+	return fmt.Sprintf("%s:%d", f.part.Name, pos)
 }
 
 func (f *readFn) Setup() error {
@@ -280,14 +297,15 @@ func (f *readFn) Setup() error {
 	if err != nil {
 		return err
 	}
-	f.take, f.cols, f.format = s.Rules.NewTaker(f.Cfg.where), s.Columns, s.InputFormat
+	f.take, f.cols, f.format = s.Rules.NewTaker(f.where), s.Columns, s.InputFormat
 	return nil
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) error {
-	name := f.Cfg.Inputs[p.File]
+func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) (err error) {
+	defer mark(&err)
+	f.part = p
 	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format}
-	r, err := f.Cfg.open(name, f.cols, opt)
+	r, err := f.Cfg.open(p.Path, f.cols, opt)
 	if err != nil {
 		return err
 	}
@@ -337,6 +355,8 @@ type evalFn struct {
 
 func (f *evalFn) Setup() error { return f.ev.setup(&f.Cfg) }
 
-func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, emit func(Result)) error {
+func (f *evalFn) ProcessElement(id string, chunks func(*[]byte) bool, files func() func(*File) bool, emit func(Result)) (err error) {
+	defer mark(&err)
+	f.ev.files.at(files)
 	return f.ev.eval(id, collect(chunks), emit)
 }

@@ -32,63 +32,47 @@ func (c *Config) sources() *evalflags.Sources {
 	return &src
 }
 
-// applySources completes s with the source flags, as the launcher did.
-func (c *Config) applySources(s *evalflags.Settings) error {
-	if _, err := c.sources().Apply(s, nil); err != nil {
-		return err
+// applySources completes s with the source flags, as the launcher did,
+// and returns the arguments of each log, in order: every --system log's
+// path, or the INPUT arguments as the one log. The files are numbered log
+// after log when a worker expands them (expandInputs), so a file's index
+// says its log (File.Log) and the order of the files is rankeval's.
+func (c *Config) applySources(s *evalflags.Settings) ([][]string, error) {
+	logs, err := c.sources().Apply(s, c.Inputs)
+	if err != nil {
+		return nil, err
 	}
-	if n := len(c.Sources.System); n > 0 {
-		total := 0
-		for _, k := range c.LogFiles {
-			total += k
-		}
-		if len(c.LogFiles) != n || total != len(c.Inputs) {
-			return fmt.Errorf("%d systems with file counts %v of %d inputs: %w", n, c.LogFiles, len(c.Inputs), ErrConfig)
-		}
-	} else if c.LogFiles != nil {
-		return fmt.Errorf("log file counts without --system: %w", ErrConfig)
+	if err := c.Sources.CheckState(c.State); err != nil {
+		return nil, err
 	}
-	return c.Sources.CheckState(c.State)
+	if logs == nil {
+		logs = [][]string{c.Inputs}
+	}
+	return logs, nil
 }
 
-// logs splits the inputs into each system's log; nil without --system.
-func (c *Config) logs() [][]string {
-	if c.LogFiles == nil {
-		return nil
-	}
-	var logs [][]string
-	at := 0
-	for _, k := range c.LogFiles {
-		logs = append(logs, c.Inputs[at:at+k])
-		at += k
-	}
-	return logs
-}
-
-// describe names what the run read, as rankeval names it.
-func (c *Config) describe(run *summary.Run) {
-	if logs := c.logs(); logs != nil {
-		c.sources().Describe(run, nil, logs)
+// describe names what the run read, as rankeval names it: the expanded
+// files (a side input), and with --system each as NAME=PATH.
+func (c *Config) describe(run *summary.Run, files []File) {
+	if len(c.Sources.System) == 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.Name
+		}
+		c.sources().Describe(run, names, nil)
 		return
 	}
-	c.sources().Describe(run, c.Inputs, nil)
-}
-
-// logOf returns the log (system) input file belongs to.
-func (c *Config) logOf(file int) int {
-	for l, k := range c.LogFiles {
-		if file < k {
-			return l
-		}
-		file -= k
+	logs := make([][]string, len(c.Sources.System))
+	for _, f := range files {
+		logs[f.Log] = append(logs[f.Log], f.Name)
 	}
-	return 0
+	c.sources().Describe(run, nil, logs)
 }
 
 // byID says per-query records come in query-id order: the order rankeval
 // writes them in for --system logs sorted by query id, which is the one
 // order every arrangement of the logs has in common.
-func (c *Config) byID() bool { return len(c.LogFiles) > 1 }
+func (c *Config) byID() bool { return len(c.Sources.System) > 1 }
 
 // collect gathers a query's encoded chunks.
 func collect(chunks func(*[]byte) bool) [][]byte {
@@ -105,6 +89,7 @@ func collect(chunks func(*[]byte) bool) [][]byte {
 // one a log, evaluated by the run's query unit.
 type evaluator struct {
 	cfg     *Config
+	files   fileNames // the expanded inputs, set by the step for each query
 	set     *evalflags.Settings
 	take    *pipeline.Taker
 	unit    *pipeline.Unit
@@ -126,8 +111,8 @@ func (e *evaluator) setup(cfg *Config) error {
 		e.judged = new(reader.Qrels)
 		s.Rules.Qrels = e.judged
 	}
-	e.take, e.unit = s.Rules.NewTaker(cfg.where), s.Rules.NewUnit(cfg.where)
-	logs, systems := max(1, len(cfg.LogFiles)), max(1, len(s.Rules.Systems))
+	e.take, e.unit = s.Rules.NewTaker(e.files.where), s.Rules.NewUnit(e.files.where)
+	logs, systems := max(1, len(cfg.Sources.System)), max(1, len(s.Rules.Systems))
 	e.groups, e.present = make([]pipeline.Group, logs), make([]*pipeline.Group, logs)
 	e.res = aggregate.Query{Rows: make([]int, systems), Vals: make([][]float64, systems), Empty: make([]bool, systems), Missing: make([]bool, systems)}
 	for i := range e.res.Vals {
@@ -159,8 +144,11 @@ func (e *evaluator) eval(id string, chunks [][]byte, emit func(Result)) error {
 	slices.SortFunc(cs, func(a, b chunk) int { return cmp.Compare(a.first, b.first) })
 	clear(e.present)
 	for _, c := range cs {
-		file, _ := pipeline.Unpack(c.first)
-		l := e.cfg.logOf(file)
+		l := 0
+		if len(e.groups) > 1 { // with one log, the file list is not read
+			file, _ := pipeline.Unpack(c.first)
+			l = e.files.logOf(file)
+		}
 		if e.present[l] == nil {
 			e.groups[l].Reset()
 			e.present[l] = &e.groups[l]
@@ -172,14 +160,14 @@ func (e *evaluator) eval(id string, chunks [][]byte, emit func(Result)) error {
 			return err
 		}
 	}
-	key, err := e.set.Rules.SliceSource(e.present, e.cfg.where)
+	key, err := e.set.Rules.SliceSource(e.present, e.files.where)
 	if err != nil {
 		return err
 	}
 	if e.cfg.Sources.Missing != "zero" {
 		for l, g := range e.present {
 			if g == nil {
-				return e.set.Rules.AbsentError(e.cfg.where(key.First), []byte(id), slices.Index(e.present, key), l)
+				return e.set.Rules.AbsentError(e.files.where(key.First), []byte(id), slices.Index(e.present, key), l)
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package rankbeam
 
 import (
+	"path/filepath"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -25,18 +27,20 @@ import (
 
 func init() {
 	register.DoFn2x1[[]byte, func(string, []byte), error](&qrelsFn{})
-	register.DoFn4x1[string, func(*[]byte) bool, func(*[]byte) bool, func(Result), error](&joinFn{})
+	register.DoFn5x1[string, func(*[]byte) bool, func(*[]byte) bool, func() func(*File) bool, func(Result), error](&joinFn{})
 }
 
 // evaluate groups the chunks by query and evaluates each query: joined to
-// its judgments with --qrels.
-func evaluate(s beam.Scope, cfg Config, chunks beam.PCollection) beam.PCollection {
+// its judgments with --qrels. files, the expanded inputs, name positions
+// in messages and say which log a file is of.
+func evaluate(s beam.Scope, cfg Config, chunks, files beam.PCollection) beam.PCollection {
+	side := beam.SideInput{Input: files}
 	if cfg.Sources.Qrels == "" {
-		return beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, beam.GroupByKey(s.Scope("group"), chunks))
+		return beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, beam.GroupByKey(s.Scope("group"), chunks), side)
 	}
-	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels}, beam.Impulse(s.Scope("qrels-start")))
+	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels, Dir: cfg.Dir}, beam.Impulse(s.Scope("qrels-start")))
 	joined := beam.CoGroupByKey(s.Scope("join"), chunks, judged)
-	return beam.ParDo(s.Scope("evaluate"), &joinFn{Cfg: cfg}, joined)
+	return beam.ParDo(s.Scope("evaluate"), &joinFn{Cfg: cfg}, joined, side)
 }
 
 // open opens an input: a TREC run with --qrels, read as rankeval reads it
@@ -50,11 +54,18 @@ func (c *Config) open(name string, cols reader.Columns, opt reader.Options) (rea
 	return reader.OpenRun(name, &reader.Qrels{}, reader.RunOptions{Options: opt, DeferJoin: true})
 }
 
-// qrelsFn loads the qrels and emits every judged query's judgments.
-type qrelsFn struct{ Name string }
+// qrelsFn loads the qrels and emits every judged query's judgments. A
+// relative Name is read from Dir, the launcher's working directory, as
+// the inputs are (expandFn).
+type qrelsFn struct{ Name, Dir string }
 
-func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) error {
-	q, err := reader.ReadQrels(f.Name)
+func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) (err error) {
+	defer mark(&err)
+	name := f.Name
+	if f.Dir != "" && !filepath.IsAbs(name) {
+		name = filepath.Join(f.Dir, name)
+	}
+	q, err := reader.ReadQrels(name)
 	if err != nil {
 		return err
 	}
@@ -72,7 +83,9 @@ type joinFn struct {
 
 func (f *joinFn) Setup() error { return f.ev.setup(&f.Cfg) }
 
-func (f *joinFn) ProcessElement(id string, runs func(*[]byte) bool, judged func(*[]byte) bool, emit func(Result)) error {
+func (f *joinFn) ProcessElement(id string, runs func(*[]byte) bool, judged func(*[]byte) bool, files func() func(*File) bool, emit func(Result)) (err error) {
+	defer mark(&err)
+	f.ev.files.at(files)
 	var j []byte
 	if !judged(&j) {
 		j = nil // not judged

@@ -6,17 +6,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
@@ -29,14 +24,18 @@ import (
 // beside Beam's own (--runner, --endpoint, ...): rankeval's shared flags,
 // then the ones only this command has.
 type options struct {
-	shared                       *evalflags.Values
-	src                          *evalflags.Sources
-	output, perQuery, state      string
-	shards, batchSize, rgPerPart int
+	shared                          *evalflags.Values
+	src                             *evalflags.Sources
+	gates                           *evalflags.Gates
+	output, perQuery, state, report string
+	shards, batchSize, rgPerPart    int
+	debug                           bool
 }
 
 func register(fs *flag.FlagSet) *options {
-	o := &options{shared: evalflags.Register(fs), src: evalflags.RegisterSources(fs)}
+	o := &options{shared: evalflags.Register(fs), src: evalflags.RegisterSources(fs), gates: evalflags.RegisterGates(fs)}
+	evalflags.RegisterReport(fs, &o.report)
+	fs.BoolVar(&o.debug, "beam-debug", false, "show Beam's log and a failed job's whole report (the runner's execution plan)\nbesides rankeval's message")
 	fs.StringVar(&o.output, "output", "-", "write the summary here: a local path, s3://... or gs://...; - is the\nstandard output of the process running the last step (yours with Prism;\na worker's log on a cluster, so give a path there)")
 	fs.StringVar(&o.state, "state", "", "also write the run's complete state here (a local path, s3://... or gs://...),\nto merge with rankeval's states (rankeval merge)")
 	fs.StringVar(&o.perQuery, "per-query", "", "also write per-query records as shards PREFIX-SSSSS-of-NNNNN.jsonl")
@@ -53,7 +52,7 @@ func register(fs *flag.FlagSet) *options {
 
 // beamOnly lists the flags register adds besides the shared ones.
 var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part", "state",
-	"quiet", "progress-interval", "workers"}
+	"quiet", "progress-interval", "workers", "fail-under", "fail-on-empty", "report", "beam-debug"}
 
 // config checks the flags as rankeval does and expands the inputs.
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
@@ -68,15 +67,18 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err != nil {
 		return nil, err
 	}
-	c := &rankbeam.Config{Flags: *o.shared, Sources: *o.src, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state}
+	c := &rankbeam.Config{Flags: *o.shared, Sources: *o.src, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state,
+		Report: o.report, FailUnder: o.gates.FailUnder, FailOnEmpty: o.gates.FailOnEmpty}
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
 		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
 	}
 	if o.perQuery == "-" {
 		return nil, evalflags.Usagef("--per-query -: give a prefix for the shards (a path, or an s3:// or gs:// prefix); standard output cannot hold shards")
 	}
-	if o.state == "-" || o.state != "" && o.state == o.output {
-		return nil, evalflags.Usagef("--state %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", o.state)
+	for _, f := range []struct{ flag, name string }{{"--state", o.state}, {"--report", o.report}} {
+		if f.name == "-" || f.name != "" && (f.name == o.output || f.name == o.state && f.flag != "--state") {
+			return nil, evalflags.Usagef("%s %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", f.flag, f.name)
+		}
 	}
 	if len(args) == 0 && logs == nil {
 		return nil, evalflags.Usagef("no input: give files, directories, globs, s3:// or gs:// paths")
@@ -84,28 +86,31 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if logs == nil {
 		logs = [][]string{args}
 	}
+	// Expanded here to fail before the job on a missing input; a worker
+	// expands the arguments again (rankbeam.Config.Inputs and Sources), so
+	// the job graph does not hold the file list.
+	var files []string
 	for _, log := range logs {
 		for _, a := range log {
 			if a == reader.Stdin {
 				return nil, evalflags.Usagef("standard input cannot be split between workers; give files")
 			}
 		}
-		// each --system log's files follow the previous log's
 		ins, err := reader.Expand(log)
 		if err != nil {
 			return nil, err
 		}
 		for _, in := range ins {
-			c.Inputs = append(c.Inputs, in.Path)
+			files = append(files, in.Path)
 		}
-		if len(o.src.System) > 0 {
-			c.LogFiles = append(c.LogFiles, len(ins))
-		}
+	}
+	if err := rankbeam.CheckFileCount(len(files)); err != nil {
+		return nil, err
 	}
 	if o.src.Qrels != "" {
 		// rankeval's TREC readers take files, not objects: refused here
 		// rather than by every worker
-		for _, p := range append([]string{o.src.Qrels}, c.Inputs...) {
+		for _, p := range append([]string{o.src.Qrels}, files...) {
 			if objstore.IsURL(p) {
 				return nil, evalflags.Usagef("%s: TREC runs and qrels are read from a file system (local, or shared by the workers), not object storage", p)
 			}
@@ -114,54 +119,13 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 			return nil, err
 		}
 	}
+	// Workers of a cluster run elsewhere: relative inputs (and qrels) are
+	// read from here, and named as given, as rankeval names them.
+	c.Inputs = args
+	if c.Dir, err = os.Getwd(); err != nil {
+		return nil, err
+	}
 	return c, c.Check()
-}
-
-func main() {
-	o := register(flag.CommandLine)
-	flag.Usage = func() { usage(os.Stderr) }
-	// flags may follow the inputs, as with rankeval (CommandLine exits on
-	// a bad flag)
-	args, _ := evalflags.Parse(flag.CommandLine, os.Args[1:])
-	// A worker process started by a runner returns nowhere from Init: it
-	// serves the pipeline's steps. Only the launching process goes on.
-	beam.Init()
-	if err := launch(context.Background(), o, flag.CommandLine, args); err != nil {
-		fmt.Fprintln(os.Stderr, "rankeval-beam:", err)
-		if errors.Is(err, evalflags.ErrUsage) || errors.Is(err, rankbeam.ErrConfig) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
-}
-
-func launch(ctx context.Context, o *options, fs *flag.FlagSet, args []string) error {
-	cfg, err := o.config(fs, args)
-	if err != nil {
-		return err
-	}
-	p, s := beam.NewPipelineWithRoot()
-	sum, err := rankbeam.Build(s, *cfg, o.perQuery, o.shards)
-	if err != nil {
-		return err
-	}
-	rankbeam.WriteTo(s, sum, o.output)
-	// Beam's loopback runner leaves an empty beamloopbackworker-* file in
-	// the temp directory on every run (its own TODO, apache/beam#27569).
-	// The launch gets a temp directory of its own, removed afterwards.
-	if dir, err := os.MkdirTemp("", "rankeval-beam-"); err == nil {
-		defer os.RemoveAll(dir)
-		old, had := os.LookupEnv("TMPDIR")
-		os.Setenv("TMPDIR", dir)
-		defer func() {
-			if had {
-				os.Setenv("TMPDIR", old)
-			} else {
-				os.Unsetenv("TMPDIR")
-			}
-		}()
-	}
-	return beamx.Run(ctx, p)
 }
 
 func usage(w io.Writer) {
@@ -172,8 +136,8 @@ directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,
 gzip, zstd) or Parquet (split by row group between workers). Rows need not be
 sorted by query: the shuffle groups them. With --system NAME=PATH (twice or
 more) the logs of compared systems are joined by query id, in any order; with
---qrels the inputs are TREC runs, joined by query id to the judgments. Runs on Prism by default; see the
-docs/distributed.md for Flink, Spark and Dataflow.
+--qrels the inputs are TREC runs, joined by query id to the judgments. Runs
+on Prism by default; see docs/distributed.md for Flink, Spark and Dataflow.
 
 `)
 	fmt.Fprint(w, metrics.Help(), "\nrankeval's flags:\n")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
@@ -33,14 +32,15 @@ func TestFlags(t *testing.T) {
 	if err != nil || len(c.Inputs) != 1 || c.Flags.Metrics != "ndcg@10" {
 		t.Fatalf("rankeval's flags: %v %+v", err, c)
 	}
-	// each --system log's files follow the previous log's
+	// --system logs travel as given, for a worker to expand (expandFn):
+	// the launcher only checks that they exist
 	dir := filepath.Dir(in)
 	os.Mkdir(filepath.Join(dir, "b"), 0o755)
 	for _, f := range []string{"b1.jsonl", "b2.jsonl"} {
 		os.WriteFile(filepath.Join(dir, "b", f), nil, 0o644)
 	}
 	c, err = parse("--system", "a="+in, "--system", "b="+filepath.Join(dir, "b"), "--missing", "zero")
-	if err != nil || !slices.Equal(c.LogFiles, []int{1, 2}) || len(c.Inputs) != 3 || c.Inputs[0] != in || c.Sources.Missing != "zero" {
+	if err != nil || c.Inputs != nil || len(c.Sources.System) != 2 || c.Sources.Missing != "zero" {
 		t.Fatalf("--system logs: %v %+v", err, c)
 	}
 	for _, args := range [][]string{
@@ -61,5 +61,10 @@ func TestFlags(t *testing.T) {
 		if _, err := parse(args...); !errors.Is(err, evalflags.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}
+	}
+	// a missing log fails at launch as rankeval fails on it: an input error
+	missing := filepath.Join(dir, "none.jsonl")
+	if _, err := parse("--system", "a="+in, "--system", "b="+missing); !errors.Is(err, os.ErrNotExist) || errors.Is(err, evalflags.ErrUsage) {
+		t.Errorf("a missing --system log: err = %v, want an input error", err)
 	}
 }
