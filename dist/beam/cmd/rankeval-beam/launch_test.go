@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // The launcher's tests run the commands a user runs, built once per run:
@@ -270,7 +271,10 @@ func TestInterrupted(t *testing.T) {
 // server, as to a cluster's (--runner universal --endpoint), so the
 // serialized pipeline, the coders and the data between the runner and the
 // workers (the launcher's loopback environment) are exercised: the summary
-// and per-query records equal rankeval's, byte for byte.
+// and per-query records equal rankeval's, byte for byte, for a lake with
+// slices, two score columns, the bootstrap and a failing gate (exit 3),
+// for --system logs given as relative paths, and for a TREC run and qrels
+// under --complete.
 func TestJobServer(t *testing.T) {
 	binaries(t)
 	dir, tmp := t.TempDir(), t.TempDir()
@@ -341,6 +345,27 @@ func TestJobServer(t *testing.T) {
 	}
 	if got, want := readFile(t, filepath.Join(dir, "spq-00000-of-00001.jsonl")), readFile(t, filepath.Join(dir, "systems.pq")); got != want {
 		t.Fatalf("--system per-query records differ:\n%.300s\nrankeval:\n%.300s", got, want)
+	}
+
+	// a TREC run joined to its qrels (a CoGroupByKey) under --complete
+	td, err := vectors.Testdata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(td, "reference", "trec_a")
+	args = []string{"--qrels", filepath.Join(ref, "qrels.txt"), "--profile", "trec_eval", "--complete", "--format", "trec",
+		"-m", "map,P_10,ndcg_cut_10", filepath.Join(ref, "run.txt")}
+	b = run(t, tmp, bins.beam, append(args, "--runner", "universal", "--endpoint", endpoint, "--environment_type", "LOOPBACK",
+		"--output", filepath.Join(dir, "trec.out"), "--per-query", filepath.Join(dir, "tpq"), "--per-query-shards", "1")...)
+	l = run(t, tmp, bins.rankeval, append(args, "--quiet", "--per-query", filepath.Join(dir, "trec.pq"))...)
+	if b.code != 0 || l.code != 0 {
+		t.Fatalf("TREC: exit %d (rankeval %d): %s%s", b.code, l.code, b.stderr, l.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "trec.out")); got != l.stdout {
+		t.Fatalf("TREC summary:\n%s\nrankeval:\n%s", got, l.stdout)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "tpq-00000-of-00001.trec")), readFile(t, filepath.Join(dir, "trec.pq")); got != want || len(want) < 100 {
+		t.Fatalf("TREC per-query records differ:\n%.300s\nrankeval:\n%.300s", got, want)
 	}
 }
 
