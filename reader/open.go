@@ -148,14 +148,14 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStream(display, br, f, cols, opt)
 	}
-	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt)
+	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt, !isRegular(f))
 }
 
 // openText opens JSON lines, plain, gzip or zstd, from br, whose first
 // bytes are head, after checking that the (decompressed) text starts like
 // them: anything else is ErrFormat naming the input. closeSrc releases
-// br's source.
-func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options) (Reader, error) {
+// br's source; pipe says a read of it may never return (see startJSONL).
+func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options, pipe bool) (Reader, error) {
 	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
 		closeSrc()
@@ -176,7 +176,7 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 		closeAll()
 		return nil, err
 	}
-	return newJSONL(name, text, closerFunc(closeAll), cols, opt), nil
+	return startJSONL(name, text, closeAll, cols, opt, pipe), nil
 }
 
 // decompress wraps r by its magic bytes.
@@ -286,7 +286,7 @@ func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStreamFrom(name, br, closeAll, cols, opt)
 	}
-	return openText(name, br, head, closeAll, cols, opt)
+	return openText(name, br, head, closeAll, cols, opt, false)
 }
 
 // openLocalPart opens row groups of a local Parquet file.

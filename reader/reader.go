@@ -155,6 +155,22 @@ func (t *target) fillInto(b *Batch) {
 	t.b = b
 }
 
+// shape is an empty batch of source with the columns cols reads, for
+// ResetLike.
+func (c Columns) shape(source string) *Batch {
+	b := &Batch{Source: source}
+	if c.Rank != "" {
+		b.Rank = []int64{}
+	}
+	if len(c.Extra) > 0 {
+		b.Extra = make([]Strings, len(c.Extra))
+	}
+	if len(c.ExtraScore) > 0 {
+		b.ExtraScore = make([][]float64, len(c.ExtraScore))
+	}
+	return b
+}
+
 // resizeNil gives s the length of t, nil when t is nil.
 func resizeNil[T any](s, t []T) []T {
 	if t == nil {
