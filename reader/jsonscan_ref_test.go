@@ -136,7 +136,6 @@ func refScanRaw(j *jsonl, s []byte, p int) ([]byte, int, error) {
 	}
 }
 
-
 type scanResult struct {
 	v   string
 	end int
