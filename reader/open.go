@@ -21,9 +21,10 @@ type Options struct {
 	// Parquet and Arrow IPC). Results do
 	// not depend on it; only memory and speed do.
 	BatchSize int
-	// Decoders is the number of goroutines decoding one Parquet or Arrow IPC
-	// file, each taking every Decoders-th row group or record batch
-	// (default GOMAXPROCS). Batches still come out in file order.
+	// Decoders is the number of goroutines decoding one file, each taking
+	// every Decoders-th row group, record batch or block of lines (default
+	// GOMAXPROCS; at most 8 for JSONL and TREC runs). Batches still come
+	// out in file order.
 	Decoders int
 	// FirstUnit and Units restrict a Parquet file to row groups
 	// [FirstUnit, FirstUnit+Units), so a distributed runner can split one
@@ -199,10 +200,6 @@ func decompress(name string, r io.Reader, head []byte) (io.Reader, func(), error
 	}
 	return r, func() {}, nil
 }
-
-type closerFunc func() error
-
-func (c closerFunc) Close() error { return c() }
 
 // Check reports a set of columns no reader can read: a required name left
 // empty, or one name given two roles (exit 2 in the commands: a corrected

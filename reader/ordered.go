@@ -13,13 +13,14 @@ import (
 // turn, so they come in input order and results do not depend on the
 // number of decoders, and the first error in input order is the one
 // reported. Each decoder owns batchesPerDecoder batches and holds at most
-// two units (one waiting, one being decoded), which bounds memory whatever
-// the input's size.
+// two units not yet decoded (one waiting, one being decoded), which bounds
+// memory whatever the input's size.
 //
 // Ownership: a batch returned by Batch belongs to its decoder again at the
 // next call to Next or NextInto; NextInto exchanges the next batch's
-// buffers with the caller's, so nothing is copied. Close stops every
-// goroutine and waits for them (but see orderedConfig.detach).
+// buffers with the caller's, so nothing is copied. The goroutines stop once
+// Next has returned false, or at Close, which waits for them (but see
+// orderedConfig.detach).
 
 // batchesPerDecoder bounds memory: a decoder goroutine owns this many
 // batches, one of which the consumer may hold, so it runs at most two
@@ -79,6 +80,7 @@ type ordered[U, E any] struct {
 	ws     []*orderedWorker[U, E]
 	stop   chan struct{}
 	wg     sync.WaitGroup
+	halted bool // stop is closed and the goroutines have ended
 	closed bool
 
 	cur   *Batch
@@ -228,7 +230,7 @@ func (o *ordered[U, E]) Batch() *Batch { return o.cur }
 func (o *ordered[U, E]) Err() error    { return o.err }
 
 func (o *ordered[U, E]) Next() bool {
-	if o.closed {
+	if o.halted {
 		return false // the decoders are gone: nothing may wait on them
 	}
 	if o.curW != nil {
@@ -261,7 +263,17 @@ func (o *ordered[U, E]) Next() bool {
 			return true
 		}
 	}
+	o.halt() // at the end or the first error, whether or not Close follows
 	return false
+}
+
+// halt stops the goroutines and waits for them.
+func (o *ordered[U, E]) halt() {
+	if !o.halted {
+		o.halted = true
+		close(o.stop)
+		o.wg.Wait()
+	}
 }
 
 // NextInto makes b the next batch by exchanging buffers with it: b's old
@@ -283,8 +295,7 @@ func (o *ordered[U, E]) Close() error {
 		return nil
 	}
 	o.closed = true
-	close(o.stop)
-	o.wg.Wait()
+	o.halt()
 	o.cur, o.curW = nil, nil
 	if o.cfg.after != nil {
 		return o.cfg.after()

@@ -3,10 +3,11 @@
 // TREC runs joined with their qrels), local or in object storage, into
 // columnar batches of rows, and expands inputs (directories, globs, Hive
 // partitions). It knows nothing about metrics or grouping; the pipeline
-// package consumes its batches. Columnar files and TREC runs are decoded
-// on goroutines of the reader's own (Options.Decoders), and a zstd stream
-// is decompressed on the decoder's own, all started when an input is
-// opened and stopped by Close.
+// package consumes its batches. Every format is decoded on goroutines of
+// the reader's own (Options.Decoders) by one ordered decoder (ordered.go),
+// which hands batches on in input order; text inputs are cut into blocks
+// of whole lines, and decompressed, on one more goroutine (lines.go). All
+// are started when an input is opened and stopped by Close.
 package reader
 
 import (
