@@ -342,11 +342,17 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 		if p >= len(s) || s[p] != '"' {
 			return p, j.fail(ErrSyntax, "expected a quoted key at column %d", p+1)
 		}
-		key, np, err := j.scanString(s, p+1, &j.kScratch)
-		if err != nil {
+		// the usual key, without escapes, found here; others by scanString
+		var key []byte
+		var err error
+		if np, found := quoteInWords(s, p+1); found && s[np] == '"' {
+			key, p = s[p+1:np], np+1
+		} else if key, np, err = j.scanString(s, p+1, &j.kScratch); err != nil {
 			return np, err
+		} else {
+			p = np
 		}
-		p = skipSpace(s, np)
+		p = skipSpace(s, p)
 		if p >= len(s) || s[p] != ':' {
 			return p, j.fail(ErrSyntax, "expected ':' after key %q at column %d", key, p+1)
 		}
@@ -371,7 +377,17 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 				p, err = j.skipValue(s, p)
 			}
 		} else if f < 0 {
-			p, err = j.skipValue(s, p)
+			// the usual unread value, a string without escapes, skipped
+			// here; others by skipValue
+			e, found := 0, false
+			if p < len(s) && s[p] == '"' {
+				e, found = quoteInWords(s, p+1)
+			}
+			if found && s[e] == '"' {
+				p = e + 1
+			} else {
+				p, err = j.skipValue(s, p)
+			}
 		} else {
 			p, err = j.value(s, p, f, rw)
 			rw.seen |= 1 << f

@@ -264,11 +264,9 @@ func zeroBytes(y uint64) uint64 {
 // quoteOrBackslash returns the index of the first '"' or '\\' in s at or
 // after p, or len(s) (or p, when p is past it).
 func quoteOrBackslash(s []byte, p int) int {
-	for ; p+8 <= len(s); p += 8 {
-		x := binary.LittleEndian.Uint64(s[p:])
-		if m := zeroBytes(x^'"'*ones) | zeroBytes(x^'\\'*ones); m != 0 {
-			return p + bits.TrailingZeros64(m)>>3
-		}
+	p, ok := quoteInWords(s, p)
+	if ok {
+		return p
 	}
 	for ; p < len(s); p++ {
 		if c := s[p]; c == '"' || c == '\\' {
@@ -277,6 +275,21 @@ func quoteOrBackslash(s []byte, p int) int {
 	}
 	return p
 }
+
+// quoteInWords is quoteOrBackslash on the whole words of s from p: ok is
+// false when the last len(s)-p < 8 bytes are left to search. Small enough to
+// be inlined, it serves the usual keys and skipped strings of members.
+func quoteInWords(s []byte, p int) (_ int, ok bool) {
+	for ; p+8 <= len(s); p += 8 {
+		if m := quoteMask(binary.LittleEndian.Uint64(s[p:])); m != 0 {
+			return p + bits.TrailingZeros64(m)>>3, true
+		}
+	}
+	return p, false
+}
+
+// quoteMask sets the high bit of each byte of x that is '"' or '\\'.
+func quoteMask(x uint64) uint64 { return zeroBytes(x^'"'*ones) | zeroBytes(x^'\\'*ones) }
 
 // nesting returns the index of the first '"', '{', '}', '[' or ']' in s
 // at or after p, or len(s). '[' and ']' differ from '{' and '}' by the
