@@ -123,32 +123,6 @@ func TestOrdered(t *testing.T) {
 	}
 }
 
-// TestOrderedNextInto: NextInto gives the same batches as Next, in the
-// caller's batch, and the buffers it takes in exchange are reused.
-func TestOrderedNextInto(t *testing.T) {
-	var emitted atomic.Int32
-	var seen []string
-	o := startFake(100, 3, nil, &emitted, &seen)
-	defer o.Close()
-	var got []int64
-	mine := &Batch{}
-	for o.NextInto(mine) {
-		if o.Batch() != mine {
-			t.Fatal("Batch is not the caller's batch")
-		}
-		got = append(got, mine.Pos...)
-	}
-	o2 := startFake(100, 1, nil, &emitted, &seen)
-	defer o2.Close()
-	var want []int64
-	for o2.Next() {
-		want = append(want, o2.Batch().Pos...)
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 {
-		t.Fatalf("NextInto gave %v, Next %v", got, want)
-	}
-}
-
 // TestOrderedBounded: a consumer that takes nothing holds each decoder to
 // one unit waiting, one being decoded and as many decoded as its output
 // holds (batches or ends of units: batchesPerDecoder), and the producer to
