@@ -86,8 +86,8 @@ type ordered[U, E any] struct {
 
 	cur   *Batch
 	curW  *orderedWorker[U, E]
-	seq   int                  // unit being consumed
-	begun bool                 // begin has run for unit seq
+	seq   int  // unit being consumed
+	begun bool // begin has run for unit seq
 	err   error
 	done  bool
 }
