@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -67,8 +68,14 @@ type jsonl struct {
 	// Extra and ExtraScore columns: their keys, and the current line's
 	// values (one scratch buffer per text column, as several may need
 	// unescaping on one line).
-	xkeys    []string // Extra then ExtraScore
-	nxText   int      // how many of xkeys are text columns
+	xkeys []string // Extra then ExtraScore
+	// byLen[n] has bit f set when field f is read and its name is n
+	// bytes long (anyLen: every field read), xLen[n] when a name in xkeys
+	// is.
+	byLen    [32]uint8
+	anyLen   uint8
+	xLen     [32]bool
+	nxText   int // how many of xkeys are text columns
 	xseen    uint64
 	xtext    [][]byte
 	xnum     []float64
@@ -112,6 +119,19 @@ func newJSONLParser(name string, cols Columns, opt Options) *jsonl {
 		j.xtext = make([][]byte, len(cols.Extra))
 		j.xScratch = make([][]byte, len(cols.Extra))
 		j.xnum = make([]float64, len(cols.ExtraScore))
+	}
+	for f, k := range j.keys {
+		if k != "" {
+			j.anyLen |= 1 << f
+			if len(k) < len(j.byLen) {
+				j.byLen[len(k)] |= 1 << f
+			}
+		}
+	}
+	for _, k := range j.xkeys {
+		if len(k) < len(j.xLen) {
+			j.xLen[len(k)] = true
+		}
 	}
 	return j
 }
@@ -357,25 +377,30 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 			return p, j.fail(ErrSyntax, "expected ':' after key %q at column %d", key, p+1)
 		}
 		p = skipSpace(s, p+1)
-		f := -1
-		for i := range j.keys {
-			if j.keys[i] != "" && string(key) == j.keys[i] {
+		// only the columns whose names have the key's length are compared,
+		// so most keys are passed over without a comparison
+		f, x := -1, -1
+		fc, xc := j.anyLen, len(j.xkeys) > 0
+		if len(key) < len(j.byLen) {
+			fc, xc = j.byLen[len(key)], j.xLen[len(key)]
+		}
+		for ; fc != 0; fc &= fc - 1 {
+			if i := bits.TrailingZeros8(fc); string(key) == j.keys[i] {
 				f = i
 				break
 			}
 		}
-		if f < 0 && len(j.xkeys) > 0 {
-			for x, k := range j.xkeys {
+		if f < 0 && xc {
+			for i, k := range j.xkeys {
 				if string(key) == k {
-					p, err = j.extraValue(s, p, x)
-					j.xseen |= 1 << x
-					f = nFields + x
+					x = i
 					break
 				}
 			}
-			if f < 0 {
-				p, err = j.skipValue(s, p)
-			}
+		}
+		if x >= 0 {
+			p, err = j.extraValue(s, p, x)
+			j.xseen |= 1 << x
 		} else if f < 0 {
 			// the usual unread value, a string without escapes, skipped
 			// here; others by skipValue
