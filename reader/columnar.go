@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -28,11 +27,6 @@ var arrowMem memory.Allocator = newBufPool(poolRetain)
 // larger than JSONL's because columnar decoding has a per-batch cost in every
 // column reader, and 64K rows still keep a batch to a few MB.
 const defaultColumnarBatch = 65536
-
-// batchesPerDecoder bounds memory: a decoder goroutine owns this many
-// batches, one of which the consumer may hold, so it runs at most two batches
-// ahead of the consumer.
-const batchesPerDecoder = 3
 
 func columnarBatchSize(opt Options) int {
 	if opt.BatchSize > 0 {
@@ -741,212 +735,93 @@ type unitReader interface {
 	close()
 }
 
-// columnar is the Reader of Parquet and Arrow IPC files. Decoder goroutines
-// each take every P-th unit (row group or record batch), decode it and copy
-// it into batches; Next hands those batches out strictly in file order, so
-// results do not depend on the number of decoders. Each decoder owns
-// batchesPerDecoder batches, which bounds memory whatever the file size.
-type columnar struct {
-	name   string
-	loc    *locator
-	nunits int // end of the units read (exclusive); -1: unknown until the end (streams)
-	ws     []*decoder
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	closer func() error
-	closed bool
-
-	cur   *Batch
-	curW  *decoder
-	first int   // first unit read (a part of a file: Options.FirstUnit)
-	u     int   // unit being consumed
-	begun bool  // loc knows unit u
-	base  int64 // rows handed out so far
-	err   error
-	done  bool
-}
-
-type decoder struct {
-	out  chan item
-	free chan *Batch
-}
-
-// item is a batch, the end of a unit (b and err nil), the end of the
-// input (eof) or an error.
-type item struct {
-	b   *Batch
-	err error
-	eof bool
-}
-
-var errStopped = errors.New("reader closed")
-
-// startColumnar starts n decoder goroutines, decoder w reading with
-// readers[w]. closer releases what the readers share (the file).
+// startColumnar reads the units of a Parquet or Arrow IPC file (nunits of
+// them, -1: a stream, to its end) with an ordered decoder, decoder w
+// reading with readers[w]. closer releases what the readers share (the
+// file).
 func startColumnar(name string, loc *locator, nunits int, readers []unitReader, cols Columns, opt Options,
-	where func(int, int64) string, closer func() error) *columnar {
+	where func(int, int64) string, closer func() error) Reader {
 	return startColumnarRange(name, loc, 0, nunits, 0, readers, cols, opt, where, closer)
 }
 
 // startColumnarRange reads only units [first, end) (end -1: to the end of a
 // stream); base is the number of rows before unit first, so positions stay
-// those of the whole file, whatever part of it is read.
+// those of the whole file, whatever part of it is read. Units are
+// numbered from first; a batch's positions are set as Next hands it on,
+// when the rows of the units before it are known.
 func startColumnarRange(name string, loc *locator, first, end int, base int64, readers []unitReader, cols Columns, opt Options,
-	where func(int, int64) string, closer func() error) *columnar {
+	where func(int, int64) string, closer func() error) Reader {
 	parts := filePartitions(name)
-	c := &columnar{name: name, loc: loc, nunits: end, first: first, u: first, base: base, stop: make(chan struct{}), closer: closer}
-	bs := columnarBatchSize(opt)
+	shape := cols.shape(name)
+	shape.Locate = loc.locate
+	decs := make([]unitDecoder[int, struct{}], len(readers))
 	for w, ur := range readers {
-		d := &decoder{out: make(chan item, batchesPerDecoder), free: make(chan *Batch, batchesPerDecoder)}
-		for range batchesPerDecoder {
-			b := &Batch{Source: name, Locate: loc.locate}
-			b.Query.Reset()
-			b.Doc.Reset()
-			if cols.Rank != "" {
-				b.Rank = []int64{}
-			}
-			if len(cols.Extra) > 0 {
-				b.Extra = make([]Strings, len(cols.Extra))
-				for c := range b.Extra {
-					b.Extra[c].Reset()
+		decs[w] = &unitConverter{name: name, loc: loc, ur: ur, cv: newConverter(cols, parts, where), bs: columnarBatchSize(opt)}
+	}
+	cfg := orderedConfig[int, struct{}]{
+		produce: func(emit func(int) bool) error {
+			for u := first; end < 0 || u < end; u++ {
+				if !emit(u) {
+					break
 				}
 			}
-			if len(cols.ExtraScore) > 0 {
-				b.ExtraScore = make([][]float64, len(cols.ExtraScore))
+			return nil
+		},
+		shape: shape,
+		begin: func(seq int) { loc.begin(first+seq, base) },
+		batch: func(b *Batch) {
+			b.Pos = b.Pos[:0]
+			for i := range int64(b.N) {
+				b.Pos = append(b.Pos, base+i+1)
 			}
-			d.free <- b
-		}
-		c.ws = append(c.ws, d)
-		c.wg.Add(1)
-		liveDecoders.Add(1)
-		go c.decode(first+w, len(readers), d, ur, newConverter(cols, parts, where), bs)
+			base += int64(b.N)
+		},
+		after: closer,
 	}
-	return c
+	return startOrdered(cfg, decs)
 }
 
-// liveDecoders counts the decoder goroutines that have not finished their
-// work, for the test that Close waits for them (a goroutine can still exist
-// for a moment after its last deferred call, so counting goroutines cannot
-// tell).
-var liveDecoders atomic.Int32
+// unitConverter decodes units of a columnar file into batches for one
+// decoder goroutine.
+type unitConverter struct {
+	name string
+	loc  *locator
+	ur   unitReader
+	cv   *converter
+	bs   int
+}
 
-// decode is a decoder's goroutine: units w, w+P, w+2P, ... (w counts from
-// the first unit read, so each decoder still takes every P-th unit).
-func (c *columnar) decode(w, p int, d *decoder, ur unitReader, cv *converter, bs int) {
-	defer c.wg.Done()
-	defer liveDecoders.Add(-1) // before Done: once Close returns it is 0
-	defer ur.close()
-	send := func(it item) bool {
-		select {
-		case d.out <- it:
-			return true
-		case <-c.stop:
-			return false
-		}
-	}
-	u := w
+func (d *unitConverter) close() { d.ur.close() }
+
+func (d *unitConverter) decode(u int, out *batchOut[struct{}]) (_ struct{}, err error) {
 	defer func() {
 		// IPC readers panic on some corrupt input; the error names the unit.
 		if r := recover(); r != nil {
-			send(item{err: fmt.Errorf("%s: %s %d: corrupt data (%v): %w", c.name, c.loc.unit, u, r, ErrFormat)})
+			err = fmt.Errorf("%s: %s %d: corrupt data (%v): %w", d.name, d.loc.unit, u, r, ErrFormat)
 		}
 	}()
-	for ; c.nunits < 0 || u < c.nunits; u += p {
-		var before int64
-		ok, err := ur.read(u, func(rec arrow.RecordBatch) error {
-			n := int(rec.NumRows())
-			for lo := 0; lo < n; lo += bs {
-				hi := min(lo+bs, n)
-				var b *Batch
-				select {
-				case b = <-d.free:
-				case <-c.stop:
-					return errStopped
-				}
-				b.Reset()
-				if err := cv.convert(rec, lo, hi, b, u, before); err != nil {
-					d.free <- b
-					return err
-				}
-				if !send(item{b: b}) {
-					return errStopped
-				}
+	var before int64
+	ok, err := d.ur.read(u, func(rec arrow.RecordBatch) error {
+		n := int(rec.NumRows())
+		for lo := 0; lo < n; lo += d.bs {
+			hi := min(lo+d.bs, n)
+			b := out.get()
+			if b == nil {
+				return errStopped
 			}
-			before += int64(n)
-			return nil
-		})
-		switch {
-		case errors.Is(err, errStopped):
-			return
-		case err != nil:
-			send(item{err: err})
-			return
-		case !ok:
-			send(item{eof: true})
-			return
-		}
-		if !send(item{}) {
-			return
-		}
-	}
-}
-
-func (c *columnar) Batch() *Batch { return c.cur }
-func (c *columnar) Err() error    { return c.err }
-
-func (c *columnar) Next() bool {
-	if c.closed {
-		return false // the decoders are gone: nothing may wait on them
-	}
-	if c.cur != nil {
-		c.curW.free <- c.cur // never blocks: the batch came from there
-		c.cur, c.curW = nil, nil
-	}
-	for c.err == nil && !c.done {
-		if c.nunits >= 0 && c.u >= c.nunits {
-			c.done = true
-			break
-		}
-		if !c.begun {
-			c.loc.begin(c.u, c.base)
-			c.begun = true
-		}
-		d := c.ws[(c.u-c.first)%len(c.ws)]
-		it := <-d.out
-		switch {
-		case it.err != nil:
-			c.err = it.err
-		case it.eof:
-			c.done = true
-		case it.b == nil: // end of unit
-			c.u++
-			c.begun = false
-		default:
-			b := it.b
-			b.Pos = b.Pos[:0]
-			for i := range int64(b.N) {
-				b.Pos = append(b.Pos, c.base+i+1)
+			if err := d.cv.convert(rec, lo, hi, b, u, before); err != nil {
+				out.drop(b)
+				return err
 			}
-			c.base += int64(b.N)
-			c.cur, c.curW = b, d
-			return true
+			if !out.put(b) {
+				return errStopped
+			}
 		}
-	}
-	return false
-}
-
-// Close stops the decoders and waits for them, so no goroutine outlives the
-// reader and every Arrow buffer is released when it returns.
-func (c *columnar) Close() error {
-	if c.closed {
+		before += int64(n)
 		return nil
+	})
+	if err == nil && !ok {
+		err = errNoUnit
 	}
-	c.closed = true
-	close(c.stop)
-	c.wg.Wait()
-	c.cur = nil
-	if c.closer != nil {
-		return c.closer()
-	}
-	return nil
+	return struct{}{}, err
 }

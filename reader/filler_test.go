@@ -7,31 +7,25 @@ import (
 	"testing"
 )
 
-// TestNextInto checks that the readers that fill a caller's batch give, in
-// batches that held other columns before, what Next gives in their own.
+// TestNextInto checks that the readers that fill a caller's batch (the
+// TREC run read as it is read; the readers that decode on goroutines of
+// their own hand over their batches) give, in batches that held other
+// columns before, what Next gives in their own.
 func TestNextInto(t *testing.T) {
 	dir := t.TempDir()
-	var jl, run, qrels strings.Builder
+	var run, qrels strings.Builder
 	for i := range 50 {
-		fmt.Fprintf(&jl, `{"q":"q%d","d":"d%d","s":%d.5,"y":%d,"r":%d,"dt":"2026-11-%02d","alt":%d}`+"\n", i/7, i, 50-i, i%3, i%7+1, i%5+1, i%4)
 		fmt.Fprintf(&run, "q%d Q0 d%d %d %d.25 run\n", i/7, i, i%7+1, 50-i)
 		if i%2 == 0 {
 			fmt.Fprintf(&qrels, "q%d 0 d%d %d\n", i/7, i, i%3)
 		}
 	}
-	jpath := writeFileIn(t, dir, "log.jsonl", []byte(jl.String()))
 	q, err := ReadQrels(writeFileIn(t, dir, "qrels", []byte(qrels.String())))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rpath := writeFileIn(t, dir, "run", []byte(run.String()))
 	open := map[string]func() (Reader, error){
-		"jsonl with rank and extra columns": func() (Reader, error) {
-			return Open(jpath, Columns{Query: "q", Doc: "d", Score: "s", Label: "y", Rank: "r", Extra: []string{"dt"}, ExtraScore: []string{"alt"}}, Options{BatchSize: 8})
-		},
-		"jsonl": func() (Reader, error) {
-			return Open(jpath, Columns{Query: "q", Doc: "d", Score: "s", Label: "y"}, Options{BatchSize: 8})
-		},
 		"trec run": func() (Reader, error) {
 			return OpenRun(rpath, q, RunOptions{Options: Options{BatchSize: 8, Decoders: 1}})
 		},

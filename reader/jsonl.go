@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -47,25 +48,19 @@ func kindFlag(kind int) string {
 // record which of them a line has.
 const maxExtra = 64
 
-// jsonl streams one JSON object per line. It is hand-rolled because
-// encoding/json is an order of magnitude too slow for click logs: it finds
-// each line with memchr, scans only the configured keys' values and skips
-// the rest without building anything.
+// jsonl parses JSON lines, one object a line, into batches: each decoder
+// goroutine of the reader (newJSONL) has its own, and parses whole blocks of
+// lines with it. It is hand-rolled because encoding/json is an order of
+// magnitude too slow for click logs: it scans only the configured keys'
+// values and skips the rest without building anything.
 type jsonl struct {
 	name   string
-	src    io.Reader
-	closer io.Closer
 	keys   [nFields]string // "" when the column is not read
 	docOpt bool
 	bs     int
 
-	buf    []byte
-	r, w   int // unread bytes are buf[r:w]
-	srcErr error
-	line   int64 // lines consumed so far
-
-	target
-	err error
+	line int64  // number of the line being parsed
+	b    *Batch // the batch rows are appended to
 
 	// unescaped strings live here until appended to the batch
 	qScratch, dScratch, kScratch []byte
@@ -73,26 +68,50 @@ type jsonl struct {
 	// Extra and ExtraScore columns: their keys, and the current line's
 	// values (one scratch buffer per text column, as several may need
 	// unescaping on one line).
-	xkeys    []string // Extra then ExtraScore
-	nxText   int      // how many of xkeys are text columns
+	xkeys []string // Extra then ExtraScore
+	// byLen[n] has bit f set when field f is read and its name is n
+	// bytes long (anyLen: every field read), xLen[n] when a name in xkeys
+	// is.
+	byLen    [32]uint8
+	anyLen   uint8
+	xLen     [32]bool
+	nxText   int // how many of xkeys are text columns
 	xseen    uint64
 	xtext    [][]byte
 	xnum     []float64
 	xScratch [][]byte
 }
 
-func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Options) *jsonl {
-	j := &jsonl{
-		name: name, src: src, closer: closer, bs: opt.batchSize(), docOpt: cols.DocOptional,
-		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
-		buf:  make([]byte, 1<<20),
+// jsonlBlock is the default size of the blocks of lines JSONL is parsed in.
+// Lines may be longer (up to maxLine): a block grows to hold one.
+var jsonlBlock = 1 << 20
+
+// newJSONL reads JSON lines from src, which closer releases.
+func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Options) Reader {
+	return startJSONL(name, src, closer.Close, cols, opt, false)
+}
+
+// startJSONL reads JSON lines from src: a splitter goroutine reads src (and
+// so decompresses it) in blocks of whole lines, which Options.Decoders
+// goroutines (default GOMAXPROCS, at most maxLineDecoders) parse, the
+// batches coming out in input order. closeSrc releases src; detach says a
+// read of src may never return (a pipe), so Close does not wait for it.
+func startJSONL(name string, src io.Reader, closeSrc func() error, cols Columns, opt Options, detach bool) Reader {
+	shape := cols.shape(name)
+	k := min(decoders(opt), maxLineDecoders)
+	split := newLineSplitter(name, src, closeSrc, jsonlBlock, maxLine, k)
+	decs := make([]unitDecoder[*lineBlock, struct{}], k)
+	for w := range decs {
+		decs[w] = &jsonlDecoder{j: newJSONLParser(name, cols, opt), split: split}
 	}
-	j.b = &j.own
-	j.b.Source = name
-	j.b.Query.Reset()
-	j.b.Doc.Reset()
-	if cols.Rank != "" {
-		j.b.Rank = []int64{}
+	return startOrdered(orderedConfig[*lineBlock, struct{}]{produce: split.produce, shape: shape,
+		detach: detach}, decs)
+}
+
+func newJSONLParser(name string, cols Columns, opt Options) *jsonl {
+	j := &jsonl{
+		name: name, bs: opt.batchSize(), docOpt: cols.DocOptional,
+		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
 	}
 	if n := len(cols.Extra) + len(cols.ExtraScore); n > 0 {
 		j.xkeys = append(append([]string{}, cols.Extra...), cols.ExtraScore...)
@@ -100,96 +119,61 @@ func newJSONL(name string, src io.Reader, closer io.Closer, cols Columns, opt Op
 		j.xtext = make([][]byte, len(cols.Extra))
 		j.xScratch = make([][]byte, len(cols.Extra))
 		j.xnum = make([]float64, len(cols.ExtraScore))
-		j.b.Extra = make([]Strings, len(cols.Extra))
-		for c := range j.b.Extra {
-			j.b.Extra[c].Reset()
+	}
+	for f, k := range j.keys {
+		if k != "" {
+			j.anyLen |= 1 << f
+			if len(k) < len(j.byLen) {
+				j.byLen[len(k)] |= 1 << f
+			}
 		}
-		j.b.ExtraScore = make([][]float64, len(cols.ExtraScore))
+	}
+	for _, k := range j.xkeys {
+		if len(k) < len(j.xLen) {
+			j.xLen[len(k)] = true
+		}
 	}
 	return j
 }
 
-func (j *jsonl) Err() error { return j.err }
-
-func (j *jsonl) Close() error {
-	if j.closer == nil {
-		return nil
-	}
-	c := j.closer
-	j.closer = nil
-	return c.Close()
+// jsonlDecoder parses blocks of lines for one decoder goroutine.
+type jsonlDecoder struct {
+	j     *jsonl
+	split *lineSplitter
 }
 
-func (j *jsonl) Next() bool { j.fillOwn(); return j.rows() }
+func (d *jsonlDecoder) close() {}
 
-func (j *jsonl) NextInto(b *Batch) bool { j.fillInto(b); return j.rows() }
-
-func (j *jsonl) rows() bool {
-	if j.err != nil {
-		return false
-	}
-	for j.b.N < j.bs {
-		line, ok := j.nextLine()
-		if !ok {
-			break
+// decode parses the lines of blk in batches of at most the batch size that
+// never span two blocks. A batch in which a line fails is not handed on.
+func (d *jsonlDecoder) decode(blk *lineBlock, out *batchOut[struct{}]) (struct{}, error) {
+	defer d.split.recycle(blk)
+	j, s := d.j, blk.buf
+	j.line = blk.base
+	for len(s) > 0 {
+		b := out.get()
+		if b == nil {
+			return struct{}{}, errStopped
 		}
-		if err := j.parse(line); err != nil {
-			j.err = err
-			return false
-		}
-	}
-	return j.b.N > 0
-}
-
-// nextLine returns the next line without its newline, or false at the end
-// of input or on a read error (j.err set).
-func (j *jsonl) nextLine() ([]byte, bool) {
-	for {
-		if i := bytes.IndexByte(j.buf[j.r:j.w], '\n'); i >= 0 {
-			line := j.buf[j.r : j.r+i]
-			j.r += i + 1
+		j.b = b
+		for b.N < j.bs && len(s) > 0 {
+			i := bytes.IndexByte(s, '\n') // every line of a block ends in one
 			j.line++
-			return line, true
-		}
-		if j.srcErr != nil {
-			if j.srcErr != io.EOF {
-				j.err = readError(j.name, j.line+1, j.srcErr)
-				return nil, false
+			if err := j.parse(s[:i]); err != nil {
+				out.drop(b)
+				return struct{}{}, err
 			}
-			if j.r < j.w { // last line without a newline
-				line := j.buf[j.r:j.w]
-				j.r = j.w
-				j.line++
-				return line, true
-			}
-			return nil, false
+			s = s[i+1:]
 		}
-		j.fill()
-		if j.err != nil {
-			return nil, false
+		if b.N == 0 { // blank lines only
+			out.drop(b)
+			continue
+		}
+		if !out.put(b) {
+			return struct{}{}, errStopped
 		}
 	}
-}
-
-func (j *jsonl) fill() {
-	if j.r > 0 {
-		j.w = copy(j.buf, j.buf[j.r:j.w])
-		j.r = 0
-	}
-	if j.w == len(j.buf) {
-		if len(j.buf) >= maxLine {
-			j.err = fmt.Errorf("%s:%d: line longer than %d MiB: %w", j.name, j.line+1, maxLine>>20, ErrSyntax)
-			return
-		}
-		nb := make([]byte, 2*len(j.buf))
-		copy(nb, j.buf[:j.w])
-		j.buf = nb
-	}
-	n, err := j.src.Read(j.buf[j.w:])
-	j.w += n
-	if err != nil {
-		j.srcErr = err
-	}
+	return struct{}{}, nil
 }
 
 // readError names the file and line where reading failed; a truncated
@@ -378,36 +362,57 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 		if p >= len(s) || s[p] != '"' {
 			return p, j.fail(ErrSyntax, "expected a quoted key at column %d", p+1)
 		}
-		key, np, err := j.scanString(s, p+1, &j.kScratch)
-		if err != nil {
+		// the usual key, without escapes, found here; others by scanString
+		var key []byte
+		var err error
+		if np, found := quoteInWords(s, p+1); found && s[np] == '"' {
+			key, p = s[p+1:np], np+1
+		} else if key, np, err = j.scanString(s, p+1, &j.kScratch); err != nil {
 			return np, err
+		} else {
+			p = np
 		}
-		p = skipSpace(s, np)
+		p = skipSpace(s, p)
 		if p >= len(s) || s[p] != ':' {
 			return p, j.fail(ErrSyntax, "expected ':' after key %q at column %d", key, p+1)
 		}
 		p = skipSpace(s, p+1)
-		f := -1
-		for i := range j.keys {
-			if j.keys[i] != "" && string(key) == j.keys[i] {
+		// only the columns whose names have the key's length are compared,
+		// so most keys are passed over without a comparison
+		f, x := -1, -1
+		fc, xc := j.anyLen, len(j.xkeys) > 0
+		if len(key) < len(j.byLen) {
+			fc, xc = j.byLen[len(key)], j.xLen[len(key)]
+		}
+		for ; fc != 0; fc &= fc - 1 {
+			if i := bits.TrailingZeros8(fc); string(key) == j.keys[i] {
 				f = i
 				break
 			}
 		}
-		if f < 0 && len(j.xkeys) > 0 {
-			for x, k := range j.xkeys {
+		if f < 0 && xc {
+			for i, k := range j.xkeys {
 				if string(key) == k {
-					p, err = j.extraValue(s, p, x)
-					j.xseen |= 1 << x
-					f = nFields + x
+					x = i
 					break
 				}
 			}
-			if f < 0 {
+		}
+		if x >= 0 {
+			p, err = j.extraValue(s, p, x)
+			j.xseen |= 1 << x
+		} else if f < 0 {
+			// the usual unread value, a string without escapes, skipped
+			// here; others by skipValue
+			e, found := 0, false
+			if p < len(s) && s[p] == '"' {
+				e, found = quoteInWords(s, p+1)
+			}
+			if found && s[e] == '"' {
+				p = e + 1
+			} else {
 				p, err = j.skipValue(s, p)
 			}
-		} else if f < 0 {
-			p, err = j.skipValue(s, p)
 		} else {
 			p, err = j.value(s, p, f, rw)
 			rw.seen |= 1 << f

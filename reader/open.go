@@ -21,9 +21,10 @@ type Options struct {
 	// Parquet and Arrow IPC). Results do
 	// not depend on it; only memory and speed do.
 	BatchSize int
-	// Decoders is the number of goroutines decoding one Parquet or Arrow IPC
-	// file, each taking every Decoders-th row group or record batch
-	// (default GOMAXPROCS). Batches still come out in file order.
+	// Decoders is the number of goroutines decoding one file, each taking
+	// every Decoders-th row group, record batch or block of lines (default
+	// GOMAXPROCS; at most 8 for JSONL and TREC runs). Batches still come
+	// out in file order.
 	Decoders int
 	// FirstUnit and Units restrict a Parquet file to row groups
 	// [FirstUnit, FirstUnit+Units), so a distributed runner can split one
@@ -153,14 +154,15 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStream(display, br, f, cols, opt)
 	}
-	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt)
+	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt, !isRegular(f))
 }
 
 // openText opens JSON lines, CSV or TSV, plain, gzip or zstd, from br,
 // whose first bytes are head, after checking that the (decompressed) text
 // starts like one of them (textFormat): anything else is ErrFormat naming
-// the input. closeSrc releases br's source.
-func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options) (Reader, error) {
+// the input. closeSrc releases br's source; pipe says a read of it may
+// never return (see startJSONL).
+func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options, pipe bool) (Reader, error) {
 	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
 		closeSrc()
@@ -187,7 +189,7 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 	case f == FormatTSV:
 		return newCSV(name, dialectTSV, text, closerFunc(closeAll), cols, opt), nil
 	}
-	return newJSONL(name, text, closerFunc(closeAll), cols, opt), nil
+	return startJSONL(name, text, closeAll, cols, opt, pipe), nil
 }
 
 // decompress wraps r by its magic bytes.
@@ -210,10 +212,6 @@ func decompress(name string, r io.Reader, head []byte) (io.Reader, func(), error
 	}
 	return r, func() {}, nil
 }
-
-type closerFunc func() error
-
-func (c closerFunc) Close() error { return c() }
 
 // Check reports a set of columns no reader can read: a required name left
 // empty, or one name given two roles (exit 2 in the commands: a corrected
@@ -297,7 +295,7 @@ func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStreamFrom(name, br, closeAll, cols, opt)
 	}
-	return openText(name, br, head, closeAll, cols, opt)
+	return openText(name, br, head, closeAll, cols, opt, false)
 }
 
 // openLocalPart opens row groups of a local Parquet file.
@@ -354,3 +352,7 @@ func openLocal(name string) (*os.File, string, error) {
 	f, err := os.Open(name)
 	return f, name, err // *PathError already names the file
 }
+
+type closerFunc func() error
+
+func (c closerFunc) Close() error { return c() }

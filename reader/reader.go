@@ -3,10 +3,11 @@
 // TREC runs joined with their qrels), local or in object storage, into
 // columnar batches of rows, and expands inputs (directories, globs, Hive
 // partitions). It knows nothing about metrics or grouping; the pipeline
-// package consumes its batches. Columnar files and TREC runs are decoded
-// on goroutines of the reader's own (Options.Decoders), and a zstd stream
-// is decompressed on the decoder's own, all started when an input is
-// opened and stopped by Close.
+// package consumes its batches. Every format is decoded on goroutines of
+// the reader's own (Options.Decoders) by one ordered decoder (ordered.go),
+// which hands batches on in input order; text inputs are cut into blocks
+// of whole lines, and decompressed, on one more goroutine (lines.go). All
+// are started when an input is opened and stopped by Close.
 package reader
 
 import (
@@ -153,6 +154,22 @@ func (t *target) fillOwn() {
 func (t *target) fillInto(b *Batch) {
 	b.ResetLike(&t.own)
 	t.b = b
+}
+
+// shape is an empty batch of source with the columns cols reads, for
+// ResetLike.
+func (c Columns) shape(source string) *Batch {
+	b := &Batch{Source: source}
+	if c.Rank != "" {
+		b.Rank = []int64{}
+	}
+	if len(c.Extra) > 0 {
+		b.Extra = make([]Strings, len(c.Extra))
+	}
+	if len(c.ExtraScore) > 0 {
+		b.ExtraScore = make([][]float64, len(c.ExtraScore))
+	}
+	return b
 }
 
 // resizeNil gives s the length of t, nil when t is nil.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 )
 
 // RunOptions tune a TREC run reader.
@@ -32,7 +31,7 @@ type SkipCount struct{ Queries, Rows int64 }
 // label 0. The rank column is ignored, as trec_eval ignores it.
 //
 // A regular file is parsed by Options.Decoders goroutines (default
-// GOMAXPROCS, at most maxRunDecoders), one block of lines each in turn, and
+// GOMAXPROCS, at most maxLineDecoders), one block of lines each in turn, and
 // its batches are returned in file order; with one decoder, or from
 // standard input or a pipe, lines are parsed as they are read.
 func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
@@ -56,7 +55,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		}
 		return f.Close()
 	}
-	if k := min(decoders(opt.Options), maxRunDecoders); k > 1 && isRegular(f) {
+	if k := min(decoders(opt.Options), maxLineDecoders); k > 1 && isRegular(f) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
 	r := &trecRun{sc: newFieldScanner(display, src), bs: opt.batchSize(), close: closeAll}
@@ -204,56 +203,16 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 	return nil
 }
 
-// runBlocks parses a run file in blocks of whole lines on several
-// goroutines: a splitter reads blocks in turn and hands block i to decoder
-// i mod k, and Next takes the batches back in the same turn, so they come
-// in file order and every message names the same line as a serial read
-// would. A run's lines cost more to parse than the rest of the work on
-// them, so one goroutine parsing was the stage the others waited on.
-//
-// Ownership: a batch returned by Batch belongs to its decoder again at the
-// next call to Next; Close stops every goroutine and waits for them.
-type runBlocks struct {
-	name   string
-	ws     []*blockDecoder
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	closed bool
+// The parallel run reader: the run is cut into blocks of whole lines
+// (lineSplitter) and parsed by an ordered decoder, a block at a time on
+// each of its goroutines, so batches come in file order and every message
+// names the same line as a serial read would. A run's lines cost more to
+// parse than the rest of the work on them, so one goroutine parsing was the
+// stage the others waited on.
 
-	cur     *Batch
-	curW    *blockDecoder
-	blk     int // block being consumed
-	skipped *SkipCount
-	// the query of the last row of the blocks consumed, and whether
-	// SkipUnjudged dropped it, to count a query that spans blocks once
-	lastQ    []byte
-	lastSkip bool
-	err      error
-	done     bool
-}
-
-// runBlock is a stretch of whole lines of the run, with the number of
-// lines before it. err, when set, follows its lines: a read error or a
-// line too long for a block. eof marks the end of the input.
-type runBlock struct {
-	buf  []byte // len: the lines; cap: runBlockSize+scanSlack
-	base int64
-	err  error
-	eof  bool
-}
-
-type blockDecoder struct {
-	in   chan *runBlock
-	out  chan blockItem
-	free chan *Batch
-}
-
-// blockItem is a batch, or an error, or the end of a block (b nil) with
-// what SkipUnjudged dropped in it, which may be the end of the input.
-type blockItem struct {
-	b         *Batch
-	err       error
-	eof       bool
+// runBlockEnd is what SkipUnjudged dropped in a block, for the consumer to
+// add up in order.
+type runBlockEnd struct {
 	skip      SkipCount
 	firstQ    []byte // first and last query of the block; nil: no lines
 	lastQ     []byte
@@ -261,226 +220,89 @@ type blockItem struct {
 	skipLast  bool
 }
 
-// maxRunDecoders bounds the goroutines parsing one run, and the 2 MiB of
-// blocks each holds: eight parse faster than one goroutine can group the
-// rows they return.
-const maxRunDecoders = 8
+// maxLineDecoders bounds the goroutines parsing one text input, and the
+// 2 MiB of blocks each holds: eight parse faster than one goroutine can
+// group the rows they return.
+const maxLineDecoders = 8
 
 // runBlockSize is the size of a block, and so the longest line (a
 // variable for the tests).
 var runBlockSize = scanBuf
 
-func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qrels, opt RunOptions, k int) *runBlocks {
-	r := &runBlocks{name: name, stop: make(chan struct{}), skipped: opt.Skipped}
-	blocks := make(chan *runBlock, 2*k)
-	for range 2 * k {
-		blocks <- &runBlock{buf: make([]byte, 0, runBlockSize+scanSlack)}
+func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qrels, opt RunOptions, k int) Reader {
+	split := newLineSplitter(name, src, closeSrc, runBlockSize, runBlockSize, k)
+	decs := make([]unitDecoder[*lineBlock, runBlockEnd], k)
+	for w := range decs {
+		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name}, split: split, bs: opt.batchSize()}
 	}
-	for range k {
-		w := &blockDecoder{in: make(chan *runBlock, 1), out: make(chan blockItem, batchesPerDecoder), free: make(chan *Batch, batchesPerDecoder)}
-		for range batchesPerDecoder {
-			b := &Batch{Source: name}
-			b.Query.Reset()
-			b.Doc.Reset()
-			w.free <- b
-		}
-		r.ws = append(r.ws, w)
-	}
-	r.wg.Add(k + 1)
-	go r.split(src, closeSrc, blocks)
-	for _, w := range r.ws {
-		st := &runState{qrels: qrels, opt: opt}
-		go r.decode(w, st, blocks, opt.batchSize())
-	}
-	return r
+	sk := &runSkips{skipped: opt.Skipped}
+	shape := &Batch{Source: name}
+	return startOrdered(orderedConfig[*lineBlock, runBlockEnd]{produce: split.produce, shape: shape,
+		end: func(_ int, e runBlockEnd) { sk.add(e) }}, decs)
 }
 
-// split reads the input a block at a time, each block ending at its last
-// newline, the rest of the line carried into the next block.
-func (r *runBlocks) split(src io.Reader, closeSrc func() error, blocks chan *runBlock) {
-	defer r.wg.Done()
-	defer closeSrc()
-	var carry []byte
-	var base int64
-	for i := 0; ; i++ {
-		var blk *runBlock
-		select {
-		case blk = <-blocks:
-		case <-r.stop:
-			return
-		}
-		blk.base, blk.err, blk.eof = base, nil, false
-		buf := append(blk.buf[:0], carry...)
-		var rerr error
-		eof := false
-		for len(buf) < runBlockSize {
-			n, err := src.Read(buf[len(buf):runBlockSize])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				eof = true
-				break
-			}
-			if err != nil {
-				rerr = err
-				break
-			}
-		}
-		end := bytes.LastIndexByte(buf, '\n') + 1
-		carry = append(carry[:0], buf[end:]...)
-		switch {
-		case rerr != nil:
-			buf = buf[:end]
-			blk.err = readError(r.name, base+int64(bytes.Count(buf, []byte{'\n'}))+1, rerr)
-		case eof && end < len(buf):
-			buf = append(buf, '\n') // a last line without a newline: the slack has room
-			carry = carry[:0]
-			blk.eof = true
-		case eof:
-			blk.eof = true
-		case end == 0:
-			buf = buf[:0]
-			blk.err = fmt.Errorf("%s:%d: line longer than %s: %w", r.name, base+1, sizeName(runBlockSize), ErrSyntax)
-		default:
-			buf = buf[:end]
-		}
-		base += int64(bytes.Count(buf, []byte{'\n'}))
-		blk.buf = buf
-		select {
-		case r.ws[i%len(r.ws)].in <- blk:
-		case <-r.stop:
-			return
-		}
-		if blk.err != nil || blk.eof {
-			return
-		}
-	}
+// runDecoder parses blocks of a run for one decoder goroutine.
+type runDecoder struct {
+	st    *runState
+	sc    *fieldScanner
+	split *lineSplitter
+	bs    int
 }
 
-// decode parses the blocks the splitter hands this decoder, in batches
-// of at most bs rows that never span two blocks.
-func (r *runBlocks) decode(w *blockDecoder, st *runState, blocks chan<- *runBlock, bs int) {
-	defer r.wg.Done()
-	send := func(it blockItem) bool {
-		select {
-		case w.out <- it:
-			return true
-		case <-r.stop:
-			return false
+func (d *runDecoder) close() {}
+
+// decode parses a block in batches of at most bs rows that never span two
+// blocks.
+func (d *runDecoder) decode(blk *lineBlock, out *batchOut[runBlockEnd]) (runBlockEnd, error) {
+	defer d.split.recycle(blk)
+	st, sc := d.st, d.sc
+	sc.scanLines(blk.buf, blk.base)
+	st.forget()
+	for sc.p < sc.end {
+		b := out.get()
+		if b == nil {
+			return runBlockEnd{}, errStopped
+		}
+		if err := st.parse(sc, b, d.bs); err != nil {
+			out.drop(b)
+			return runBlockEnd{}, err
+		}
+		if b.N == 0 {
+			out.drop(b)
+			break
+		}
+		if !out.put(b) {
+			return runBlockEnd{}, errStopped
 		}
 	}
-	sc := &fieldScanner{name: r.name}
-	for {
-		var blk *runBlock
-		select {
-		case blk = <-w.in:
-		case <-r.stop:
-			return
-		}
-		sc.scanLines(blk.buf, blk.base)
-		st.forget()
-		end := blockItem{}
-		for sc.p < sc.end {
-			var b *Batch
-			select {
-			case b = <-w.free:
-			case <-r.stop:
-				return
-			}
-			b.Reset()
-			if err := st.parse(sc, b, bs); err != nil {
-				w.free <- b
-				send(blockItem{err: err})
-				return
-			}
-			if b.N == 0 {
-				w.free <- b
-				break
-			}
-			if !send(blockItem{b: b}) {
-				return
-			}
-		}
-		if st.rows && st.opt.SkipUnjudged {
-			end.skip = SkipCount{Queries: st.skipQ, Rows: st.skipRows}
-			end.firstQ, end.lastQ = bytes.Clone(st.firstQ), bytes.Clone(st.lastQ)
-			end.skipFirst, end.skipLast = st.skipFirst, st.dropped()
-		}
-		switch {
-		case blk.err != nil:
-			send(blockItem{err: blk.err})
-			return
-		case blk.eof:
-			end.eof = true
-			send(end)
-			return
-		}
-		blocks <- blk // never blocks: there are as many places as blocks
-		if !send(end) {
-			return
-		}
+	var end runBlockEnd
+	if st.rows && st.opt.SkipUnjudged {
+		end.skip = SkipCount{Queries: st.skipQ, Rows: st.skipRows}
+		end.firstQ, end.lastQ = bytes.Clone(st.firstQ), bytes.Clone(st.lastQ)
+		end.skipFirst, end.skipLast = st.skipFirst, st.dropped()
 	}
+	return end, nil
 }
 
-func (r *runBlocks) Batch() *Batch { return r.cur }
-func (r *runBlocks) Err() error    { return r.err }
-
-func (r *runBlocks) Next() bool {
-	if r.closed {
-		return false
-	}
-	if r.cur != nil {
-		r.curW.free <- r.cur // never blocks: the batch came from there
-		r.cur, r.curW = nil, nil
-	}
-	for r.err == nil && !r.done {
-		w := r.ws[r.blk%len(r.ws)]
-		it := <-w.out
-		switch {
-		case it.err != nil:
-			r.err = it.err
-		case it.b == nil: // end of a block, or of the input
-			r.endBlock(it)
-			r.blk++
-			r.done = it.eof
-		default:
-			r.cur, r.curW = it.b, w
-			return true
-		}
-	}
-	return false
+// runSkips adds up what SkipUnjudged dropped, block by block in file
+// order, counting once a dropped query that continues from the block
+// before.
+type runSkips struct {
+	skipped *SkipCount
+	// the query of the last row of the blocks consumed, and whether
+	// SkipUnjudged dropped it
+	lastQ    []byte
+	lastSkip bool
 }
 
-// endBlock adds what SkipUnjudged dropped in a block, counting once a
-// dropped query that continues from the block before.
-func (r *runBlocks) endBlock(it blockItem) {
-	if r.skipped == nil || it.firstQ == nil {
+func (r *runSkips) add(e runBlockEnd) {
+	if r.skipped == nil || e.firstQ == nil {
 		return
 	}
-	r.skipped.Queries += it.skip.Queries
-	r.skipped.Rows += it.skip.Rows
-	if it.skipFirst && r.lastSkip && bytes.Equal(it.firstQ, r.lastQ) {
+	r.skipped.Queries += e.skip.Queries
+	r.skipped.Rows += e.skip.Rows
+	if e.skipFirst && r.lastSkip && bytes.Equal(e.firstQ, r.lastQ) {
 		r.skipped.Queries--
 	}
-	r.lastQ, r.lastSkip = it.lastQ, it.skipLast
-}
-
-// Close stops the goroutines and waits for them; the splitter closes the
-// input as it stops.
-func (r *runBlocks) Close() error {
-	if r.closed {
-		return nil
-	}
-	r.closed = true
-	close(r.stop)
-	r.wg.Wait()
-	r.cur = nil
-	return nil
-}
-
-// sizeName writes a buffer size for a message: "1 MiB", or bytes.
-func sizeName(n int) string {
-	if n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	r.lastQ, r.lastSkip = e.lastQ, e.skipLast
 }

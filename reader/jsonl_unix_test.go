@@ -1,0 +1,69 @@
+//go:build unix
+
+package reader
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestJSONLPipe: JSON lines from a named pipe are parsed in blocks on
+// several goroutines like a file; closing the reader while the writer
+// holds the pipe open and writes nothing returns at once (the splitter,
+// stuck in its read, ends when the read returns).
+func TestJSONLPipe(t *testing.T) {
+	dir := t.TempDir()
+	data := genJSONL(5, 2000)
+	want := readJSONL(t, writeFileIn(t, dir, "log.jsonl", []byte(data)), Options{Decoders: 1})
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	t.Run("read to the end", func(t *testing.T) {
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err == nil {
+				f.WriteString(data)
+				f.Close()
+			}
+		}()
+		withJSONLBlock(t, 4096)
+		if d := sameJSONL(readJSONL(t, fifo, Options{Decoders: 4, BatchSize: 7}), want); d != "" {
+			t.Fatal(d)
+		}
+	})
+	t.Run("close while the writer stalls", func(t *testing.T) {
+		release := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.WriteString(data[:len(data)/2])
+			<-release // hold the pipe open, writing nothing
+			f.Close()
+		}()
+		withJSONLBlock(t, 4096)
+		r, err := Open(fifo, testCols, Options{Decoders: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Next() {
+			t.Fatal(r.Err())
+		}
+		closed := make(chan struct{})
+		go func() { r.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close waits for a read of a pipe the writer holds open")
+		}
+		close(release)
+		<-done
+	})
+}

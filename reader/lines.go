@@ -1,0 +1,132 @@
+package reader
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// The first stage of every line-oriented reader (JSONL, TREC runs): the
+// input, decompressed on the splitter's goroutine, cut into blocks of whole
+// lines numbered from the input's start, which an ordered decoder's
+// goroutines then parse, each block on its own. The splitter knows nothing
+// of the format but where a block may end (lineSplitter.cut).
+
+// lineBlock is a stretch of whole lines of a text input: buf holds them,
+// each ending in '\n', with scanSlack bytes of capacity past the last (for
+// word-at-a-time loads); base is the number of lines before them.
+type lineBlock struct {
+	buf  []byte
+	base int64
+}
+
+// lineSplitter cuts src into lineBlocks. Blocks go back to it (recycle) once
+// parsed; an ordered decoder holds at most two a decoder and the splitter
+// one more, so that many are ever made.
+type lineSplitter struct {
+	name    string
+	src     io.Reader
+	closeFn func() error // releases src when the splitter stops
+	size    int          // bytes a block reads
+	max     int          // the longest line (>= size): a block grows to hold one
+	// cut returns the length of the longest prefix of buf that ends a
+	// record, 0 if none does: by default after the last newline. A format
+	// whose records may hold newlines (quoted CSV fields) gives its own.
+	cut  func(buf []byte) int
+	free chan *lineBlock
+}
+
+func newLineSplitter(name string, src io.Reader, closeSrc func() error, size, maxLine, decoders int) *lineSplitter {
+	return &lineSplitter{name: name, src: src, closeFn: closeSrc, size: size, max: max(size, maxLine),
+		cut: afterLastNewline, free: make(chan *lineBlock, 2*decoders+1)}
+}
+
+func afterLastNewline(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
+
+// recycle gives back a block a decoder has parsed.
+func (s *lineSplitter) recycle(b *lineBlock) {
+	select {
+	case s.free <- b:
+	default: // cannot happen (see lineSplitter); the collector takes it
+	}
+}
+
+// produce is the ordered decoder's producer: it reads a block at a time,
+// each block ending where cut says, the rest carried into the next. A read
+// error is returned after the lines before it are emitted; so is a line
+// longer than max, named by its number.
+func (s *lineSplitter) produce(emit func(*lineBlock) bool) error {
+	defer s.closeFn()
+	var carry []byte
+	var base int64
+	for {
+		var blk *lineBlock
+		select {
+		case blk = <-s.free:
+			if cap(blk.buf) > s.size+scanSlack {
+				blk.buf = nil // it held a long line: give the memory back
+			}
+		default:
+			blk = &lineBlock{}
+		}
+		if blk.buf == nil {
+			blk.buf = make([]byte, 0, s.size+scanSlack)
+		}
+		buf := append(blk.buf[:0], carry...)
+		var rerr error
+		eof := false
+		end := 0
+		for limit := s.size; ; limit = min(2*limit, s.max) {
+			if cap(buf) < limit+scanSlack {
+				buf = append(make([]byte, 0, limit+scanSlack), buf...)
+			}
+			for len(buf) < limit {
+				n, err := s.src.Read(buf[len(buf):limit])
+				buf = buf[:len(buf)+n]
+				if err == io.EOF {
+					eof = true
+					break
+				}
+				if err != nil {
+					rerr = err
+					break
+				}
+			}
+			if end = s.cut(buf); end > 0 || eof || rerr != nil || limit == s.max {
+				break
+			}
+		}
+		switch {
+		case rerr != nil:
+			buf = buf[:end]
+		case eof:
+			if end < len(buf) {
+				buf = append(buf, '\n') // a last line without a newline: the slack has room
+			}
+		case end == 0:
+			return fmt.Errorf("%s:%d: line longer than %s: %w", s.name, base+1, sizeName(s.max), ErrSyntax)
+		default:
+			carry = append(carry[:0], buf[end:]...)
+			buf = buf[:end]
+		}
+		blk.buf, blk.base = buf, base
+		base += int64(bytes.Count(buf, []byte{'\n'}))
+		if len(buf) > 0 && !emit(blk) {
+			return nil
+		}
+		switch {
+		case rerr != nil:
+			return readError(s.name, base+1, rerr)
+		case eof:
+			return nil
+		}
+	}
+}
+
+// sizeName writes a buffer size for a message: "1 MiB", or bytes.
+func sizeName(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
