@@ -109,11 +109,12 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	}
 	res := &Result{Analysis: total, SliceKeys: p.slices.keys}
 	if cfg.Rules.NoteBinaryLabels {
-		seen, binary := false, true
+		seen, nonBinary := false, false
 		for _, u := range units {
-			seen, binary = seen || u.labels, binary && !u.nonBinary
+			s, nb := u.Labels()
+			seen, nonBinary = seen || s, nonBinary || nb
 		}
-		res.BinaryLabels, res.GradedLabels = seen && binary, !binary
+		res.BinaryLabels, res.GradedLabels = LabelVerdict(seen, nonBinary)
 	}
 	return res, nil
 }

@@ -125,6 +125,15 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	return empty, nil
 }
 
+// Labels says what u has seen of labels under Rules.NoteBinaryLabels: any
+// label, and any that is not 0 or 1. Its verdicts over several units (or
+// Beam workers) combine by or-ing each; LabelVerdict reads them.
+func (u *Unit) Labels() (seen, nonBinary bool) { return u.labels, u.nonBinary }
+
+// LabelVerdict says whether a run's labels were all 0 or 1 (binary: ERR's
+// default maximum grade then makes it tiny) or not (graded).
+func LabelVerdict(seen, nonBinary bool) (binary, graded bool) { return seen && !nonBinary, nonBinary }
+
 // scoreOf returns the scores of system s of one log's group: g.Score for
 // the first, then the extra score columns.
 func (g *Group) scoreOf(s int) []float64 {

@@ -219,3 +219,21 @@ func FmtMean(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
+
+// NoteLabels records what the run saw of its labels (binary: all 0 or 1;
+// graded: some not) and returns the warning it adds to the summary, or "":
+// ERR under the default maximum grade on 0/1 labels.
+func (c *Run) NoteLabels(binary, graded bool) string {
+	switch {
+	case graded:
+		c.Labels = "graded"
+	case binary:
+		c.Labels = "binary"
+	}
+	if c.Labels != "binary" {
+		return ""
+	}
+	w := BinaryERRWarning(c.Options.MaxGrade)
+	c.Warnings = append(c.Warnings, w)
+	return w
+}

@@ -105,7 +105,9 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			len(merged.SliceKeys), run.MaxSlices, pipeline.ErrTooManySlices)
 	}
 	run.Warnings = nil
-	warn(run, stderr)
+	if w := run.NoteLabels(run.Labels == "binary", run.Labels == "graded"); w != "" {
+		fmt.Fprintln(stderr, "rankeval: warning:", w)
+	}
 	gates, err := summary.ParseGates(*failUnder, run.Metrics)
 	if err != nil {
 		return usageError{err}

@@ -80,13 +80,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return fmt.Errorf("writing per-query output: %w", err)
 		}
 	}
-	switch {
-	case res.GradedLabels:
-		run.Labels = "graded"
-	case res.BinaryLabels:
-		run.Labels = "binary"
+	if w := run.NoteLabels(res.BinaryLabels, res.GradedLabels); w != "" {
+		fmt.Fprintln(stderr, "rankeval: warning:", w)
 	}
-	warn(run, stderr)
 	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
 	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
@@ -195,11 +191,3 @@ func (c *config) summaryRun() *summary.Run {
 	return &run
 }
 
-// warn adds what the run noticed to its summary, and says it on stderr.
-func warn(run *summary.Run, stderr io.Writer) {
-	if run.Labels == "binary" {
-		w := summary.BinaryERRWarning(run.Options.MaxGrade)
-		fmt.Fprintln(stderr, "rankeval: warning:", w)
-		run.Warnings = append(run.Warnings, w)
-	}
-}

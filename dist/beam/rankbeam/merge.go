@@ -18,28 +18,42 @@ import (
 type Partial struct {
 	Agg  *aggregate.Analysis
 	Keys [][]string
+	// Labels and NonBinary or the queries' (Result)
+	Labels, NonBinary bool
 	// index finds a slice by its values (state.SliceKey); rebuilt from Keys when a
 	// decoded partial has none
 	index map[string]int
 }
 
-// encodePartial writes the slice keys (JSON) behind their length, then the
-// aggregate's binary form.
+// encodePartial writes the label flags (a byte), the slice keys (JSON)
+// behind their length, then the aggregate's binary form.
 func encodePartial(p Partial) ([]byte, error) {
 	keys, err := json.Marshal(p.Keys)
 	if err != nil {
 		return nil, err
 	}
-	b := binary.AppendUvarint(nil, uint64(len(keys)))
+	var flags byte
+	if p.Labels {
+		flags |= 1
+	}
+	if p.NonBinary {
+		flags |= 2
+	}
+	b := binary.AppendUvarint([]byte{flags}, uint64(len(keys)))
 	return p.Agg.AppendBinary(append(b, keys...))
 }
 
 func decodePartial(b []byte) (Partial, error) {
+	if len(b) == 0 || b[0] > 3 {
+		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
+	}
+	var p Partial
+	p.Labels, p.NonBinary = b[0]&1 != 0, b[0]&2 != 0
+	b = b[1:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
 		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
 	}
-	var p Partial
 	if err := json.Unmarshal(b[k:k+int(n)], &p.Keys); err != nil {
 		return Partial{}, fmt.Errorf("partial aggregate: %v: %w", err, aggregate.ErrEncoding)
 	}
@@ -96,6 +110,7 @@ func (f *MergeFn) AddInput(a Partial, r Result) Partial {
 	for sys, n := range r.Dropped {
 		a.Agg.Sys[sys].Dropped += n
 	}
+	a.Labels, a.NonBinary = a.Labels || r.Labels, a.NonBinary || r.NonBinary
 	return a
 }
 
@@ -109,6 +124,7 @@ func (f *MergeFn) MergeAccumulators(a, b Partial) Partial {
 	if err := a.Agg.MergeMapped(b.Agg, mapping); err != nil {
 		panic(err) // equal layouts by construction: a bug
 	}
+	a.Labels, a.NonBinary = a.Labels || b.Labels, a.NonBinary || b.NonBinary
 	return a
 }
 

@@ -538,3 +538,24 @@ func TestEveryShardWritten(t *testing.T) {
 		t.Fatalf("%d per-query lines over the shards, want 2", lines)
 	}
 }
+
+// TestBinaryLabelsWarning: on 0/1 labels with err asked for and no
+// --max-grade, rankeval-beam's summary says so as rankeval's does (the
+// labels seen are or-ed across workers), and says nothing on graded ones.
+func TestBinaryLabelsWarning(t *testing.T) {
+	dir := t.TempDir()
+	rows := genRows(61, 4000, 20)
+	for i := range rows {
+		rows[i].Label = min(rows[i].Label, 1)
+	}
+	paths := writeParts(t, dir, rows, []string{"a.parquet", "b.jsonl"}, synth.Options{RowGroup: 500})
+	ms := "map,err@10"
+	runBeam(t, []job{{name: "binary", cfg: beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), out: filepath.Join(dir, "out.json")}})
+	got, want := read(t, filepath.Join(dir, "out.json")), local(t, "--quiet", "--format", "json", "-m", ms, paths[0], paths[1])
+	if !strings.Contains(want, `"warnings"`) {
+		t.Fatalf("rankeval gave no binary-labels warning:\n%s", want)
+	}
+	if vectors.SummaryBody(got) != vectors.SummaryBody(want) {
+		t.Fatalf("Beam:\n%s\nrankeval:\n%s", got, want)
+	}
+}

@@ -160,6 +160,10 @@ type Result struct {
 	// Unseen: a judged query absent from the TREC run, counted under
 	// --complete; it has no per-query record, as with rankeval
 	Unseen bool
+	// Labels and NonBinary: what the evaluating worker has seen of labels
+	// so far (pipeline.Unit.Labels); or-ed in the merge, they give the
+	// summary's labels and warning as rankeval's
+	Labels, NonBinary bool
 }
 
 // query is r as the aggregate takes it, in slice idx (-1: none).

@@ -189,6 +189,7 @@ func (e *evaluator) eval(id string, chunks [][]byte, emit func(Result)) error {
 func (e *evaluator) result(id string) Result {
 	q := &e.res
 	r := Result{Query: id, Dropped: slices.Clone(e.dropped), Empty: slices.Clone(q.Empty), Missing: slices.Clone(q.Missing)}
+	r.Labels, r.NonBinary = e.unit.Labels()
 	for s := range q.Vals {
 		r.Rows = append(r.Rows, int64(q.Rows[s]))
 		r.Vals = append(r.Vals, slices.Clone(q.Vals[s]))
