@@ -190,4 +190,3 @@ func (c *config) summaryRun() *summary.Run {
 	c.src.Describe(&run, c.inputs, c.logs)
 	return &run
 }
-
