@@ -163,6 +163,9 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 // the input. closeSrc releases br's source; pipe says a read of it may
 // never return (see startJSONL).
 func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols Columns, opt Options, pipe bool) (Reader, error) {
+	// head is br's buffer, which a zstd decoder's goroutine starts reading
+	// into as soon as decompress returns: read it first
+	how := compression(head)
 	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
 		closeSrc()
@@ -174,7 +177,7 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 	}
 	text := br
 	var f Format
-	if how := compression(head); how != "" {
+	if how != "" {
 		text = bufio.NewReaderSize(src, 1<<16)
 		f, err = textFormat(name, how, text, opt.Format)
 	} else {
