@@ -45,6 +45,8 @@ func readQrels(name string, parts int) (*Qrels, error) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(4)
+	// read before a zstd decoder's goroutine starts reading into br's buffer
+	plain := len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0]
 	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
 		return nil, err
@@ -58,7 +60,6 @@ func readQrels(name string, parts int) (*Qrels, error) {
 	q := &Qrels{Name: name}
 	est, docLen := 0, 0
 	var size int64
-	plain := len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0]
 	if st, err := f.Stat(); err == nil && plain {
 		size = st.Size()
 		sample, _ := br.Peek(br.Size())
