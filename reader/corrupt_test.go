@@ -147,7 +147,7 @@ func TestCloseEarly(t *testing.T) {
 			t.Errorf("%d goroutines before, %d after closing every reader:\n%s", before, after, allStacks())
 		}
 	}()
-	for _, n := range []string{"c.parquet", "c.arrow", "c.arrows", "one-group.parquet"} {
+	for _, n := range []string{"c.parquet", "c.arrow", "c.arrows", "one-group.parquet", "c.jsonl.zst", "c.csv", "c.tsv.gz"} {
 		name := filepath.Join(dir, n)
 		opt := synth.Options{RowGroup: 2000, Batch: 2000}
 		if strings.HasPrefix(n, "one-group") {

@@ -11,7 +11,8 @@ package reader
 //     into rows of a Batch. The layout, fixed by the header, is read-only
 //     and shared; each goroutine has its own csvBlock cursor.
 //
-// csvReader (csv_read.go) drives the two on the caller's goroutine.
+// csv_read.go puts the two on the machinery of the other text readers:
+// the line splitter (lines.go) and the ordered decoder (ordered.go).
 //
 // Values are typed as the JSONL reader types them, so a log gives the same
 // rows in either format: ids and slice values are the field's text; scores
@@ -130,22 +131,6 @@ func headerNames(names [][]byte) string {
 		q[i] = strconv.Quote(string(n))
 	}
 	return listNames(q)
-}
-
-// shapeBatch empties b and gives it the columns cols asks for.
-func shapeBatch(b *Batch, name string, cols Columns) {
-	b.Source, b.Locate = name, nil
-	b.Rank, b.Extra, b.ExtraScore = nil, nil, nil
-	if cols.Rank != "" {
-		b.Rank = []int64{}
-	}
-	if n := len(cols.Extra); n > 0 {
-		b.Extra = make([]Strings, n)
-	}
-	if n := len(cols.ExtraScore); n > 0 {
-		b.ExtraScore = make([][]float64, n)
-	}
-	b.Reset()
 }
 
 // csvBlock is one goroutine's cursor over a block of whole records (the

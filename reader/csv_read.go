@@ -4,116 +4,135 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 )
 
-// csvReader reads a CSV or TSV log on the caller's goroutine: it reads the
-// text into a buffer, cuts it into blocks of whole records
-// (csvDialect.cut) and parses each block (csvLayout.parse), as a parallel
-// decoder would on several goroutines.
+// A CSV or TSV log is read as JSON lines are (startJSONL): a splitter
+// goroutine decompresses the input and cuts it into blocks of whole
+// records (csvDialect.cut), which the goroutines of an ordered decoder
+// parse (csvLayout.parse), the batches coming out in input order. The
+// header is read on the splitter's goroutine from the first blocks, before
+// any block is handed on, so the layout every decoder shares is fixed
+// before one of them starts.
 //
-// Ownership: as for every Reader, the batch is valid until the next call
-// to Next or Close; its values are copied out of the read buffer.
-type csvReader struct {
-	name   string
-	src    io.Reader
-	closer io.Closer
-	cols   Columns
-	bs     int
+// Ownership: as for every ordered decoder, a batch is valid until the next
+// call to Next or Close; its values are copied out of the blocks.
 
-	l      *csvLayout // nil until the header is read
-	k      csvBlock   // the block in hand is buf[r:r+len(k.buf)]
-	buf    []byte
-	r, w   int // unread bytes are buf[r:w]
-	srcErr error
-	began  bool // the header was looked for
-
-	target
-	err error
-}
-
-// csvBufSize is the read buffer's first size: a block is at most this
-// long, unless one record is longer (a variable for the tests).
+// csvBufSize is the size of the blocks CSV and TSV are parsed in: a block
+// is at most this long, unless one record is longer (up to maxLine); a
+// variable for the tests.
 var csvBufSize = 1 << 20
 
-func newCSV(name string, d csvDialect, src io.Reader, closer io.Closer, cols Columns, opt Options) *csvReader {
-	c := &csvReader{name: name, src: src, closer: closer, cols: cols, bs: opt.batchSize(), buf: make([]byte, csvBufSize)}
-	c.k = csvBlock{csvDialect: d, name: name}
-	c.k.reset(nil, 0)
-	shapeBatch(&c.own, name, cols)
-	c.b = &c.own
-	return c
+// newCSV reads a CSV or TSV log from src, which closer releases.
+func newCSV(name string, d csvDialect, src io.Reader, closer io.Closer, cols Columns, opt Options) Reader {
+	return startCSV(name, d, src, closer.Close, cols, opt, false)
 }
 
-func (c *csvReader) Err() error { return c.err }
+// startCSV reads a CSV or TSV log from src on Options.Decoders goroutines
+// (default GOMAXPROCS, at most maxLineDecoders) and one splitter; closeSrc
+// and detach are as for startJSONL.
+func startCSV(name string, d csvDialect, src io.Reader, closeSrc func() error, cols Columns, opt Options, detach bool) Reader {
+	k := min(decoders(opt), maxLineDecoders)
+	split := newLineSplitter(name, src, closeSrc, csvBufSize, maxLine, k)
+	h := &csvHead{split: split, cols: cols, k: csvBlock{csvDialect: d, name: name}}
+	split.cut, split.stuck = d.cut, h.stuck
+	decs := make([]unitDecoder[*lineBlock, struct{}], k)
+	for w := range decs {
+		decs[w] = &csvDecoder{h: h, k: csvBlock{csvDialect: d, name: name}, bs: opt.batchSize()}
+	}
+	return startOrdered(orderedConfig[*lineBlock, struct{}]{produce: h.produce, shape: cols.shape(name),
+		detach: detach}, decs)
+}
 
-func (c *csvReader) Close() error {
-	if c.closer == nil {
+// csvHead is the splitter's side of a CSV reader: it reads the header and
+// looks for stray quotes in a buffer that cannot be cut.
+type csvHead struct {
+	split *lineSplitter
+	cols  Columns
+	k     csvBlock
+	// l is the layout, nil until the header is read. It is set before the
+	// first block is handed on and not changed after, so the decoders,
+	// which read it only once they have a block, share it without a lock.
+	l *csvLayout
+}
+
+// produce is the ordered decoder's producer: the splitter's blocks, those
+// up to the header's end first taken for the header. With no header the
+// input has no rows.
+func (h *csvHead) produce(emit func(*lineBlock) bool) error {
+	var err error
+	first := true
+	serr := h.split.produce(func(blk *lineBlock) bool {
+		if h.l != nil {
+			return emit(blk)
+		}
+		buf := blk.buf
+		if first {
+			buf, first = bytes.TrimPrefix(buf, bom), false
+		}
+		h.k.reset(buf, blk.base)
+		if h.l, err = h.k.header(h.cols); err != nil || h.l == nil || h.k.p >= len(buf) {
+			h.split.recycle(blk) // no rows in it: white space lines, the header
+			return err == nil
+		}
+		blk.buf, blk.base = buf[h.k.p:], h.k.line
+		return emit(blk)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+// stuck is the splitter's hook for a buffer of base lines that holds no
+// whole record. One record may be longer than the buffer; or a stray quote
+// makes every later newline look quoted (see csvDialect.cut): the records
+// are parsed as far as they go to find such a quote before the buffer
+// grows. Past maxLine it is an error.
+func (h *csvHead) stuck(buf []byte, base int64) error {
+	if l := h.l; l != nil && l.quote != 0 && bytes.IndexByte(buf, '\n') >= 0 {
+		k := csvBlock{csvDialect: l.csvDialect, name: l.name}
+		k.reset(buf, base)
+		var b Batch
+		shape := h.cols.shape(l.name)
+		for k.p < len(k.buf) {
+			b.ResetLike(shape)
+			if err := l.parse(&k, &b, 1<<12); err != nil {
+				if k.stray {
+					return err
+				}
+				break // a quote open at the end: the record may be just long
+			}
+		}
+	}
+	if len(buf) < h.split.max {
 		return nil
 	}
-	cl := c.closer
-	c.closer = nil
-	return cl.Close()
+	return fmt.Errorf("%s:%d: a record longer than %s (a quote never closed?): %w", h.split.name, base+1, sizeName(h.split.max), ErrSyntax)
 }
 
-func (c *csvReader) Next() bool { c.fillOwn(); return c.rows() }
-
-func (c *csvReader) NextInto(b *Batch) bool { c.fillInto(b); return c.rows() }
-
-func (c *csvReader) rows() bool {
-	if c.err != nil {
-		return false
-	}
-	if !c.began {
-		c.began = true
-		if c.err = c.header(); c.err != nil {
-			return false
-		}
-	}
-	if c.l == nil {
-		return false // no header: the input has no rows
-	}
-	for c.b.N < c.bs {
-		if c.k.p >= len(c.k.buf) && !c.nextBlock() {
-			break
-		}
-		if err := c.l.parse(&c.k, c.b, c.bs); err != nil {
-			c.err = err
-			return false
-		}
-	}
-	return c.b.N > 0
+// csvDecoder parses blocks of records for one decoder goroutine.
+type csvDecoder struct {
+	h  *csvHead
+	k  csvBlock
+	bs int
 }
 
-// header reads the header, the first record after any blank lines, and
-// makes the layout; with none, the input has no rows and c.l stays nil.
-func (c *csvReader) header() error {
-	for c.w-c.r < len(bom) && c.srcErr == nil {
-		if !c.fill() {
-			return c.err
-		}
-	}
-	if bytes.HasPrefix(c.buf[c.r:c.w], bom) {
-		c.r += len(bom)
-	}
-	k := &c.k
-	for {
-		if k.p >= len(k.buf) && !c.nextBlock() {
-			return c.err
-		}
-		l, err := k.header(c.cols)
-		if l != nil || err != nil {
-			c.l = l
-			return err
-		}
-	}
+func (d *csvDecoder) close() {}
+
+// decode parses the records of blk (lineSplitter.decode).
+func (d *csvDecoder) decode(blk *lineBlock, out *batchOut[struct{}]) (struct{}, error) {
+	d.k.reset(blk.buf, blk.base)
+	return d.h.split.decode(blk, out, func(b *Batch) (bool, error) {
+		err := d.h.l.parse(&d.k, b, d.bs)
+		return d.k.p < len(d.k.buf), err
+	})
 }
 
 // header reads the header at the cursor, after lines of white space, and
 // makes the layout; nil, nil when the block ends before a header. The
 // first block of an input starts with the header (a byte order mark
-// removed); a parallel decoder reads it so on one goroutine and hands the
-// rest of the block, from k.p, and the blocks after it to parse.
+// removed); csvHead.produce reads it so on the splitter's goroutine and
+// hands the rest of the block, from k.p, and the blocks after it to parse.
 func (k *csvBlock) header(cols Columns) (*csvLayout, error) {
 	for k.p < len(k.buf) && k.spaces() {
 	}
@@ -155,77 +174,4 @@ func (k *csvBlock) spaces() bool {
 		k.p = len(k.buf)
 	}
 	return true
-}
-
-// nextBlock moves past the block in hand to the next block of whole
-// records, reading more input when the buffer holds none. It returns false
-// at the end of the input or on an error (c.err).
-func (c *csvReader) nextBlock() bool {
-	c.r += len(c.k.buf)
-	for {
-		data := c.buf[c.r:c.w]
-		if n := c.k.cut(data); n > 0 {
-			c.k.reset(data[:n], c.k.line)
-			return true
-		}
-		if c.srcErr != nil {
-			if c.srcErr != io.EOF {
-				c.k.reset(nil, c.k.line)
-				c.err = readError(c.name, c.k.line+1, c.srcErr)
-				return false
-			}
-			c.k.reset(data, c.k.line) // the last record, without its newline
-			return len(data) > 0
-		}
-		if !c.fill() {
-			return false
-		}
-	}
-}
-
-// fill reads more input after the unread bytes, moving them to the front
-// of the buffer and growing it when they fill it (one record longer than
-// the buffer).
-func (c *csvReader) fill() bool {
-	if c.r > 0 {
-		c.w = copy(c.buf, c.buf[c.r:c.w])
-		c.r = 0
-	}
-	if c.w == len(c.buf) {
-		if err := c.long(); err != nil {
-			c.err = err
-			return false
-		}
-		nb := make([]byte, 2*len(c.buf))
-		copy(nb, c.buf[:c.w])
-		c.buf = nb
-	}
-	n, err := c.src.Read(c.buf[c.w:])
-	c.w += n
-	if err != nil {
-		c.srcErr = err
-	}
-	return true
-}
-
-// long is called when the buffer holds no whole record: one record is
-// longer than the buffer. A stray quote makes every later newline look
-// quoted (see cut), so before reading on in search of the record's end,
-// the record is parsed as far as it goes to find such a quote; past
-// maxLine it is an error.
-func (c *csvReader) long() error {
-	data := c.buf[:c.w]
-	if c.l != nil && c.k.quote != 0 && bytes.IndexByte(data, '\n') >= 0 {
-		k := csvBlock{csvDialect: c.k.csvDialect, name: c.name}
-		k.reset(data, c.k.line)
-		var b Batch
-		shapeBatch(&b, c.name, c.cols)
-		if err := c.l.parse(&k, &b, math.MaxInt); err != nil && k.stray {
-			return err
-		}
-	}
-	if len(c.buf) < maxLine {
-		return nil
-	}
-	return fmt.Errorf("%s:%d: a record longer than %d MiB (a quote never closed?): %w", c.name, c.k.line+1, maxLine>>20, ErrSyntax)
 }

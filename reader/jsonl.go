@@ -144,36 +144,24 @@ type jsonlDecoder struct {
 
 func (d *jsonlDecoder) close() {}
 
-// decode parses the lines of blk in batches of at most the batch size that
-// never span two blocks. A batch in which a line fails is not handed on.
+// decode parses the lines of blk (lineSplitter.decode).
 func (d *jsonlDecoder) decode(blk *lineBlock, out *batchOut[struct{}]) (struct{}, error) {
-	defer d.split.recycle(blk)
-	j, s := d.j, blk.buf
+	j, rest := d.j, blk.buf
 	j.line = blk.base
-	for len(s) > 0 {
-		b := out.get()
-		if b == nil {
-			return struct{}{}, errStopped
-		}
+	return d.split.decode(blk, out, func(b *Batch) (bool, error) {
 		j.b = b
+		s := rest // a local: the loop does not go through the closure's variable
 		for b.N < j.bs && len(s) > 0 {
 			i := bytes.IndexByte(s, '\n') // every line of a block ends in one
 			j.line++
 			if err := j.parse(s[:i]); err != nil {
-				out.drop(b)
-				return struct{}{}, err
+				return false, err
 			}
 			s = s[i+1:]
 		}
-		if b.N == 0 { // blank lines only
-			out.drop(b)
-			continue
-		}
-		if !out.put(b) {
-			return struct{}{}, errStopped
-		}
-	}
-	return struct{}{}, nil
+		rest = s
+		return len(s) > 0, nil
+	})
 }
 
 // readError names the file and line where reading failed; a truncated

@@ -10,10 +10,13 @@ import (
 )
 
 // withJSONLBlock sets the size of JSONL's blocks of lines for one test.
-func withJSONLBlock(t testing.TB, n int) {
-	old := jsonlBlock
-	jsonlBlock = n
-	t.Cleanup(func() { jsonlBlock = old })
+func withJSONLBlock(t testing.TB, n int) { setForTest(t, &jsonlBlock, n) }
+
+// setForTest sets *v to n until the test ends.
+func setForTest(t testing.TB, v *int, n int) {
+	old := *v
+	*v = n
+	t.Cleanup(func() { *v = old })
 }
 
 // genJSONL writes n lines in the shapes JSONL files take: a byte order
@@ -83,6 +86,25 @@ func sameJSONL(a, b jsonlRead) string {
 	return ""
 }
 
+// sameInBlocks reads the input at p in blocks of each size (which setBlock
+// sets), on each number of decoders, in batches of each size, and compares
+// every read with want (sameJSONL), each in a subtest under name.
+func sameInBlocks(t *testing.T, name, p string, want jsonlRead, setBlock func(testing.TB, int), blocks, decoders, batches []int) {
+	t.Helper()
+	for _, block := range blocks {
+		for _, dec := range decoders {
+			for _, bs := range batches {
+				t.Run(fmt.Sprintf("%s/block=%d/decoders=%d/batch=%d", name, block, dec, bs), func(t *testing.T) {
+					setBlock(t, block)
+					if d := sameJSONL(readJSONL(t, p, Options{Decoders: dec, BatchSize: bs}), want); d != "" {
+						t.Fatal(d)
+					}
+				})
+			}
+		}
+	}
+}
+
 // TestJSONLBlocks: JSONL parsed in blocks of any size on any number of
 // goroutines, in batches of any size, gives the rows, values and line
 // numbers of one goroutine reading blocks of the default size, plain and
@@ -96,18 +118,7 @@ func TestJSONLBlocks(t *testing.T) {
 		if want.err != "" || len(want.rows) != 3000 || want.rows[2999].pos < 3000 {
 			t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
 		}
-		for _, block := range []int{64, 100, 1000, 4096} {
-			for _, dec := range []int{1, 2, 3, 8} {
-				for _, bs := range []int{1, 7, 8192} {
-					t.Run(fmt.Sprintf("%s/block=%d/decoders=%d/batch=%d", name, block, dec, bs), func(t *testing.T) {
-						withJSONLBlock(t, block)
-						if d := sameJSONL(readJSONL(t, p, Options{Decoders: dec, BatchSize: bs}), want); d != "" {
-							t.Fatal(d)
-						}
-					})
-				}
-			}
-		}
+		sameInBlocks(t, name, p, want, withJSONLBlock, []int{64, 100, 1000, 4096}, []int{1, 2, 3, 8}, []int{1, 7, 8192})
 	}
 }
 
@@ -131,30 +142,26 @@ func TestJSONLBlocksErrors(t *testing.T) {
 			if want.err == "" || at > 0 && !strings.Contains(want.err, fmt.Sprintf(":%d: ", at+1)) {
 				t.Fatalf("%s at line %d: no error", what, at+1)
 			}
-			for _, block := range []int{64, 1000} {
-				for _, dec := range []int{2, 3} {
-					t.Run(fmt.Sprintf("%s/line=%d/block=%d/decoders=%d", what, at+1, block, dec), func(t *testing.T) {
-						withJSONLBlock(t, block)
-						if d := sameJSONL(readJSONL(t, p, Options{Decoders: dec, BatchSize: 5}), want); d != "" {
-							t.Fatal(d)
-						}
-					})
-				}
-			}
+			sameInBlocks(t, fmt.Sprintf("%s/line=%d", what, at+1), p, want, withJSONLBlock, []int{64, 1000}, []int{2, 3}, []int{5})
 		}
 	}
-	t.Run("truncated zstd", func(t *testing.T) {
-		z := zstdBytes([]byte(genJSONL(4, 20000)))
-		p := writeFile(t, "cut.jsonl.zst", z[:len(z)*2/3])
-		want := readJSONL(t, p, Options{Decoders: 1})
-		if !strings.HasPrefix(want.err, p+":") || !strings.Contains(want.err, "truncated") || len(want.rows) == 0 {
-			t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
-		}
-		withJSONLBlock(t, 1000)
-		if d := sameJSONL(readJSONL(t, p, Options{Decoders: 3}), want); d != "" {
-			t.Fatal(d)
-		}
-	})
+	t.Run("truncated zstd", func(t *testing.T) { sameTruncated(t, "cut.jsonl.zst", genJSONL(4, 20000), withJSONLBlock) })
+}
+
+// sameTruncated: text cut short in the middle of a zstd stream (written to
+// a file called name) is an error naming the file after the rows before
+// it, the same on three decoders in small blocks (setBlock) as on one.
+func sameTruncated(t *testing.T, name, text string, setBlock func(testing.TB, int)) {
+	z := zstdBytes([]byte(text))
+	p := writeFile(t, name, z[:len(z)*2/3])
+	want := readJSONL(t, p, Options{Decoders: 1})
+	if !strings.HasPrefix(want.err, p+":") || !strings.Contains(want.err, "truncated") || len(want.rows) == 0 {
+		t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
+	}
+	setBlock(t, 1000)
+	if d := sameJSONL(readJSONL(t, p, Options{Decoders: 3}), want); d != "" {
+		t.Fatal(d)
+	}
 }
 
 // FuzzJSONLBlocks: any input reads the same in small blocks on several

@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// The first stage of every line-oriented reader (JSONL, TREC runs): the
+// The first stage of every line-oriented reader (JSONL, CSV, TSV): the
 // input, decompressed on the splitter's goroutine, cut into blocks of whole
 // lines numbered from the input's start, which an ordered decoder's
 // goroutines then parse, each block on its own. The splitter knows nothing
@@ -32,8 +32,14 @@ type lineSplitter struct {
 	// cut returns the length of the longest prefix of buf that ends a
 	// record, 0 if none does: by default after the last newline. A format
 	// whose records may hold newlines (quoted CSV fields) gives its own.
-	cut  func(buf []byte) int
-	free chan *lineBlock
+	cut func(buf []byte) int
+	// stuck, when set, is called on a buffer that has filled up without a
+	// cut, base lines into the input, before it grows (and when it can grow
+	// no more): its error stops the splitter. A format whose cut a syntax
+	// error can defeat (a stray quote) finds the error there, rather than
+	// reading on to the size limit in search of a record's end.
+	stuck func(buf []byte, base int64) error
+	free  chan *lineBlock
 }
 
 func newLineSplitter(name string, src io.Reader, closeSrc func() error, size, maxLine, decoders int) *lineSplitter {
@@ -92,7 +98,15 @@ func (s *lineSplitter) produce(emit func(*lineBlock) bool) error {
 					break
 				}
 			}
-			if end = s.cut(buf); end > 0 || eof || rerr != nil || limit == s.max {
+			if end = s.cut(buf); end > 0 || eof || rerr != nil {
+				break
+			}
+			if s.stuck != nil {
+				if err := s.stuck(buf, base); err != nil {
+					return err
+				}
+			}
+			if limit == s.max {
 				break
 			}
 		}
@@ -121,6 +135,34 @@ func (s *lineSplitter) produce(emit func(*lineBlock) bool) error {
 			return nil
 		}
 	}
+}
+
+// decode hands on the rows of blk in batches taken from out, which fill
+// adds rows to until it holds the batch size or the block ends (more: rows
+// remain). So batches never span blocks, and a batch in which a line fails
+// is not handed on. Every line decoder's decode is this with its own fill;
+// blk goes back to the splitter after.
+func (s *lineSplitter) decode(blk *lineBlock, out *batchOut[struct{}], fill func(b *Batch) (more bool, err error)) (struct{}, error) {
+	defer s.recycle(blk)
+	for more := true; more; {
+		b := out.get()
+		if b == nil {
+			return struct{}{}, errStopped
+		}
+		var err error
+		if more, err = fill(b); err != nil {
+			out.drop(b)
+			return struct{}{}, err
+		}
+		if b.N == 0 { // blank lines only
+			out.drop(b)
+			continue
+		}
+		if !out.put(b) {
+			return struct{}{}, errStopped
+		}
+	}
+	return struct{}{}, nil
 }
 
 // sizeName writes a buffer size for a message: "1 MiB", or bytes.

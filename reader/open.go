@@ -188,9 +188,9 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 		closeAll()
 		return nil, err
 	case f == FormatCSV:
-		return newCSV(name, dialectCSV, text, closerFunc(closeAll), cols, opt), nil
+		return startCSV(name, dialectCSV, text, closeAll, cols, opt, pipe), nil
 	case f == FormatTSV:
-		return newCSV(name, dialectTSV, text, closerFunc(closeAll), cols, opt), nil
+		return startCSV(name, dialectTSV, text, closeAll, cols, opt, pipe), nil
 	}
 	return startJSONL(name, text, closeAll, cols, opt, pipe), nil
 }
@@ -355,7 +355,3 @@ func openLocal(name string) (*os.File, string, error) {
 	f, err := os.Open(name)
 	return f, name, err // *PathError already names the file
 }
-
-type closerFunc func() error
-
-func (c closerFunc) Close() error { return c() }

@@ -13,7 +13,7 @@ import (
 )
 
 // TestReadersBitIdentical: every reader that decodes on several goroutines
-// (JSONL and TREC runs in blocks of lines, Parquet by row group) gives
+// (JSONL, CSV, TSV and TREC runs in blocks of lines, Parquet by row group) gives
 // byte-identical summaries and per-query output for any worker count and
 // batch size, batch size 1 included.
 func TestReadersBitIdentical(t *testing.T) {
@@ -28,6 +28,12 @@ func TestReadersBitIdentical(t *testing.T) {
 	if err := synth.Write(pq, &synth.Rows{R: data}, -1, synth.Options{Codec: "zstd", RowGroup: 997}); err != nil {
 		t.Fatal(err)
 	}
+	csv, tsv := filepath.Join(dir, "log.csv"), filepath.Join(dir, "log.tsv.zst")
+	for _, p := range []string{csv, tsv} {
+		if err := synth.Write(p, &synth.Rows{R: data}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	run, qrels := filepath.Join(dir, "run.txt"), filepath.Join(dir, "qrels.txt")
 	writeTrec(t, run, qrels, rows)
 	inputs := []struct {
@@ -36,6 +42,8 @@ func TestReadersBitIdentical(t *testing.T) {
 	}{
 		{"jsonl-zstd", []string{jsonl}},
 		{"parquet", []string{pq}},
+		{"csv", []string{csv}},
+		{"tsv-zstd", []string{tsv}},
 		{"trec", []string{"--qrels", qrels, "--profile", "trec_eval", run}},
 	}
 	for _, in := range inputs {

@@ -10,14 +10,30 @@ import (
 	"time"
 )
 
-// TestJSONLPipe: JSON lines from a named pipe are parsed in blocks on
-// several goroutines like a file; closing the reader while the writer
-// holds the pipe open and writes nothing returns at once (the splitter,
-// stuck in its read, ends when the read returns).
-func TestJSONLPipe(t *testing.T) {
+// TestTextPipe: JSON lines, CSV and TSV from a named pipe are parsed in
+// blocks on several goroutines like a file; closing the reader while the
+// writer holds the pipe open and writes nothing returns at once (the
+// splitter, stuck in its read, ends when the read returns).
+func TestTextPipe(t *testing.T) {
+	for _, f := range []struct {
+		name     string
+		data     string
+		setBlock func(testing.TB, int)
+	}{
+		{"jsonl", genJSONL(5, 2000), withJSONLBlock},
+		{"csv", genDelimited(5, 2000, ','), withCSVBlock},
+		{"tsv", genDelimited(5, 2000, '\t'), withCSVBlock},
+	} {
+		t.Run(f.name, func(t *testing.T) { testPipe(t, f.name, f.data, f.setBlock) })
+	}
+}
+
+func testPipe(t *testing.T, name, data string, withBlock func(testing.TB, int)) {
 	dir := t.TempDir()
-	data := genJSONL(5, 2000)
-	want := readJSONL(t, writeFileIn(t, dir, "log.jsonl", []byte(data)), Options{Decoders: 1})
+	want := readJSONL(t, writeFileIn(t, dir, "log."+name, []byte(data)), Options{Decoders: 1})
+	if want.err != "" || len(want.rows) != 2000 {
+		t.Fatalf("from a file: %d rows, error %q", len(want.rows), want.err)
+	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no named pipes here:", err)
@@ -30,7 +46,7 @@ func TestJSONLPipe(t *testing.T) {
 				f.Close()
 			}
 		}()
-		withJSONLBlock(t, 4096)
+		withBlock(t, 4096)
 		if d := sameJSONL(readJSONL(t, fifo, Options{Decoders: 4, BatchSize: 7}), want); d != "" {
 			t.Fatal(d)
 		}
@@ -48,7 +64,7 @@ func TestJSONLPipe(t *testing.T) {
 			<-release // hold the pipe open, writing nothing
 			f.Close()
 		}()
-		withJSONLBlock(t, 4096)
+		withBlock(t, 4096)
 		r, err := Open(fifo, testCols, Options{Decoders: 2})
 		if err != nil {
 			t.Fatal(err)
