@@ -104,6 +104,7 @@ func beamConfig(inputs []string, metrics, ties, gain, empty string, maxGrade flo
 	fs := flag.NewFlagSet("rankeval-beam", flag.ContinueOnError)
 	v := evalflags.Register(fs)
 	v.Metrics, v.Ties, v.Gain, v.Empty, v.MaxGrade, v.Format = metrics, ties, gain, empty, maxGrade, format
+	v.MaxGradeSet = true // as rankeval given --max-grade, which the tests pass it
 	if rel != nil {
 		v.RelThreshold = strconv.FormatFloat(*rel, 'g', -1, 64)
 	}
@@ -550,7 +551,9 @@ func TestBinaryLabelsWarning(t *testing.T) {
 	}
 	paths := writeParts(t, dir, rows, []string{"a.parquet", "b.jsonl"}, synth.Options{RowGroup: 500})
 	ms := "map,err@10"
-	runBeam(t, []job{{name: "binary", cfg: beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), out: filepath.Join(dir, "out.json")}})
+	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
+	cfg.Flags.MaxGradeSet = false // no --max-grade: the default of 4 on 0/1 labels
+	runBeam(t, []job{{name: "binary", cfg: cfg, out: filepath.Join(dir, "out.json")}})
 	got, want := read(t, filepath.Join(dir, "out.json")), local(t, "--quiet", "--format", "json", "-m", ms, paths[0], paths[1])
 	if !strings.Contains(want, `"warnings"`) {
 		t.Fatalf("rankeval gave no binary-labels warning:\n%s", want)
