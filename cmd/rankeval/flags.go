@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			printUsage(fs, stderr)
 			return nil, errHelp
 		}
-		return nil, usageError{err}
+		return nil, usageError{err: err}
 	}
 	if *help {
 		printUsage(fs, stderr)
@@ -119,7 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c.failOnEmpty = gates.FailOnEmpty
 	if c.gates, err = summary.ParseGates(gates.FailUnder, c.shared.Rules.Metrics); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{err: err}
 	}
 	if c.memLimit, err = parseSize(*memLimit); err != nil || c.memLimit < 16<<20 {
 		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB", *memLimit)

@@ -72,13 +72,17 @@ func signalExit(s os.Signal) int {
 	return exitError
 }
 
-// usageError marks a mistake in the command line (exit 2).
-type usageError struct{ err error }
+// usageError marks a mistake in the command line (exit 2); help is the
+// command that explains it ("" for rankeval --help).
+type usageError struct {
+	err  error
+	help string
+}
 
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{err: fmt.Errorf(format, a...)} }
 
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
@@ -88,7 +92,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var u usageError
 	switch {
 	case errors.As(err, &u), errors.Is(err, evalflags.ErrUsage):
-		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
+		help := "rankeval --help"
+		if u.help != "" {
+			help = u.help
+		}
+		fmt.Fprintf(stderr, "Run '%s' for usage.\n", help)
 		return exitUsage
 	case errors.Is(err, summary.ErrGateFailed):
 		return exitGate

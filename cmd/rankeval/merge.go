@@ -48,7 +48,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.SetOutput(stderr)
 		fs.PrintDefaults()
 		if err != nil {
-			return usageError{err}
+			return usageError{err: err}
 		}
 		return errHelp
 	}
@@ -110,7 +110,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	gates, err := summary.ParseGates(*failUnder, run.Metrics)
 	if err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 	run.Gates = summary.CheckGates(gates, *failOnEmpty, run.Metrics, merged.Agg.Sys[0])
 	r := summary.NewResults(run, merged.Agg, merged.SliceKeys)

@@ -74,6 +74,11 @@ const trecEvalWithArg = "mlDNMRTZ"
 
 var errTrecEvalHelp = errors.New("trec_eval help")
 
+// trecUsagef is a usage error of rankeval trec_eval, whose help is its own.
+func trecUsagef(format string, a ...any) error {
+	return usageError{err: fmt.Errorf(format, a...), help: "rankeval trec_eval -h"}
+}
+
 // parseTrecEvalArgs reads args as GNU getopt does for trec_eval: options
 // anywhere, short ones bundled (-qc) or with their argument attached
 // (-l2, -mmap), long ones as --name=value or --name value, -- ending them.
@@ -99,27 +104,27 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 		case 'l':
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil {
-				return usagef("trec_eval: -l %q: want a whole number (the lowest relevant judgment)", val)
+				return trecUsagef("trec_eval: -l %q: want a whole number (the lowest relevant judgment)", val)
 			}
 			a.level = n
 		case 'M':
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n < 1 {
-				return usagef("trec_eval: -M %q: want a number of documents >= 1", val)
+				return trecUsagef("trec_eval: -M %q: want a number of documents >= 1", val)
 			}
 			a.maxDocs = n
 		case 'R':
 			if val != "qrels" {
-				return usagef("trec_eval: -R %s: only the qrels format is supported", val)
+				return trecUsagef("trec_eval: -R %s: only the qrels format is supported", val)
 			}
 		case 'T':
 			if val != "trec_results" {
-				return usagef("trec_eval: -T %s: only the trec_results format is supported", val)
+				return trecUsagef("trec_eval: -T %s: only the trec_results format is supported", val)
 			}
 		case 'N', 'Z', 'D', 'o':
-			return usagef("trec_eval: -%c is not supported by rankeval trec_eval", opt)
+			return trecUsagef("trec_eval: -%c is not supported by rankeval trec_eval", opt)
 		default:
-			return usagef("trec_eval: unknown option -%c", opt)
+			return trecUsagef("trec_eval: unknown option -%c", opt)
 		}
 		return nil
 	}
@@ -133,11 +138,11 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 			name, val, hasVal := strings.Cut(arg[2:], "=")
 			opt, ok := trecEvalLong[name]
 			if !ok {
-				return nil, usagef("trec_eval: unknown option --%s", name)
+				return nil, trecUsagef("trec_eval: unknown option --%s", name)
 			}
 			if strings.IndexByte(trecEvalWithArg, opt) >= 0 && !hasVal {
 				if i+1 >= len(args) {
-					return nil, usagef("trec_eval: --%s needs an argument", name)
+					return nil, trecUsagef("trec_eval: --%s needs an argument", name)
 				}
 				i++
 				val = args[i]
@@ -157,7 +162,7 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 				val := arg[j+1:]
 				if val == "" {
 					if i+1 >= len(args) {
-						return nil, usagef("trec_eval: -%c needs an argument", opt)
+						return nil, trecUsagef("trec_eval: -%c needs an argument", opt)
 					}
 					i++
 					val = args[i]
@@ -172,7 +177,7 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 		}
 	}
 	if len(pos) != 2 {
-		return nil, usagef("trec_eval: want two files, QRELS and RUN (got %d); rankeval trec_eval -h for help", len(pos))
+		return nil, trecUsagef("trec_eval: want two files, QRELS and RUN (got %d); rankeval trec_eval -h for help", len(pos))
 	}
 	a.qrels, a.run = pos[0], pos[1]
 	return a, nil
@@ -192,7 +197,7 @@ func trecEval(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if a.qrels == reader.Stdin || a.run == reader.Stdin {
-		return usagef("trec_eval: QRELS and RUN are files, as for trec_eval (not -)")
+		return trecUsagef("trec_eval: QRELS and RUN are files, as for trec_eval (not -)")
 	}
 	sel, err := selectTrecMeasures(a.measures, stderr)
 	if err != nil {

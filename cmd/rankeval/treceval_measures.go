@@ -81,7 +81,7 @@ func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) 
 		name, param, hasParam := strings.Cut(arg, ".")
 		if hasParam {
 			if param == "" {
-				return trecSelection{}, usagef("trec_eval: improper measure in parameter '%s'", name)
+				return trecSelection{}, trecUsagef("trec_eval: improper measure in parameter '%s'", name)
 			}
 			if _, ok := params[name]; !ok {
 				params[name] = param
@@ -95,9 +95,9 @@ func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) 
 		}
 		if !slices.ContainsFunc(trecEvalMeasures, func(m trecMeasure) bool { return m.name == name }) {
 			if slices.Contains(trecOthers, name) {
-				return trecSelection{}, usagef("trec_eval: measure '%s' is not computed by rankeval trec_eval (rankeval trec_eval -h lists those that are)", name)
+				return trecSelection{}, trecUsagef("trec_eval: measure '%s' is not computed by rankeval trec_eval (rankeval trec_eval -h lists those that are)", name)
 			}
-			return trecSelection{}, usagef("trec_eval: illegal measure '%s'", arg)
+			return trecSelection{}, trecUsagef("trec_eval: illegal measure '%s'", arg)
 		}
 		marked[name] = true
 	}
@@ -113,7 +113,7 @@ func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) 
 		case m.cutoffs == nil:
 			if hasParam {
 				if m.name == "ndcg" {
-					return trecSelection{}, usagef("trec_eval: ndcg's gain parameters (ndcg.%s) are not supported; ndcg uses the judgments as gains", param)
+					return trecSelection{}, trecUsagef("trec_eval: ndcg's gain parameters (ndcg.%s) are not supported; ndcg uses the judgments as gains", param)
 				}
 				fmt.Fprintf(stderr, "rankeval trec_eval: %s takes no parameters: %q ignored, as trec_eval ignores it\n", m.name, param)
 			}
@@ -153,16 +153,16 @@ func trecCutoffs(m trecMeasure, param string) ([]string, error) {
 			n, err = strconv.ParseInt(it, 10, 64)
 			vals[i] = float64(n)
 			if err == nil && n <= 0 {
-				return nil, usagef("trec_eval: Negative cutoff detected (%s.%s)", m.name, param)
+				return nil, trecUsagef("trec_eval: Negative cutoff detected (%s.%s)", m.name, param)
 			}
 		}
 		if err != nil {
-			return nil, usagef("trec_eval: %s.%s: %q is not a cutoff", m.name, param, it)
+			return nil, trecUsagef("trec_eval: %s.%s: %q is not a cutoff", m.name, param, it)
 		}
 	}
 	slices.Sort(vals)
 	if len(slices.Compact(slices.Clone(vals))) != len(vals) {
-		return nil, usagef("trec_eval: duplicate cutoffs detected (%s.%s)", m.name, param)
+		return nil, trecUsagef("trec_eval: duplicate cutoffs detected (%s.%s)", m.name, param)
 	}
 	out := make([]string, len(vals))
 	for i, v := range vals {

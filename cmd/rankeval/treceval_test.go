@@ -175,6 +175,9 @@ func TestTrecEvalArgs(t *testing.T) {
 			if code != tc.code || !strings.Contains(stderr, tc.err) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.err)
 			}
+			if code == 2 && !strings.Contains(stderr, "Run 'rankeval trec_eval -h' for usage.") {
+				t.Fatalf("a usage error points to rankeval trec_eval -h: %q", stderr)
+			}
 			var names []string
 			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 				if f := strings.Fields(l); len(f) == 3 {
