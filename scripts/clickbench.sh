@@ -3,7 +3,7 @@
 # about 230 bytes a row) read end to end by rankeval with the default
 # metrics, against the single-threaded `zstd -dc` floor of the same file,
 # on one core (GOMAXPROCS=1) and on all, zstd -3, plain and gzip copies,
-# with peak RSS.
+# then the same rows as CSV (zstd and plain), with peak RSS.
 #
 #   scripts/clickbench.sh [ROWS]     (default 5000000)
 #
@@ -25,6 +25,12 @@ if [ ! -s "$log" ]; then
 fi
 [ -s "$log.zst" ] || zstd -q -3 -f "$log" -o "$log.zst"
 [ -s "$log.gz" ] || gzip -6 -c "$log" >"$log.gz"
+csv=$dir/clicks.$rows.csv # the same rows as CSV, a header row and the title quoted
+if [ ! -s "$csv.zst" ]; then
+	go run ./scripts/genclicks -rows "$rows" -seed 1 -format csv >"$csv.tmp"
+	mv "$csv.tmp" "$csv"
+	zstd -q -3 -f "$csv" -o "$csv.zst"
+fi
 bin=${RANKEVAL:-}
 if [ -z "$bin" ]; then
 	bin=$dir/rankeval
@@ -41,6 +47,11 @@ labels=(
 	"gzip -dc"
 	"rankeval log.jsonl.gz"
 	"GOMAXPROCS=1 rankeval log.jsonl.gz"
+	"zstd -dc log.csv.zst (the CSV's floor)"
+	"rankeval log.csv.zst"
+	"GOMAXPROCS=1 rankeval log.csv.zst"
+	"rankeval log.csv (plain)"
+	"GOMAXPROCS=1 rankeval log.csv"
 )
 cmds=(
 	"zstd -q -T1 -dc $log.zst"
@@ -51,6 +62,11 @@ cmds=(
 	"gzip -dc $log.gz"
 	"$bin --quiet $log.gz"
 	"env GOMAXPROCS=1 $bin --quiet $log.gz"
+	"zstd -q -T1 -dc $csv.zst"
+	"$bin --quiet $csv.zst"
+	"env GOMAXPROCS=1 $bin --quiet $csv.zst"
+	"$bin --quiet $csv"
+	"env GOMAXPROCS=1 $bin --quiet $csv"
 )
 declare -a best rss cpu
 for i in "${!cmds[@]}"; do best[i]=999999 rss[i]=0 cpu[i]=0; done
@@ -70,5 +86,7 @@ for i in "${!cmds[@]}"; do
 	awk -v l="${labels[i]}" -v s="${best[i]}" -v k="${rss[i]}" -v c="${cpu[i]}" -v r="$rows" -v f="${best[0]}" \
 		'BEGIN { printf "| %-38s | %6.2f s | %10.2f | %12.2f× | %6.2f s | %5d MB |\n", l, s, r / s / 1e6, s / f, c, k / 1024 }'
 done
-awk -v a="${best[1]}" -v b="${best[2]}" -v c="${best[3]}" -v d="${best[4]}" -v e="${best[6]}" -v f="${best[7]}" 'BEGIN {
-	printf "all cores against one: zstd %.2f×, plain %.2f×, gzip %.2f×\n", b / a, d / c, f / e }'
+awk -v a="${best[1]}" -v b="${best[2]}" -v c="${best[3]}" -v d="${best[4]}" -v e="${best[6]}" -v f="${best[7]}" \
+	-v g="${best[9]}" -v h="${best[10]}" -v i="${best[11]}" -v j="${best[12]}" -v z="${best[8]}" 'BEGIN {
+	printf "all cores against one: zstd %.2f×, plain %.2f×, gzip %.2f×; CSV zstd %.2f×, CSV plain %.2f×\n", b / a, d / c, f / e, h / g, j / i
+	printf "CSV zstd end to end: %.2f× its own zstd -dc floor\n", g / z }'
