@@ -2,8 +2,9 @@
 // shares (rankeval and rankeval-beam): the metrics, the conventions, the
 // columns, peer profiles, repeated documents, the largest query and the
 // summary format; and what a run reads besides its INPUT files (--system
-// logs, TREC --qrels: sources.go). Each flag, its default, its help and
-// its messages exist here once.
+// logs, TREC --qrels and the notes on what their join left out:
+// sources.go). Each flag, its default, its help and its messages exist
+// here once.
 package evalflags
 
 import (

@@ -2,10 +2,12 @@ package evalflags
 
 import (
 	"flag"
-	"github.com/rankeval/rankeval/reader"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -121,4 +123,26 @@ func (src *Sources) Describe(run *summary.Run, inputs []string, logs [][]string)
 		}
 	}
 	slices.Sort(run.Inputs)
+}
+
+// Left is what the join of a TREC run with its qrels left out: the run's
+// queries without judgments that a profile skipped, and their rows; and
+// the judged queries absent from the run.
+type Left struct{ UnjudgedQueries, UnjudgedRows, Unseen int64 }
+
+// ReportLeft says on w, after the command's name cmd, what the join left
+// out, so that nothing is dropped silently: profile is the --profile that
+// skipped the unjudged queries. It says nothing of a count of 0.
+func (src *Sources) ReportLeft(w io.Writer, cmd, profile string, l Left) {
+	if l.UnjudgedQueries > 0 {
+		fmt.Fprintf(w, "%s: %d run queries (%d rows) have no judgments in %s and were ignored, as %s does\n",
+			cmd, l.UnjudgedQueries, l.UnjudgedRows, src.Qrels, profile)
+	}
+	if l.Unseen > 0 {
+		what := "ignored (--complete counts them as 0)"
+		if src.Complete {
+			what = "counted as 0 (--complete)"
+		}
+		fmt.Fprintf(w, "%s: %d judged queries are missing from the run: %s\n", cmd, l.Unseen, what)
+	}
 }

@@ -137,6 +137,24 @@ func PeekGroup(data []byte) (id []byte, first uint64, err error) {
 	return id, first, d.Err()
 }
 
+// GroupRows returns the number of rows of an encoded group without
+// decoding them.
+func GroupRows(data []byte) (int, error) {
+	d := binread.New(data, ErrEncoding)
+	d.Bytes()   // id
+	d.Uvarint() // first
+	d.Byte()    // flags
+	d.Uvarint() // extra scores
+	for nk := d.Uvarint(); nk > 0 && d.Err() == nil; nk-- {
+		d.Bytes() // slice key
+	}
+	n := d.Uvarint()
+	if err := d.Err(); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
 // Decode appends the rows of the encoded group data (AppendBinary) to g,
 // which holds rows of the same query or none, checking what spans the
 // parts of a query: its columns, its slice values and its size. Parts must

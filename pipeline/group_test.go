@@ -71,6 +71,9 @@ func TestGroupRoundTrip(t *testing.T) {
 				if err != nil || string(id) != "q" || first != Pack(3, int64(10+i)) {
 					t.Fatalf("peek: %q %d %v", id, first, err)
 				}
+				if n, err := GroupRows(enc); n != j-i || err != nil {
+					t.Fatalf("GroupRows: %d %v, want %d", n, err, j-i)
+				}
 				if err := r.NewTaker(noWhere).Decode(&got, enc); err != nil {
 					t.Fatal(err)
 				}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -61,15 +62,6 @@ func (t *trecInput) explain(err error) error {
 // report says on stderr what the join left out, so nothing is dropped
 // silently.
 func (t *trecInput) report(stderr io.Writer) {
-	if t.skipped.Queries > 0 {
-		fmt.Fprintf(stderr, "rankeval: %d run queries (%d rows) have no judgments in %s and were ignored, as %s does\n",
-			t.skipped.Queries, t.skipped.Rows, t.c.src.Qrels, t.c.shared.Profile)
-	}
-	if n := len(t.qrels.Unseen()); n > 0 {
-		what := "ignored (--complete counts them as 0)"
-		if t.c.src.Complete {
-			what = "counted as 0 (--complete)"
-		}
-		fmt.Fprintf(stderr, "rankeval: %d judged queries are missing from the run: %s\n", n, what)
-	}
+	t.c.src.ReportLeft(stderr, "rankeval", t.c.shared.Profile, evalflags.Left{
+		UnjudgedQueries: t.skipped.Queries, UnjudgedRows: t.skipped.Rows, Unseen: int64(len(t.qrels.Unseen()))})
 }

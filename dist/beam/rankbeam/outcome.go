@@ -36,6 +36,28 @@ const (
 	markClose = " [/rankeval-error]"
 	// GateNamespace is the namespace of the counter a failed gate sets.
 	GateNamespace = "rankeval-gates"
+	// JoinNamespace is the namespace of the counters of what the join of
+	// a TREC run with its qrels left out (joinFn).
+	JoinNamespace = "rankeval-join"
+)
+
+// The join's counters (joinFn), by name, and the count each adds to in
+// JoinLeft.
+const (
+	unjudgedQueriesName = "unjudged-queries"
+	unjudgedRowsName    = "unjudged-rows"
+	unseenName          = "unseen"
+)
+
+var (
+	unjudgedQueries = beam.NewCounter(JoinNamespace, unjudgedQueriesName)
+	unjudgedRows    = beam.NewCounter(JoinNamespace, unjudgedRowsName)
+	unseen          = beam.NewCounter(JoinNamespace, unseenName)
+	joinCounts      = map[string]func(*evalflags.Left) *int64{
+		unjudgedQueriesName: func(l *evalflags.Left) *int64 { return &l.UnjudgedQueries },
+		unjudgedRowsName:    func(l *evalflags.Left) *int64 { return &l.UnjudgedRows },
+		unseenName:          func(l *evalflags.Left) *int64 { return &l.Unseen },
+	}
 )
 
 var marked = regexp.MustCompile(`(?s)\[rankeval-error (\d)\] (.*?) \[/rankeval-error\]`)
@@ -108,6 +130,19 @@ func GateFailure(res metrics.Results) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s", summary.ErrGateFailed, strings.Join(why, "; "))
+}
+
+// JoinLeft is what the join of the finished job left out, for the
+// launcher to say as rankeval does (evalflags.Sources.ReportLeft): the
+// runner sums each counter over the workers.
+func JoinLeft(res metrics.Results) evalflags.Left {
+	var l evalflags.Left
+	for _, c := range res.AllMetrics().Counters() {
+		if field, ok := joinCounts[c.Name()]; ok && c.Namespace() == JoinNamespace {
+			*field(&l) += c.Result()
+		}
+	}
+	return l
 }
 
 // figures says whether the run keeps the report's figures (histograms and

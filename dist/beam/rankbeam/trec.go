@@ -1,11 +1,13 @@
 package rankbeam
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -23,11 +25,13 @@ import (
 // run: under --complete it counts as 0 (pipeline.Rules.Absent), as
 // trec_eval -c counts it. A key with run rows and no judgments is a query
 // the qrels do not judge: under a peer profile it is ignored, as the peer
-// tools ignore it; otherwise every row is non-relevant.
+// tools ignore it; otherwise every row is non-relevant. Both are counted
+// for the launcher, which says what the join left out as rankeval does
+// (JoinLeft).
 
 func init() {
 	register.DoFn2x1[[]byte, func(string, []byte), error](&qrelsFn{})
-	register.DoFn5x1[string, func(*[]byte) bool, func(*[]byte) bool, func() func(*File) bool, func(Result), error](&joinFn{})
+	register.DoFn6x1[context.Context, string, func(*[]byte) bool, func(*[]byte) bool, func() func(*File) bool, func(Result), error](&joinFn{})
 }
 
 // evaluate groups the chunks by query and evaluates each query: joined to
@@ -83,7 +87,7 @@ type joinFn struct {
 
 func (f *joinFn) Setup() error { return f.ev.setup(&f.Cfg) }
 
-func (f *joinFn) ProcessElement(id string, runs func(*[]byte) bool, judged func(*[]byte) bool, files func() func(*File) bool, emit func(Result)) (err error) {
+func (f *joinFn) ProcessElement(ctx context.Context, id string, runs func(*[]byte) bool, judged func(*[]byte) bool, files func() func(*File) bool, emit func(Result)) (err error) {
 	defer mark(&err)
 	f.ev.files.at(files)
 	var j []byte
@@ -91,8 +95,9 @@ func (f *joinFn) ProcessElement(id string, runs func(*[]byte) bool, judged func(
 		j = nil // not judged
 	}
 	chunks := collect(runs)
-	if len(chunks) == 0 {
-		if j != nil && f.Cfg.Sources.Complete {
+	if len(chunks) == 0 { // a key from one side at least: judged
+		unseen.Inc(ctx, 1)
+		if f.Cfg.Sources.Complete {
 			f.ev.set.Rules.Absent(&f.ev.res)
 			clear(f.ev.dropped)
 			r := f.ev.result(id)
@@ -102,6 +107,16 @@ func (f *joinFn) ProcessElement(id string, runs func(*[]byte) bool, judged func(
 		return nil
 	}
 	if j == nil && f.ev.set.SkipUnjudged() {
+		var rows int
+		for _, c := range chunks {
+			n, err := pipeline.GroupRows(c)
+			if err != nil {
+				return err
+			}
+			rows += n
+		}
+		unjudgedQueries.Inc(ctx, 1)
+		unjudgedRows.Inc(ctx, int64(rows))
 		return nil
 	}
 	if err := f.ev.judged.SetQuery(j); err != nil {

@@ -184,6 +184,37 @@ func TestGatesAndReport(t *testing.T) {
 	}
 }
 
+// TestJoinNotes: what the join of a TREC run with its qrels left out
+// (run queries without judgments, skipped under a profile; judged queries
+// absent from the run) is said on stderr in rankeval's words, counted by
+// the job's workers.
+func TestJoinNotes(t *testing.T) {
+	binaries(t)
+	td, err := vectors.Testdata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, dir, tmp := filepath.Join(td, "reference", "trec_a"), t.TempDir(), t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{{"ignored", nil}, {"complete", []string{"--complete"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			// from the qrels' directory, so that both name it alike
+			args := append([]string{"--qrels", "qrels.txt", "--profile", "trec_eval", "-m", "map", "run.txt"}, tc.flags...)
+			b := runIn(t, ref, tmp, bins.beam, append(args, "--output", filepath.Join(dir, tc.name+".txt"))...)
+			l := runIn(t, ref, tmp, bins.rankeval, append(args, "--quiet")...)
+			if b.code != 0 || l.code != 0 {
+				t.Fatalf("exit %d (rankeval %d): %s%s", b.code, l.code, b.stderr, l.stderr)
+			}
+			want := strings.ReplaceAll(l.stderr, "rankeval: ", "rankeval-beam: ")
+			if b.stderr != want || strings.Count(want, "\n") != 2 || !strings.Contains(want, "8 run queries (207 rows)") {
+				t.Fatalf("stderr:\n%s\nrankeval's:\n%s", b.stderr, l.stderr)
+			}
+		})
+	}
+}
+
 // TestErrors: a bad row fails the job with rankeval's message alone (no
 // execution plan) and exit 1; a place that cannot be written fails before
 // the job; per-query shards of a failed job are removed; bad flag values
@@ -274,7 +305,7 @@ func TestInterrupted(t *testing.T) {
 // and per-query records equal rankeval's, byte for byte, for a lake with
 // slices, two score columns, the bootstrap and a failing gate (exit 3),
 // for --system logs given as relative paths, and for a TREC run and qrels
-// under --complete.
+// under --complete, with rankeval's notes on what the join left out.
 func TestJobServer(t *testing.T) {
 	binaries(t)
 	dir, tmp := t.TempDir(), t.TempDir()
@@ -363,6 +394,10 @@ func TestJobServer(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(dir, "trec.out")); got != l.stdout {
 		t.Fatalf("TREC summary:\n%s\nrankeval:\n%s", got, l.stdout)
+	}
+	// the join's counters, summed by the job server (TestJoinNotes)
+	if notes := strings.ReplaceAll(l.stderr, "rankeval: ", "rankeval-beam: "); !strings.Contains(b.stderr, notes) || !strings.Contains(notes, "counted as 0") {
+		t.Fatalf("TREC notes:\n%s\nrankeval's:\n%s", b.stderr, l.stderr)
 	}
 	if got, want := readFile(t, filepath.Join(dir, "tpq-00000-of-00001.trec")), readFile(t, filepath.Join(dir, "trec.pq")); got != want || len(want) < 100 {
 		t.Fatalf("TREC per-query records differ:\n%.300s\nrankeval:\n%.300s", got, want)

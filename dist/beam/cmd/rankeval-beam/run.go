@@ -106,6 +106,7 @@ func launch(o *options, fs *flag.FlagSet, args []string, stderr io.Writer) int {
 		return report(err, stderr)
 	}
 	if res != nil {
+		cfg.Sources.ReportLeft(stderr, "rankeval-beam", cfg.Flags.Profile, rankbeam.JoinLeft(res.Metrics()))
 		return report(rankbeam.GateFailure(res.Metrics()), stderr)
 	}
 	return 0
