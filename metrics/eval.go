@@ -181,6 +181,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	if work || e.own {
 		n = e.keep(l, n)
 	}
+	broken := e.own // the whole ranking's ties are broken: the sweep need not again
 	if e.own {
 		e.breakTies(l, n) // they read the whole ranking
 		e.ownValues(l, n, nRel, judged, out)
@@ -231,7 +232,9 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 
 	if len(e.cuts) > 0 {
 		lim := e.cuts[len(e.cuts)-1]
-		e.breakTies(l, lim)
+		if !broken {
+			e.breakTies(l, lim)
+		}
 		e.y = grow(e.y, n)
 		for p, en := range e.ents[:n] {
 			e.y[p] = l.Label[en.i]
