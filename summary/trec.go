@@ -12,7 +12,7 @@ import (
 // AppendTrecLine appends one line of trec_eval's layout:
 // "%-22s\t%s\t%6.4f", or "%ld" for a count.
 func AppendTrecLine(b []byte, m metrics.Metric, qid string, v float64) []byte {
-	b = fmt.Appendf(b, "%-22s\t%s\t", metrics.TrecName(m), qid)
+	b = appendTrecHead(b, metrics.TrecName(m), qid)
 	switch {
 	case math.IsNaN(v):
 		return append(b, "  -nan\n"...) // C's %6.4f of 0.0/0.0, what trec_eval prints
@@ -39,7 +39,7 @@ func TrecQuery(b []byte, ms []metrics.Metric, id []byte, vals []float64) []byte 
 func (r *Results) Trec() []byte {
 	var b []byte
 	if !hasKind(r.Run.Metrics, metrics.KindNumQ) {
-		b = fmt.Appendf(b, "%-22s\tall\t%s\n", "num_q", strconv.FormatInt(r.Agg.Sys[0].Queries, 10))
+		b = append(strconv.AppendInt(appendTrecHead(b, "num_q", "all"), r.Agg.Sys[0].Queries, 10), '\n')
 	}
 	for i, m := range r.Run.Metrics {
 		b = AppendTrecLine(b, m, "all", r.sys[0][i].Mean)
@@ -53,7 +53,13 @@ func (r *Results) Figure(s, m int) aggregate.Summary { return r.sys[s][m] }
 
 // AppendTrecRunID appends trec_eval's runid line: the run's tag.
 func AppendTrecRunID(b []byte, tag string) []byte {
-	return fmt.Appendf(b, "%-22s\tall\t%s\n", "runid", tag)
+	return append(append(appendTrecHead(b, "runid", "all"), tag...), '\n')
+}
+
+// appendTrecHead appends the measure and query columns of a line of
+// trec_eval's layout ("%-22s\t%s\t").
+func appendTrecHead(b []byte, measure, qid string) []byte {
+	return fmt.Appendf(b, "%-22s\t%s\t", measure, qid)
 }
 
 func hasKind(ms []metrics.Metric, k metrics.Kind) bool {
