@@ -346,6 +346,23 @@ func Units(name string) (int, error) {
 	return parquetRowGroups(name, io.NewSectionReader(ra, 0, size))
 }
 
+// Rereadable reports whether the input can be opened again and read from
+// its start: a regular file or an object in object storage. It is decided
+// from what the file is, never from its name: /dev/stdin, /dev/fd/N (a
+// shell's <(zcat log.gz)) and named FIFOs are pipes, and opening one again
+// would take rows from the stream a first open is still reading, or wait
+// for ever for a writer. Such an input is read once, as "-" is.
+func Rereadable(name string) bool {
+	if name == Stdin {
+		return false
+	}
+	if objstore.IsURL(name) {
+		return true
+	}
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // openLocal opens a local input, or standard input for "-", and gives the
 // name messages use for it.
 func openLocal(name string) (*os.File, string, error) {

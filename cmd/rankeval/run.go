@@ -142,7 +142,7 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 	sources := make([][]pipeline.Source, len(logs))
 	for l, inputs := range logs {
 		for _, in := range inputs {
-			src := pipeline.Source{Name: in, Reread: in != reader.Stdin, Open: func() (reader.Reader, error) {
+			src := pipeline.Source{Name: in, Reread: reader.Rereadable(in), Open: func() (reader.Reader, error) {
 				return reader.Open(in, cols, reader.Options{BatchSize: c.batch, Decoders: c.workers, BytesRead: cfg.Progress.BytesRead, Format: c.shared.InputFormat})
 			}}
 			if trec != nil {

@@ -41,7 +41,7 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 }
 
 func (t *trecInput) source(name string) pipeline.Source {
-	return pipeline.Source{Name: name, Reread: name != reader.Stdin, Open: func() (reader.Reader, error) {
+	return pipeline.Source{Name: name, Reread: reader.Rereadable(name), Open: func() (reader.Reader, error) {
 		return reader.OpenRun(name, t.qrels, reader.RunOptions{
 			Options:      reader.Options{BatchSize: t.c.batch, Decoders: t.c.workers, BytesRead: t.bytesRead},
 			SkipUnjudged: t.c.shared.SkipUnjudged(),

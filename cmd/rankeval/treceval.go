@@ -196,8 +196,10 @@ func trecEval(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case err != nil:
 		return err
 	}
-	if a.qrels == reader.Stdin || a.run == reader.Stdin {
-		return trecUsagef("trec_eval: QRELS and RUN are files, as for trec_eval (not -)")
+	// The run is read twice (its last line's tag is the runid; a shuffled
+	// run is read again grouped by query), which a pipe cannot be.
+	if a.qrels == reader.Stdin || !reader.Rereadable(a.run) {
+		return trecUsagef("trec_eval: QRELS and RUN are files, as for trec_eval (not -, and RUN not a pipe: %s)", a.run)
 	}
 	sel, err := selectTrecMeasures(a.measures, stderr)
 	if err != nil {

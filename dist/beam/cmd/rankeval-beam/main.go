@@ -101,6 +101,10 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 			return nil, err
 		}
 		for _, in := range ins {
+			// a worker opens its inputs by name, again and in parts
+			if !reader.Rereadable(in.Path) {
+				return nil, evalflags.Usagef("%s is a pipe, not a file: it cannot be split between workers; give files", in.Path)
+			}
 			files = append(files, in.Path)
 		}
 	}
