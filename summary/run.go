@@ -11,6 +11,8 @@ import (
 	"math"
 	"runtime/debug"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
@@ -151,15 +153,24 @@ func AppendOptions(b []byte, c *Run) []byte {
 	return append(b, '}')
 }
 
-// Version is the version of the rankeval module in this build: its
-// module version ("(devel)" when built from a checkout, or through a
-// replace directive to one, as dist/beam builds it) and, when the build
-// recorded them, the VCS revision and whether the tree was modified.
+// Version is the version of the rankeval module in this build, the same
+// string for every command built from one commit (rankeval, and
+// rankeval-beam, which depends on the module through a replace directive).
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
 	}
+	return versionOf(bi)
+}
+
+// versionOf is Version for a given build: a released module version as the
+// go command recorded it; else, when the build recorded its commit, a
+// pseudo-version made from the commit's time and hash (what go stamps on
+// the main module of an untagged checkout, but which a module reached
+// through a replace directive does not get), else "(devel)"; then the
+// commit, and whether the tree was modified.
+func versionOf(bi *debug.BuildInfo) string {
 	const path = "github.com/rankeval/rankeval"
 	m := &bi.Main
 	for _, d := range bi.Deps {
@@ -171,24 +182,53 @@ func Version() string {
 	if m.Replace != nil {
 		v = m.Replace.Version
 	}
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, modified string
+	var rev, when string
+	modified := false
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
+		case "vcs.time":
+			when = s.Value
 		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", modified"
-			}
+			modified = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if !released(v) {
+		v = "(devel)"
+		if t, err := time.Parse(time.RFC3339, when); err == nil && rev != "" {
+			v = "v0.0.0-" + t.UTC().Format("20060102150405") + "-" + rev
 		}
 	}
 	if rev != "" {
-		v += fmt.Sprintf(" (%.12s%s)", rev, modified)
+		v += " (" + rev
+		if modified {
+			v += ", modified"
+		}
+		v += ")"
 	}
 	return v
+}
+
+// released reports whether v is a module version of a release: not empty,
+// "(devel)", a pseudo-version (vX.Y.Z-[0.|pre.0.]yyyymmddhhmmss-hash) or
+// a build of a modified tree (+dirty).
+func released(v string) bool {
+	if v == "" || v == "(devel)" || strings.HasSuffix(v, "+dirty") {
+		return false
+	}
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return true
+	}
+	stamp := parts[len(parts)-2]
+	if k := strings.LastIndexByte(stamp, '.'); k >= 0 {
+		stamp = stamp[k+1:]
+	}
+	return len(stamp) != 14 || len(parts[len(parts)-1]) != 12
 }
 
 // appendProvenance appends the summary's "rankeval" member: the version
