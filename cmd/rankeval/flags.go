@@ -158,6 +158,13 @@ func (c *config) analysisFlags() error {
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, usageHead, metrics.Help(), "\nFlags:\n")
+	printFlags(fs, w)
+	fmt.Fprint(w, usageTail)
+}
+
+// printFlags lists every flag of fs with its default and explanation, as
+// every subcommand's help does.
+func printFlags(fs *flag.FlagSet, w io.Writer) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "h" || f.Name == "m" {
 			return
@@ -178,7 +185,6 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 			fmt.Fprintf(w, "      %s\n", line)
 		}
 	})
-	fmt.Fprint(w, usageTail)
 }
 
 // parseSize reads a byte count with an optional unit: B, KB/KiB, MB/MiB,

@@ -45,8 +45,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	names, err := evalflags.Parse(fs, args)
 	if err != nil || *help {
 		fmt.Fprint(stderr, mergeUsage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 		if err != nil {
 			return usageError{err: err}
 		}
