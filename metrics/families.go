@@ -271,7 +271,8 @@ var families = [...]family{
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "relevant rows ranked (summary: the total)",
 	},
 	// iprec@x = max over ranks i with recall@i >= x of p@i, trec_eval's
-	// interpolated precision: recall x means ⌊x·R + 0.9⌋ relevant rows;
+	// interpolated precision: recall x means ⌊x·R + 0.9⌋ relevant rows
+	// (trec_eval 9.0.8), or round(x·R), halves up (10.0, Options.IPrecRound);
 	// 0 when no rank reaches it.
 	KindIPrec: {
 		names: []string{"iprec"}, cut: cutLevel, trecCut: "iprec_at_recall", usage: "iprec@x (x in [0, 1])",

@@ -49,8 +49,7 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			}
 		case KindIPrec:
 			if nRel > 0 || n == 0 {
-				// trec_eval: (long) (level * num_rel + 0.9)
-				e.ip = append(e.ip, iprecCut{j: j, cut: int(m.Level*float64(nRel) + 0.9)})
+				e.ip = append(e.ip, iprecCut{j: j, cut: IPrecRels(m.Level, nRel, e.o.IPrecRound)})
 			}
 		}
 	}
@@ -146,4 +145,14 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 			out[c.j] = best
 		}
 	}
+}
+
+// IPrecRels is the number of relevant rows that recall level x of nRel
+// means: trec_eval 9.0.8's (long) (x * num_rel + 0.9), or, with round,
+// 10.0's lround(x * num_rel) (halves away from zero). 11pt_avg uses it too.
+func IPrecRels(x float64, nRel int, round bool) int {
+	if round {
+		return int(math.Round(x * float64(nRel)))
+	}
+	return int(x*float64(nRel) + 0.9)
 }
