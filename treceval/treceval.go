@@ -101,7 +101,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 	}
 	shared.Rules.Options.MaxRanked = int(min(a.maxDocs, 1<<31-1))
 	shared.Rules.Options.JudgedOnly = a.judgedOnly
-	src := &evalflags.Sources{Qrels: a.qrels, Complete: a.complete, Missing: "error"}
+	src := &evalflags.Sources{Qrels: a.qrels, Complete: a.complete, Missing: "error", Comments: a.release != "9.0.8"}
 
 	var lines bytes.Buffer
 	var pq io.Writer

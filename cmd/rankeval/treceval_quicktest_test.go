@@ -24,7 +24,7 @@ type quicktest struct {
 // comments, which 10.0 added (quicktestsOf).
 var quicktests = []quicktest{
 	{"test/qrels.test test/results.test", "out.test", []string{"10.0", "9.0.8"}},
-	{"test/qrels.test.with-comments test/results.test", "out.test", nil},
+	{"test/qrels.test.with-comments test/results.test", "out.test", []string{"10.0"}},
 	{"test/qrels.comment.test test/results.comment.test", "out.comment.test", []string{"10.0"}},
 	{"-m all_trec test/qrels.test test/results.test", "out.test.a", nil},
 	{"-m all_trec -q test/qrels.test test/results.test", "out.test.aq", nil},
