@@ -44,6 +44,13 @@ const (
 	KindNumRelRet
 	KindIPrec // interpolated precision at a recall level (iprec_at_recall)
 	KindJudged
+	// trec_eval's set measures: of the whole ranking as a set
+	KindSetP
+	KindSetRelP
+	KindSetRecall
+	KindSetMAP
+	KindSetF
+	KindNumNonrelJudgedRet
 )
 
 // ValueRange says where a metric's values lie.
@@ -283,6 +290,38 @@ var families = [...]family{
 	KindJudged: {
 		names: []string{"judged"}, cut: cutOptional,
 		rng: RangeUnit, needs: needOwn, help: "share of the first k rows that are judged",
+	},
+	// set_p = Σ_i b_i / n, 0 when n = 0 (trec_eval's set_P: p@n).
+	KindSetP: {
+		names: []string{"set_p"}, cut: cutNone, trec: "set_P",
+		rng: RangeUnit, needs: needOwn, help: "relevant rows over n, all rows ranked",
+	},
+	// set_relative_p = Σ_i b_i / min(n, R), 0 when n or R is 0.
+	KindSetRelP: {
+		names: []string{"set_relative_p"}, cut: cutNone, trec: "set_relative_P",
+		rng: RangeUnit, needs: needOwn, help: "relevant rows over min(n, R)",
+	},
+	// set_recall = Σ_i b_i / R.
+	KindSetRecall: {
+		names: []string{"set_recall"}, cut: cutNone, trec: "set_recall",
+		rng: RangeUnit, needs: needOwn, help: "relevant rows ranked, over R",
+	},
+	// set_map = (Σ_i b_i)² / (n·R), 0 when n or R is 0: set_p · set_recall.
+	KindSetMAP: {
+		names: []string{"set_map"}, cut: cutNone, trec: "set_map",
+		rng: RangeUnit, needs: needOwn, help: "set_p times set_recall",
+	},
+	// set_f = 2·P·R/(P + R) of set_p and set_recall, 0 when no row is
+	// relevant (trec_eval's set_F with its default beta, 1).
+	KindSetF: {
+		names: []string{"set_f"}, cut: cutNone, trec: "set_F",
+		rng: RangeUnit, needs: needOwn, help: "F1 of set_p and set_recall",
+	},
+	// num_nonrel_judged_ret = the rows judged non-relevant (a label below
+	// the threshold, not a negative judgment); the summary is the total.
+	KindNumNonrelJudgedRet: {
+		names: []string{"num_nonrel_judged_ret"}, cut: cutNone, trec: "num_nonrel_judged_ret",
+		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "rows judged non-relevant (summary: the total)",
 	},
 }
 

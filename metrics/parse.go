@@ -211,13 +211,14 @@ func editDistance(a, b string) int {
 }
 
 // NeedsJudgments reports whether ms or o read which rows a qrels file
-// judges (List.Status): bpref, judged@k, Options.JudgedOnly.
+// judges (List.Status): bpref, judged@k, num_nonrel_judged_ret,
+// Options.JudgedOnly.
 func NeedsJudgments(ms []Metric, o Options) bool {
 	if o.JudgedOnly {
 		return true
 	}
 	for _, m := range ms {
-		if m.Kind == KindBpref || m.Kind == KindJudged {
+		if m.Kind == KindBpref || m.Kind == KindJudged || m.Kind == KindNumNonrelJudgedRet {
 			return true
 		}
 	}

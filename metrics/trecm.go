@@ -47,6 +47,41 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			if nRel > 0 {
 				out[j] = e.bpref(l, n, nRel, judged)
 			}
+		case KindSetP:
+			out[j] = 0
+			if n > 0 {
+				out[j] = float64(relRet) / float64(n)
+			}
+		case KindSetRelP:
+			out[j] = 0
+			if n > 0 && nRel > 0 {
+				out[j] = float64(relRet) / float64(min(n, nRel))
+			}
+		case KindSetRecall:
+			out[j] = 0
+			if nRel > 0 {
+				out[j] = float64(relRet) / float64(nRel)
+			}
+		case KindSetMAP:
+			out[j] = 0
+			if n > 0 && nRel > 0 {
+				out[j] = float64(relRet) * float64(relRet) / (float64(n) * float64(nRel))
+			}
+		case KindSetF:
+			out[j] = 0
+			if relRet > 0 {
+				// trec_eval's arithmetic, beta x = 1: (x+1)·P·R / (x·P + R)
+				p, r := float64(relRet)/float64(n), float64(relRet)/float64(nRel)
+				out[j] = 2.0 * p * r / (1.0*p + r)
+			}
+		case KindNumNonrelJudgedRet:
+			c := 0
+			for _, en := range e.ents[:n] {
+				if (l.Status == nil || l.Status[en.i] == Judged) && !e.rel(l.Label[en.i]) {
+					c++
+				}
+			}
+			out[j] = float64(c)
 		case KindIPrec:
 			if nRel > 0 || n == 0 {
 				e.ip = append(e.ip, iprecCut{j: j, cut: IPrecRels(m.Level, nRel, e.o.IPrecRound)})

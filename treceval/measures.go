@@ -42,6 +42,12 @@ var trecEvalMeasures = []trecMeasure{
 	{name: "ndcg_cut", metric: "ndcg@%s", cutoffs: defaultCuts},
 	{name: "map_cut", metric: "ap@%s", cutoffs: defaultCuts},
 	{name: "success", metric: "success@%s", cutoffs: []string{"1", "5", "10"}},
+	{name: "set_P", metric: "set_p"},
+	{name: "set_relative_P", metric: "set_relative_p"},
+	{name: "set_recall", metric: "set_recall"},
+	{name: "set_map", metric: "set_map"},
+	{name: "set_F", metric: "set_f"},
+	{name: "num_nonrel_judged_ret", metric: "num_nonrel_judged_ret"},
 }
 
 // trecNicknames are trec_eval's measure sets; only official is all
@@ -53,8 +59,7 @@ var trecNicknames = map[string][]string{
 // trecOthers are trec_eval's measures and sets rankeval does not compute,
 // refused with a message rather than called illegal.
 var trecOthers = []string{"relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
-	"ndcg_rel", "Rndcg", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-	"num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+	"ndcg_rel", "Rndcg", "relative_P", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
 	"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
 	"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
 	"map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "all_trec", "set", "all_prefs", "prefs", "qrels_jg"}
@@ -112,8 +117,11 @@ func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) 
 			sel.runid = true
 		case m.cutoffs == nil:
 			if hasParam {
-				if m.name == "ndcg" {
+				switch m.name {
+				case "ndcg":
 					return trecSelection{}, trecUsagef("trec_eval: ndcg's gain parameters (ndcg.%s) are not supported; ndcg uses the judgments as gains", param)
+				case "set_F":
+					return trecSelection{}, trecUsagef("trec_eval: set_F's beta (set_F.%s) is not supported; set_F is computed with beta 1", param)
 				}
 				fmt.Fprintf(stderr, "rankeval trec_eval: %s takes no parameters: %q ignored, as trec_eval ignores it\n", m.name, param)
 			}
