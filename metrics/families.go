@@ -51,6 +51,7 @@ const (
 	KindSetMAP
 	KindSetF
 	KindNumNonrelJudgedRet
+	Kind11pt
 )
 
 // ValueRange says where a metric's values lie.
@@ -322,6 +323,12 @@ var families = [...]family{
 	KindNumNonrelJudgedRet: {
 		names: []string{"num_nonrel_judged_ret"}, cut: cutNone, trec: "num_nonrel_judged_ret",
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "rows judged non-relevant (summary: the total)",
+	},
+	// 11pt_avg = the mean of iprec@x over x = 0, 0.1, …, 1 (each with
+	// iprec's rounding rule).
+	Kind11pt: {
+		names: []string{"11pt_avg"}, cut: cutNone, trec: "11pt_avg",
+		rng: RangeUnit, needs: needOwn, help: "mean of iprec at recall 0, 0.1, ..., 1",
 	},
 }
 

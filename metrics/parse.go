@@ -238,7 +238,7 @@ func CheckOptions(ms []Metric, o Options) error {
 	}
 	for _, m := range ms {
 		switch m.Kind {
-		case KindBpref, KindIPrec, KindJudged:
+		case KindBpref, KindIPrec, Kind11pt, KindJudged:
 			return fmt.Errorf("metric %q has no exact expectation under --ties average yet; use another tie policy: %w", m.Name, ErrBadOption)
 		}
 	}

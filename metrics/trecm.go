@@ -82,6 +82,11 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 				}
 			}
 			out[j] = float64(c)
+		case Kind11pt:
+			out[j] = 0
+			if nRel > 0 || n == 0 {
+				out[j] = e.elevenPoint(l, n, nRel, relRet)
+			}
 		case KindIPrec:
 			if nRel > 0 || n == 0 {
 				e.ip = append(e.ip, iprecCut{j: j, cut: IPrecRels(m.Level, nRel, e.o.IPrecRound)})
@@ -145,11 +150,16 @@ func (e *Evaluator) bpref(l *List, n, nRel int, judged []float64) float64 {
 // level is the best precision at or below the rank where that many
 // relevant rows have been seen; a level the ranking never reaches is 0.
 func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
+	e.iprecAt(l, n, relRet, e.ip, out)
+}
+
+// iprecAt writes the interpolated precision at each cut of ip to out.
+func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64) {
 	if n == 0 {
 		// nothing ranked (Options.JudgedOnly left no row): trec_eval's
 		// precision is 0/0, so a level that needs no relevant row is NaN
 		// (undefined), whether or not the query is empty
-		for _, c := range e.ip {
+		for _, c := range ip {
 			out[c.j] = 0
 			if c.cut == 0 {
 				out[c.j] = math.NaN()
@@ -157,7 +167,7 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 		}
 		return
 	}
-	for _, c := range e.ip {
+	for _, c := range ip {
 		out[c.j] = 0
 	}
 	best := float64(relRet) / float64(n)
@@ -167,7 +177,7 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 			best = p
 		}
 		if e.rel(l.Label[e.ents[i-1].i]) {
-			for _, c := range e.ip {
+			for _, c := range ip {
 				if c.cut == seen {
 					out[c.j] = best
 				}
@@ -175,7 +185,7 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 			seen--
 		}
 	}
-	for _, c := range e.ip {
+	for _, c := range ip {
 		if c.cut == 0 {
 			out[c.j] = best
 		}
@@ -190,4 +200,24 @@ func IPrecRels(x float64, nRel int, round bool) int {
 		return int(math.Round(x * float64(nRel)))
 	}
 	return int(x*float64(nRel) + 0.9)
+}
+
+// elevenPointLevels are 11pt_avg's recall levels, trec_eval's literals.
+var elevenPointLevels = [...]float64{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}
+
+// elevenPoint is trec_eval's 11pt_avg: the mean of the interpolated
+// precision at the 11 levels (iprec's, with its rounding rule), summed from
+// the highest level down as trec_eval sums them.
+func (e *Evaluator) elevenPoint(l *List, n, nRel, relRet int) float64 {
+	var cuts [len(elevenPointLevels)]iprecCut
+	var vals [len(elevenPointLevels)]float64
+	for i, x := range elevenPointLevels {
+		cuts[i] = iprecCut{j: i, cut: IPrecRels(x, nRel, e.o.IPrecRound)}
+	}
+	e.iprecAt(l, n, relRet, cuts[:], vals[:])
+	sum := 0.0
+	for i := len(vals) - 1; i >= 0; i-- {
+		sum += vals[i]
+	}
+	return sum / float64(len(vals))
 }

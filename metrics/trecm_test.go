@@ -54,6 +54,11 @@ func TestTrecMeasures(t *testing.T) {
 		{"iprec@0.4", nil, 0.5},
 		{"iprec@0.4", func(o *Options) { o.IPrecRound = true }, 1},
 		{"iprec@0.5", func(o *Options) { o.IPrecRound = true }, 0.5}, // round(1.5) = 2
+		// iprec at 0, 0.1, ..., 1: 9.0.8's cuts 0,1,1,1,2,2,2,2 (0.7·3 + 0.9
+		// is 2.9999…),3,3,3 give four 1s and four .5s; 10.0's
+		// 0,0,1,1,1,2,2,2,2,3,3 give five 1s and four .5s
+		{"11pt_avg", nil, 6.0 / 11},
+		{"11pt_avg", func(o *Options) { o.IPrecRound = true }, 7.0 / 11},
 		// the set measures: 2 relevant of n = 5 rows, R = 3
 		{"set_p", nil, 2.0 / 5},
 		{"set_P", nil, 2.0 / 5},

@@ -38,6 +38,7 @@ var trecEvalMeasures = []trecMeasure{
 		cutoffs: []string{"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"}},
 	{name: "P", metric: "p@%s", cutoffs: defaultCuts},
 	{name: "recall", metric: "r@%s", cutoffs: defaultCuts},
+	{name: "11pt_avg", metric: "11pt_avg"},
 	{name: "ndcg", metric: "ndcg"},
 	{name: "ndcg_cut", metric: "ndcg@%s", cutoffs: defaultCuts},
 	{name: "map_cut", metric: "ap@%s", cutoffs: defaultCuts},
@@ -58,7 +59,7 @@ var trecNicknames = map[string][]string{
 
 // trecOthers are trec_eval's measures and sets rankeval does not compute,
 // refused with a message rather than called illegal.
-var trecOthers = []string{"relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+var trecOthers = []string{"relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G",
 	"ndcg_rel", "Rndcg", "relative_P", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
 	"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
 	"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
@@ -120,6 +121,8 @@ func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) 
 				switch m.name {
 				case "ndcg":
 					return trecSelection{}, trecUsagef("trec_eval: ndcg's gain parameters (ndcg.%s) are not supported; ndcg uses the judgments as gains", param)
+				case "11pt_avg":
+					return trecSelection{}, trecUsagef("trec_eval: 11pt_avg's recall levels (11pt_avg.%s) are not supported; 11pt_avg uses 0, 0.1, ..., 1", param)
 				case "set_F":
 					return trecSelection{}, trecUsagef("trec_eval: set_F's beta (set_F.%s) is not supported; set_F is computed with beta 1", param)
 				}

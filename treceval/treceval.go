@@ -53,7 +53,7 @@ not be sorted.
   -h            this help
 
 Measures: runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref
-recip_rank iprec_at_recall P recall ndcg ndcg_cut map_cut success set_P
+recip_rank iprec_at_recall P recall 11pt_avg ndcg ndcg_cut map_cut success set_P
 set_relative_P set_recall set_map set_F num_nonrel_judged_ret.
 trec_eval's other measures, and its -R, -T, -N, -Z and -D options, are
 refused. Exit status: 0 ok, 1 input error, 2 usage error.
@@ -142,10 +142,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 			b = summary.AppendTrecRunID(b, tag)
 		}
 		r := summary.NewResults(run, res.Analysis, res.SliceKeys)
-		queries := int64(0)
-		for i := range run.Metrics {
-			queries = max(queries, r.Figure(0, i).N)
-		}
+		queries := res.Sys[0].Queries // every query averaged, NaN or not
 		for i, m := range run.Metrics {
 			f := r.Figure(0, i)
 			v := f.Mean
