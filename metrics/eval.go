@@ -191,7 +191,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		for j, m := range e.ms {
 			if m.FollowsEmpty() && !((m.Kind == KindIPrec || m.Kind == Kind11pt) && n == 0) { // ownValues has it
 				out[j] = v
-				if m.Kind == KindGMAP {
+				if m.Geometric() {
 					out[j] = geoTerm(v)
 				}
 			}

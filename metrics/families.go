@@ -52,6 +52,8 @@ const (
 	KindSetF
 	KindNumNonrelJudgedRet
 	Kind11pt
+	KindRelP    // relative precision at k (relative_P)
+	KindGMBpref // geometric mean of bpref (gm_bpref)
 )
 
 // ValueRange says where a metric's values lie.
@@ -81,7 +83,11 @@ func (m Metric) Count() bool { return families[m.Kind].agg == AggSum }
 
 // SummaryOnly reports whether trec_eval prints m in the summary only, never
 // per query (num_q, gm_map).
-func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Kind == KindGMAP }
+func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Geometric() }
+
+// Geometric reports whether m's per-query value is a logarithm, its
+// summary a geometric mean (gm_map, gm_bpref).
+func (m Metric) Geometric() bool { return families[m.Kind].agg == AggGeo }
 
 // FollowsEmpty reports whether the empty-query policy (SPEC §3) applies to
 // m: every metric but the correlations, the counts and judged@k, which do
@@ -98,7 +104,7 @@ func (m Metric) Missing() float64 {
 		return math.NaN()
 	case m.Kind == KindNumQ:
 		return 1
-	case m.Kind == KindGMAP:
+	case m.Geometric():
 		return geoTerm(0)
 	}
 	return 0
@@ -330,6 +336,18 @@ var families = [...]family{
 		names: []string{"11pt_avg"}, cut: cutNone, trec: "11pt_avg",
 		rng: RangeUnit, needs: needOwn, help: "mean of iprec at recall 0, 0.1, ..., 1",
 	},
+	// relative_p@k = Σ_{i≤min(k,n)} b_i / min(k, R): p@k over the best
+	// p@k could be.
+	KindRelP: {
+		names: []string{"relative_p"}, cut: cutRequired, trecCut: "relative_P",
+		rng: RangeUnit, help: "relevant rows in the first k, over min(k, R)",
+	},
+	// gm_bpref = exp of the mean over queries of ln(max(bpref, 0.00001)),
+	// as gm_map is of ap; per query the value is that logarithm.
+	KindGMBpref: {
+		names: []string{"gm_bpref"}, cut: cutNone, trec: "gm_bpref",
+		rng: RangeOpen, needs: needOwn, agg: AggGeo, help: "geometric mean of bpref, with a floor of 0.00001",
+	},
 }
 
 // value is m's value from a, the sums of the ranking down to m's cut, and
@@ -375,6 +393,8 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 		}
 	case KindGMAP:
 		return geoTerm(a.ap / fR)
+	case KindRelP:
+		return a.rel / min(float64(m.K), fR)
 	case KindKendall, KindSpearman:
 		panic("metrics: value of a correlation") // Eval leaves them to corr.go
 	default:

@@ -9,8 +9,8 @@ import (
 // name and trec_eval spelling in it parses back to its family, and Help has
 // a line for each.
 func TestFamilies(t *testing.T) {
-	if len(families) != int(Kind11pt)+1 {
-		t.Fatalf("%d families for %d kinds", len(families), Kind11pt+1)
+	if len(families) != int(KindGMBpref)+1 {
+		t.Fatalf("%d families for %d kinds", len(families), KindGMBpref+1)
 	}
 	help := Help()
 	for k := range families {

@@ -218,7 +218,8 @@ func NeedsJudgments(ms []Metric, o Options) bool {
 		return true
 	}
 	for _, m := range ms {
-		if m.Kind == KindBpref || m.Kind == KindJudged || m.Kind == KindNumNonrelJudgedRet {
+		switch m.Kind {
+		case KindBpref, KindGMBpref, KindJudged, KindNumNonrelJudgedRet:
 			return true
 		}
 	}
@@ -238,7 +239,7 @@ func CheckOptions(ms []Metric, o Options) error {
 	}
 	for _, m := range ms {
 		switch m.Kind {
-		case KindBpref, KindIPrec, Kind11pt, KindJudged:
+		case KindBpref, KindGMBpref, KindIPrec, Kind11pt, KindJudged:
 			return fmt.Errorf("metric %q has no exact expectation under --ties average yet; use another tie policy: %w", m.Name, ErrBadOption)
 		}
 	}

@@ -47,6 +47,10 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			if nRel > 0 {
 				out[j] = e.bpref(l, n, nRel, judged)
 			}
+		case KindGMBpref:
+			if nRel > 0 {
+				out[j] = geoTerm(e.bpref(l, n, nRel, judged))
+			}
 		case KindSetP:
 			out[j] = 0
 			if n > 0 {

@@ -38,10 +38,12 @@ var trecEvalMeasures = []trecMeasure{
 		cutoffs: []string{"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"}},
 	{name: "P", metric: "p@%s", cutoffs: defaultCuts},
 	{name: "recall", metric: "r@%s", cutoffs: defaultCuts},
+	{name: "gm_bpref", metric: "gm_bpref"},
 	{name: "11pt_avg", metric: "11pt_avg"},
 	{name: "ndcg", metric: "ndcg"},
 	{name: "ndcg_cut", metric: "ndcg@%s", cutoffs: defaultCuts},
 	{name: "map_cut", metric: "ap@%s", cutoffs: defaultCuts},
+	{name: "relative_P", metric: "relative_p@%s", cutoffs: defaultCuts},
 	{name: "success", metric: "success@%s", cutoffs: []string{"1", "5", "10"}},
 	{name: "set_P", metric: "set_p"},
 	{name: "set_relative_P", metric: "set_relative_p"},
@@ -59,8 +61,8 @@ var trecNicknames = map[string][]string{
 
 // trecOthers are trec_eval's measures and sets rankeval does not compute,
 // refused with a message rather than called illegal.
-var trecOthers = []string{"relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "binG", "G",
-	"ndcg_rel", "Rndcg", "relative_P", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+var trecOthers = []string{"relstring", "infAP", "Rprec_mult", "utility", "binG", "G",
+	"ndcg_rel", "Rndcg", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
 	"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
 	"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
 	"map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "all_trec", "set", "all_prefs", "prefs", "qrels_jg"}

@@ -53,7 +53,8 @@ not be sorted.
   -h            this help
 
 Measures: runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref
-recip_rank iprec_at_recall P recall 11pt_avg ndcg ndcg_cut map_cut success set_P
+recip_rank iprec_at_recall P recall gm_bpref 11pt_avg ndcg ndcg_cut map_cut
+relative_P success set_P
 set_relative_P set_recall set_map set_F num_nonrel_judged_ret.
 trec_eval's other measures, and its -R, -T, -N, -Z and -D options, are
 refused. Exit status: 0 ok, 1 input error, 2 usage error.

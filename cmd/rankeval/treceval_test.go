@@ -54,7 +54,8 @@ var trecEvalCommands = []struct{ name, args string }{
 	{"mmixed", "-q -c -m official -m recall.5,100 -m ndcg -m map_cut.5,1000 -m success.1,5 -m iprec_at_recall.0.25,0.5 -m P.20"},
 	{"mlong", "--query_eval_wanted --measure=bpref --measure gm_map --level_for_rel=1"},
 	{"mset", "-q -m set_P -m set_relative_P -m set_recall -m set_map -m set_F -m num_nonrel_judged_ret -m P.5"},
-	{"m11pt", "-q -m 11pt_avg -m iprec_at_recall -m map"},
+	{"m11pt", "-q -m 11pt_avg -m iprec_at_recall -m map -m gm_bpref -m relative_P"},
+	{"mrelP", "-q -c -J -m relative_P.1,3,50,2000 -m gm_bpref -m bpref"},
 	{"m11ptcJ", "-q -c -J -M 30 -l 2 -m 11pt_avg"},
 	{"msetcJM", "-q -c -J -M 50 -l 2 -m set_F -m set_map -m set_P -m set_relative_P -m set_recall -m num_nonrel_judged_ret"},
 }
