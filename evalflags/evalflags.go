@@ -87,17 +87,28 @@ var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", 
 type profile struct {
 	flags        map[string]string
 	scoreFloat32 bool // trec_eval stores scores as 32-bit floats
+	iprecRound   bool // trec_eval 10.0 rounds x·R for iprec@x
 }
 
+var trecEvalFlags = map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}
+
+// profiles: trec_eval is its newest release, 10.0; trec_eval:RELEASE names
+// one (TrecReleases).
 var profiles = map[string]profile{
-	"trec_eval": {flags: map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}, scoreFloat32: true},
-	"gdeval":    {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
+	"trec_eval":       {flags: trecEvalFlags, scoreFloat32: true, iprecRound: true},
+	"trec_eval:10.0":  {flags: trecEvalFlags, scoreFloat32: true, iprecRound: true},
+	"trec_eval:9.0.8": {flags: trecEvalFlags, scoreFloat32: true},
+	"gdeval":          {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
 }
+
+// TrecReleases are the releases of trec_eval rankeval reproduces, the
+// default (newest) first; they differ in iprec@x's rounding (SPEC §7).
+var TrecReleases = []string{"10.0", "9.0.8"}
 
 func profileOf(name string) (profile, error) {
 	p, ok := profiles[name]
 	if !ok {
-		return profile{}, Usagef("--profile %q: want trec_eval or gdeval", name)
+		return profile{}, Usagef("--profile %q: want trec_eval, trec_eval:10.0, trec_eval:9.0.8 or gdeval", name)
 	}
 	return p, nil
 }
@@ -142,7 +153,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.Float64Var(&v.MaxGrade, "max-grade", 4, "maximum grade G of ERR, whose stop probability is (2^y - 1)/2^G;\na label above it is an input error when err or nerr is asked for")
 	fs.StringVar(&v.RelThreshold, "rel-threshold", "", "a row is relevant when its label >= this threshold (trec_eval's -l);\nwhen unset, relevant means label > 0")
 	fs.StringVar(&v.Empty, "empty", "skip", "queries with no relevant row: skip (left out of every mean and counted as\nempty), zero (count as 0), one (count as 1), error (fail the run)")
-	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
+	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored; its\nrelease 10.0: trec_eval:9.0.8 picks 9.0.8, whose iprec@x truncates x·R + 0.9\nwhere 10.0 rounds x·R) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
 	fs.StringVar(&v.InputFormat, "input-format", "auto", "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
@@ -223,6 +234,7 @@ func (v *Values) Resolve() (*Settings, error) {
 		r.ScoreFloat32 = p.scoreFloat32
 	}
 	o := metrics.DefaultOptions()
+	o.IPrecRound = profiles[v.Profile].iprecRound
 	if o.Ties, err = metrics.ParseTies(v.Ties); err != nil {
 		return nil, Usagef("--ties %w", err)
 	}

@@ -21,6 +21,10 @@ type Sources struct {
 	Missing  string
 	Qrels    string
 	Complete bool
+	// Comments skips the comment lines of the qrels and runs (a first
+	// field starting with '#'), as trec_eval 10.0 does; rankeval
+	// trec_eval sets it, no flag does.
+	Comments bool
 }
 
 // SourceNames lists the flags RegisterSources defines.

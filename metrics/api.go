@@ -54,6 +54,9 @@ type Options struct {
 	// JudgedOnly drops the rows that List.Status does not mark Judged from
 	// each ranking, after the MaxRanked cut, as trec_eval's -J does.
 	JudgedOnly bool
+	// IPrecRound makes iprec@x's x·R relevant rows lround(x·R), as
+	// trec_eval 10.0 does, instead of 9.0.8's ⌊x·R + 0.9⌋.
+	IPrecRound bool
 }
 
 // DefaultOptions are SPEC's defaults.

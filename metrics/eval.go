@@ -189,9 +189,9 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	if empty {
 		v := e.emptyValue()
 		for j, m := range e.ms {
-			if m.FollowsEmpty() && !(m.Kind == KindIPrec && n == 0) { // ownValues has it
+			if m.FollowsEmpty() && !((m.Kind == KindIPrec || m.Kind == Kind11pt) && n == 0) { // ownValues has it
 				out[j] = v
-				if m.Kind == KindGMAP {
+				if m.Geometric() {
 					out[j] = geoTerm(v)
 				}
 			}

@@ -44,6 +44,16 @@ const (
 	KindNumRelRet
 	KindIPrec // interpolated precision at a recall level (iprec_at_recall)
 	KindJudged
+	// trec_eval's set measures: of the whole ranking as a set
+	KindSetP
+	KindSetRelP
+	KindSetRecall
+	KindSetMAP
+	KindSetF
+	KindNumNonrelJudgedRet
+	Kind11pt
+	KindRelP    // relative precision at k (relative_P)
+	KindGMBpref // geometric mean of bpref (gm_bpref)
 )
 
 // ValueRange says where a metric's values lie.
@@ -73,7 +83,11 @@ func (m Metric) Count() bool { return families[m.Kind].agg == AggSum }
 
 // SummaryOnly reports whether trec_eval prints m in the summary only, never
 // per query (num_q, gm_map).
-func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Kind == KindGMAP }
+func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Geometric() }
+
+// Geometric reports whether m's per-query value is a logarithm, its
+// summary a geometric mean (gm_map, gm_bpref).
+func (m Metric) Geometric() bool { return families[m.Kind].agg == AggGeo }
 
 // FollowsEmpty reports whether the empty-query policy (SPEC §3) applies to
 // m: every metric but the correlations, the counts and judged@k, which do
@@ -90,7 +104,7 @@ func (m Metric) Missing() float64 {
 		return math.NaN()
 	case m.Kind == KindNumQ:
 		return 1
-	case m.Kind == KindGMAP:
+	case m.Geometric():
 		return geoTerm(0)
 	}
 	return 0
@@ -271,7 +285,8 @@ var families = [...]family{
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "relevant rows ranked (summary: the total)",
 	},
 	// iprec@x = max over ranks i with recall@i >= x of p@i, trec_eval's
-	// interpolated precision: recall x means ⌊x·R + 0.9⌋ relevant rows;
+	// interpolated precision: recall x means ⌊x·R + 0.9⌋ relevant rows
+	// (trec_eval 9.0.8), or round(x·R), halves up (10.0, Options.IPrecRound);
 	// 0 when no rank reaches it.
 	KindIPrec: {
 		names: []string{"iprec"}, cut: cutLevel, trecCut: "iprec_at_recall", usage: "iprec@x (x in [0, 1])",
@@ -282,6 +297,56 @@ var families = [...]family{
 	KindJudged: {
 		names: []string{"judged"}, cut: cutOptional,
 		rng: RangeUnit, needs: needOwn, help: "share of the first k rows that are judged",
+	},
+	// set_p = Σ_i b_i / n, 0 when n = 0 (trec_eval's set_P: p@n).
+	KindSetP: {
+		names: []string{"set_p"}, cut: cutNone, trec: "set_P",
+		rng: RangeUnit, needs: needOwn, help: "relevant rows over n, all rows ranked",
+	},
+	// set_relative_p = Σ_i b_i / min(n, R), 0 when n or R is 0.
+	KindSetRelP: {
+		names: []string{"set_relative_p"}, cut: cutNone, trec: "set_relative_P",
+		rng: RangeUnit, needs: needOwn, help: "relevant rows over min(n, R)",
+	},
+	// set_recall = Σ_i b_i / R.
+	KindSetRecall: {
+		names: []string{"set_recall"}, cut: cutNone, trec: "set_recall",
+		rng: RangeUnit, needs: needOwn, help: "relevant rows ranked, over R",
+	},
+	// set_map = (Σ_i b_i)² / (n·R), 0 when n or R is 0: set_p · set_recall.
+	KindSetMAP: {
+		names: []string{"set_map"}, cut: cutNone, trec: "set_map",
+		rng: RangeUnit, needs: needOwn, help: "set_p times set_recall",
+	},
+	// set_f = 2·P·R/(P + R) of set_p and set_recall, 0 when no row is
+	// relevant (trec_eval's set_F with its default beta, 1).
+	KindSetF: {
+		names: []string{"set_f"}, cut: cutNone, trec: "set_F",
+		rng: RangeUnit, needs: needOwn, help: "F1 of set_p and set_recall",
+	},
+	// num_nonrel_judged_ret = the rows judged non-relevant (a label below
+	// the threshold, not a negative judgment); the summary is the total.
+	KindNumNonrelJudgedRet: {
+		names: []string{"num_nonrel_judged_ret"}, cut: cutNone, trec: "num_nonrel_judged_ret",
+		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "rows judged non-relevant (summary: the total)",
+	},
+	// 11pt_avg = the mean of iprec@x over x = 0, 0.1, …, 1 (each with
+	// iprec's rounding rule).
+	Kind11pt: {
+		names: []string{"11pt_avg"}, cut: cutNone, trec: "11pt_avg",
+		rng: RangeUnit, needs: needOwn, help: "mean of iprec at recall 0, 0.1, ..., 1",
+	},
+	// relative_p@k = Σ_{i≤min(k,n)} b_i / min(k, R): p@k over the best
+	// p@k could be.
+	KindRelP: {
+		names: []string{"relative_p"}, cut: cutRequired, trecCut: "relative_P",
+		rng: RangeUnit, help: "relevant rows in the first k, over min(k, R)",
+	},
+	// gm_bpref = exp of the mean over queries of ln(max(bpref, 0.00001)),
+	// as gm_map is of ap; per query the value is that logarithm.
+	KindGMBpref: {
+		names: []string{"gm_bpref"}, cut: cutNone, trec: "gm_bpref",
+		rng: RangeOpen, needs: needOwn, agg: AggGeo, help: "geometric mean of bpref, with a floor of 0.00001",
 	},
 }
 
@@ -328,6 +393,8 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 		}
 	case KindGMAP:
 		return geoTerm(a.ap / fR)
+	case KindRelP:
+		return a.rel / min(float64(m.K), fR)
 	case KindKendall, KindSpearman:
 		panic("metrics: value of a correlation") // Eval leaves them to corr.go
 	default:

@@ -9,8 +9,8 @@ import (
 // name and trec_eval spelling in it parses back to its family, and Help has
 // a line for each.
 func TestFamilies(t *testing.T) {
-	if len(families) != int(KindJudged)+1 {
-		t.Fatalf("%d families for %d kinds", len(families), KindJudged+1)
+	if len(families) != int(KindGMBpref)+1 {
+		t.Fatalf("%d families for %d kinds", len(families), KindGMBpref+1)
 	}
 	help := Help()
 	for k := range families {
@@ -53,7 +53,7 @@ func TestFamilies(t *testing.T) {
 			t.Errorf("Help has no line for kind %d:\n%s", k, help)
 		}
 	}
-	if n, want := strings.Count(help, "\n"), len(families)+6; n != want {
+	if n, want := strings.Count(help, "\n"), len(families)+7; n != want {
 		t.Errorf("Help has %d lines, want %d:\n%s", n, want, help)
 	}
 	for _, line := range strings.Split(help, "\n") {

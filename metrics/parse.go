@@ -211,13 +211,15 @@ func editDistance(a, b string) int {
 }
 
 // NeedsJudgments reports whether ms or o read which rows a qrels file
-// judges (List.Status): bpref, judged@k, Options.JudgedOnly.
+// judges (List.Status): bpref, judged@k, num_nonrel_judged_ret,
+// Options.JudgedOnly.
 func NeedsJudgments(ms []Metric, o Options) bool {
 	if o.JudgedOnly {
 		return true
 	}
 	for _, m := range ms {
-		if m.Kind == KindBpref || m.Kind == KindJudged {
+		switch m.Kind {
+		case KindBpref, KindGMBpref, KindJudged, KindNumNonrelJudgedRet:
 			return true
 		}
 	}
@@ -237,7 +239,7 @@ func CheckOptions(ms []Metric, o Options) error {
 	}
 	for _, m := range ms {
 		switch m.Kind {
-		case KindBpref, KindIPrec, KindJudged:
+		case KindBpref, KindGMBpref, KindIPrec, Kind11pt, KindJudged:
 			return fmt.Errorf("metric %q has no exact expectation under --ties average yet; use another tie policy: %w", m.Name, ErrBadOption)
 		}
 	}

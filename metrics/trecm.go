@@ -47,10 +47,53 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			if nRel > 0 {
 				out[j] = e.bpref(l, n, nRel, judged)
 			}
+		case KindGMBpref:
+			if nRel > 0 {
+				out[j] = geoTerm(e.bpref(l, n, nRel, judged))
+			}
+		case KindSetP:
+			out[j] = 0
+			if n > 0 {
+				out[j] = float64(relRet) / float64(n)
+			}
+		case KindSetRelP:
+			out[j] = 0
+			if n > 0 && nRel > 0 {
+				out[j] = float64(relRet) / float64(min(n, nRel))
+			}
+		case KindSetRecall:
+			out[j] = 0
+			if nRel > 0 {
+				out[j] = float64(relRet) / float64(nRel)
+			}
+		case KindSetMAP:
+			out[j] = 0
+			if n > 0 && nRel > 0 {
+				out[j] = float64(relRet) * float64(relRet) / (float64(n) * float64(nRel))
+			}
+		case KindSetF:
+			out[j] = 0
+			if relRet > 0 {
+				// trec_eval's arithmetic, beta x = 1: (x+1)·P·R / (x·P + R)
+				p, r := float64(relRet)/float64(n), float64(relRet)/float64(nRel)
+				out[j] = 2.0 * p * r / (1.0*p + r)
+			}
+		case KindNumNonrelJudgedRet:
+			c := 0
+			for _, en := range e.ents[:n] {
+				if (l.Status == nil || l.Status[en.i] == Judged) && !e.rel(l.Label[en.i]) {
+					c++
+				}
+			}
+			out[j] = float64(c)
+		case Kind11pt:
+			out[j] = 0
+			if nRel > 0 || n == 0 {
+				out[j] = e.elevenPoint(l, n, nRel, relRet)
+			}
 		case KindIPrec:
 			if nRel > 0 || n == 0 {
-				// trec_eval: (long) (level * num_rel + 0.9)
-				e.ip = append(e.ip, iprecCut{j: j, cut: int(m.Level*float64(nRel) + 0.9)})
+				e.ip = append(e.ip, iprecCut{j: j, cut: IPrecRels(m.Level, nRel, e.o.IPrecRound)})
 			}
 		}
 	}
@@ -111,11 +154,16 @@ func (e *Evaluator) bpref(l *List, n, nRel int, judged []float64) float64 {
 // level is the best precision at or below the rank where that many
 // relevant rows have been seen; a level the ranking never reaches is 0.
 func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
+	e.iprecAt(l, n, relRet, e.ip, out)
+}
+
+// iprecAt writes the interpolated precision at each cut of ip to out.
+func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64) {
 	if n == 0 {
 		// nothing ranked (Options.JudgedOnly left no row): trec_eval's
 		// precision is 0/0, so a level that needs no relevant row is NaN
 		// (undefined), whether or not the query is empty
-		for _, c := range e.ip {
+		for _, c := range ip {
 			out[c.j] = 0
 			if c.cut == 0 {
 				out[c.j] = math.NaN()
@@ -123,7 +171,7 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 		}
 		return
 	}
-	for _, c := range e.ip {
+	for _, c := range ip {
 		out[c.j] = 0
 	}
 	best := float64(relRet) / float64(n)
@@ -133,7 +181,7 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 			best = p
 		}
 		if e.rel(l.Label[e.ents[i-1].i]) {
-			for _, c := range e.ip {
+			for _, c := range ip {
 				if c.cut == seen {
 					out[c.j] = best
 				}
@@ -141,9 +189,39 @@ func (e *Evaluator) iprec(l *List, n, relRet int, out []float64) {
 			seen--
 		}
 	}
-	for _, c := range e.ip {
+	for _, c := range ip {
 		if c.cut == 0 {
 			out[c.j] = best
 		}
 	}
+}
+
+// IPrecRels is the number of relevant rows that recall level x of nRel
+// means: trec_eval 9.0.8's (long) (x * num_rel + 0.9), or, with round,
+// 10.0's lround(x * num_rel) (halves away from zero). 11pt_avg uses it too.
+func IPrecRels(x float64, nRel int, round bool) int {
+	if round {
+		return int(math.Round(x * float64(nRel)))
+	}
+	return int(x*float64(nRel) + 0.9)
+}
+
+// elevenPointLevels are 11pt_avg's recall levels, trec_eval's literals.
+var elevenPointLevels = [...]float64{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}
+
+// elevenPoint is trec_eval's 11pt_avg: the mean of the interpolated
+// precision at the 11 levels (iprec's, with its rounding rule), summed from
+// the highest level down as trec_eval sums them.
+func (e *Evaluator) elevenPoint(l *List, n, nRel, relRet int) float64 {
+	var cuts [len(elevenPointLevels)]iprecCut
+	var vals [len(elevenPointLevels)]float64
+	for i, x := range elevenPointLevels {
+		cuts[i] = iprecCut{j: i, cut: IPrecRels(x, nRel, e.o.IPrecRound)}
+	}
+	e.iprecAt(l, n, relRet, cuts[:], vals[:])
+	sum := 0.0
+	for i := len(vals) - 1; i >= 0; i-- {
+		sum += vals[i]
+	}
+	return sum / float64(len(vals))
 }

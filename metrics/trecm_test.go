@@ -49,6 +49,29 @@ func TestTrecMeasures(t *testing.T) {
 		{"p@3", func(o *Options) { o.JudgedOnly = true }, 2.0 / 3},
 		// -M 3 then -J: rel, non-rel
 		{"num_ret", func(o *Options) { o.MaxRanked = 3; o.JudgedOnly = true }, 2},
+		// x·R = 1.2: 9.0.8 needs ⌊2.1⌋ = 2 relevant rows (best from rank
+		// 4: 1/2), 10.0 round(1.2) = 1 (rank 1: 1)
+		{"iprec@0.4", nil, 0.5},
+		{"iprec@0.4", func(o *Options) { o.IPrecRound = true }, 1},
+		{"iprec@0.5", func(o *Options) { o.IPrecRound = true }, 0.5}, // round(1.5) = 2
+		// iprec at 0, 0.1, ..., 1: 9.0.8's cuts 0,1,1,1,2,2,2,2 (0.7·3 + 0.9
+		// is 2.9999…),3,3,3 give four 1s and four .5s; 10.0's
+		// 0,0,1,1,1,2,2,2,2,3,3 give five 1s and four .5s
+		{"11pt_avg", nil, 6.0 / 11},
+		{"11pt_avg", func(o *Options) { o.IPrecRound = true }, 7.0 / 11},
+		// the set measures: 2 relevant of n = 5 rows, R = 3
+		{"set_p", nil, 2.0 / 5},
+		{"set_P", nil, 2.0 / 5},
+		{"set_relative_p", nil, 2.0 / 3},
+		{"set_recall", nil, 2.0 / 3},
+		{"set_map", nil, 4.0 / 15},
+		{"set_F", nil, 2 * 0.4 * (2.0 / 3) / (0.4 + 2.0/3)},
+		// judged non-relevant: rank 2 only (not the unjudged row, not the
+		// negative judgment)
+		{"num_nonrel_judged_ret", nil, 1},
+		{"set_p", func(o *Options) { o.MaxRanked = 2 }, 1.0 / 2},
+		{"set_relative_p", func(o *Options) { o.MaxRanked = 2 }, 1.0 / 2},
+		{"num_nonrel_judged_ret", func(o *Options) { o.MaxRanked = 1 }, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,6 +34,9 @@ type fieldScanner struct {
 	le   int
 	edge [2 * maxFields]int32 // field i is buf[edge[2i]:edge[2i+1]]
 	sep  []uint64             // see mask
+	// comments skips a line whose first field starts with '#', as
+	// trec_eval 10.0 skips comment lines (RunOptions.Comments)
+	comments bool
 }
 
 const (
@@ -157,8 +160,8 @@ line:
 			if b[e] != '\n' {
 				continue
 			}
-			if k == 0 { // a blank line
-				p = e + 1
+			if k == 0 || s.comments && b[s.edge[0]] == '#' { // a blank line, or a comment
+				p, k = e+1, 0
 				if p == s.end {
 					s.p = p
 					continue line

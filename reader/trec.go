@@ -33,11 +33,17 @@ type Qrels struct {
 // ReadQrels loads a qrels file (plain, gzip or zstd). A docno judged twice
 // for one query is an error, as in trec_eval.
 func ReadQrels(name string) (*Qrels, error) {
-	return readQrels(name, runtime.GOMAXPROCS(0))
+	return readQrels(name, runtime.GOMAXPROCS(0), false)
+}
+
+// ReadQrelsComments is ReadQrels skipping comment lines, those whose first
+// field starts with '#', as trec_eval 10.0 does.
+func ReadQrelsComments(name string) (*Qrels, error) {
+	return readQrels(name, runtime.GOMAXPROCS(0), true)
 }
 
 // readQrels reads a large plain file in up to parts pieces at once.
-func readQrels(name string, parts int) (*Qrels, error) {
+func readQrels(name string, parts int, comments bool) (*Qrels, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -78,10 +84,10 @@ func readQrels(name string, parts int) (*Qrels, error) {
 	}
 	var seg *qrelsSegment
 	if len(cuts) > 0 {
-		seg, err = parseQrelsParts(f, br, name, size, cuts, est, docLen)
+		seg, err = parseQrelsParts(f, br, name, size, cuts, est, docLen, comments)
 	} else {
 		seg = newQrelsArrays(est, docLen, 1).part(0, 0, est, 0, est*docLen)
-		_, err = parseQrels(name, src, 0, seg)
+		_, err = parseQrels(name, src, 0, seg, comments)
 	}
 	if err != nil {
 		return nil, err
@@ -296,7 +302,7 @@ func qrelsCut(f *os.File, from, size int64) int64 {
 // and at each cut on as many goroutines, and joins them. A piece numbers
 // its lines from 1; one with an error is parsed again from its true first
 // line, the lines before it counted, to name the line.
-func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts []int64, est, docLen int) (*qrelsSegment, error) {
+func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts []int64, est, docLen int, comments bool) (*qrelsSegment, error) {
 	n := len(cuts) + 1
 	all := newQrelsArrays(est, docLen, n)
 	edges := append(append([]int64{0}, cuts...), size)
@@ -315,7 +321,7 @@ func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts
 			if i == 0 {
 				r = io.LimitReader(br, edges[1]) // the buffered start
 			}
-			lines[i], errs[i] = parseQrels(name, r, 0, segs[i])
+			lines[i], errs[i] = parseQrels(name, r, 0, segs[i], comments)
 		})
 	}
 	wg.Wait()
@@ -323,7 +329,7 @@ func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts
 	for i := range n {
 		if errs[i] != nil {
 			if i > 0 {
-				_, errs[i] = parseQrels(name, io.NewSectionReader(f, edges[i], edges[i+1]-edges[i]), base, newQrelsArrays(0, 0, 1).part(0, 0, 0, 0, 0))
+				_, errs[i] = parseQrels(name, io.NewSectionReader(f, edges[i], edges[i+1]-edges[i]), base, newQrelsArrays(0, 0, 1).part(0, 0, 0, 0, 0), comments)
 			}
 			return nil, errs[i]
 		}
@@ -338,8 +344,9 @@ func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
 // line base+1: the judgments in file order, appended to g's flat arrays.
 // It returns the number of lines in the stretch.
-func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment) (int64, error) {
+func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, comments bool) (int64, error) {
 	sc := newFieldScanner(name, r)
+	sc.comments = comments
 	sc.n = base
 	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
 	for sc.next() {

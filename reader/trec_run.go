@@ -21,6 +21,9 @@ type RunOptions struct {
 	// Qrels.Join (the pipeline does so in its workers, where the run's
 	// doc ids are hashed anyway).
 	DeferJoin bool
+	// Comments skips comment lines, those whose first field starts with
+	// '#', as trec_eval 10.0 does.
+	Comments bool
 }
 
 // SkipCount counts what SkipUnjudged dropped.
@@ -59,6 +62,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
 	r := &trecRun{sc: newFieldScanner(display, src), bs: opt.batchSize(), close: closeAll}
+	r.sc.comments = opt.Comments
 	r.st.qrels, r.st.opt = qrels, opt
 	r.own.Source = display
 	r.own.Query.Reset()
@@ -233,7 +237,7 @@ func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qr
 	split := newLineSplitter(name, src, closeSrc, runBlockSize, runBlockSize, k)
 	decs := make([]unitDecoder[*lineBlock, runBlockEnd], k)
 	for w := range decs {
-		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name}, split: split, bs: opt.batchSize()}
+		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name, comments: opt.Comments}, split: split, bs: opt.batchSize()}
 	}
 	sk := &runSkips{skipped: opt.Skipped}
 	shape := &Batch{Source: name}

@@ -3,12 +3,15 @@
 # time and peak memory of each, and the largest difference over every
 # per-query and "all" value; then the drop-in, `rankeval trec_eval QRELS
 # RUN` against `trec_eval QRELS RUN` (the default measures): time, memory,
-# and whether the outputs are byte-identical.
+# and whether the outputs are byte-identical; with TREC_EVAL10 set, the
+# drop-in's default release, 10.0, against trec_eval 10.0 the same way
+# (with -c, since 10.0 stops at a judged query the run lacks).
 #
-#   TREC_EVAL=/path/to/trec_eval scripts/trec-compare.sh [RUN_LINES]
+#   TREC_EVAL=/path/to/trec_eval TREC_EVAL10=/path/to/trec_eval10 \
+#     scripts/trec-compare.sh [RUN_LINES]
 #
 # Build trec_eval yourself, outside this repository (usnistgov/trec_eval,
-# tag v9.0.8: make). BENCH_DIR (default /tmp/rankeval-trec) holds the
+# tag v9.0.8 and commit f425365 for 10.0: make in each). BENCH_DIR (default /tmp/rankeval-trec) holds the
 # generated files, which are reused when present.
 set -euo pipefail
 : "${TREC_EVAL:?set TREC_EVAL to the path of a trec_eval 9.0.8 binary}"
@@ -55,16 +58,25 @@ awk -F'\t' '
 		exit (missing > 0 || max > 0.00005)
 	}' "$dir/te.txt" "$dir/re.txt"
 
-echo "drop-in, default measures (trec_eval QRELS RUN):"
-timed trec_eval "$dir/te-default.txt" "$TREC_EVAL" "$qrels" "$run"
-timed rankeval "$dir/re-default.txt" "$dir/rankeval" trec_eval "$qrels" "$run"
-read -r te_s te_kb <"$dir/trec_eval.time"
-read -r re_s re_kb <"$dir/rankeval.time"
-awk -v te="$te_s" -v re="$re_s" -v tk="$te_kb" -v rk="$re_kb" \
-	'BEGIN { printf "rankeval trec_eval is %.1fx faster, with %.2fx trec_eval'"'"'s peak RSS\n", te / re, rk / tk }'
-if cmp -s "$dir/te-default.txt" "$dir/re-default.txt"; then
-	echo "outputs byte-identical ($(wc -l <"$dir/te-default.txt") lines)"
-else
-	diff "$dir/te-default.txt" "$dir/re-default.txt" | head -20
-	exit 1
+# dropin RELEASE BINARY ARGS...: the drop-in against that trec_eval
+dropin() {
+	local release=$1 bin=$2
+	shift 2
+	echo "drop-in, trec_eval $release $* QRELS RUN:"
+	timed trec_eval "$dir/te-$release.txt" "$bin" "$@" "$qrels" "$run"
+	timed rankeval "$dir/re-$release.txt" "$dir/rankeval" trec_eval --release "$release" "$@" "$qrels" "$run"
+	read -r te_s te_kb <"$dir/trec_eval.time"
+	read -r re_s re_kb <"$dir/rankeval.time"
+	awk -v te="$te_s" -v re="$re_s" -v tk="$te_kb" -v rk="$re_kb" \
+		'BEGIN { printf "rankeval trec_eval is %.1fx faster, with %.2fx trec_eval'"'"'s peak RSS\n", te / re, rk / tk }'
+	if cmp -s "$dir/te-$release.txt" "$dir/re-$release.txt"; then
+		echo "outputs byte-identical ($(wc -l <"$dir/te-$release.txt") lines)"
+	else
+		diff "$dir/te-$release.txt" "$dir/re-$release.txt" | head -20
+		exit 1
+	fi
+}
+dropin 9.0.8 "$TREC_EVAL"
+if [ -n "${TREC_EVAL10:-}" ]; then
+	dropin 10.0 "$TREC_EVAL10" -c
 fi

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/summary"
+	"github.com/rankeval/rankeval/treceval"
 )
 
 // Exit codes, documented in the README.
@@ -72,11 +73,9 @@ func signalExit(s os.Signal) int {
 	return exitError
 }
 
-// usageError marks a mistake in the command line (exit 2); help is the
-// command that explains it ("" for rankeval --help).
+// usageError marks a mistake in the command line (exit 2).
 type usageError struct {
-	err  error
-	help string
+	err error
 }
 
 func (u usageError) Error() string { return u.err.Error() }
@@ -90,13 +89,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "rankeval:", err)
 	var u usageError
+	var tu treceval.UsageError
 	switch {
+	case errors.As(err, &tu):
+		fmt.Fprintln(stderr, "Run 'rankeval trec_eval -h' for usage.")
+		return exitUsage
 	case errors.As(err, &u), errors.Is(err, evalflags.ErrUsage):
-		help := "rankeval --help"
-		if u.help != "" {
-			help = u.help
-		}
-		fmt.Fprintf(stderr, "Run '%s' for usage.\n", help)
+		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
 		return exitUsage
 	case errors.Is(err, summary.ErrGateFailed):
 		return exitGate

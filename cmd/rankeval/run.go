@@ -9,14 +9,17 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/state"
 	"github.com/rankeval/rankeval/summary"
+	"github.com/rankeval/rankeval/treceval"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -26,7 +29,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	if len(args) > 0 && args[0] == "trec_eval" {
-		return trecEval(ctx, args[1:], stdout, stderr)
+		err := treceval.Main(ctx, args[1:], stdout, stderr, trecEvalEvaluate(stderr))
+		if errors.Is(err, treceval.ErrVersion) {
+			_, err = fmt.Fprintln(stdout, "rankeval trec_eval (trec_eval's command line and output, releases", strings.Join(evalflags.TrecReleases, " and ")+"), rankeval", summary.Version())
+		}
+		return err
 	}
 	if len(args) > 0 && args[0] == "merge" {
 		return mergeStates(ctx, args[1:], stdout, stderr)
@@ -162,6 +169,27 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 		trec.report(stderr)
 	}
 	return res, trec, nil
+}
+
+// trecEvalEvaluate is rankeval trec_eval's evaluation: the ordinary one,
+// quiet, over one TREC run.
+func trecEvalEvaluate(stderr io.Writer) treceval.Evaluate {
+	return func(ctx context.Context, s *evalflags.Settings, src *evalflags.Sources, runFile string, perQuery io.Writer, unsorted bool) (*summary.Run, *pipeline.Result, *reader.Qrels, error) {
+		c := &config{shared: s, batch: 8192, quiet: true, src: src, inputs: []string{runFile}}
+		if unsorted {
+			c.unsorted, c.tmpDir, c.memLimit = true, os.TempDir(), pipeline.DefaultMemLimit
+		}
+		run := c.summaryRun()
+		var pq pipeline.PerQuery
+		if perQuery != nil {
+			pq = pipeline.PerQuery{W: perQuery, Format: run.QueryFormat("trec")}
+		}
+		res, trec, err := evaluate(ctx, c, run, pq, stderr)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return run, res, trec.qrels, nil
+	}
 }
 
 // totalSize is the bytes of all inputs when every one is a regular file,

@@ -23,7 +23,11 @@ type trecInput struct {
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
 	start := time.Now()
-	q, err := reader.ReadQrels(c.src.Qrels)
+	read := reader.ReadQrels
+	if c.src.Comments {
+		read = reader.ReadQrelsComments
+	}
+	q, err := read(c.src.Qrels)
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +51,7 @@ func (t *trecInput) source(name string) pipeline.Source {
 			SkipUnjudged: t.c.shared.SkipUnjudged(),
 			Skipped:      &t.skipped,
 			DeferJoin:    true, // the pipeline's workers join (Rules.Qrels)
+			Comments:     t.c.src.Comments,
 		})
 	}}
 }

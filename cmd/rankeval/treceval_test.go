@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +16,15 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-var record = flag.Bool("record", false, "record testdata/trec_eval's expected outputs by running the trec_eval 9.0.8 binary named by $TREC_EVAL")
+var record = flag.Bool("record", false, "record testdata/trec_eval's expected outputs by running the trec_eval binaries named by $TREC_EVAL (9.0.8) and $TREC_EVAL10 (10.0)")
+
+// trecReleases are the releases of trec_eval the drop-in is checked
+// against: where each one's recordings are, and the variable naming its
+// binary for -record.
+var trecReleases = []struct{ release, dir, env string }{
+	{"9.0.8", "trec_eval", "TREC_EVAL"},
+	{"10.0", "trec_eval/10.0", "TREC_EVAL10"},
+}
 
 // trecEvalData are the qrels and runs the drop-in is checked on: both
 // folders of the shared references, and trec_eval's own test files
@@ -44,42 +53,62 @@ var trecEvalCommands = []struct{ name, args string }{
 	{"mlist", "-q -m map -m P.5,10 -m ndcg_cut.5,10 -m recip_rank -m num_q"},
 	{"mmixed", "-q -c -m official -m recall.5,100 -m ndcg -m map_cut.5,1000 -m success.1,5 -m iprec_at_recall.0.25,0.5 -m P.20"},
 	{"mlong", "--query_eval_wanted --measure=bpref --measure gm_map --level_for_rel=1"},
+	{"mset", "-q -m set_P -m set_relative_P -m set_recall -m set_map -m set_F -m num_nonrel_judged_ret -m P.5"},
+	{"m11pt", "-q -m 11pt_avg -m iprec_at_recall -m map -m gm_bpref -m relative_P"},
+	{"mrelP", "-q -c -J -m relative_P.1,3,50,2000 -m gm_bpref -m bpref"},
+	{"m11ptcJ", "-q -c -J -M 30 -l 2 -m 11pt_avg"},
+	{"msetcJM", "-q -c -J -M 50 -l 2 -m set_F -m set_map -m set_P -m set_relative_P -m set_recall -m num_nonrel_judged_ret"},
 }
 
-// TestTrecEvalDropIn checks that rankeval trec_eval prints, byte for byte,
-// what trec_eval 9.0.8 printed for the same command line (recorded in
-// testdata/trec_eval; -record, with TREC_EVAL set, records them again).
+// TestTrecEvalDropIn checks that rankeval trec_eval --release R prints,
+// byte for byte, what trec_eval R printed for the same command line
+// (recorded in testdata/trec_eval and trec_eval/10.0; -record, with
+// TREC_EVAL and TREC_EVAL10 set, records them again). Where trec_eval
+// stopped with an error (recorded as NAME.err.zst, its stderr), the
+// drop-in must fail with the same message and print nothing.
 func TestTrecEvalDropIn(t *testing.T) {
 	td := filepath.Join("..", "..", "testdata")
-	for _, d := range trecEvalData {
-		for _, c := range trecEvalCommands {
-			name := d.name + "." + c.name
-			t.Run(name, func(t *testing.T) {
-				args := strings.Fields(c.args)
-				golden := filepath.Join(td, "trec_eval", name+".txt.zst")
-				if *record {
-					recordTrecEval(t, golden, args, filepath.Join(td, d.qrels), filepath.Join(td, d.run))
-				}
-				want := readZstd(t, golden)
-				code, out, stderr := cli(t, append(append([]string{"trec_eval"}, args...), filepath.Join(td, d.qrels), filepath.Join(td, d.run))...)
-				if code != 0 {
-					t.Fatalf("exit %d: %s", code, stderr)
-				}
-				if out != want {
-					t.Fatalf("differs from trec_eval 9.0.8 (%s):\n%s", golden, firstDiff(want, out))
-				}
-			})
+	for _, rel := range trecReleases {
+		for _, d := range trecEvalData {
+			for _, c := range trecEvalCommands {
+				name := d.name + "." + c.name
+				t.Run(rel.release+"/"+name, func(t *testing.T) {
+					args := strings.Fields(c.args)
+					golden := filepath.Join(td, rel.dir, name+".txt.zst")
+					if *record {
+						recordTrecEval(t, rel.env, golden, args, filepath.Join(td, d.qrels), filepath.Join(td, d.run))
+					}
+					want := readZstd(t, golden)
+					code, out, stderr := cli(t, append(append([]string{"trec_eval", "--release", rel.release}, args...), filepath.Join(td, d.qrels), filepath.Join(td, d.run))...)
+					if wantErr, err := os.ReadFile(strings.TrimSuffix(golden, ".txt.zst") + ".err"); err == nil {
+						msg := strings.TrimSpace(strings.Split(string(wantErr), "\n")[0])
+						if code != 1 || out != "" || !strings.Contains(stderr, msg) {
+							t.Fatalf("exit %d, stdout %d bytes, stderr %q; trec_eval %s stopped: %q", code, len(out), stderr, rel.release, msg)
+						}
+						return
+					}
+					if code != 0 {
+						t.Fatalf("exit %d: %s", code, stderr)
+					}
+					if out != want {
+						t.Fatalf("differs from trec_eval %s (%s):\n%s", rel.release, golden, firstDiff(want, out))
+					}
+				})
+			}
 		}
 	}
 }
 
-// recordTrecEval runs $TREC_EVAL (which reads plain files only) and saves
-// its output, compressed, as golden.
-func recordTrecEval(t *testing.T, golden string, args []string, qrels, run string) {
-	bin := os.Getenv("TREC_EVAL")
+// recordTrecEval runs the trec_eval that $env names (it reads plain files
+// only) and saves its output, compressed, as golden; when it fails, its
+// stderr too, as NAME.err.
+func recordTrecEval(t *testing.T, env, golden string, args []string, qrels, run string) {
+	bin := os.Getenv(env)
 	if bin == "" {
-		t.Fatal("-record needs TREC_EVAL=/path/to/trec_eval (9.0.8, built outside the repository)")
+		t.Fatalf("-record needs %s=/path/to/trec_eval (built outside the repository)", env)
 	}
+	errFile := strings.TrimSuffix(golden, ".txt.zst") + ".err"
+	os.Remove(errFile)
 	plain := func(p string) string {
 		if !strings.HasSuffix(p, ".zst") {
 			return p
@@ -90,8 +119,17 @@ func recordTrecEval(t *testing.T, golden string, args []string, qrels, run strin
 		}
 		return out
 	}
-	out, err := exec.Command(bin, append(args, plain(qrels), plain(run))...).Output()
-	if err != nil {
+	cmd := exec.Command(bin, append(args, plain(qrels), plain(run))...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		if err := os.WriteFile(errFile, stderr.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	case err != nil:
 		t.Fatalf("%s: %v", bin, err)
 	}
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
@@ -165,7 +203,7 @@ func TestTrecEvalArgs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"trec_eval"}, tc.args...)
+			args := append([]string{"trec_eval", "--release", "9.0.8"}, tc.args...)
 			if tc.name != "one file" {
 				args = append(args, q, r)
 			} else {
@@ -216,8 +254,8 @@ func TestTrecEvalUnsortedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := filepath.Join(td, "qrels.txt")
-	_, want, _ := cli(t, "trec_eval", "-q", q, filepath.Join(td, "run.txt"))
-	code, got, stderr := cli(t, "trec_eval", "-q", q, p)
+	_, want, _ := cli(t, "trec_eval", "--release", "9.0.8", "-q", q, filepath.Join(td, "run.txt"))
+	code, got, stderr := cli(t, "trec_eval", "--release", "9.0.8", "-q", q, p)
 	if code != 0 || got != want {
 		t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(want, got))
 	}

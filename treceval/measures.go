@@ -1,4 +1,4 @@
-package main
+package treceval
 
 import (
 	"fmt"
@@ -38,10 +38,19 @@ var trecEvalMeasures = []trecMeasure{
 		cutoffs: []string{"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"}},
 	{name: "P", metric: "p@%s", cutoffs: defaultCuts},
 	{name: "recall", metric: "r@%s", cutoffs: defaultCuts},
+	{name: "gm_bpref", metric: "gm_bpref"},
+	{name: "11pt_avg", metric: "11pt_avg"},
 	{name: "ndcg", metric: "ndcg"},
 	{name: "ndcg_cut", metric: "ndcg@%s", cutoffs: defaultCuts},
 	{name: "map_cut", metric: "ap@%s", cutoffs: defaultCuts},
+	{name: "relative_P", metric: "relative_p@%s", cutoffs: defaultCuts},
 	{name: "success", metric: "success@%s", cutoffs: []string{"1", "5", "10"}},
+	{name: "set_P", metric: "set_p"},
+	{name: "set_relative_P", metric: "set_relative_p"},
+	{name: "set_recall", metric: "set_recall"},
+	{name: "set_map", metric: "set_map"},
+	{name: "set_F", metric: "set_f"},
+	{name: "num_nonrel_judged_ret", metric: "num_nonrel_judged_ret"},
 }
 
 // trecNicknames are trec_eval's measure sets; only official is all
@@ -52,9 +61,8 @@ var trecNicknames = map[string][]string{
 
 // trecOthers are trec_eval's measures and sets rankeval does not compute,
 // refused with a message rather than called illegal.
-var trecOthers = []string{"relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
-	"ndcg_rel", "Rndcg", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-	"num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+var trecOthers = []string{"relstring", "infAP", "Rprec_mult", "utility", "binG", "G",
+	"ndcg_rel", "Rndcg", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
 	"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
 	"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
 	"map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "all_trec", "set", "all_prefs", "prefs", "qrels_jg"}
@@ -112,8 +120,13 @@ func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) 
 			sel.runid = true
 		case m.cutoffs == nil:
 			if hasParam {
-				if m.name == "ndcg" {
+				switch m.name {
+				case "ndcg":
 					return trecSelection{}, trecUsagef("trec_eval: ndcg's gain parameters (ndcg.%s) are not supported; ndcg uses the judgments as gains", param)
+				case "11pt_avg":
+					return trecSelection{}, trecUsagef("trec_eval: 11pt_avg's recall levels (11pt_avg.%s) are not supported; 11pt_avg uses 0, 0.1, ..., 1", param)
+				case "set_F":
+					return trecSelection{}, trecUsagef("trec_eval: set_F's beta (set_F.%s) is not supported; set_F is computed with beta 1", param)
 				}
 				fmt.Fprintf(stderr, "rankeval trec_eval: %s takes no parameters: %q ignored, as trec_eval ignores it\n", m.name, param)
 			}
