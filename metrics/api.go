@@ -5,7 +5,7 @@ import "errors"
 // Sentinel errors for metric names, matched with errors.Is.
 var (
 	ErrUnknownMetric = errors.New("unknown metric")
-	ErrBadCutoff     = errors.New("cutoff k must be a whole number >= 1")
+	ErrBadCutoff     = errors.New("cutoff k must be a whole number from 1 to 1000000000")
 	ErrBadLevel      = errors.New("bad recall level")
 )
 

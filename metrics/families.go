@@ -382,6 +382,12 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 	case KindDCG:
 		return a.dcg
 	case KindNDCG:
+		if math.IsInf(ia.dcg, 0) {
+			// The ideal gains overflow (labels of 1024 and more under
+			// --gain exp): the ratio would be 0 or NaN, a wrong number;
+			// +Inf has the caller report it (pipeline's checkFinite).
+			return ia.dcg
+		}
 		if ia.dcg > 0 {
 			return a.dcg / ia.dcg
 		}

@@ -63,10 +63,17 @@ func isFBeta(base string) bool {
 	return len(base) > 1 && base[0] == 'f' && (base[1] == '.' || base[1] >= '0' && base[1] <= '9')
 }
 
-// parseCutoff accepts only plain decimal digits: strconv.Atoi alone would let
-// "+5" through, and a cutoff is never written that way.
+// MaxCutoff is the largest cutoff k a metric takes. It is far above any
+// ranking's length (a k beyond n cuts nothing), and low enough that no
+// arithmetic on k, k+1 or a sweep to k, can overflow an int, on 32-bit
+// platforms too.
+const MaxCutoff = 1_000_000_000
+
+// parseCutoff accepts only plain decimal digits from 1 to MaxCutoff:
+// strconv.Atoi alone would let "+5" through, and a cutoff is never written
+// that way.
 func parseCutoff(s string) (int, error) {
-	if s == "" {
+	if s == "" || len(s) > len(strconv.Itoa(MaxCutoff)) {
 		return 0, strconv.ErrSyntax
 	}
 	for i := 0; i < len(s); i++ {
@@ -78,7 +85,7 @@ func parseCutoff(s string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if k < 1 {
+	if k < 1 || k > MaxCutoff {
 		return 0, strconv.ErrRange
 	}
 	return k, nil

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -12,6 +13,7 @@ func TestParse(t *testing.T) {
 		want Metric
 	}{
 		{"p@10", Metric{Name: "p@10", Kind: KindP, K: 10}},
+		{"p@1000000000", Metric{Name: "p@1000000000", Kind: KindP, K: MaxCutoff}},
 		{"precision@5", Metric{Name: "precision@5", Kind: KindP, K: 5}},
 		{"P@5", Metric{Name: "p@5", Kind: KindP, K: 5}},
 		{"r@100", Metric{Name: "r@100", Kind: KindR, K: 100}},
@@ -60,6 +62,9 @@ func TestParse(t *testing.T) {
 		})
 	}
 
+	if want := fmt.Sprintf("from 1 to %d", MaxCutoff); !strings.Contains(ErrBadCutoff.Error(), want) {
+		t.Errorf("ErrBadCutoff %q does not give the bound (%s)", ErrBadCutoff, want)
+	}
 	bad := []struct {
 		in   string
 		want error
@@ -72,6 +77,10 @@ func TestParse(t *testing.T) {
 		{"ndcg@+5", ErrBadCutoff},
 		{"ndcg@10@2", ErrBadCutoff},
 		{"ndcg@99999999999999999999999", ErrBadCutoff},
+		{"p@9200000000000000000", ErrBadCutoff},
+		{"p@1000000001", ErrBadCutoff},
+		{"p@01000000000", ErrBadCutoff},
+		{"P_1000000001", ErrUnknownMetric},
 		{"p", ErrBadCutoff},
 		{"r", ErrBadCutoff},
 		{"f1", ErrBadCutoff},

@@ -31,8 +31,8 @@ func parseTrecName(lower string) (Metric, bool) {
 			lv, ok := parseLevel(rest[1:])
 			return Metric{Name: lower, Kind: Kind(k), Level: lv}, ok
 		}
-		n, err := strconv.Atoi(rest[1:])
-		if err != nil || n < 1 || strconv.Itoa(n) != rest[1:] {
+		n, err := parseCutoff(rest[1:])
+		if err != nil || strconv.Itoa(n) != rest[1:] {
 			return Metric{}, false
 		}
 		return Metric{Name: lower, Kind: Kind(k), K: n}, true

@@ -36,6 +36,7 @@ var (
 	ErrTooManySlices = errors.New("more slices than --max-slices")
 	ErrLockstep      = errors.New("logs of the compared systems do not hold the same queries")
 	ErrMixedColumns  = errors.New("rows of one query differ in the columns they have")
+	ErrOverflow      = errors.New("a metric's value is not a finite number")
 )
 
 // Source is one input, opened when the pipeline reaches it so that only one

@@ -122,7 +122,54 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	if empty && u.r.Options.Empty == metrics.EmptyError {
 		return empty, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", u.where(g.First), g.ID, ErrEmptyQuery)
 	}
+	if !empty {
+		return false, u.checkFinite(g, &l, vals)
+	}
 	return empty, nil
+}
+
+// MaxValue bounds a query's metric values: a difference of two of them
+// squared (the paired test's sums, the intervals' sums of squares) stays
+// finite.
+const MaxValue = 0x1p510
+
+// checkFinite fails when a metric of a query that is not empty came out
+// infinite, NaN, or above MaxValue, which only huge labels can do (each
+// label is finite, but a gain of 2^y − 1 is infinite from y = 1024 under
+// --gain exp, and a sum of gains or of their squares can overflow below
+// that): such a query would otherwise drop out of the means, or make them
+// infinite or null, with exit 0. The correlations are NaN when undefined,
+// and left alone. The message names the row of the largest label (or the
+// query's first row, when the largest label is a judgment the ranking does
+// not hold).
+func (u *Unit) checkFinite(g *Group, l *metrics.List, vals []float64) error {
+	for j, v := range vals {
+		m := u.r.Metrics[j]
+		if math.Abs(v) <= MaxValue || math.IsNaN(v) && m.Correlation() {
+			continue
+		}
+		at, top := u.where(g.First), 0.0
+		for i, y := range g.Label {
+			if y > top {
+				top = y
+				if len(g.Where) == len(g.Label) {
+					at = u.where(g.Where[i])
+				}
+			}
+		}
+		for _, y := range l.Judged {
+			if y > top {
+				top, at = y, u.where(g.First)
+			}
+		}
+		hint := "use smaller labels"
+		if u.r.Options.Gain == metrics.GainExp {
+			hint = "under --gain exp a label's gain is 2^y − 1: use --gain linear, or smaller labels"
+		}
+		return fmt.Errorf("%s: query %q: %s is %v from its largest label %v (a value must be finite and at most 2^510, so that sums of squares stay finite); %s: %w",
+			at, g.ID, m.Name, v, top, hint, ErrOverflow)
+	}
+	return nil
 }
 
 // Labels says what u has seen of labels under Rules.NoteBinaryLabels: any

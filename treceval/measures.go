@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rankeval/rankeval/metrics"
 )
 
 // trecMeasure is one of trec_eval's measures that rankeval trec_eval
@@ -167,6 +169,9 @@ func trecCutoffs(m trecMeasure, param string) ([]string, error) {
 			vals[i] = float64(n)
 			if err == nil && n <= 0 {
 				return nil, trecUsagef("trec_eval: Negative cutoff detected (%s.%s)", m.name, param)
+			}
+			if err == nil && n > metrics.MaxCutoff {
+				return nil, trecUsagef("trec_eval: %s.%s: cutoff %d is above %d, the largest rankeval takes", m.name, param, n, metrics.MaxCutoff)
 			}
 		}
 		if err != nil {

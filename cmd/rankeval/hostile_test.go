@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHugeLabels holds issue 23's case 3: a label whose gain (or a sum of
+// gains, or of their squares) overflows a float64 is an input error naming
+// the row, never a query that silently drops out of a mean or a mean that
+// prints as +Inf or null with exit 0.
+func TestHugeLabels(t *testing.T) {
+	row := func(q, d string, label string) string {
+		return `{"query_id":"` + q + `","doc_id":"` + d + `","score":0.5,"label":` + label + "}\n"
+	}
+	tests := []struct {
+		name, log string
+		args      []string
+		msg       string // "" when the run must succeed
+	}{
+		{"2^1024 under exp", row("a", "d1", "1024") + row("a", "d2", "0") + row("b", "d1", "1"),
+			[]string{"-m", "ndcg,dcg"}, `log.jsonl:1: query "a": ndcg is +Inf from its largest label 1024`},
+		{"under exp, unsorted", row("b", "d1", "1") + row("a", "d1", "1024") + row("a", "d2", "0"),
+			[]string{"-m", "dcg", "--unsorted"}, `log.jsonl:2: query "a": dcg is +Inf from its largest label 1024`},
+		{"the largest label named, not the first row", row("a", "d1", "1") + row("a", "d2", "3000"),
+			[]string{"-m", "dcg@1"}, ""},
+		{"an ideal ranking that overflows", row("a", "d1", "1") + row("a", "d2", "3000"),
+			[]string{"-m", "ndcg@1"}, `log.jsonl:2: query "a": ndcg@1 is +Inf from its largest label 3000`},
+		{"a sum of finite gains", row("a", "d1", "1e308") + row("a", "d2", "1e308"),
+			[]string{"-m", "cg", "--gain", "linear"}, `query "a": cg is +Inf from its largest label 1e+308`},
+		{"a finite value whose square overflows", row("a", "d1", "1.5e308") + row("b", "d1", "1.5e308"),
+			[]string{"-m", "cg,map", "--gain", "linear"}, `cg is 1.5e+308`},
+		{"linear gains take the same label", row("a", "d1", "1024") + row("a", "d2", "0"),
+			[]string{"-m", "ndcg,dcg", "--gain", "linear"}, ""},
+		{"a large label where the metric sees no gain", row("a", "d1", "5000") + row("a", "d2", "0"),
+			[]string{"-m", "map,p@1"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			log := writeLog(t, "log.jsonl", tc.log)
+			out := filepath.Join(filepath.Dir(log), "out.json")
+			args := append(append([]string{}, tc.args...), "--format", "json", "--output", out, log)
+			code, _, stderr := cli(t, args...)
+			if tc.msg == "" {
+				b, err := os.ReadFile(out)
+				if code != 0 || err != nil || strings.Contains(string(b), `"mean": null`) {
+					t.Fatalf("exit %d, stderr %q, summary %s (%v); want exit 0 and every mean a number", code, stderr, b, err)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(stderr, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, tc.msg)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("an output file after a failed run (%v)", err)
+			}
+		})
+	}
+	t.Run("a qrels label", func(t *testing.T) {
+		dir := t.TempDir()
+		qrels, run := filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "run.txt")
+		os.WriteFile(qrels, []byte("q1 0 d1 1\nq1 0 d9 2000\n"), 0o644)
+		os.WriteFile(run, []byte("q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.5 r\n"), 0o644)
+		code, _, stderr := cli(t, "--qrels", qrels, "-m", "ndcg", "--gain", "exp", run)
+		if want := `run.txt:1: query "q1": ndcg is +Inf from its largest label 2000`; code != 1 || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+		}
+	})
+}
+
+// TestHugeCutoffs holds issue 23's case 4: a cutoff above metrics.MaxCutoff
+// is a usage error at parse time, on every command, never a panic in the
+// report's curves or the state; the largest one works everywhere.
+func TestHugeCutoffs(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
+	dir := t.TempDir()
+	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"report", []string{"-m", "p@9200000000000000000", "--report", filepath.Join(dir, "r.html"), sample}, `metric "p@9200000000000000000": cutoff k must be a whole number from 1 to 1000000000`},
+		{"state", []string{"-m", "ndcg@1000000001", "--state", filepath.Join(dir, "s.state"), sample}, `metric "ndcg@1000000001": cutoff k`},
+		{"trec_eval", []string{"trec_eval", "-m", "P.9200000000000000000", filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")}, "cutoff 9200000000000000000 is above 1000000000"},
+		{"trec_eval above 2^53", []string{"trec_eval", "-m", "P.9007199254740993", filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")}, "cutoff 9007199254740993 is above"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := cli(t, tc.args...)
+			if code != 2 || out != "" || !strings.Contains(stderr, tc.msg) || strings.Contains(stderr, "goroutine") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, stderr, tc.msg)
+			}
+		})
+	}
+	t.Run("the largest cutoff", func(t *testing.T) {
+		report, state := filepath.Join(dir, "r.html"), filepath.Join(dir, "s.state")
+		code, out, stderr := cli(t, "-m", "p@1000000000,ndcg@10", "--report", report, "--state", state, "--format", "json", sample)
+		if code != 0 || !strings.Contains(out, `"p@1000000000": {"mean": `) {
+			t.Fatalf("exit %d, stderr %q, stdout %s", code, stderr, out)
+		}
+		code, merged, stderr := cli(t, "merge", "--format", "json", state)
+		if code != 0 || !strings.Contains(merged, `"p@1000000000"`) {
+			t.Fatalf("merge: exit %d, stderr %q, stdout %s", code, stderr, merged)
+		}
+	})
+}
