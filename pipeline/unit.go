@@ -134,18 +134,19 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 const MaxValue = 0x1p510
 
 // checkFinite fails when a metric of a query that is not empty came out
-// infinite, NaN, or above MaxValue, which only huge labels can do (each
+// infinite or above MaxValue, which only huge labels can do (each
 // label is finite, but a gain of 2^y − 1 is infinite from y = 1024 under
 // --gain exp, and a sum of gains or of their squares can overflow below
 // that): such a query would otherwise drop out of the means, or make them
-// infinite or null, with exit 0. The correlations are NaN when undefined,
-// and left alone. The message names the row of the largest label (or the
+// infinite or null, with exit 0. NaN is a value left undefined, as the
+// correlations' (metrics returns +Inf for an ndcg whose ideal DCG
+// overflows, where the ratio would be 0 or NaN). The message names the row of the largest label (or the
 // query's first row, when the largest label is a judgment the ranking does
 // not hold).
 func (u *Unit) checkFinite(g *Group, l *metrics.List, vals []float64) error {
 	for j, v := range vals {
 		m := u.r.Metrics[j]
-		if math.Abs(v) <= MaxValue || math.IsNaN(v) && m.Correlation() {
+		if !(math.Abs(v) > MaxValue) {
 			continue
 		}
 		at, top := u.where(g.First), 0.0

@@ -7,6 +7,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"github.com/rankeval/rankeval/internal/printable"
 	"html"
 	"io"
 	"math"
@@ -108,7 +109,9 @@ type renderer struct {
 
 func (r *renderer) p(format string, a ...any) { fmt.Fprintf(r.w, format, a...) }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc is s as the report prints data: printable.String's escapes for
+// control characters and bytes that are not UTF-8, then HTML's.
+func esc(s string) string { return html.EscapeString(printable.String(s)) }
 
 func (r *renderer) page() {
 	d := r.d

@@ -8,9 +8,18 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// AppendJSONString appends s as a JSON string. Invalid UTF-8 becomes
-// U+FFFD, as encoding/json does, so the output is always valid JSON.
+// AppendJSONString appends s as a JSON string. A JSON string holds only
+// UTF-8, so s that is not (an id read from a binary column) is written as
+// its Go-quoted form, as Printable writes it (JSON "\"a\\xff\"" for the
+// bytes a, 0xff), never with its
+// bad bytes made U+FFFD (which would print two ids alike); and so that the
+// quoted form cannot be taken for an id, s that starts with a double quote
+// is quoted too. Every other s is written as itself, escaped as JSON
+// requires.
 func AppendJSONString(b []byte, s []byte) []byte {
+	if len(s) > 0 && s[0] == '"' || !utf8.Valid(s) {
+		s = strconv.AppendQuote(nil, string(s))
+	}
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -26,12 +35,8 @@ func AppendJSONString(b []byte, s []byte) []byte {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
+		_, size := utf8.DecodeRune(s[i:])
+		b = append(b, s[i:i+size]...)
 		i += size
 	}
 	return append(b, '"')

@@ -3,6 +3,7 @@ package summary
 import (
 	"bytes"
 	"fmt"
+	"github.com/rankeval/rankeval/internal/printable"
 	"math"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ func (r *Results) Text() []byte {
 			if s == 0 {
 				role = " (baseline)"
 			}
-			fmt.Fprintf(&w, "%s%s: %d rows, %d queries, %d missing\n", r.systems[s], role, r.Agg.Sys[s].Rows, r.Agg.Sys[s].Queries, r.Agg.Missing[s])
+			fmt.Fprintf(&w, "%s%s: %d rows, %d queries, %d missing\n", printable.String(r.systems[s]), role, r.Agg.Sys[s].Rows, r.Agg.Sys[s].Queries, r.Agg.Missing[s])
 		}
 		fmt.Fprintf(&w, "%-*s  %8s  %-19s  %9s", width, "metric", "mean", "95% CI", "queries")
 		if r.boot != nil {
@@ -45,7 +46,7 @@ func (r *Results) Text() []byte {
 		}
 	}
 	for p, ps := range r.pairs {
-		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", r.systems[p+1], r.systems[0])
+		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", printable.String(r.systems[p+1]), printable.String(r.systems[0]))
 		fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "p", "p (Holm)")
 		if c.Bootstrap > 0 {
 			fmt.Fprintf(&w, "  %-21s", "95% CI (bootstrap)")
@@ -78,16 +79,16 @@ func (r *Results) Text() []byte {
 // baseline's means, then each other system's differences, starred where
 // Holm's p is below 0.05.
 func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
-	keyW := len(strings.Join(c.Slices, "/"))
+	keyW := len(printableKey(c.Slices))
 	for _, sr := range r.slices {
-		keyW = max(keyW, len(strings.Join(sr.key, "/")))
+		keyW = max(keyW, len(printableKey(sr.key)))
 	}
 	colW := 8
 	for _, m := range c.Metrics {
 		colW = max(colW, len(m.Name)+1)
 	}
 	head := func(title string) {
-		fmt.Fprintf(w, "%s\n%-*s  %9s", title, keyW, strings.Join(c.Slices, "/"), "queries")
+		fmt.Fprintf(w, "%s\n%-*s  %9s", title, keyW, printableKey(c.Slices), "queries")
 		for _, m := range c.Metrics {
 			fmt.Fprintf(w, "  %*s", colW, m.Name)
 		}
@@ -99,12 +100,12 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 	m0 := countMetric(c.Metrics)
 	title := "slices: means"
 	if r.nsys > 1 {
-		title += " of " + r.systems[0]
+		title += " of " + printable.String(r.systems[0])
 	}
 	head(fmt.Sprintf("%s (queries: those behind the %s mean, as in the table above)", title, c.Metrics[m0].Name))
 	for _, i := range r.order {
 		sr := &r.slices[i]
-		fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.sys[0][m0].N)
+		fmt.Fprintf(w, "%-*s  %9d", keyW, printableKey(sr.key), sr.sys[0][m0].N)
 		for m := range c.Metrics {
 			fmt.Fprintf(w, "  %*s", colW, meanText(c.Metrics[m], sr.sys[0][m].Mean))
 		}
@@ -112,10 +113,10 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 	}
 	w.WriteByte('\n')
 	for p := 1; p < r.nsys; p++ {
-		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05; queries: those behind the %s difference)", r.systems[p], r.systems[0], c.Metrics[m0].Name))
+		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05; queries: those behind the %s difference)", printable.String(r.systems[p]), printable.String(r.systems[0]), c.Metrics[m0].Name))
 		for _, i := range r.order {
 			sr := &r.slices[i]
-			fmt.Fprintf(w, "%-*s  %9d", keyW, strings.Join(sr.key, "/"), sr.pairs[p-1][m0].N)
+			fmt.Fprintf(w, "%-*s  %9d", keyW, printableKey(sr.key), sr.pairs[p-1][m0].N)
 			for m := range c.Metrics {
 				d := sr.pairs[p-1][m]
 				star := " "
@@ -213,4 +214,14 @@ func countMetric(ms []metrics.Metric) int {
 		}
 	}
 	return 0
+}
+
+// printableKey is a slice's values (or the slice columns' names) as the
+// text tables print them: each Printable, joined by "/".
+func printableKey(vs []string) string {
+	ps := make([]string, len(vs))
+	for i, v := range vs {
+		ps[i] = printable.String(v)
+	}
+	return strings.Join(ps, "/")
 }

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"github.com/rankeval/rankeval/internal/printable"
 	"math"
 	"strconv"
 
@@ -28,7 +29,7 @@ func AppendTrecLine(b []byte, m metrics.Metric, qid string, v float64) []byte {
 func TrecQuery(b []byte, ms []metrics.Metric, id []byte, vals []float64) []byte {
 	for i, m := range ms {
 		if !m.SummaryOnly() {
-			b = AppendTrecLine(b, m, string(id), vals[i])
+			b = AppendTrecLine(b, m, printable.String(string(id)), vals[i])
 		}
 	}
 	return b
@@ -53,7 +54,7 @@ func (r *Results) Figure(s, m int) aggregate.Summary { return r.sys[s][m] }
 
 // AppendTrecRunID appends trec_eval's runid line: the run's tag.
 func AppendTrecRunID(b []byte, tag string) []byte {
-	return append(append(appendTrecHead(b, "runid", "all"), tag...), '\n')
+	return append(printable.Append(appendTrecHead(b, "runid", "all"), tag), '\n')
 }
 
 // appendTrecHead appends the measure and query columns of a line of

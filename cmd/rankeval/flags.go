@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -150,10 +148,12 @@ func (c *config) analysisFlags() error {
 	if err := c.src.CheckState(c.state); err != nil {
 		return err
 	}
-	if err := distinctOutputs(map[string]string{"--output": c.output, "--per-query": c.perQuery, "--report": c.report, "--state": c.state}); err != nil {
-		return err
-	}
 	return nil
+}
+
+// outputs are the files the run writes, for evalflags.CheckOutputs.
+func (c *config) outputs() map[string]string {
+	return map[string]string{"--output": c.output, "--per-query": c.perQuery, "--report": c.report, "--state": c.state}
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
@@ -209,16 +209,3 @@ func parseSize(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
-// distinctOutputs refuses two output flags naming one file ("" and "-"
-// are not files).
-func distinctOutputs(outs map[string]string) error {
-	names := slices.Sorted(maps.Keys(outs))
-	for i, a := range names {
-		for _, b := range names[i+1:] {
-			if f := outs[a]; f != "" && f != "-" && f == outs[b] {
-				return usagef("%s and %s name the same file %q", a, b, f)
-			}
-		}
-	}
-	return nil
-}

@@ -106,3 +106,116 @@ func TestHugeCutoffs(t *testing.T) {
 		}
 	})
 }
+
+// TestOutputIsInput holds issue 23's case 8: an output that is an input
+// (under any spelling, through a link, inside an input directory, the
+// qrels, a state to merge) or another output is a usage error, and the
+// input is left as it was.
+func TestOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(twoQueries), 0o644)
+	if err := os.Symlink(in, filepath.Join(dir, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	qrels := filepath.Join(dir, "qrels.txt")
+	b, _ := os.ReadFile(filepath.Join(td, "qrels.txt"))
+	os.WriteFile(qrels, b, 0o644)
+	state := filepath.Join(dir, "a.state")
+	if code, _, stderr := cli(t, "--state", state, in); code != 0 {
+		t.Fatalf("writing a state: exit %d, %s", code, stderr)
+	}
+	rel := func(p string) string {
+		wd, _ := os.Getwd()
+		r, err := filepath.Rel(wd, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	sub := filepath.Join(dir, "logs")
+	os.Mkdir(sub, 0o755)
+	subIn := filepath.Join(sub, "day1.jsonl")
+	os.WriteFile(subIn, []byte(twoQueries), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"--output", []string{"--output", in, in}, "--output"},
+		{"--per-query, another spelling", []string{"--per-query", filepath.Join(dir, ".", "x", "..", "in.jsonl"), in}, "--per-query"},
+		{"--report, a relative path", []string{"--report", rel(in), in}, "--report"},
+		{"--state through a link", []string{"--state", filepath.Join(dir, "link.jsonl"), in}, "--state"},
+		{"a file of an input directory", []string{"--output", subIn, sub}, "--output"},
+		{"the qrels", []string{"--qrels", qrels, "--output", qrels, filepath.Join(td, "run.txt")}, "--output"},
+		{"merge's input", []string{"merge", "--state", state, state}, "--state"},
+		{"two outputs", []string{"--output", filepath.Join(dir, "o.json"), "--report", filepath.Join(dir, "x", "..", "o.json"), in}, "name the same file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string][]byte{}
+			for _, f := range []string{in, qrels, state, subIn} {
+				before[f], _ = os.ReadFile(f)
+			}
+			code, out, stderr := cli(t, tc.args...)
+			if code != 2 || out != "" || !strings.Contains(stderr, tc.msg) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, stderr, tc.msg)
+			}
+			for f, b := range before {
+				if now, _ := os.ReadFile(f); string(now) != string(b) {
+					t.Fatalf("%s changed", f)
+				}
+			}
+		})
+	}
+}
+
+// TestDataPrintedAsData holds issue 23's case 6: ids and slice values with
+// line breaks, tabs and escape sequences print escaped in text and trec
+// layouts (summary.Printable), so they cannot forge a line or reach the
+// terminal raw.
+func TestDataPrintedAsData(t *testing.T) {
+	log := writeLog(t, "log.jsonl", `{"query_id":"a\nmap\tall\t0.9999","doc_id":"d1","score":0.9,"label":0,"market":"\u001b[31mred"}
+{"query_id":"a\nmap\tall\t0.9999","doc_id":"d2","score":0.1,"label":1,"market":"\u001b[31mred"}
+{"query_id":"b\u202e","doc_id":"d1","score":0.9,"label":1,"market":"x\ty"}
+`)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"trec per query", []string{"-m", "map", "--format", "trec", "--per-query", "-", log}},
+		{"text slices", []string{"-m", "map", "--by", "market", log}},
+		{"text systems", []string{"-m", "map", "--system", "\x1b[2Jsys=" + log, "--system", "b=" + log}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := cli(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for i, c := range []byte(out + stderr) {
+				if c < ' ' && c != '\n' && c != '\t' || c == 0x7f {
+					t.Fatalf("byte %#x at %d of %q", c, i, out+stderr)
+				}
+			}
+			if strings.Contains(out, "\u202e") {
+				t.Fatalf("a bidi override printed raw: %q", out)
+			}
+			if tc.name != "trec per query" {
+				return
+			}
+			alls := 0
+			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				f := strings.Split(line, "\t")
+				if len(f) != 3 || strings.TrimSpace(f[0]) != "map" && strings.TrimSpace(f[0]) != "num_q" {
+					t.Fatalf("line %q is not one of trec_eval's", line)
+				}
+				if f[1] == "all" {
+					alls++
+				}
+			}
+			if alls != 2 || !strings.Contains(out, `"a\nmap\tall\t0.9999"`) {
+				t.Fatalf("want the two all lines (num_q, map) and the query quoted:\n%s", out)
+			}
+		})
+	}
+}

@@ -57,13 +57,14 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *output == "-" {
 		*output = ""
 	}
-	if err := distinctOutputs(map[string]string{"--output": *output, "--report": *report, "--state": *statePath}); err != nil {
-		return err
-	}
 	if len(names) == 0 {
 		return usagef("no state: give the files rankeval --state wrote")
 	}
 	if names, err = expandStates(ctx, names); err != nil {
+		return err
+	}
+	outputs := map[string]string{"--output": *output, "--report": *report, "--state": *statePath}
+	if err := evalflags.CheckOutputs(outputs, names...); err != nil {
 		return err
 	}
 	outs, err := openOutputs(stdout, *output, *report, *statePath)

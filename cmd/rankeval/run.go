@@ -54,6 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
+	if err := evalflags.CheckOutputs(c.outputs(), slices.Concat(append([][]string{c.inputs, {c.src.Qrels}}, c.logs...)...)...); err != nil {
+		return err
+	}
 	var perQuery *atomicFile
 	var pqWriter *bufio.Writer
 	if c.perQuery != "" {

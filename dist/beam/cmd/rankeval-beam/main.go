@@ -111,6 +111,10 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err := rankbeam.CheckFileCount(len(files)); err != nil {
 		return nil, err
 	}
+	outs := map[string]string{"--output": o.output, "--state": o.state, "--report": o.report}
+	if err := evalflags.CheckOutputs(outs, append(files, o.src.Qrels)...); err != nil {
+		return nil, err
+	}
 	if o.src.Qrels != "" {
 		// rankeval's TREC readers take files, not objects: refused here
 		// rather than by every worker
