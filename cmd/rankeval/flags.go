@@ -208,4 +208,3 @@ func parseSize(s string) (int64, error) {
 	}
 	return int64(v * float64(mult)), nil
 }
-
