@@ -26,8 +26,29 @@ type RunOptions struct {
 	Comments bool
 }
 
-// SkipCount counts what SkipUnjudged dropped.
-type SkipCount struct{ Queries, Rows int64 }
+// SkipCount counts what SkipUnjudged dropped: Queries distinct query ids,
+// however their lines are spread over the run (a shuffled run, read once
+// as a stream, holds a query in many stretches), and their Rows. It keeps
+// the dropped ids to count each once: a set as large as the run's
+// unjudged queries, not its lines.
+type SkipCount struct {
+	Queries, Rows int64
+	ids           map[string]struct{}
+}
+
+// add counts the rows dropped and the ids among ids not seen before.
+func (c *SkipCount) add(ids [][]byte, rows int64) {
+	if c.ids == nil {
+		c.ids = map[string]struct{}{}
+	}
+	for _, id := range ids {
+		if _, ok := c.ids[string(id)]; !ok {
+			c.ids[string(id)] = struct{}{}
+		}
+	}
+	c.Queries = int64(len(c.ids))
+	c.Rows += rows
+}
 
 // OpenRun opens a TREC run (`qid Q0 docno rank score runid`, plain, gzip or
 // zstd) and joins each row's label from the qrels: an unjudged document has
@@ -110,9 +131,8 @@ func (r *trecRun) rows() bool {
 	}
 	r.err = r.st.parse(r.sc, r.b, r.bs)
 	if s := r.st.opt.Skipped; s != nil {
-		s.Queries += r.st.skipQ
-		s.Rows += r.st.skipRows
-		r.st.skipQ, r.st.skipRows = 0, 0
+		s.add(r.st.skipIDs, r.st.skipRows)
+		r.st.skipIDs, r.st.skipRows = r.st.skipIDs[:0], 0
 	}
 	if r.err == nil {
 		r.err = r.sc.err
@@ -131,23 +151,18 @@ type runState struct {
 	lastQn  int // query number in the qrels, -1 when not judged
 	lastHas bool
 	table   docTable
-	// queries and rows dropped; firstQ is the first query since forget
-	// and skipFirst whether it was dropped (the parallel reader needs
-	// them to count once a dropped query that spans two blocks)
-	skipQ, skipRows int64
-	firstQ          []byte
-	skipFirst       bool
-	rows            bool // a line was parsed since forget
+	// the ids of the stretches of lines dropped (an id more than once
+	// when its lines are not together), and the rows dropped
+	skipIDs  [][]byte
+	skipRows int64
 }
 
 // forget makes the next line start a new query, as at a block's start.
 func (st *runState) forget() {
-	st.lastHas, st.rows, st.skipFirst = false, false, false
-	st.skipQ, st.skipRows = 0, 0
+	st.lastHas = false
+	st.skipIDs, st.skipRows = nil, 0
 }
 
-// dropped reports whether SkipUnjudged drops the current query.
-func (st *runState) dropped() bool { return st.opt.SkipUnjudged && st.lastQn < 0 }
 
 // parse appends rows to b from sc's lines until b holds bs rows or the
 // lines run out; sc.err then tells whether reading failed.
@@ -178,12 +193,7 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 					}
 				}
 			} else if st.opt.SkipUnjudged {
-				st.skipQ++
-			}
-			if !st.rows {
-				st.firstQ = append(st.firstQ[:0], qid...)
-				st.skipFirst = st.dropped()
-				st.rows = true
+				st.skipIDs = append(st.skipIDs, bytes.Clone(qid))
 			}
 		}
 		var label float64
@@ -215,13 +225,10 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 // stage the others waited on.
 
 // runBlockEnd is what SkipUnjudged dropped in a block, for the consumer to
-// add up in order.
+// add up.
 type runBlockEnd struct {
-	skip      SkipCount
-	firstQ    []byte // first and last query of the block; nil: no lines
-	lastQ     []byte
-	skipFirst bool // SkipUnjudged dropped the first query, the last
-	skipLast  bool
+	skipIDs  [][]byte
+	skipRows int64
 }
 
 // maxLineDecoders bounds the goroutines parsing one text input, and the
@@ -239,10 +246,13 @@ func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qr
 	for w := range decs {
 		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name, comments: opt.Comments}, split: split, bs: opt.batchSize()}
 	}
-	sk := &runSkips{skipped: opt.Skipped}
 	shape := &Batch{Source: name}
 	return startOrdered(orderedConfig[*lineBlock, runBlockEnd]{produce: split.produce, shape: shape,
-		end: func(_ int, e runBlockEnd) { sk.add(e) }}, decs)
+		end: func(_ int, e runBlockEnd) {
+			if opt.Skipped != nil {
+				opt.Skipped.add(e.skipIDs, e.skipRows)
+			}
+		}}, decs)
 }
 
 // runDecoder parses blocks of a run for one decoder goroutine.
@@ -279,34 +289,5 @@ func (d *runDecoder) decode(blk *lineBlock, out *batchOut[runBlockEnd]) (runBloc
 			return runBlockEnd{}, errStopped
 		}
 	}
-	var end runBlockEnd
-	if st.rows && st.opt.SkipUnjudged {
-		end.skip = SkipCount{Queries: st.skipQ, Rows: st.skipRows}
-		end.firstQ, end.lastQ = bytes.Clone(st.firstQ), bytes.Clone(st.lastQ)
-		end.skipFirst, end.skipLast = st.skipFirst, st.dropped()
-	}
-	return end, nil
-}
-
-// runSkips adds up what SkipUnjudged dropped, block by block in file
-// order, counting once a dropped query that continues from the block
-// before.
-type runSkips struct {
-	skipped *SkipCount
-	// the query of the last row of the blocks consumed, and whether
-	// SkipUnjudged dropped it
-	lastQ    []byte
-	lastSkip bool
-}
-
-func (r *runSkips) add(e runBlockEnd) {
-	if r.skipped == nil || e.firstQ == nil {
-		return
-	}
-	r.skipped.Queries += e.skip.Queries
-	r.skipped.Rows += e.skip.Rows
-	if e.skipFirst && r.lastSkip && bytes.Equal(e.firstQ, r.lastQ) {
-		r.skipped.Queries--
-	}
-	r.lastQ, r.lastSkip = e.lastQ, e.skipLast
+	return runBlockEnd{skipIDs: st.skipIDs, skipRows: st.skipRows}, nil
 }

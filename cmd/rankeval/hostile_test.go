@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +220,76 @@ func TestDataPrintedAsData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUnjudgedCountEveryPath holds issue 23's case 9: the stderr count of
+// run queries without judgments is the number of distinct query ids, the
+// same on every path, however the run's lines are spread (it counted
+// stretches of lines: 201 for a shuffled run where 8 is true).
+func TestUnjudgedCountEveryPath(t *testing.T) {
+	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	qrels, sorted := filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")
+	run, _ := os.ReadFile(sorted)
+	judged := map[string]bool{}
+	qb, _ := os.ReadFile(qrels)
+	for _, l := range strings.Split(strings.TrimSpace(string(qb)), "\n") {
+		judged[strings.Fields(l)[0]] = true
+	}
+	lines := strings.Split(strings.TrimSuffix(string(run), "\n"), "\n")
+	unjudged, rows := map[string]bool{}, 0
+	for _, l := range lines {
+		if q := strings.Fields(l)[0]; !judged[q] {
+			unjudged[q] = true
+			rows++
+		}
+	}
+	want := fmt.Sprintf(" %d run queries (%d rows) have no judgments", len(unjudged), rows)
+	rand.New(rand.NewPCG(5, 6)).Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	shuffled := writeLog(t, "shuffled.txt", strings.Join(lines, "\n")+"\n")
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"sorted", []string{"--qrels", qrels, "--profile", "trec_eval", sorted}, ""},
+		{"sorted, unsorted", []string{"--qrels", qrels, "--profile", "trec_eval", "--unsorted", sorted}, ""},
+		{"shuffled, unsorted", []string{"--qrels", qrels, "--profile", "trec_eval", "--unsorted", "--workers", "1", "--batch-size", "7", shuffled}, ""},
+		{"shuffled, unsorted, standard input", []string{"--qrels", qrels, "--profile", "trec_eval", "--unsorted", "-"}, shuffled},
+		{"trec_eval 9.0.8, shuffled", []string{"trec_eval", "--release", "9.0.8", "-m", "map", qrels, shuffled}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var code int
+			var stderr string
+			if tc.stdin != "" {
+				code, _, stderr = cliStdin(t, tc.stdin, tc.args...)
+			} else {
+				code, _, stderr = cli(t, tc.args...)
+			}
+			if code != 0 || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, stderr %q; want%s", code, stderr, want)
+			}
+		})
+	}
+}
+
+// cliStdin is cli with the bytes of file path on standard input, through a
+// pipe.
+func cliStdin(t *testing.T, path string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		pw.Write(data)
+		pw.Close()
+	}()
+	old := os.Stdin
+	os.Stdin = pr
+	defer func() { os.Stdin = old; pr.Close() }()
+	return cli(t, args...)
 }
