@@ -163,7 +163,6 @@ func (st *runState) forget() {
 	st.skipIDs, st.skipRows = nil, 0
 }
 
-
 // parse appends rows to b from sc's lines until b holds bs rows or the
 // lines run out; sc.err then tells whether reading failed.
 func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
