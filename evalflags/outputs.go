@@ -24,6 +24,9 @@ func CheckOutputs(outs map[string]string, inputs ...string) error {
 				return Usagef("%s and %s name the same file %q", a, b, outs[a])
 			}
 		}
+		if st, err := os.Stat(outs[a]); err == nil && !st.Mode().IsRegular() {
+			continue // a terminal or pipe, which may be the input's too (/dev/stdout, /dev/stdin)
+		}
 		for _, in := range inputs {
 			if in != "" && in != reader.Stdin && sameFile(outs[a], in) {
 				return Usagef("%s %q is the input %q, which it would replace; write it elsewhere", a, outs[a], in)

@@ -27,11 +27,19 @@ type File struct {
 // user creates gets (0666 less the umask), not the 0600 of a temporary
 // file: a dashboard or the next task of a pipeline reads it.
 //
-// A target that exists and is not a regular file (/dev/null, /dev/stdout, a
-// named pipe) is written in place: it cannot be replaced, and there is
+// A descriptor named by path (/dev/stdout, /dev/fd/3) is written through
+// that descriptor, as the shell opened it (appending, say). A target that
+// exists and is not a regular file (/dev/null, a named pipe) is written in
+// place: it cannot be replaced, and there is
 // nothing to leave half-written. A symbolic link is followed, so the file
 // it names is replaced, not the link.
 func Create(target string) (*File, error) {
+	if f, ok, err := openFD(target); ok {
+		if err != nil {
+			return nil, fmt.Errorf("cannot write %s: %w", target, err)
+		}
+		return &File{File: f, target: target, inPlace: true}, nil
+	}
 	if real, err := filepath.EvalSymlinks(target); err == nil {
 		target = real
 	}
