@@ -453,8 +453,8 @@ func Help() string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("Metrics (case-insensitive; @k: a cutoff k >= 1 is required; [@k]: optional,\n" +
-		"the whole list without it):\n")
+	b.WriteString("Metrics (case-insensitive; @k: a cutoff k from 1 to 1000000000 is\n" +
+		"required; [@k]: optional, the whole list without it):\n")
 	for k := range families {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, usages[k], families[k].help)
 	}

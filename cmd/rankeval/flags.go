@@ -158,34 +158,10 @@ func (c *config) outputs() map[string]string {
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, usageHead, metrics.Help(), "\nFlags:\n")
-	printFlags(fs, w)
+	evalflags.PrintFlags(w, fs, nil)
 	fmt.Fprint(w, usageTail)
 }
 
-// printFlags lists every flag of fs with its default and explanation, as
-// every subcommand's help does.
-func printFlags(fs *flag.FlagSet, w io.Writer) {
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == "h" || f.Name == "m" {
-			return
-		}
-		name := "--" + f.Name
-		if f.Name == "metrics" {
-			name = "-m, --metrics"
-		}
-		if f.Name == "help" {
-			name = "-h, --help"
-		}
-		def := ""
-		if f.DefValue != "" && f.DefValue != "false" {
-			def = fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "  %s%s\n", name, def)
-		for _, line := range strings.Split(f.Usage, "\n") {
-			fmt.Fprintf(w, "      %s\n", line)
-		}
-	})
-}
 
 // parseSize reads a byte count with an optional unit: B, KB/KiB, MB/MiB,
 // GB/GiB (KB, MB, GB are decimal; KiB, MiB, GiB binary).

@@ -45,7 +45,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	names, err := evalflags.Parse(fs, args)
 	if err != nil || *help {
 		fmt.Fprint(stderr, mergeUsage)
-		printFlags(fs, stderr)
+		evalflags.PrintFlags(stderr, fs, nil)
 		if err != nil {
 			return usageError{err: err}
 		}

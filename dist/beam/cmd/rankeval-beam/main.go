@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
@@ -136,7 +135,12 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	return c, c.Check()
 }
 
-func usage(w io.Writer) {
+// beamFlags are the flags of Beam's SDK that --help lists: those that
+// choose and configure the runner.
+var beamFlags = []string{"runner", "endpoint", "environment_type", "environment_config", "worker_binary", "job_name",
+	"parallelism", "project", "region", "staging_location", "temp_location", "sdk_container_image", "async"}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: rankeval-beam [flags] INPUT... (flags may also follow the inputs)
 
 Computes rankeval's metrics as an Apache Beam pipeline. INPUT is a file, a
@@ -149,18 +153,10 @@ on Prism by default; see docs/distributed.md for Flink, Spark and Dataflow.
 
 `)
 	fmt.Fprint(w, metrics.Help(), "\nrankeval's flags:\n")
-	flag.VisitAll(func(f *flag.Flag) {
-		if slices.Contains(evalflags.Names, f.Name) || slices.Contains(evalflags.SourceNames, f.Name) || slices.Contains(beamOnly, f.Name) {
-			fmt.Fprintf(w, "  --%s (default %q)\n      %s\n", f.Name, f.DefValue, strings.ReplaceAll(f.Usage, "\n", "\n      "))
-		}
+	evalflags.PrintFlags(w, fs, func(name string) bool {
+		return slices.Contains(evalflags.Names, name) || slices.Contains(evalflags.SourceNames, name) || slices.Contains(beamOnly, name)
 	})
 	fmt.Fprint(w, "\nBeam's flags, which choose and configure the runner:\n")
-	flag.VisitAll(func(f *flag.Flag) {
-		switch f.Name {
-		case "runner", "endpoint", "environment_type", "environment_config", "worker_binary", "job_name",
-			"parallelism", "project", "region", "staging_location", "temp_location", "sdk_container_image", "async":
-			fmt.Fprintf(w, "  --%s\n      %s\n", f.Name, strings.ReplaceAll(f.Usage, "\n", "\n      "))
-		}
-	})
+	evalflags.PrintFlags(w, fs, func(name string) bool { return slices.Contains(beamFlags, name) })
 	fmt.Fprint(w, "\ndocs/distributed.md has a command for each runner.\n")
 }

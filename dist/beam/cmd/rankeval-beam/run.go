@@ -22,7 +22,7 @@ import (
 
 func main() {
 	o := register(flag.CommandLine)
-	flag.Usage = func() { usage(os.Stderr) }
+	flag.Usage = func() { usage(os.Stderr, flag.CommandLine) }
 	// flags may follow the inputs, as with rankeval (CommandLine exits 2
 	// on a bad flag)
 	args, _ := evalflags.Parse(flag.CommandLine, os.Args[1:])

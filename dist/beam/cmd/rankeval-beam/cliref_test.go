@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rankeval/rankeval/internal/docblock"
+)
+
+// Beam's SDK has a flag named update (Dataflow's), hence the longer name.
+var update = flag.Bool("update-docs", false, "rewrite rankeval-beam's blocks of docs/cli.md")
+
+// TestCLIReference holds docs/cli.md's rankeval-beam block to the code,
+// as rankeval's test holds its own (-update-docs rewrites it): the help lists
+// every flag from its definition, rankeval's and Beam's.
+func TestCLIReference(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "..", "docs", "cli.md")
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, changed, err := docblock.Update(page, "rankeval-beam", func(args []string) (string, error) {
+		if strings.Join(args, " ") != "--help" {
+			t.Fatalf("rankeval-beam %s: only --help is generated", args)
+		}
+		// rankeval's flags on a set of their own, with Beam's SDK flags
+		// (registered on the command line at init) added, as main has them
+		fs := flag.NewFlagSet("rankeval-beam", flag.ContinueOnError)
+		register(fs)
+		flag.CommandLine.VisitAll(func(f *flag.Flag) {
+			if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") && f.Name != "update-docs" {
+				fs.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		var b bytes.Buffer
+		usage(&b, fs)
+		return b.String(), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if len(changed) > 0 {
+		t.Fatalf("docs/cli.md is not what rankeval-beam prints now (go test ./cmd/rankeval-beam -run TestCLIReference -update-docs): %s", strings.Join(changed, "; "))
+	}
+}
