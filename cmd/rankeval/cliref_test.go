@@ -17,25 +17,16 @@ import (
 // test, in dist/beam.
 func TestCLIReference(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "cli.md")
-	page, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, changed, err := docblock.Update(page, "rankeval", func(args []string) (string, error) {
+	err := docblock.Sync(path, "rankeval", *update, "go test ./cmd/rankeval -run TestCLIReference -update", func(args []string) (string, error) {
 		_, stdout, stderr := cli(t, args...)
 		return stdout + stderr, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if len(changed) > 0 {
-		t.Fatalf("docs/cli.md is not what these print now (go test ./cmd/rankeval -run TestCLIReference -update): %s", strings.Join(changed, "; "))
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, want := range []string{"--help", "merge --help", "trec_eval --help", "metrics"} {
 		if !strings.Contains(string(page), "<!-- generated: rankeval "+want+" -->") {

@@ -162,7 +162,6 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, usageTail)
 }
 
-
 // parseSize reads a byte count with an optional unit: B, KB/KiB, MB/MiB,
 // GB/GiB (KB, MB, GB are decimal; KiB, MiB, GiB binary).
 func parseSize(s string) (int64, error) {

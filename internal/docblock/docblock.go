@@ -8,6 +8,7 @@ package docblock
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -67,4 +68,26 @@ func Update(page []byte, command string, gen func(args []string) (string, error)
 		i = end - 1
 	}
 	return out.Bytes(), changed, nil
+}
+
+// Sync reads the page at path and regenerates command's blocks: it
+// rewrites the page when update is set, and otherwise fails when a block
+// differs from what gen prints, naming the blocks and how to update them
+// (hint: the command line that does).
+func Sync(path, command string, update bool, hint string, gen func(args []string) (string, error)) error {
+	page, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	got, changed, err := Update(page, command, gen)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if update {
+		return os.WriteFile(path, got, 0o644)
+	}
+	if len(changed) > 0 {
+		return fmt.Errorf("%s is not what these print now (%s): %s", path, hint, strings.Join(changed, "; "))
+	}
+	return nil
 }
