@@ -18,11 +18,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"slices"
+	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/internal/binread"
-	"github.com/rankeval/rankeval/metrics"
-	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -30,8 +29,9 @@ import (
 var (
 	// ErrNotState: the file does not start as a state file.
 	ErrNotState = errors.New("not a rankeval state file")
-	// ErrDamaged: a state file that is truncated, corrupted or of an
-	// unknown version.
+	// ErrDamaged: a state file that is truncated, corrupted, of an
+	// unknown version, or holding what no rankeval run writes (a crafted
+	// file with a valid checksum).
 	ErrDamaged = errors.New("damaged rankeval state file")
 	// ErrMismatch: states made under different options, which do not merge.
 	ErrMismatch = errors.New("states made under different options")
@@ -53,111 +53,11 @@ type State struct {
 	SliceKeys [][]string // the values of slice i of Agg
 }
 
-// header is the part of a state that says what it holds: everything that
-// must be equal for two states to merge, then the inputs. Its JSON is the
-// file's header, fields in this order.
-type header struct {
-	Metrics      []string `json:"metrics"`
-	Curves       bool     `json:"curves"`
-	Ties         string   `json:"ties"`
-	Gain         string   `json:"gain"`
-	MaxGrade     float64  `json:"max_grade"`
-	RelThreshold *float64 `json:"rel_threshold"`
-	Empty        string   `json:"empty"`
-	Dedup        string   `json:"dedup"`
-	Profile      string   `json:"profile"`
-	ScoreFloat32 bool     `json:"score_float32"`
-	Columns      columns  `json:"columns"`
-	Qrels        string   `json:"qrels"`
-	Complete     bool     `json:"complete"`
-	SkipUnjudged bool     `json:"skip_unjudged"`
-	Slices       []string `json:"slices"`
-	MaxSlices    int      `json:"max_slices"`
-	Systems      []string `json:"systems"`
-	Missing      string   `json:"missing"`
-	Bootstrap    int      `json:"bootstrap"`
-	Labels       string   `json:"labels"`
-	Inputs       []string `json:"inputs"`
-}
-
-// columns are the column names a run read, as the file spells them.
-type columns struct {
-	Query      string   `json:"query"`
-	Doc        string   `json:"doc"`
-	Score      string   `json:"score"`
-	ExtraScore []string `json:"extra_scores"`
-	Label      string   `json:"label"`
-	Rank       string   `json:"rank"`
-}
-
-func headerOf(r *summary.Run) header {
-	h := header{Curves: len(r.Curves) > 0, Ties: r.Options.Ties.String(), Gain: r.Options.Gain.String(),
-		MaxGrade: r.Options.MaxGrade, Empty: r.Options.Empty.String(), Dedup: "error", Profile: r.Profile,
-		ScoreFloat32: r.ScoreFloat32, Qrels: r.Qrels, Labels: r.Labels,
-		Columns: columns{Query: r.Columns.Query, Doc: r.Columns.Doc, Score: r.Columns.Score, ExtraScore: r.Columns.ExtraScore,
-			Label: r.Columns.Label, Rank: r.Columns.Rank}, Complete: r.Complete, SkipUnjudged: r.SkipUnjudged,
-		Slices: r.Slices, MaxSlices: r.MaxSlices, Systems: r.Systems, Missing: r.Missing, Bootstrap: r.Bootstrap, Inputs: r.Inputs}
-	for _, m := range r.Metrics {
-		h.Metrics = append(h.Metrics, m.Name)
-	}
-	if r.Options.HasThreshold {
-		t := r.Options.RelThreshold
-		h.RelThreshold = &t
-	}
-	if r.DedupFirst {
-		h.Dedup = "first"
-	}
-	if len(r.Slices) == 0 {
-		h.MaxSlices = 0 // a limit on nothing: no reason to refuse a merge
-	}
-	return h
-}
-
-// run rebuilds the summary's Run.
-func (h *header) run() (*summary.Run, error) {
-	ms, err := metrics.ParseList(joinNames(h.Metrics))
-	if err != nil {
-		return nil, err
-	}
-	o := metrics.DefaultOptions()
-	if o.Ties, err = metrics.ParseTies(h.Ties); err != nil {
-		return nil, err
-	}
-	if o.Gain, err = metrics.ParseGain(h.Gain); err != nil {
-		return nil, err
-	}
-	if o.Empty, err = metrics.ParseEmpty(h.Empty); err != nil {
-		return nil, err
-	}
-	o.MaxGrade = h.MaxGrade
-	if h.RelThreshold != nil {
-		o.RelThreshold, o.HasThreshold = *h.RelThreshold, true
-	}
-	cols := reader.Columns{Query: h.Columns.Query, Doc: h.Columns.Doc, Score: h.Columns.Score, ExtraScore: h.Columns.ExtraScore,
-		Label: h.Columns.Label, Rank: h.Columns.Rank, DocOptional: o.Ties != metrics.TiesTrec}
-	r := &summary.Run{Metrics: ms, Options: o, Columns: cols, Profile: h.Profile, ScoreFloat32: h.ScoreFloat32, Labels: h.Labels,
-		DedupFirst: h.Dedup == "first", Qrels: h.Qrels, Complete: h.Complete, SkipUnjudged: h.SkipUnjudged,
-		Slices: h.Slices, MaxSlices: h.MaxSlices, Systems: h.Systems, Missing: h.Missing, Bootstrap: h.Bootstrap,
-		Inputs: h.Inputs}
-	if h.Curves {
-		r.Curves = summary.CurvesFor(ms)
-	}
-	return r, nil
-}
-
-func joinNames(ns []string) string {
-	b := []byte{}
-	for i, n := range ns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, n...)
-	}
-	return string(b)
-}
-
 // AppendBinary appends the state file's bytes: Magic, the version, the
 // header (JSON), the slice keys, the aggregate, and a CRC-32C of all that.
+// Slices are written in the order of their keys' bytes (SliceKey), not in
+// the order a run met them: equal states encode to equal bytes, whatever
+// order the logs or the merged states came in.
 func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	start := len(b)
 	b = append(b, Magic...)
@@ -168,23 +68,55 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(h)))
 	b = append(b, h...)
-	b = binary.AppendUvarint(b, uint64(len(s.SliceKeys)))
-	for _, key := range s.SliceKeys {
-		for _, v := range key {
-			b = binary.AppendUvarint(b, uint64(len(v)))
-			b = append(b, v...)
-		}
-	}
-	agg, err := s.Agg.MarshalBinary()
+	order, err := s.sliceOrder()
 	if err != nil {
 		return nil, err
 	}
-	b = binary.AppendUvarint(b, uint64(len(agg)))
-	b = append(b, agg...)
+	agg := *s.Agg
+	agg.Slices = make([]*aggregate.Slice, len(order))
+	b = binary.AppendUvarint(b, uint64(len(order)))
+	for to, from := range order {
+		for _, v := range s.SliceKeys[from] {
+			b = binary.AppendUvarint(b, uint64(len(v)))
+			b = append(b, v...)
+		}
+		if from < len(s.Agg.Slices) {
+			agg.Slices[to] = s.Agg.Slices[from]
+		}
+	}
+	aggBytes, err := agg.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	b = binary.AppendUvarint(b, uint64(len(aggBytes)))
+	b = append(b, aggBytes...)
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
 }
 
-// Decode reads a state file's bytes.
+// sliceOrder lists the slices in the order of their keys' bytes; two
+// slices of one key are an error (a merge would give either).
+func (s *State) sliceOrder() ([]int, error) {
+	keys := make([]string, len(s.SliceKeys))
+	order := make([]int, len(s.SliceKeys))
+	for i, key := range s.SliceKeys {
+		if len(key) != len(s.Run.Slices) {
+			return nil, fmt.Errorf("state: slice key %d has %d values for %d slice columns", i, len(key), len(s.Run.Slices))
+		}
+		keys[i], order[i] = SliceKey(key), i
+	}
+	slices.SortFunc(order, func(i, j int) int { return strings.Compare(keys[i], keys[j]) })
+	for p := 1; p < len(order); p++ {
+		if keys[order[p]] == keys[order[p-1]] {
+			return nil, fmt.Errorf("state: slice %q twice", s.SliceKeys[order[p]])
+		}
+	}
+	return order, nil
+}
+
+// Decode reads a state file's bytes. Every field is checked before it is
+// used, and every count against the bytes left before it sizes anything:
+// a file can make Decode allocate in proportion to its own length, never
+// more.
 func Decode(data []byte) (*State, error) {
 	if !bytes.HasPrefix(data, []byte(Magic)) {
 		return nil, ErrNotState
@@ -201,21 +133,17 @@ func Decode(data []byte) (*State, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrDamaged)
 	}
-	var h header
-	if err := json.Unmarshal(d.Bytes(), &h); d.Err() == nil && err != nil {
+	hb := d.Bytes()
+	if d.Err() != nil {
+		return nil, d.Err()
+	}
+	run, layout, err := decodeHeader(hb)
+	if err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrDamaged, err)
 	}
-	n := d.Uvarint()
-	if n > uint64(len(d.Rest())) {
-		d.Fail("truncated")
-	}
-	s := &State{}
-	for range n {
-		key := make([]string, len(h.Slices))
-		for c := range key {
-			key[c] = string(d.Bytes())
-		}
-		s.SliceKeys = append(s.SliceKeys, key)
+	n, keys, err := keySection(d, len(run.Slices))
+	if err != nil {
+		return nil, fmt.Errorf("%w: slice keys: %v", ErrDamaged, err)
 	}
 	aggBytes := d.Bytes()
 	if d.Err() != nil {
@@ -224,30 +152,78 @@ func Decode(data []byte) (*State, error) {
 	if len(d.Rest()) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes after the aggregate", ErrDamaged, len(d.Rest()))
 	}
-	var err error
-	if s.Run, err = h.run(); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrDamaged, err)
-	}
-	s.Agg = new(aggregate.Analysis)
+	s := &State{Run: run, Agg: new(aggregate.Analysis)}
 	if err := s.Agg.UnmarshalBinary(aggBytes); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
 	}
-	if err := s.check(); err != nil {
+	if err := s.check(layout, n); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	if s.SliceKeys, err = readKeys(keys, n, len(run.Slices)); err != nil {
+		return nil, fmt.Errorf("%w: slice keys: %v", ErrDamaged, err)
 	}
 	return s, nil
 }
 
-// check verifies that the aggregate's layout fits the header.
-func (s *State) check() error {
-	l := s.Agg.L
-	want := len(s.Run.Evaluated())
-	if l.Metrics != want || len(l.Core) != len(s.Run.Metrics) || l.Systems != max(1, len(s.Run.Systems)) || l.Bootstrap != s.Run.Bootstrap {
-		return fmt.Errorf("the aggregate's layout (%d metrics, %d core, %d systems, %d replicates) does not fit the header",
-			l.Metrics, len(l.Core), l.Systems, l.Bootstrap)
+// keySection steps over the slice keys: a count n, then n keys of cols
+// values, each a length and its bytes. It allocates nothing; the keys are
+// made (readKeys) once the aggregate has figures for n slices, which it
+// holds only if the file has the bytes for them.
+func keySection(d *binread.Reader, cols int) (int, []byte, error) {
+	n := d.Uvarint()
+	switch {
+	case d.Err() != nil:
+		return 0, nil, d.Err()
+	case n == 0:
+		return 0, nil, nil
+	case cols == 0:
+		return 0, nil, fmt.Errorf("%d keys for no slice column", n)
+	case n > uint64(len(d.Rest())/cols): // a value takes a byte at least
+		return 0, nil, fmt.Errorf("%d keys of %d values each: more than the %d bytes left hold", n, cols, len(d.Rest()))
 	}
-	if len(s.Agg.Slices) != len(s.SliceKeys) {
-		return fmt.Errorf("%d slices for %d slice keys", len(s.Agg.Slices), len(s.SliceKeys))
+	start := d.Rest()
+	for range int(n) * cols {
+		if d.Bytes(); d.Err() != nil {
+			return 0, nil, d.Err()
+		}
+	}
+	return int(n), start[:len(start)-len(d.Rest())], nil
+}
+
+// readKeys makes the n slice keys of a key section. A key seen twice is
+// refused: the slices of a run are distinct, and a merge would add the
+// second to either, as the order of the states falls.
+func readKeys(b []byte, n, cols int) ([][]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	d := binread.New(b, ErrDamaged)
+	vals := make([]string, n*cols)
+	keys := make([][]string, n)
+	seen := make(map[string]int, n)
+	for i := range keys {
+		key := vals[i*cols : (i+1)*cols : (i+1)*cols]
+		for c := range key {
+			key[c] = string(d.Bytes())
+		}
+		k := SliceKey(key)
+		if j, dup := seen[k]; dup {
+			return nil, fmt.Errorf("key %d %q repeats key %d", i, key, j)
+		}
+		seen[k], keys[i] = i, key
+	}
+	return keys, d.Err()
+}
+
+// check verifies that the aggregate has the layout the header's run
+// makes, and figures for each of the n slice keys.
+func (s *State) check(want *aggregate.Layout, n int) error {
+	if l := s.Agg.L; !l.Equal(want) {
+		return fmt.Errorf("the aggregate's layout (%d metrics, %d core, %d systems, %d replicates, histograms %v) does not fit the header (%d, %d, %d, %d, %v)",
+			l.Metrics, len(l.Core), l.Systems, l.Bootstrap, l.Hist, want.Metrics, len(want.Core), want.Systems, want.Bootstrap, want.Hist)
+	}
+	if len(s.Agg.Slices) != n {
+		return fmt.Errorf("%d slices for %d slice keys", len(s.Agg.Slices), n)
 	}
 	for i, sl := range s.Agg.Slices {
 		if sl == nil {
@@ -268,32 +244,13 @@ func Mismatch(a, b *State) string {
 	}
 	ja, _ := json.Marshal(ha)
 	jb, _ := json.Marshal(hb)
-	if bytes.Equal(ja, jb) {
-		if !a.Agg.L.Equal(b.Agg.L) {
-			return "the report's histograms (one was made with them, one without)"
-		}
-		return ""
+	if k, va, vb := firstField(ja, jb); k != "" {
+		return fmt.Sprintf("%s %s against %s", k, vb, va)
 	}
-	var ma, mb map[string]json.RawMessage
-	json.Unmarshal(ja, &ma)
-	json.Unmarshal(jb, &mb)
-	// the header's fields in their order
-	var order []string
-	dec := json.NewDecoder(bytes.NewReader(ja))
-	dec.Token()
-	for dec.More() {
-		t, _ := dec.Token()
-		k, _ := t.(string)
-		order = append(order, k)
-		var skip json.RawMessage
-		dec.Decode(&skip)
+	if !a.Agg.L.Equal(b.Agg.L) {
+		return "their aggregates' layouts"
 	}
-	for _, k := range order {
-		if !bytes.Equal(ma[k], mb[k]) {
-			return fmt.Sprintf("%s %s against %s", k, mb[k], ma[k])
-		}
-	}
-	return "their layout"
+	return ""
 }
 
 // Merge adds o into s; both must have been checked with Mismatch. Slices

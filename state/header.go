@@ -1,0 +1,208 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/summary"
+)
+
+// header is the part of a state that says what it holds: everything that
+// must be equal for two states to merge, then the inputs. Its JSON is the
+// file's header, fields in this order.
+type header struct {
+	Metrics      []string `json:"metrics"`
+	Curves       bool     `json:"curves"`
+	Ties         string   `json:"ties"`
+	Gain         string   `json:"gain"`
+	MaxGrade     float64  `json:"max_grade"`
+	RelThreshold *float64 `json:"rel_threshold"`
+	Empty        string   `json:"empty"`
+	Dedup        string   `json:"dedup"`
+	Profile      string   `json:"profile"`
+	ScoreFloat32 bool     `json:"score_float32"`
+	Columns      columns  `json:"columns"`
+	Qrels        string   `json:"qrels"`
+	Complete     bool     `json:"complete"`
+	SkipUnjudged bool     `json:"skip_unjudged"`
+	Slices       []string `json:"slices"`
+	MaxSlices    int      `json:"max_slices"`
+	Systems      []string `json:"systems"`
+	Missing      string   `json:"missing"`
+	Bootstrap    int      `json:"bootstrap"`
+	Labels       string   `json:"labels"`
+	Inputs       []string `json:"inputs"`
+}
+
+// columns are the column names a run read, as the file spells them.
+type columns struct {
+	Query      string   `json:"query"`
+	Doc        string   `json:"doc"`
+	Score      string   `json:"score"`
+	ExtraScore []string `json:"extra_scores"`
+	Label      string   `json:"label"`
+	Rank       string   `json:"rank"`
+}
+
+func headerOf(r *summary.Run) header {
+	h := header{Curves: len(r.Curves) > 0, Ties: r.Options.Ties.String(), Gain: r.Options.Gain.String(),
+		MaxGrade: r.Options.MaxGrade, Empty: r.Options.Empty.String(), Dedup: "error", Profile: r.Profile,
+		ScoreFloat32: r.ScoreFloat32, Qrels: r.Qrels, Labels: r.Labels,
+		Columns: columns{Query: r.Columns.Query, Doc: r.Columns.Doc, Score: r.Columns.Score, ExtraScore: r.Columns.ExtraScore,
+			Label: r.Columns.Label, Rank: r.Columns.Rank}, Complete: r.Complete, SkipUnjudged: r.SkipUnjudged,
+		Slices: r.Slices, MaxSlices: r.MaxSlices, Systems: r.Systems, Missing: r.Missing, Bootstrap: r.Bootstrap, Inputs: r.Inputs}
+	for _, m := range r.Metrics {
+		h.Metrics = append(h.Metrics, m.Name)
+	}
+	if r.Options.HasThreshold {
+		t := r.Options.RelThreshold
+		h.RelThreshold = &t
+	}
+	if r.DedupFirst {
+		h.Dedup = "first"
+	}
+	if len(r.Slices) == 0 {
+		h.MaxSlices = 0 // a limit on nothing: no reason to refuse a merge
+	}
+	return h
+}
+
+// decodeHeader reads a state's header and rebuilds the run that wrote it,
+// and the layout its aggregate must have. A state is hostile input: the
+// header is read back into the command line that made it and resolved by
+// evalflags, whose checks every rankeval command applies to its flags
+// (metric names and cutoffs, conventions, columns, systems, slice columns,
+// bootstrap size); the run rebuilt must then encode to the very bytes
+// read, so that a field unknown, repeated, spelt otherwise or at odds with
+// the others (a profile's 32-bit scores, curves, the labels seen) is
+// refused rather than half understood.
+func decodeHeader(b []byte) (*summary.Run, *aggregate.Layout, error) {
+	var h header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, nil, err
+	}
+	run, s, err := h.run()
+	if err != nil {
+		return nil, nil, err
+	}
+	again, err := json.Marshal(headerOf(run))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(again, b) {
+		return nil, nil, notCanonical(again, b)
+	}
+	return run, layout(run, s), nil
+}
+
+// layout is the aggregate's layout of a run with --state (which evaluates
+// the report's curves and their histograms), as pipeline makes it.
+func layout(run *summary.Run, s *evalflags.Settings) *aggregate.Layout {
+	cfg := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: true}}
+	cfg.Rules.Metrics = run.Evaluated()
+	return cfg.Layout()
+}
+
+// run resolves the command line the header describes, as a run with
+// --state did.
+func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
+	v := evalflags.Values{Metrics: joinNames(h.Metrics), Ties: h.Ties, Gain: h.Gain, MaxGrade: h.MaxGrade, Empty: h.Empty,
+		Profile: h.Profile, Dedup: h.Dedup, Format: "json", InputFormat: "auto", MaxGroupRows: pipeline.DefaultMaxGroupRows,
+		Columns: reader.Columns{Query: h.Columns.Query, Doc: h.Columns.Doc, Label: h.Columns.Label, Rank: h.Columns.Rank,
+			Score: strings.Join(append([]string{h.Columns.Score}, h.Columns.ExtraScore...), ",")},
+		By: strings.Join(h.Slices, ","), MaxSlices: h.MaxSlices, Bootstrap: h.Bootstrap}
+	if h.RelThreshold != nil {
+		v.RelThreshold = strconv.FormatFloat(*h.RelThreshold, 'g', -1, 64)
+	}
+	if len(h.Slices) == 0 {
+		v.MaxSlices = pipeline.DefaultMaxSlices // not recorded without slices
+	}
+	s, err := v.Resolve()
+	if err != nil {
+		return nil, nil, err
+	}
+	src := evalflags.Sources{Qrels: h.Qrels, Complete: h.Complete, Missing: "error"}
+	if h.Missing != "" { // the systems were --system logs
+		src.Missing = h.Missing
+		for _, name := range h.Systems {
+			src.System = append(src.System, name+"=log")
+		}
+	}
+	logs, err := src.Apply(s, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := src.CheckState("state"); err != nil {
+		return nil, nil, err
+	}
+	run := s.Summary()
+	run.Curves = summary.CurvesFor(run.Metrics) // a state carries the report's figures
+	src.Describe(&run, nil, logs)
+	run.Inputs = h.Inputs
+	if s.Rules.NoteBinaryLabels {
+		run.NoteLabels(h.Labels == "binary", h.Labels == "graded")
+		run.Warnings = nil // the command that merges says it again
+	}
+	return &run, s, nil
+}
+
+// notCanonical says how the header read (got) differs from the one
+// rankeval writes for the same run (want).
+func notCanonical(want, got []byte) error {
+	k, w, g := firstField(want, got)
+	switch {
+	case k == "":
+		return fmt.Errorf("not as rankeval writes it (a field repeated or spelt otherwise)")
+	case w == nil:
+		return fmt.Errorf("unknown field %q", k)
+	case g == nil:
+		return fmt.Errorf("no field %q", k)
+	}
+	return fmt.Errorf("%s is %s where rankeval writes %s", k, g, w)
+}
+
+// firstField names the first field, in a's order then b's, whose JSON
+// differs between the header objects a and b, with its value in each (nil
+// where absent); "" when they hold the same fields and values.
+func firstField(a, b []byte) (key string, va, vb json.RawMessage) {
+	var ma, mb map[string]json.RawMessage
+	json.Unmarshal(a, &ma)
+	json.Unmarshal(b, &mb)
+	for _, k := range append(fieldOrder(a), fieldOrder(b)...) {
+		if !bytes.Equal(ma[k], mb[k]) {
+			return k, ma[k], mb[k]
+		}
+	}
+	return "", nil, nil
+}
+
+// fieldOrder lists the keys of a JSON object in their order.
+func fieldOrder(b []byte) []string {
+	var order []string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		k, _ := t.(string)
+		order = append(order, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+	}
+	return order
+}
+
+func joinNames(ns []string) string { return strings.Join(ns, ",") }
