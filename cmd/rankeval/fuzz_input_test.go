@@ -22,7 +22,7 @@ func FuzzCommandInput(f *testing.F) {
 		`{"query_id":"a\nb","doc_id":"d1","score":0.5,"label":1,"x":[1,,2]}` + "\n",
 		"query_id,doc_id,score,label\na,d1,0.5,1\na,d2,0.1,0\nb,d1,\"0.3\",1\n",
 		"query_id\tdoc_id\tscore\tlabel\na\td1\t0.5\t1\n",
-		"\x28\xb5\x2f\xfd\x00\x58\x00\x00",        // a zstd frame cut short
+		"\x28\xb5\x2f\xfd\x00\x58\x00\x00",         // a zstd frame cut short
 		"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", // a gzip header alone
 		"PAR1\x00\x00PAR1",
 		"ARROW1\x00\x00",
