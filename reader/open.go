@@ -100,6 +100,7 @@ const Stdin = "-"
 var (
 	magicGzip      = []byte{0x1f, 0x8b}
 	magicZstd      = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	magicSkippable = []byte{0x2a, 0x4d, 0x18} // after a first byte 0x50-0x5f: see isSkippable
 	magicParquet   = []byte("PAR1")
 	magicArrowFile = []byte("ARROW1")
 	magicArrowIPC  = []byte{0xff, 0xff, 0xff, 0xff} // IPC stream continuation marker
@@ -195,16 +196,16 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 	return startJSONL(name, text, closeAll, cols, opt, pipe), nil
 }
 
-// decompress wraps r by its magic bytes.
+// decompress wraps r by its magic bytes (compression).
 func decompress(name string, r io.Reader, head []byte) (io.Reader, func(), error) {
-	switch {
-	case bytes.HasPrefix(head, magicGzip):
+	switch compression(head) {
+	case "gzip":
 		z, err := gzip.NewReader(r)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: gzip header: %v: %w", name, err, ErrCompression)
 		}
 		return z, func() { z.Close() }, nil
-	case bytes.HasPrefix(head, magicZstd):
+	case "zstd":
 		// One decoder goroutine keeps decompression overlapped with parsing
 		// without taking a core the metric workers need.
 		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(1<<30))

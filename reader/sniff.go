@@ -192,15 +192,25 @@ func textFormat(name, how string, br *bufio.Reader, forced Format) (Format, erro
 	return "", formatError(name, how, k, first)
 }
 
-// compression names the compression head starts with, "" for none.
+// compression names the compression head starts with, "" for none. It is
+// the one rule every reader decompresses by (decompress).
 func compression(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, magicGzip):
 		return "gzip"
-	case bytes.HasPrefix(head, magicZstd):
+	case bytes.HasPrefix(head, magicZstd), isSkippable(head):
 		return "zstd"
 	}
 	return ""
+}
+
+// isSkippable reports whether head starts with a zstd skippable frame
+// (magic 0x184D2A50 to 0x184D2A5F, little-endian), which seekable-zstd and
+// pzstd writers put before the first real frame. The zstd tool, and the
+// decoder decompress uses, pass over any number of them, so such a file is
+// zstd; what follows them is the decoder's to judge.
+func isSkippable(head []byte) bool {
+	return len(head) >= 4 && head[0]&0xf0 == 0x50 && bytes.Equal(head[1:4], magicSkippable)
 }
 
 // strayFile is a file of no known input format in a directory or glob.
@@ -231,7 +241,10 @@ func sniffFile(path string) (*strayFile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	head := buf[:n]
-	for _, m := range [][]byte{magicParquet, magicArrowFile, magicArrowIPC, magicGzip, magicZstd} {
+	if compression(head) != "" {
+		return nil, nil
+	}
+	for _, m := range [][]byte{magicParquet, magicArrowFile, magicArrowIPC} {
 		if bytes.HasPrefix(head, m) {
 			return nil, nil
 		}

@@ -52,7 +52,7 @@ func readQrels(name string, parts int, comments bool) (*Qrels, error) {
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(4)
 	// read before a zstd decoder's goroutine starts reading into br's buffer
-	plain := len(head) > 0 && head[0] != magicGzip[0] && head[0] != magicZstd[0]
+	plain := compression(head) == ""
 	src, closeDec, err := decompress(name, br, head)
 	if err != nil {
 		return nil, err

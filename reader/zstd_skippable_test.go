@@ -1,0 +1,133 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// skippableFrame is a zstd skippable frame: magic 0x184D2A5n (n = id),
+// little-endian, then the payload's size, then the payload.
+func skippableFrame(id byte, payload []byte) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, 0x184D2A50|uint32(id&0xf))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
+	return append(b, payload...)
+}
+
+func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestZstdSkippableFrames: a zstd file that starts with skippable frames
+// (seekable-zstd and pzstd write them first) is zstd, as the zstd tool
+// has it, on every path that reads compressed input: logs by Open (local
+// file, object), Expand's check of a directory, TREC runs and qrels. What
+// follows the frames is the decoder's to judge: garbage or a frame cut
+// short is ErrCompression naming the file.
+func TestZstdSkippableFrames(t *testing.T) {
+	plain := benchLog(3000)
+	want, err := parseString(t, string(plain), testCols, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := zstdBytes(plain)
+	meta := []byte(`{"query_id":"not a row","label":9}` + "\n\x1f\x8bPAR1") // payload that looks like data
+	cases := []struct {
+		name string
+		data []byte
+		rows int // -1: ErrCompression
+	}{
+		{"one skippable frame", concat(skippableFrame(0, meta), frame), len(want)},
+		{"empty skippable frame", concat(skippableFrame(0, nil), frame), len(want)},
+		{"highest magic", concat(skippableFrame(0xf, meta), frame), len(want)},
+		{"several", concat(skippableFrame(3, meta), skippableFrame(0xe, nil), skippableFrame(7, []byte("x")), frame), len(want)},
+		{"between frames too", concat(skippableFrame(1, meta), zstdBytes(plain[:len(plain)/2]), skippableFrame(2, meta), zstdBytes(plain[len(plain)/2:])), len(want)},
+		{"only a skippable frame", skippableFrame(0, meta), 0},
+		{"garbage after it", concat(skippableFrame(0, meta), []byte("not zstd at all\n")), -1},
+		{"size past the end", concat(skippableFrame(0, meta), frame)[:20], -1},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeFileIn(t, dir, strings.ReplaceAll(c.name, " ", "-")+".bin", c.data)
+			if c.rows >= 0 {
+				text := plain
+				if c.rows == 0 {
+					text = nil
+				}
+				zstdToolAgrees(t, p, text)
+			}
+			check := func(t *testing.T, r Reader, err error) {
+				t.Helper()
+				var got []rowOut
+				if err == nil { // the decoder may judge what follows the frames at Open or later
+					defer r.Close()
+					got, err = readAllRows(t, r)
+				}
+				if c.rows < 0 {
+					if !errors.Is(err, ErrCompression) || !strings.HasPrefix(err.Error(), p+":") {
+						t.Fatalf("err = %v after %d rows, want ErrCompression naming %s", err, len(got), p)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != c.rows || c.rows > 0 && (got[0] != want[0] || got[len(got)-1] != want[len(want)-1]) {
+					t.Fatalf("%d rows, want %d", len(got), c.rows)
+				}
+			}
+			t.Run("file", func(t *testing.T) {
+				r, err := Open(p, testCols, Options{BatchSize: 777})
+				check(t, r, err)
+			})
+			t.Run("object", func(t *testing.T) {
+				r, err := OpenObject(p, newMemObject(c.data), testCols, Options{BatchSize: 777})
+				check(t, r, err)
+			})
+			t.Run("directory", func(t *testing.T) {
+				sub := t.TempDir()
+				writeFileIn(t, sub, "part-0", c.data)
+				if ins, err := Expand([]string{sub}); err != nil || len(ins) != 1 {
+					t.Fatalf("Expand: %d inputs, err %v", len(ins), err)
+				}
+			})
+		})
+	}
+
+	t.Run("TREC", func(t *testing.T) {
+		run := []byte("q1 Q0 d1 1 0.5 sys\nq1 Q0 d2 2 0.25 sys\nq2 Q0 d1 1 3 sys\n")
+		qrels := []byte("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
+		plainRun := readRun(t, writeFileIn(t, dir, "run", run), writeFileIn(t, dir, "qrels", qrels), RunOptions{})
+		if plainRun.err != "" || len(plainRun.rows) != 3 {
+			t.Fatalf("plain run: %+v", plainRun)
+		}
+		rp := writeFileIn(t, dir, "run.zst", concat(skippableFrame(0, meta), zstdBytes(run)))
+		qp := writeFileIn(t, dir, "qrels.zst", concat(skippableFrame(5, meta), zstdBytes(qrels)))
+		got := readRun(t, rp, qp, RunOptions{})
+		if d := sameRun(got, plainRun); d != "" {
+			t.Fatal(d)
+		}
+		if tag, err := RunTag(rp); err != nil || tag != "sys" {
+			t.Fatalf("RunTag = %q, %v", tag, err)
+		}
+	})
+}
+
+// zstdToolAgrees checks, where the zstd command is installed, that it
+// decodes the file p to text, as the reader is expected to.
+func zstdToolAgrees(t *testing.T, p string, text []byte) {
+	t.Helper()
+	if _, err := exec.LookPath("zstd"); err != nil {
+		return
+	}
+	out, err := exec.Command("zstd", "-dcq", p).Output()
+	if err != nil {
+		t.Fatalf("zstd -dc %s: %v", filepath.Base(p), err)
+	}
+	if !bytes.Equal(out, text) {
+		t.Fatalf("zstd -dc gives %d bytes, want %d", len(out), len(text))
+	}
+}
