@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -49,6 +51,9 @@ type Values struct {
 	Dedup        string
 	Format       string
 	InputFormat  string
+	// ReadTimeout bounds how long a read from object storage may receive
+	// nothing (--read-timeout).
+	ReadTimeout  time.Duration
 	Columns      reader.Columns
 	MaxGroupRows int
 	By           string
@@ -80,7 +85,7 @@ type Settings struct {
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format", "input-format"}, ColumnNames, []string{"max-group-rows", "by", "max-slices", "bootstrap"})
+	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "by", "max-slices", "bootstrap"})
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -157,12 +162,33 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
 	fs.StringVar(&v.InputFormat, "input-format", "auto", "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
+	RegisterReadTimeout(fs, &v.ReadTimeout)
 	RegisterColumns(fs, &v.Columns)
 	fs.StringVar(&v.By, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
 	fs.IntVar(&v.MaxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
 	fs.IntVar(&v.Bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	return v
+}
+
+// ReadTimeoutName is the flag RegisterReadTimeout defines.
+const ReadTimeoutName = "read-timeout"
+
+// RegisterReadTimeout defines --read-timeout on fs, storing into d. Register
+// calls it; so does a command that reads objects without the shared flags
+// (rankeval merge). ApplyReadTimeout puts it in force.
+func RegisterReadTimeout(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, ReadTimeoutName, objstore.DefaultReadTimeout, "an s3:// or gs:// request that receives no byte for this long fails, naming\nthe object (a stalled connection would otherwise hang the run)")
+}
+
+// ApplyReadTimeout checks a --read-timeout value and sets it for every
+// object-store request the process makes.
+func ApplyReadTimeout(d time.Duration) error {
+	if d <= 0 {
+		return Usagef("--%s %v: want a duration > 0, such as 60s or 5m", ReadTimeoutName, d)
+	}
+	objstore.SetReadTimeout(d)
+	return nil
 }
 
 // ColumnNames lists the flags RegisterColumns defines.
@@ -212,14 +238,24 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 	}
 	v.MaxGradeSet = set["max-grade"] || profiles[v.Profile].flags["max-grade"] != ""
 	FinishColumns(fs, &v.Columns)
+	if err := ApplyReadTimeout(v.ReadTimeout); err != nil {
+		return nil, err
+	}
 	return v.Resolve()
 }
 
-// Resolve checks v and returns the settings; it depends on v alone.
+// Resolve checks v and returns the settings; it depends on v alone. A
+// read timeout in v (Finish has checked the flag's) is put in force for
+// the process, so that a distributed run's workers, which resolve the
+// launcher's Values, read objects under it; 0 leaves it as it is (a
+// state's header, which records none).
 func (v *Values) Resolve() (*Settings, error) {
 	s := &Settings{Columns: v.Columns, Profile: v.Profile, Format: v.Format}
 	r := &s.Rules
 	var err error
+	if v.ReadTimeout > 0 {
+		objstore.SetReadTimeout(v.ReadTimeout)
+	}
 	if s.InputFormat, err = reader.ParseFormat(v.InputFormat); err != nil {
 		return nil, Usagef("--input-format %w", err)
 	}

@@ -18,14 +18,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
+	"io/fs"
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
@@ -43,23 +47,34 @@ var (
 	ErrAccess   = errors.New("object store unreachable or access denied")
 )
 
+// shown is an object's URL as messages print it: quoted (%q) when it
+// holds a control character or is not UTF-8, as a key may and a terminal
+// must not receive raw.
+func shown(name string) string {
+	for _, r := range name {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
+}
+
 // IsURL reports whether name is an object-store URL rather than a local path.
 func IsURL(name string) bool {
 	return strings.HasPrefix(name, "s3://") || strings.HasPrefix(name, "gs://")
 }
 
-// Split returns the scheme, bucket and key of an object-store URL.
+// Split returns the scheme, bucket and key of an object-store URL. The key
+// is the text after the bucket as it is, as the clouds' own tools take it:
+// a key may hold '%', '?', '#' and control characters, and every key a
+// listing gives (Expand) must open again.
 func Split(name string) (scheme, bucket, key string, err error) {
-	u, err := url.Parse(name)
-	if err != nil || (u.Scheme != "s3" && u.Scheme != "gs") || u.Host == "" {
-		return "", "", "", fmt.Errorf("%s: want s3://BUCKET/KEY or gs://BUCKET/KEY: %w", name, ErrURL)
+	scheme, rest, _ := strings.Cut(name, "://")
+	bucket, key, _ = strings.Cut(rest, "/")
+	if scheme != "s3" && scheme != "gs" || bucket == "" {
+		return "", "", "", fmt.Errorf("%s: want s3://BUCKET/KEY or gs://BUCKET/KEY: %w", shown(name), ErrURL)
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		// Keys may hold '?' and '#': take the text after the bucket as it is.
-		_, rest, _ := strings.Cut(strings.TrimPrefix(name, u.Scheme+"://"), "/")
-		return u.Scheme, u.Host, rest, nil
-	}
-	return u.Scheme, u.Host, strings.TrimPrefix(u.Path, "/"), nil
+	return scheme, bucket, key, nil
 }
 
 // buckets caches one open bucket per scheme and name for the life of the
@@ -86,7 +101,7 @@ func bucket(ctx context.Context, scheme, name string) (*blob.Bucket, error) {
 		b, err = openGCS(ctx, name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v: %w", id, err, ErrAccess)
+		return nil, fmt.Errorf("%s: %v: %w", shown(id), err, ErrAccess)
 	}
 	if buckets.m == nil {
 		buckets.m = map[string]*blob.Bucket{}
@@ -110,6 +125,10 @@ func openS3(ctx context.Context, name string) (*blob.Bucket, error) {
 	cfg.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 	cfg.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	custom := cfg.BaseEndpoint != nil || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = awshttp.NewBuildableClient()
+	}
+	cfg.HTTPClient = guard{send: cfg.HTTPClient.Do}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		// Custom endpoints (MinIO, Ceph, moto, a VPC endpoint by IP) rarely
 		// resolve bucket subdomains; the bucket goes in the path there.
@@ -122,30 +141,35 @@ func openS3(ctx context.Context, name string) (*blob.Bucket, error) {
 
 func openGCS(ctx context.Context, name string) (*blob.Bucket, error) {
 	var client *gcp.HTTPClient
+	transport := guard{send: gcp.DefaultTransport().RoundTrip}
 	if os.Getenv("STORAGE_EMULATOR_HOST") != "" {
 		// an emulator takes no credentials; gcsblob points the client at it
-		client = gcp.NewAnonymousHTTPClient(gcp.DefaultTransport())
+		client = gcp.NewAnonymousHTTPClient(transport)
 	} else {
 		creds, err := gcp.DefaultCredentials(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("no Google Cloud credentials (set GOOGLE_APPLICATION_CREDENTIALS or run gcloud auth application-default login): %v", err)
 		}
-		if client, err = gcp.NewHTTPClient(gcp.DefaultTransport(), gcp.CredentialsTokenSource(creds)); err != nil {
+		if client, err = gcp.NewHTTPClient(transport, gcp.CredentialsTokenSource(creds)); err != nil {
 			return nil, err
 		}
 	}
 	return gcsblob.OpenBucket(ctx, client, name, nil)
 }
 
-// wrap turns a blob error into one that names the URL and wraps a sentinel.
+// wrap turns a blob error into one that names the URL and wraps a
+// sentinel.
 func wrap(name string, err error) error {
+	if f := fault(err); f != nil {
+		return fmt.Errorf("%s: %w", shown(name), f)
+	}
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
-		return fmt.Errorf("%s: %w", name, ErrNotFound)
+		return fmt.Errorf("%s: %w", shown(name), ErrNotFound)
 	case gcerrors.PermissionDenied:
-		return fmt.Errorf("%s: %v: %w", name, err, ErrAccess)
+		return fmt.Errorf("%s: %v: %w", shown(name), err, ErrAccess)
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return fmt.Errorf("%s: %w", shown(name), err)
 }
 
 // Object is one object opened for reading. It is safe for concurrent
@@ -165,7 +189,7 @@ func Open(ctx context.Context, name string) (*Object, error) {
 		return nil, err
 	}
 	if key == "" || strings.HasSuffix(key, "/") {
-		return nil, fmt.Errorf("%s: names a prefix, not an object: %w", name, ErrNotFound)
+		return nil, fmt.Errorf("%s: names a prefix, not an object: %w", shown(name), ErrNotFound)
 	}
 	b, err := bucket(ctx, scheme, bn)
 	if err != nil {
@@ -196,6 +220,9 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	}
 	defer r.Close()
 	got, err := io.ReadFull(r, p[:n])
+	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		err = &sizeError{off + int64(got), off + n, o.size}
+	}
 	if err != nil {
 		return got, wrap(o.name, err)
 	}
@@ -207,13 +234,77 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 
 // Stream reads the whole object front to back with one GET, so a
 // compressed log is decoded as it arrives instead of being downloaded first.
+// Its bytes are counted against the object's size: a body cut short
+// (without Content-Length, the end of the connection looks like the end
+// of the object) or longer than the object is an error, not fewer rows.
+// Read errors are *fs.PathError naming the object, as a local file's are.
 func (o *Object) Stream() (io.ReadCloser, error) {
 	r, err := o.b.NewReader(o.ctx, o.key, nil)
 	if err != nil {
 		return nil, wrap(o.name, err)
 	}
-	return r, nil
+	return &sized{r: r, o: o}, nil
 }
+
+// sized checks that a stream gives its object's size.
+type sized struct {
+	r io.ReadCloser
+	o *Object
+	n int64
+}
+
+func (s *sized) Read(p []byte) (int, error) {
+	if s.n+int64(len(p)) > s.o.size {
+		p = p[:max(s.o.size-s.n+1, 0)] // one byte past the size tells a longer object
+	}
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	switch {
+	case s.n > s.o.size:
+		err = &sizeError{s.n, s.o.size, s.o.size}
+	case err == io.EOF && s.n < s.o.size, errors.Is(err, io.ErrUnexpectedEOF):
+		err = &sizeError{s.n, s.o.size, s.o.size}
+	case err == nil || err == io.EOF:
+		return n, err
+	}
+	if f := fault(err); f != nil {
+		err = f
+	}
+	return n, &fs.PathError{Op: "read", Path: shown(s.o.name), Err: err}
+}
+
+func (s *sized) Close() error { return s.r.Close() }
+
+// fault takes a fault guard or a size check detected out of the SDK's and
+// gocloud's layers around it, for messages; nil for other errors.
+func fault(err error) error {
+	var (
+		stall *stallError
+		list  *listError
+		size  *sizeError
+	)
+	switch {
+	case errors.As(err, &stall):
+		return stall
+	case errors.As(err, &list):
+		return list
+	case errors.As(err, &size):
+		return size
+	}
+	return nil
+}
+
+// sizeError is a read that got bytes up to got where it wanted bytes up
+// to want, of an object of size bytes.
+type sizeError struct{ got, want, size int64 }
+
+func (e *sizeError) Error() string {
+	if e.got > e.size {
+		return fmt.Sprintf("the object gave more than its %d bytes (replaced while read?)", e.size)
+	}
+	return fmt.Sprintf("the object ended after %d of its %d bytes (cut short in transit?)", e.got, e.size)
+}
+func (e *sizeError) Is(target error) bool { return target == ErrSize }
 
 // Close releases nothing: buckets are shared and kept for the run.
 func (o *Object) Close() error { return nil }
@@ -286,12 +377,12 @@ func Expand(ctx context.Context, arg string) ([]string, error) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("%s: no such object, and no data files under it as a prefix: %w", arg, ErrNoInput)
+			return nil, fmt.Errorf("%s: no such object, and no data files under it as a prefix: %w", shown(arg), ErrNoInput)
 		}
 		return out, nil
 	}
 	if _, err := path.Match(key, ""); err != nil {
-		return nil, fmt.Errorf("%s: bad pattern: %v: %w", arg, err, ErrNoInput)
+		return nil, fmt.Errorf("%s: bad pattern: %v: %w", shown(arg), err, ErrNoInput)
 	}
 	// list everything under the pattern's literal prefix, then match
 	lit := key[:strings.IndexAny(key, `*?[\`)]
@@ -320,7 +411,7 @@ func Expand(ctx context.Context, arg string) ([]string, error) {
 		out = append(out, root+k)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no object matches: %w", arg, ErrNoInput)
+		return nil, fmt.Errorf("%s: no object matches: %w", shown(arg), ErrNoInput)
 	}
 	return out, nil
 }
@@ -335,13 +426,20 @@ func anyHidden(rel string) bool {
 // list returns every key under prefix, in walk order: element-wise
 // lexical, so "a/b" comes before "a.txt" as a local directory walk has it
 // ('/' sorts after '.' in a flat listing).
+//
+// The listing is bounded (guard.go): past MaxListed objects and pages, or
+// when a page token repeats, it is ErrListing.
 func list(ctx context.Context, b *blob.Bucket, prefix string) ([]string, error) {
+	ctx, bound := withListing(ctx)
 	it := b.List(&blob.ListOptions{Prefix: prefix})
 	var keys []string
 	for {
 		obj, err := it.Next(ctx)
 		if err == io.EOF {
 			break
+		}
+		if err == nil {
+			err = bound.add()
 		}
 		if err != nil {
 			return nil, err

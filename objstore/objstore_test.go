@@ -153,3 +153,59 @@ func TestCreate(t *testing.T) {
 	}
 	_ = s
 }
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		in                  string
+		scheme, bucket, key string
+		err                 bool
+	}{
+		{in: "s3://b/k", scheme: "s3", bucket: "b", key: "k"},
+		{in: "gs://b/dir/", scheme: "gs", bucket: "b", key: "dir/"},
+		{in: "s3://b", scheme: "s3", bucket: "b"},
+		{in: "s3://b/a%41b", scheme: "s3", bucket: "b", key: "a%41b"}, // not decoded
+		{in: "s3://b/q?x=1#f", scheme: "s3", bucket: "b", key: "q?x=1#f"},
+		{in: "s3://b/a\x1b[2J\n", scheme: "s3", bucket: "b", key: "a\x1b[2J\n"},
+		{in: "s3:///k", err: true},
+		{in: "http://b/k", err: true},
+		{in: "s3:/b/k", err: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			s, b, k, err := objstore.Split(tc.in)
+			if tc.err {
+				if !errors.Is(err, objstore.ErrURL) {
+					t.Fatalf("err = %v, want ErrURL", err)
+				}
+				return
+			}
+			if err != nil || s != tc.scheme || b != tc.bucket || k != tc.key {
+				t.Fatalf("got %q %q %q %v", s, b, k, err)
+			}
+		})
+	}
+}
+
+// TestUnusualKeys: every key a listing gives opens again and reads its
+// own bytes, whatever characters it holds ('%' is not an escape).
+func TestUnusualKeys(t *testing.T) {
+	s := s3test.Start(t, "lake")
+	keys := []string{"odd/a%41b.jsonl", "odd/a%2Fb.jsonl", "odd/q?x=1#f.jsonl", "odd/sp ace.jsonl", "odd/aAb.jsonl"}
+	for _, k := range keys {
+		s.Put(t, "lake", k, []byte(k))
+	}
+	names, err := objstore.Expand(context.Background(), "s3://lake/odd/")
+	if err != nil || len(names) != len(keys) {
+		t.Fatalf("Expand: %q, %v", names, err)
+	}
+	for _, name := range names {
+		o, err := objstore.Open(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, o.Size())
+		if _, err := o.ReadAt(p, 0); err != nil || "s3://lake/"+string(p) != name {
+			t.Fatalf("%s: read %q, %v", name, p, err)
+		}
+	}
+}

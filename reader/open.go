@@ -57,7 +57,8 @@ func (o Options) unitRange(name string, n int) (first, end int, err error) {
 
 // Object is an input that is not a local file: an object in a store
 // (package objstore). Formats that index their content read it with ranged
-// ReadAt calls; the others stream it front to back.
+// ReadAt calls; the others stream it front to back. Its errors name it,
+// as *os.File's do.
 type Object interface {
 	io.ReaderAt
 	Size() int64
@@ -264,7 +265,7 @@ func OpenObject(name string, o Object, cols Columns, opt Options) (Reader, error
 	n, err := o.ReadAt(head, 0)
 	if err != nil && err != io.EOF {
 		o.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	head = head[:n]
 	var r Reader

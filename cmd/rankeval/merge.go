@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/objstore"
@@ -38,8 +39,9 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	output := fs.String("output", "", "write the summary to this file instead of standard output (- is standard output)")
 	report := fs.String("report", "", "also write the HTML report to this file")
 	statePath := fs.String("state", "", "also write the merged state to this file (a weekly state from seven daily ones)")
-	failUnder := fs.String("fail-under", "", "quality gates, as 'ndcg@10=0.42,map=0.30': exit 3 after writing the summary when a mean falls below")
-	failOnEmpty := fs.Bool("fail-on-empty", false, "exit 3 (after writing the summary) when the states hold no rows or no query with a relevant row")
+	gate := evalflags.RegisterGates(fs)
+	var readTimeout time.Duration
+	evalflags.RegisterReadTimeout(fs, &readTimeout)
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	names, err := evalflags.Parse(fs, args)
@@ -52,6 +54,9 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errHelp
 	}
 	if err := evalflags.CheckFormat(*format); err != nil {
+		return err
+	}
+	if err := evalflags.ApplyReadTimeout(readTimeout); err != nil {
 		return err
 	}
 	if *output == "-" {
@@ -108,11 +113,11 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if w := run.NoteLabels(run.Labels == "binary", run.Labels == "graded"); w != "" {
 		fmt.Fprintln(stderr, "rankeval: warning:", w)
 	}
-	gates, err := summary.ParseGates(*failUnder, run.Metrics)
+	gates, err := summary.ParseGates(gate.FailUnder, run.Metrics)
 	if err != nil {
 		return usageError{err: err}
 	}
-	run.Gates = summary.CheckGates(gates, *failOnEmpty, run.Metrics, merged.Agg.Sys[0])
+	run.Gates = summary.CheckGates(gates, gate.FailOnEmpty, run.Metrics, merged.Agg.Sys[0])
 	r := summary.NewResults(run, merged.Agg, merged.SliceKeys)
 	return outs.finish(r, *format, merged)
 }
@@ -176,9 +181,5 @@ func readWhole(ctx context.Context, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return data, nil
+	return io.ReadAll(r) // its errors name the object, as os.ReadFile's name the file
 }

@@ -60,6 +60,14 @@ func Start(t testing.TB, buckets ...string) *Server {
 			t.Fatal(err)
 		}
 	}
+	pointAt(t, srv)
+	return s
+}
+
+// pointAt sets the environment for the test so that objstore's S3 client
+// talks to srv, and stops srv when the test ends.
+func pointAt(t testing.TB, srv *httptest.Server) {
+	t.Helper()
 	dir := t.TempDir()
 	for k, v := range map[string]string{
 		"AWS_ACCESS_KEY_ID":           AccessKey,
@@ -80,7 +88,6 @@ func Start(t testing.TB, buckets ...string) *Server {
 		srv.Close()
 		objstore.Forget()
 	})
-	return s
 }
 
 // Put stores one object.

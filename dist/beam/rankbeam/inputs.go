@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -40,8 +42,8 @@ func init() {
 // data lake of 50,000 files given as one prefix makes a graph as small as
 // one file does, and a runner such as Dataflow refuses large graphs. One
 // worker expands them all, in order, as the CLI does.
-func expandInputs(s beam.Scope, logs [][]string, dir string) beam.PCollection {
-	return beam.ParDo(s.Scope("expand"), &expandFn{Logs: logs, Dir: dir}, beam.Impulse(s.Scope("inputs")))
+func expandInputs(s beam.Scope, logs [][]string, dir string, readTimeout time.Duration) beam.PCollection {
+	return beam.ParDo(s.Scope("expand"), &expandFn{Logs: logs, Dir: dir, ReadTimeout: readTimeout}, beam.Impulse(s.Scope("inputs")))
 }
 
 // expandFn expands the inputs with the CLI's rules and order
@@ -51,7 +53,12 @@ func expandInputs(s beam.Scope, logs [][]string, dir string) beam.PCollection {
 type expandFn struct {
 	Logs [][]string
 	Dir  string
+	// ReadTimeout is --read-timeout, for the listings of s3:// and gs://
+	// inputs.
+	ReadTimeout time.Duration
 }
+
+func (f *expandFn) Setup() error { return evalflags.ApplyReadTimeout(f.ReadTimeout) }
 
 func (f *expandFn) ProcessElement(_ []byte, emit func(File)) (err error) {
 	defer mark(&err)

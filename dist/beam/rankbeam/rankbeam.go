@@ -210,7 +210,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	if len(slices.Concat(logs...)) == 0 {
 		return beam.PCollection{}, fmt.Errorf("no input: %w", ErrConfig)
 	}
-	files := expandInputs(s, logs, cfg.Dir)
+	files := expandInputs(s, logs, cfg.Dir, cfg.Flags.ReadTimeout)
 	cfg.Inputs = nil // the steps learn the files from the expansion: the graph holds them once
 	parts := beam.ParDo(s.Scope("split"), &splitFn{Cfg: cfg}, files)
 	// Without the reshuffle a runner may fuse reading into the step that
@@ -255,6 +255,12 @@ func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
 // splitFn turns a file into its parts: row-group ranges of a Parquet file,
 // the whole file otherwise.
 type splitFn struct{ Cfg Config }
+
+// Setup puts the run's flags in force on the worker (--read-timeout).
+func (f *splitFn) Setup() error {
+	_, err := f.Cfg.settings()
+	return err
+}
 
 func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
 	defer mark(&err)

@@ -1,0 +1,245 @@
+package objstore
+
+// This file bounds what a faulty store, proxy or network can make a run
+// do. Every request of both clouds' SDKs goes through guard, below their
+// retries and pagers: a request that receives no byte for the read
+// timeout fails (a stalled GET would otherwise hang until a signal), and
+// the requests of one listing are counted and their page tokens checked
+// (a listing that repeats its token would loop for ever, an endless one
+// grow without bound; both SDKs follow tokens in loops of their own,
+// which nothing above the transport sees).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Sentinel errors of a faulty store, matched with errors.Is.
+var (
+	// ErrStalled: a request received no byte for the read timeout.
+	ErrStalled = errors.New("object store stalled")
+	// ErrListing: a listing repeated a page token, or passed MaxListed.
+	ErrListing = errors.New("object listing does not end")
+	// ErrSize: an object's bytes did not come to its size.
+	ErrSize = errors.New("object read short or long")
+)
+
+// DefaultReadTimeout is how long a request may go without receiving or
+// sending a byte (evalflags' --read-timeout).
+const DefaultReadTimeout = 60 * time.Second
+
+// MaxListed bounds one listing (one s3:// or gs:// prefix or glob): past
+// this many objects, or MaxListed/100 pages (stores send up to 1000 keys
+// a page), it fails rather than hold an endless listing's keys or follow
+// empty pages for ever.
+const MaxListed = 1_000_000
+
+var (
+	readTimeout atomic.Int64 // nanoseconds; 0: DefaultReadTimeout
+	maxListed   = MaxListed  // tests lower it
+)
+
+// SetReadTimeout sets the read timeout of every request the process
+// makes from now on (0: DefaultReadTimeout).
+func SetReadTimeout(d time.Duration) { readTimeout.Store(int64(max(d, 0))) }
+
+func currentReadTimeout() time.Duration {
+	if d := time.Duration(readTimeout.Load()); d > 0 {
+		return d
+	}
+	return DefaultReadTimeout
+}
+
+// stallError is a request that received no byte for d.
+type stallError struct{ d time.Duration }
+
+func (e *stallError) Error() string {
+	return fmt.Sprintf("no bytes for %s (--read-timeout)", seconds(e.d))
+}
+func (e *stallError) Is(target error) bool { return target == ErrStalled }
+
+// RetryableError tells the AWS SDK not to retry: the user set how long to
+// wait, and a retry would wait as long again.
+func (e *stallError) RetryableError() bool { return false }
+
+// seconds writes d as people write timeouts: 60s, 1.5s, 250ms.
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// listError is a listing that will not end.
+type listError struct{ msg string }
+
+func (e *listError) Error() string        { return e.msg }
+func (e *listError) Is(target error) bool { return target == ErrListing }
+func (e *listError) RetryableError() bool { return false }
+func listErrorf(f string, a ...any) error { return &listError{fmt.Sprintf(f, a...)} }
+
+// listing counts one listing's pages and objects and remembers the page
+// tokens it has read pages of. It travels in the listing's context.
+type listing struct {
+	mu      sync.Mutex
+	objects int
+	pages   int
+	read    map[string]bool // tokens whose page was read whole
+}
+
+type listingKey struct{}
+
+func withListing(ctx context.Context) (context.Context, *listing) {
+	l := &listing{read: map[string]bool{}}
+	return context.WithValue(ctx, listingKey{}, l), l
+}
+
+// add counts an object against MaxListed.
+func (l *listing) add() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.objects++; l.objects > maxListed {
+		return listErrorf("the listing passed %d objects, the most one prefix or glob may name; name fewer with a narrower prefix or glob, or several", maxListed)
+	}
+	return nil
+}
+
+// pageToken is the page token a listing request asks for: S3's
+// ListObjectsV2 (continuation-token) and ListObjects (marker), GCS's JSON
+// API (pageToken). "" is the first page.
+func pageToken(r *http.Request) string {
+	q := r.URL.Query()
+	for _, k := range []string{"continuation-token", "marker", "pageToken"} {
+		if t := q.Get(k); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// request checks a page request: a token whose page was already read
+// whole means the store sent the listing back to where it had been.
+// Retries of a page that failed ask for its token again, and may.
+func (l *listing) request(token string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pages++; l.pages > maxListed/100 {
+		return listErrorf("the listing passed %d pages (%d objects), the most one prefix or glob may take: the store is faulty, or the prefix names too much; name fewer with a narrower prefix or glob, or several", maxListed/100, l.objects)
+	}
+	if token != "" && l.read[token] {
+		return listErrorf("the listing came back to a page it had read (continuation token %.40q repeated): a faulty store or proxy", token)
+	}
+	return nil
+}
+
+func (l *listing) pageRead(token string) {
+	if token == "" {
+		return
+	}
+	l.mu.Lock()
+	l.read[token] = true
+	l.mu.Unlock()
+}
+
+// guard is the HTTP client of both SDKs: S3 calls Do, GCS RoundTrip.
+type guard struct {
+	send func(*http.Request) (*http.Response, error)
+}
+
+func (g guard) Do(r *http.Request) (*http.Response, error)        { return g.do(r) }
+func (g guard) RoundTrip(r *http.Request) (*http.Response, error) { return g.do(r) }
+
+func (g guard) do(req *http.Request) (*http.Response, error) {
+	l, _ := req.Context().Value(listingKey{}).(*listing)
+	token := ""
+	if l != nil {
+		token = pageToken(req)
+		if err := l.request(token); err != nil {
+			return nil, err
+		}
+	}
+	d := currentReadTimeout()
+	ctx, cancel := context.WithCancelCause(req.Context())
+	stall := &stallError{d}
+	idle := time.AfterFunc(d, func() { cancel(stall) })
+	r := req.WithContext(ctx)
+	if req.Body != nil && req.Body != http.NoBody {
+		// an upload is not idle while it sends
+		r.Body = &sendBody{req.Body, idle, d}
+	}
+	resp, err := g.send(r)
+	if err != nil {
+		idle.Stop()
+		if context.Cause(ctx) == error(stall) {
+			err = stall
+		}
+		cancel(nil)
+		return nil, err
+	}
+	idle.Reset(d)
+	b := &idleBody{rc: resp.Body, idle: idle, d: d, ctx: ctx, cancel: cancel, stall: stall}
+	if l != nil && resp.StatusCode == http.StatusOK {
+		b.done = func() { l.pageRead(token) }
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// idleBody is a response body whose reads restart the idle timer; a read
+// the timer cut off reports the stall.
+type idleBody struct {
+	rc     io.ReadCloser
+	idle   *time.Timer
+	d      time.Duration
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stall  *stallError
+	failed bool
+	done   func() // a listing page read whole
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.idle.Reset(b.d)
+	}
+	if err != nil && err != io.EOF {
+		b.failed = true
+		if context.Cause(b.ctx) == error(b.stall) {
+			err = b.stall
+		}
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.idle.Stop()
+	err := b.rc.Close()
+	b.cancel(nil)
+	if b.done != nil && !b.failed {
+		b.done()
+	}
+	return err
+}
+
+// sendBody is a request body whose reads (the transport sending it)
+// restart the idle timer.
+type sendBody struct {
+	io.ReadCloser
+	idle *time.Timer
+	d    time.Duration
+}
+
+func (s *sendBody) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	if n > 0 {
+		s.idle.Reset(s.d)
+	}
+	return n, err
+}
