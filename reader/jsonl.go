@@ -80,6 +80,8 @@ type jsonl struct {
 	xtext    [][]byte
 	xnum     []float64
 	xScratch [][]byte
+
+	nest []byte // the open objects and arrays of a skipped value
 }
 
 // jsonlBlock is the default size of the blocks of lines JSONL is parsed in.
@@ -313,8 +315,8 @@ func (j *jsonl) extraValue(s []byte, p, x int) (int, error) {
 		return p, j.fail(ErrSyntax, "missing value for %q", j.xkeys[x])
 	}
 	if x >= j.nxText {
-		tok, e := j.token(s, p)
-		v, ok := parseNumber(tok)
+		tok, e, ok := j.jsonNumber(s, p)
+		v, _ := parseNumber(tok)
 		if !ok {
 			return e, j.notNumber(s, p, tok, j.xkeys[x], j.xrole(x), "a number")
 		}
@@ -333,15 +335,19 @@ func (j *jsonl) extraValue(s []byte, p, x int) (int, error) {
 	if string(tok) == "null" {
 		return e, j.fail(ErrValue, "%q (a slice column) is null; every row needs a value", j.xkeys[x])
 	}
-	if _, ok := parseNumber(tok); !ok && string(tok) != "true" && string(tok) != "false" {
-		return e, j.fail(ErrValue, "%q (a slice column) must be a string, number or boolean, found %s", j.xkeys[x], quoteSnippet(s[p:]))
+	if string(tok) != "true" && string(tok) != "false" {
+		var ok bool
+		if tok, e, ok = j.jsonNumber(s, p); !ok {
+			return e, j.fail(ErrValue, "%q (a slice column) must be a string, number or boolean, found %s%s", j.xkeys[x], quoteSnippet(valueText(s, p, tok)), numberHint(tok))
+		}
 	}
 	j.xtext[x] = tok
 	return e, nil
 }
 
 // members scans the key/value pairs of an object whose '{' precedes s[p],
-// up to and including its '}'. A key given twice keeps its last value.
+// up to and including its '}'. A column's key given twice is an error
+// (which value is meant?); other keys may repeat, as RFC 8259 allows.
 func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 	if p < len(s) && s[p] == '}' {
 		return p + 1, nil
@@ -353,7 +359,7 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 		// the usual key, without escapes, found here; others by scanString
 		var key []byte
 		var err error
-		if np, found := quoteInWords(s, p+1); found && s[np] == '"' {
+		if np, found := plainInWords(s, p+1); found && s[np] == '"' {
 			key, p = s[p+1:np], np+1
 		} else if key, np, err = j.scanString(s, p+1, &j.kScratch); err != nil {
 			return np, err
@@ -387,6 +393,9 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 			}
 		}
 		if x >= 0 {
+			if j.xseen&(1<<x) != 0 {
+				return p, j.twice(j.xkeys[x], j.xrole(x))
+			}
 			p, err = j.extraValue(s, p, x)
 			j.xseen |= 1 << x
 		} else if f < 0 {
@@ -394,7 +403,7 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 			// here; others by skipValue
 			e, found := 0, false
 			if p < len(s) && s[p] == '"' {
-				e, found = quoteInWords(s, p+1)
+				e, found = plainInWords(s, p+1)
 			}
 			if found && s[e] == '"' {
 				p = e + 1
@@ -402,6 +411,9 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 				p, err = j.skipValue(s, p)
 			}
 		} else {
+			if rw.seen&(1<<f) != 0 {
+				return p, j.twice(j.keys[f], "the "+fieldRole[f]+" column")
+			}
 			p, err = j.value(s, p, f, rw)
 			rw.seen |= 1 << f
 		}
@@ -418,6 +430,12 @@ func (j *jsonl) members(s []byte, p int, rw *row) (int, error) {
 		}
 		return p, j.fail(ErrSyntax, "expected ',' or '}' at column %d", p+1)
 	}
+}
+
+// twice is the error for a line that gives column key (which plays role)
+// twice: no value of the two is more right than the other.
+func (j *jsonl) twice(key, role string) error {
+	return j.fail(ErrColumn, "%q (%s) appears twice in the line", key, role)
 }
 
 // value parses the value of configured field f at s[p:].
@@ -440,8 +458,8 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 				return np, err
 			}
 		} else {
-			tok, e := j.token(s, p)
-			if !isInteger(tok) {
+			tok, e, ok := j.jsonNumber(s, p)
+			if !ok || !isInteger(tok) {
 				return e, j.fail(ErrValue, "%q (the %s column) must be a string or an integer, found %s", j.keys[f], fieldRole[f], quoteSnippet(valueText(s, p, tok)))
 			}
 			v, np = tok, e
@@ -463,8 +481,8 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 				return p + 5, nil
 			}
 		}
-		tok, e := j.token(s, p)
-		v, ok := parseNumber(tok)
+		tok, e, ok := j.jsonNumber(s, p)
+		v, _ := parseNumber(tok)
 		if !ok {
 			what := "a number"
 			if f == fLabel {
@@ -479,7 +497,10 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 		}
 		return e, nil
 	default: // fRank
-		tok, e := j.token(s, p)
+		tok, e, ok := j.jsonNumber(s, p)
+		if !ok {
+			return e, j.notNumber(s, p, tok, j.keys[fRank], "the rank column", "a whole number")
+		}
 		v, err := j.rank(s, p, tok)
 		rw.rank = v
 		return e, err
@@ -548,7 +569,7 @@ func (j *jsonl) notNumber(s []byte, p int, tok []byte, col, role, what string) e
 			return j.fail(ErrValue, "%q (%s) must be %s, found the string %s", col, role, what, quoteValue(str))
 		}
 	}
-	return j.fail(ErrValue, "%q (%s) must be %s, found %s", col, role, what, quoteSnippet(valueText(s, p, tok)))
+	return j.fail(ErrValue, "%q (%s) must be %s, found %s%s", col, role, what, quoteSnippet(valueText(s, p, tok)), numberHint(tok))
 }
 
 // pow10 holds the powers of ten that float64 represents exactly.

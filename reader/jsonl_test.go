@@ -71,10 +71,13 @@ func TestJSONLValues(t *testing.T) {
 			testCols, []rowOut{{"q", "d", 1, 1, 0, 1}}},
 		{"rank instead of score", `{"qid":"q","rank":3,"rel":1}`,
 			Columns{Query: "qid", Rank: "rank", Label: "rel"}, []rowOut{{"q", "", 0, 1, 3, 1}}},
-		{"duplicate key keeps the last", `{"query_id":"q","score":1,"score":2,"label":1}`,
+		{"a key not read may repeat", `{"query_id":"q","x":1,"score":2,"x":[],"label":1}`,
 			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", 2, 1, 0, 1}}},
-		{"NaN token reaches validation", `{"query_id":"q","score":NaN,"label":1}`,
-			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", math.NaN(), 1, 0, 1}}},
+		{"out of range reaches validation as Inf", `{"query_id":"q","score":-1e999,"label":1}`,
+			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", math.Inf(-1), 1, 0, 1}}},
+		{"every JSON number form, literal and escape", "{\"query_id\":-0,\"score\":-0.5E+2,\"label\":1e0,\"a\":[0,-0.0,1E-2,2e+0,true,false,null,{}]," +
+			"\"t\":\"\\ud800\\udc00 \\ud83d\\ude00\\/\\b\\f\\n\\r\\t caf\u00e9 \U0001F600\",\"e\":{ \"k\" :\t[ ] }}",
+			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"-0", "", -50, 1, 0, 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,152 +2,92 @@ package reader
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
 	"testing"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// The JSON scanner's word-at-a-time searches against the byte-by-byte
-// scanner they replaced (kept here, as it was, as the reference): the same
-// values, the same ends and the same errors, from every position of any
-// input.
+// The JSON scanner against encoding/json, the reference: a line it accepts
+// is valid JSON (json.Valid) and valid UTF-8, and a line that is both it
+// accepts; strings decode to what json.Unmarshal makes of them.
 
-// refScanString is scanString as it was before the word-at-a-time
-// searches, byte by byte and with bytes.IndexByte; it reads a string whose opening quote is just before s[p] and
-// returns its decoded text: a slice of s when it has no escapes (the common
-// case, no copy), else decoded into *scratch.
-func refScanString(j *jsonl, s []byte, p int, scratch *[]byte) ([]byte, int, error) {
-	start := p
-	q := bytes.IndexByte(s[p:], '"')
-	if q < 0 {
-		return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
+// validJSONL says whether line is a JSON object and valid UTF-8, by
+// encoding/json, with no \u escape of half a surrogate pair: what the
+// scanner must accept, and all it may.
+func validJSONL(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(line) && utf8.Valid(line) && !loneSurrogate(line)
+}
+
+// loneSurrogate says whether the escapes of b (JSON text, or a string's
+// body) hold a \u escape of half a UTF-16 surrogate pair without its other
+// half next, which rankeval refuses: encoding/json reads every one as
+// U+FFFD.
+func loneSurrogate(b []byte) bool {
+	u4 := func(i int) uint64 {
+		if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+			return 0
+		}
+		v, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+		if err != nil {
+			return 0
+		}
+		return v
 	}
-	if bytes.IndexByte(s[p:p+q], '\\') < 0 {
-		return s[p : p+q], p + q + 1, nil
-	}
-	out := (*scratch)[:0]
-	for p < len(s) {
-		c := s[p]
-		switch {
-		case c == '"':
-			*scratch = out
-			return out, p + 1, nil
-		case c != '\\':
-			out = append(out, c)
-			p++
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
 			continue
 		}
-		if p+1 >= len(s) {
-			break
-		}
-		e := s[p+1]
-		p += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, np, ok := readU4(s, p)
-			if !ok {
-				return nil, p, j.fail(ErrSyntax, "bad \\u escape at column %d", p-1)
+		switch r := u4(i); {
+		case r >= 0xdc00 && r <= 0xdfff:
+			return true
+		case r >= 0xd800 && r <= 0xdbff:
+			if r2 := u4(i + 6); r2 < 0xdc00 || r2 > 0xdfff {
+				return true
 			}
-			p = np
-			if utf16.IsSurrogate(r) {
-				if r2, np2, ok := readU4(s, p+2); ok && p+1 < len(s) && s[p] == '\\' && s[p+1] == 'u' {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r, p = d, np2
-					}
-				}
-			}
-			out = utf8.AppendRune(out, r)
+			i += 11
 		default:
-			return nil, p, j.fail(ErrSyntax, "bad escape \\%c at column %d", e, p-1)
+			i++ // past the escaped byte
 		}
 	}
-	return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
+	return false
 }
 
-// refSkipValue is skipValue as it was; it passes over one value of any type without decoding it.
-func refSkipValue(j *jsonl, s []byte, p int) (int, error) {
-	if p >= len(s) {
-		return p, j.fail(ErrSyntax, "missing value at column %d", p+1)
-	}
-	switch s[p] {
-	case '"':
-		_, np, err := refScanRaw(j, s, p+1)
-		return np, err
-	case '{', '[':
-		depth := 0
-		for p < len(s) {
-			switch s[p] {
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return p + 1, nil
-				}
-			case '"':
-				_, np, err := refScanRaw(j, s, p+1)
-				if err != nil {
-					return np, err
-				}
-				p = np
-				continue
-			}
-			p++
-		}
-		return p, j.fail(ErrSyntax, "unterminated object or array")
-	}
-	tok, e := j.token(s, p)
-	if len(tok) == 0 {
-		return e, j.fail(ErrSyntax, "missing value at column %d", p+1)
-	}
-	return e, nil
-}
+// blank says whether a line has only JSON's white space: no row, no error.
+func blank(line []byte) bool { return len(bytes.TrimLeft(line, " \t\r")) == 0 }
 
-// refScanRaw is scanRaw as it was; it passes over a string body honouring backslash escapes: it jumps
-// from quote to quote and counts the backslashes before each.
-func refScanRaw(j *jsonl, s []byte, p int) ([]byte, int, error) {
-	start := p
-	for {
-		q := bytes.IndexByte(s[p:], '"')
-		if q < 0 {
-			return nil, len(s), j.fail(ErrSyntax, "unterminated string at column %d", start)
-		}
-		e := p + q
-		bs := 0
-		for k := e - 1; k >= start && s[k] == '\\'; k-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return s[start:e], e + 1, nil
-		}
-		p = e + 1
-	}
-}
-
-type scanResult struct {
-	v   string
-	end int
-	err string
-}
-
-func result(v []byte, end int, err error) scanResult {
-	r := scanResult{v: string(v), end: end}
-	if err != nil {
-		r.err, r.v = err.Error(), ""
-	}
-	return r
+// jsonlSeeds are lines for the fuzz targets: valid ones of every shape and
+// the ways issue 23 found to be invalid JSON yet read.
+var jsonlSeeds = []string{
+	`{"query_id":"q1","doc_id":"d1","score":0.5,"label":2}`,
+	`{"query_id":17,"doc_id":"\u00e9","score":-1e300,"label":true,"x":[{"y":"}"}],"z":{"a":[1,-0.5e+3,true,false,null,"s",{},[]]}}`,
+	" { \"label\" : true , \"x\": {\"a\":[1,\"}\"]}, \"query_id\": 17, \"doc_id\": -3, \"score\": -1e-3 }\r",
+	`{"query_id":"a\"b\\c\u00e9\ud83d\ude00\ud800\udc00x\udbff\udfffy","score":1,"label":0.25,"t":"\/\b\f\n\r\t"}`,
+	`{"query_id":"x\udc00\ud800y","score":1,"label":1}`,
+	`{"query_id":"q","score":1,"label":1,"t":"\ud800"}`,
+	`{"query_id":"q","score":1,"label":1,"t":"\\ud800\ud800\u0041"}`,
+	`{"query_id":"q","score":01,"label":1}`,
+	`{"query_id":"q","score":+1,"label":1}`,
+	`{"query_id":"q","score":.5,"label":1}`,
+	`{"query_id":"q","score":5.,"label":1}`,
+	`{"query_id":"q","score":NaN,"label":1,"x":-Infinity}`,
+	"{\"query_id\":\"q\tr\",\"score\":1,\"label\":1}",
+	`{"query_id":"q","score":1,"label":1,"x":01}`,
+	`{"query_id":"q","score":1,"label":1,"x":[1,,2]}`,
+	`{"query_id":"q","score":1,"label":1,"x":[1,2,]}`,
+	`{"query_id":"q","score":1,"score":2,"label":1}`,
+	"{\"query_id\":\"caf\xe9\",\"score\":1,\"label\":1}",
+	"{\"query_id\":\"q\",\"score\":1,\"label\":1,\"t\":\"\xed\xa0\x80\xc0\xaf\"}",
+	`{"query_id":"q","score":1,"label":1,"x":tru,"y":nul}`,
+	`{"query_id":"q","score":1,"label":1,"x":{"a" 1},"y":{1:2}}`,
+	`{"query_id":"q","score":1,"label":1,"x":"\u12g4\x"}`,
+	"{\"query_id\":\"q\",\"score\":1,\"label\":1}\f",
+	`{"query_id":"q","score":1e5,"label":1,"m":1.0,"s2":-0,"rank":2E+1}`,
+	`{"query_id":"q","score":1,"label":1,"x":[[[[[[{"a":[{"b":{}}]}]]]]]]}`,
+	`{"query_id":"q","score":1,"label":1,"x":[[[[[[{"a":[{"b":{}]}]]]]]]}`,
 }
 
 func FuzzJSONScan(f *testing.F) {
@@ -156,46 +96,146 @@ func FuzzJSONScan(f *testing.F) {
 	f.Add([]byte(`"unterminated \"`))
 	f.Add([]byte(`"bad \q escape" "\u12" {"open": [`))
 	f.Add([]byte("\"0123456789abcdef\\\\\"0123456789\"  12345678901234567890 true,false}"))
+	f.Add([]byte("\"caf\xc3\xa9 \xe2\x82\xac\xe2\x82\" \"\x01\" \"\\ud83d\\u0041\\udc00\" 01 -0.5e+7 1. .5 +1 nul"))
+	for _, s := range jsonlSeeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, s []byte) {
 		j := &jsonl{name: "fuzz", line: 7}
-		var a, b []byte
+		var scratch []byte
 		for p := range len(s) + 1 {
-			if got, want := result(j.scanString(s, p, &a)), result(refScanString(j, s, p, &b)); got != want {
-				t.Fatalf("scanString(%q, %d) = %+v, want %+v", s, p, got, want)
+			checkString(t, j, s, p, &scratch)
+			e, err := j.skipValue(s, p)
+			if err != nil {
+				if !errors.Is(err, ErrSyntax) || !strings.HasPrefix(err.Error(), "fuzz:7: ") {
+					t.Fatalf("skipValue(%q, %d): %v", s, p, err)
+				}
+				continue
 			}
-			if got, want := result(j.scanRaw(s, p)), result(refScanRaw(j, s, p)); got != want {
-				t.Fatalf("scanRaw(%q, %d) = %+v, want %+v", s, p, got, want)
-			}
-			e1, err1 := j.skipValue(s, p)
-			e2, err2 := refSkipValue(j, s, p)
-			if got, want := result(nil, e1, err1), result(nil, e2, err2); got != want {
-				t.Fatalf("skipValue(%q, %d) = %+v, want %+v", s, p, got, want)
+			// a value that is valid JSON, whose end a bare one's delimiter
+			// (or the line's end) marks
+			v := s[p:e]
+			if !json.Valid(v) || !utf8.Valid(v) || v[0] != '"' && v[0] != '{' && v[0] != '[' && e < len(s) && !isDelim(s[e]) {
+				t.Fatalf("skipValue(%q, %d) accepts %q", s, p, v)
 			}
 		}
 	})
 }
 
-// TestWordSearches checks the word-at-a-time searches against their
-// definitions on every byte value at every offset of a word.
+// checkString holds scanString, from s[p], to encoding/json: the string
+// ends at the first quote no backslash escapes; it is accepted exactly when
+// json.Valid and utf8.Valid say so, and decodes as json.Unmarshal does.
+func checkString(t *testing.T, j *jsonl, s []byte, p int, scratch *[]byte) {
+	t.Helper()
+	q := p
+	for q < len(s) && s[q] != '"' {
+		if s[q] == '\\' {
+			q++
+		}
+		q++
+	}
+	v, e, err := j.scanString(s, p, scratch)
+	if q >= len(s) {
+		if err == nil {
+			t.Fatalf("scanString(%q, %d) = %q, want an unterminated string", s, p, v)
+		}
+		return
+	}
+	lit := append([]byte{'"'}, s[p:q+1]...) // the string with its quotes
+	var want string
+	if json.Unmarshal(lit, &want) != nil || !utf8.Valid(lit) || loneSurrogate(lit) {
+		if err == nil {
+			t.Fatalf("scanString(%q, %d) = %q, but %s is not a JSON string in UTF-8", s, p, v, lit)
+		}
+		if !errors.Is(err, ErrSyntax) || !strings.HasPrefix(err.Error(), "fuzz:7: ") {
+			t.Fatalf("scanString(%q, %d): %v", s, p, err)
+		}
+		return
+	}
+	if err != nil || string(v) != want || e != q+1 {
+		t.Fatalf("scanString(%q, %d) = %q, %d, %v; want %q, %d", s, p, v, e, err, want, q+1)
+	}
+}
+
+// FuzzJSONLValid is the differential test of the whole line: parsed with
+// no column read, a line is accepted exactly when encoding/json finds it a
+// valid object (and it is valid UTF-8) or it is blank; with columns read, a
+// line accepted is valid, and a valid line fails for its values only
+// (ErrValue, ErrColumn), never as malformed.
+func FuzzJSONLValid(f *testing.F) {
+	for _, s := range jsonlSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(strings.Repeat(`{"a":`, 40) + "1" + strings.Repeat("}", 40)))
+	colsets := []Columns{{}, testCols,
+		{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}}
+	parsers := make([]*jsonl, len(colsets))
+	for i, c := range colsets {
+		parsers[i] = newJSONLParser("fuzz", c, Options{})
+		parsers[i].b = c.shape("fuzz")
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i] // the splitter cuts lines there
+		}
+		valid := validJSONL(line)
+		for i, j := range parsers {
+			j.line = 2 // past the first line, whose byte order mark is dropped
+			err := j.parse(line)
+			if err != nil && !strings.HasPrefix(err.Error(), "fuzz:2: ") {
+				t.Fatalf("error without its line: %v", err)
+			}
+			switch {
+			case i == 0 && (err == nil) != (valid || blank(line)):
+				t.Fatalf("%q: error %v, but json.Valid and utf8.Valid say %v", line, err, valid)
+			case err == nil && !valid && !blank(line):
+				t.Fatalf("%q accepted with columns %+v, but it is not valid JSON in UTF-8", line, colsets[i])
+			case valid && errors.Is(err, ErrSyntax):
+				t.Fatalf("%q is valid JSON, yet %v", line, err)
+			}
+			j.b.Reset()
+		}
+	})
+}
+
+// TestJSONLDeepNesting: objects and arrays nest as deep as encoding/json
+// lets them, and no deeper.
+func TestJSONLDeepNesting(t *testing.T) {
+	for _, depth := range []int{maxNesting - 1, maxNesting, maxNesting + 1} {
+		// the line's object, then depth-1 arrays in its field "x"
+		line := []byte(`{"query_id":"q","score":1,"label":1,"x":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + "}")
+		_, err := parseString(t, string(line), Columns{Query: "query_id", Score: "score", Label: "label"}, 8)
+		if valid := json.Valid(line); (err == nil) != valid {
+			t.Fatalf("depth %d: json.Valid %v, error %v", depth, valid, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "nested deeper than 10000") {
+			t.Fatalf("depth %d: %v", depth, err)
+		}
+	}
+}
+
+// TestWordSearches checks the word-at-a-time search against its definition
+// on every byte value at every offset of a word.
 func TestWordSearches(t *testing.T) {
 	for c := range 256 {
 		for at := range 20 {
 			s := bytes.Repeat([]byte{'a'}, 20)
 			s[at] = byte(c)
 			for p := range 21 {
-				want := len(s)
-				if i := bytes.IndexAny(s[min(p, len(s)):], "\"\\"); i >= 0 {
-					want = p + i
+				want := p
+				for want < len(s) && !special(s[want]) {
+					want++
 				}
-				if got := quoteOrBackslash(s, p); got != want && !(p == len(s) && got == p) {
-					t.Fatalf("quoteOrBackslash(%q, %d) = %d, want %d", s, p, got, want)
+				got, ok := plainInWords(s, p)
+				if !ok {
+					for got < len(s) && !special(s[got]) {
+						got++
+					}
+				} else if got >= len(s) || !special(s[got]) || got < p {
+					t.Fatalf("plainInWords(%q, %d) = %d, true: not a special byte", s, p, got)
 				}
-				want = len(s)
-				if i := bytes.IndexAny(s[min(p, len(s)):], "\"{}[]"); i >= 0 {
-					want = p + i
-				}
-				if got := nesting(s, p); got != want {
-					t.Fatalf("nesting(%q, %d) = %d, want %d", s, p, got, want)
+				if got != want {
+					t.Fatalf("plainInWords(%q, %d) = %d, want %d", s, p, got, want)
 				}
 			}
 		}

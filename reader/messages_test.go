@@ -148,7 +148,7 @@ func TestRanks(t *testing.T) {
 		{"word", "first", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "first": bad value`},
 		{"boolean", "true", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "true": bad value`},
 		{"null", "null", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "null": bad value`},
-		{"NaN", "NaN", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "NaN": bad value`},
+		{"NaN", "NaN", `t.jsonl:2: "rank" (the rank column) must be a whole number, found "NaN" (JSON has no NaN or Infinity): bad value`},
 		{"too large", "1e300", `t.jsonl:2: rank 1e300 out of range: bad value`},
 		{"too large integer", "9223372036854775808", `t.jsonl:2: rank 9223372036854775808 out of range: bad value`},
 	} {

@@ -357,9 +357,12 @@ func TestAnalysisErrors(t *testing.T) {
 			b := write("lb.jsonl", good)
 			return []string{"--system", "x=" + a, "--system", "y=" + b}
 		}, 1, `la.jsonl:2: query "b" is in x's log, but y's log has ended`},
-		{"NaN in a second score column", func() []string {
+		{"an infinite second score", func() []string {
+			return []string{"--score-col", "score,s2", write("inf.jsonl", `{"query_id":"a","score":1,"s2":-1e999,"label":1}`)}
+		}, 1, `inf.jsonl:1: score of s2 is -Inf`},
+		{"NaN in a second score column, not JSON", func() []string {
 			return []string{"--score-col", "score,s2", write("nan.jsonl", `{"query_id":"a","score":1,"s2":NaN,"label":1}`)}
-		}, 1, `nan.jsonl:1: score of s2 is NaN`},
+		}, 1, `nan.jsonl:1: "s2" \(a score column\) must be a number, found "NaN" \(JSON has no NaN or Infinity\)`},
 		{"one --system", func() []string { return []string{"--system", "a=x.jsonl"} }, 2, "give two or more"},
 		{"--system and inputs", func() []string { return []string{"--system", "a=x", "--system", "b=y", "in.jsonl"} }, 2, "not both"},
 		{"--system without =", func() []string { return []string{"--system", "a", "--system", "b=y"} }, 2, `want NAME=PATH`},
