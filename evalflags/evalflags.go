@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rankeval/rankeval/internal/bytesize"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
@@ -56,9 +57,14 @@ type Values struct {
 	ReadTimeout  time.Duration
 	Columns      reader.Columns
 	MaxGroupRows int
-	By           string
-	MaxSlices    int
-	Bootstrap    int
+	// MaxGroupBytes and MaxSliceBytes are sizes as typed (256MiB),
+	// read by Resolve; "" is the default (a state's header records
+	// neither: they bound memory, not the figures).
+	MaxGroupBytes string
+	By            string
+	MaxSlices     int
+	MaxSliceBytes string
+	Bootstrap     int
 	// MaxGradeSet: --max-grade was given (by hand or by a profile), so a
 	// run on 0/1 labels with ERR need not be warned.
 	MaxGradeSet bool
@@ -77,15 +83,17 @@ type Settings struct {
 	// each input's first line).
 	InputFormat reader.Format
 	// Slices names the --by columns (also Rules.Slices and Columns.Extra);
-	// MaxSlices is their limit; Bootstrap the number of replicates.
-	Slices    []string
-	MaxSlices int
-	Bootstrap int
+	// MaxSlices and MaxSliceBytes are their limits; Bootstrap the number
+	// of replicates.
+	Slices        []string
+	MaxSlices     int
+	MaxSliceBytes int64
+	Bootstrap     int
 }
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "by", "max-slices", "bootstrap"})
+	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap"})
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -166,8 +174,10 @@ func Register(fs *flag.FlagSet) *Values {
 	RegisterColumns(fs, &v.Columns)
 	fs.StringVar(&v.By, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
 	fs.IntVar(&v.MaxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
+	fs.StringVar(&v.MaxSliceBytes, "max-slice-bytes", bytesize.Format(pipeline.DefaultMaxSliceBytes), "the values of the distinct --by combinations, held for the summary, may take\nthis many bytes together; more fail the run")
 	fs.IntVar(&v.Bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
+	fs.StringVar(&v.MaxGroupBytes, "max-group-bytes", bytesize.Format(pipeline.DefaultMaxGroupBytes), "a query holding more bytes than this is an error rather than an out-of-memory:\nits ids' and values' bytes and some 100 bytes a row for its evaluation\n(at most 1GiB; under --unsorted at most an eighth of --mem-limit)")
 	return v
 }
 
@@ -302,6 +312,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		return nil, Usagef("--max-group-rows must be >= 1")
 	}
 	r.MaxGroupRows = v.MaxGroupRows
+	if r.MaxGroupBytes, err = parseSizeOr(v.MaxGroupBytes, pipeline.DefaultMaxGroupBytes); err != nil || r.MaxGroupBytes < 1<<10 || r.MaxGroupBytes > pipeline.MaxGroupBytesCeiling {
+		return nil, Usagef("--max-group-bytes %q: want a size from 1KiB to 1GiB, as 256MiB", v.MaxGroupBytes)
+	}
 	// ERR's maximum grade left at 4 on click labels (0/1) makes err@k tiny;
 	// the run notes whether every label was 0 or 1, to say so
 	r.NoteBinaryLabels = metrics.NeedsMaxGrade(r.Metrics) && !v.MaxGradeSet
@@ -325,6 +338,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		return nil, Usagef("--max-slices must be >= 1")
 	}
 	s.MaxSlices = v.MaxSlices
+	if s.MaxSliceBytes, err = parseSizeOr(v.MaxSliceBytes, pipeline.DefaultMaxSliceBytes); err != nil || s.MaxSliceBytes < 1<<10 {
+		return nil, Usagef("--max-slice-bytes %q: want a size of at least 1KiB, as 64MiB", v.MaxSliceBytes)
+	}
 	if v.Bootstrap < 0 || v.Bootstrap > 100_000 {
 		return nil, Usagef("--bootstrap %d: want 0 (none) to 100000 replicates", v.Bootstrap)
 	}
@@ -379,4 +395,12 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseSizeOr reads a size flag's value, def when it is "".
+func parseSizeOr(v string, def int64) (int64, error) {
+	if v == "" {
+		return def, nil
+	}
+	return bytesize.Parse(v)
 }

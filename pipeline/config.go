@@ -16,8 +16,10 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -29,15 +31,26 @@ import (
 // reader.ErrValue wherever they are found.
 var (
 	ErrReappear      = errors.New("query id reappears after its group ended")
-	ErrGroupTooLarge = errors.New("query group larger than --max-group-rows")
+	ErrGroupTooLarge = errors.New("query group too large")
 	ErrEmptyQuery    = errors.New("query has no relevant row")
 	ErrDuplicateDoc  = errors.New("document id repeated within a query")
 	ErrSliceMismatch = errors.New("rows of one query disagree on a slice column")
 	ErrTooManySlices = errors.New("more slices than --max-slices")
+	ErrSliceBytes    = errors.New("slice values larger than --max-slice-bytes")
 	ErrLockstep      = errors.New("logs of the compared systems do not hold the same queries")
 	ErrMixedColumns  = errors.New("rows of one query differ in the columns they have")
 	ErrOverflow      = errors.New("a metric's value is not a finite number")
 )
+
+// quoteShort quotes an id or value for a message: its first 64 bytes and
+// its length when longer, so that a 10 KB doc id or a 100 KB slice value
+// does not bury the message.
+func quoteShort(b []byte) string {
+	if len(b) <= 64 {
+		return strconv.Quote(string(b))
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(string(b[:64])), len(b))
+}
 
 // Source is one input, opened when the pipeline reaches it so that only one
 // file is open at a time.
@@ -74,8 +87,11 @@ type Analysis struct {
 	// counts as 0 there (correlations undefined). The logs must then be
 	// sorted by query id. Without it an absent query is an error.
 	MissingZero bool
-	// MaxSlices makes more distinct slices an error (0: DefaultMaxSlices).
-	MaxSlices int
+	// MaxSlices makes more distinct slices an error (0: DefaultMaxSlices),
+	// and MaxSliceBytes more bytes of their values together
+	// (0: DefaultMaxSliceBytes).
+	MaxSlices     int
+	MaxSliceBytes int64
 	// Core is how many leading metrics get slices, comparisons, bootstrap
 	// intervals, histograms and per-query records (0 = all); the rest get
 	// means only.
@@ -163,6 +179,17 @@ func (c *Config) maxSlices() int {
 		return c.Analysis.MaxSlices
 	}
 	return DefaultMaxSlices
+}
+
+// DefaultMaxSliceBytes is --max-slice-bytes when it is not given: 6.7 KB
+// of values a slice at DefaultMaxSlices.
+const DefaultMaxSliceBytes = 64 << 20
+
+func (c *Config) maxSliceBytes() int64 {
+	if c.Analysis.MaxSliceBytes > 0 {
+		return c.Analysis.MaxSliceBytes
+	}
+	return DefaultMaxSliceBytes
 }
 
 func (c *Config) workers() int {

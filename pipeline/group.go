@@ -43,6 +43,27 @@ func (g *Group) Reset() {
 	}
 }
 
+// evalRowBytes is what evaluating a row takes besides its columns: the
+// unit's doc id list (a slice header) and duplicate table (two to four
+// slots), the evaluator's sort entries, their scratch, and the labels in
+// ranked and ideal order.
+const evalRowBytes = 96
+
+// Bytes is the memory g's rows take, as the byte limits count it
+// (--max-group-bytes; --mem-limit under --unsorted): the bytes of its ids
+// and slice values, its columns' values, and evalRowBytes a row.
+func (g *Group) Bytes() int64 {
+	vals := len(g.Label) + len(g.Where) + len(g.Score) + len(g.Rank)
+	for _, xs := range g.XScore {
+		vals += len(xs)
+	}
+	b := int64(len(g.ID)+len(g.Key.Buf)+4*max(0, len(g.Key.Off)-1)) + 8*int64(vals) + evalRowBytes*int64(g.N())
+	if g.hasDoc() {
+		b += int64(len(g.Doc.Buf)) + 4*int64(len(g.Doc.Off)-1)
+	}
+	return b
+}
+
 // hasDoc reports whether the doc column was read.
 func (g *Group) hasDoc() bool { return len(g.Doc.Off) > 1 }
 
@@ -203,9 +224,6 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	if n > uint64(len(d.Rest())) { // every row takes at least one byte
 		return fmt.Errorf("%d rows in %d bytes: %w", n, len(d.Rest()), ErrEncoding)
 	}
-	if err := r.checkSize(g, int(n), where); err != nil {
-		return err
-	}
 	for len(g.XScore) < nx {
 		g.XScore = append(g.XScore, nil)
 	}
@@ -233,5 +251,5 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	if len(d.Rest()) != 0 {
 		return fmt.Errorf("%d bytes after the rows: %w", len(d.Rest()), ErrEncoding)
 	}
-	return nil
+	return r.checkSize(g, where)
 }

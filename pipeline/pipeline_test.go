@@ -284,55 +284,90 @@ func TestJoinInWorkers(t *testing.T) {
 	}
 }
 
-// TestQueryPool: a query over smallRows rows holds a token from emit until
-// it is put back; one whose buffers grew past twice that comes back without
-// them, and a small query keeps them.
+// TestQueryPool: a query holding more than the pool's small bytes takes
+// its bytes, and at least a (2×workers+2)th, of the room for large queries
+// from emit until it is put back, and comes back without its buffers; a
+// small query takes nothing and keeps them. Sorted, the room is
+// (2×workers+2) × --max-group-bytes; under --unsorted a quarter of
+// --mem-limit, so that large queries in flight together stay within it.
 func TestQueryPool(t *testing.T) {
-	cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}}
-	pool := newQueryPool(&cfg, 1, 2)
-	if pool.size() != smallPool || cap(pool.big) != 6 {
-		t.Fatalf("pool of %d with %d tokens; want %d and 6", pool.size(), cap(pool.big), smallPool)
-	}
-	jobs := make(chan *query, 4)
-	p := newProducer(&cfg, nil, pool, jobs)
+	const rowBytes = 3*8 + evalRowBytes // label, position, score
 	for _, c := range []struct {
-		rows        int
-		token, trim bool
-	}{{100, false, false}, {smallRows, false, false}, {smallRows + 1, true, false}, {3 * smallRows, true, true}} {
-		t.Run(fmt.Sprint(c.rows), func(t *testing.T) {
-			q, err := p.take(context.Background())
-			if err != nil {
-				t.Fatal(err)
+		name               string
+		unsorted           Unsorted
+		room, least, small int64
+		rows               []int // each emitted and held
+		weights            []int64
+		blocked            bool // the last query waits for the room
+	}{
+		{"sorted", Unsorted{}, 6 * DefaultMaxGroupBytes, DefaultMaxGroupBytes, smallBytes,
+			[]int{100, smallBytes / rowBytes, smallBytes/rowBytes + 1, 3 * smallBytes / rowBytes}, []int64{0, 0, DefaultMaxGroupBytes, DefaultMaxGroupBytes}, false},
+		{"unsorted", Unsorted{On: true, MemLimit: 16 << 20}, 4 << 20, (4 << 20) / 6, 16 << 10,
+			[]int{100, (16 << 10) / rowBytes, 1000, (3 << 20) / rowBytes, (1 << 20) / rowBytes}, []int64{0, 0, (4 << 20) / 6, (3 << 20) / rowBytes * rowBytes}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{Rules: Rules{Metrics: mustMetrics(t, "map"), Options: metrics.DefaultOptions()}, Unsorted: c.unsorted}
+			pool := newQueryPool(&cfg, 1, 2)
+			if pool.size() != smallPool || pool.room != c.room || pool.least != c.least || pool.small != c.small {
+				t.Fatalf("pool of %d, room %d, least %d, small %d; want %d, %d, %d, %d", pool.size(), pool.room, pool.least, pool.small, smallPool, c.room, c.least, c.small)
 			}
-			for i := range c.rows {
-				q.Label = append(q.Label, float64(i%2))
-				q.Score = append(q.Score, float64(i))
+			jobs := make(chan *query, 8)
+			p := newProducer(&cfg, nil, pool, jobs)
+			var held []*query
+			var taken int64
+			for k, rows := range c.rows {
+				q, err := p.take(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range rows {
+					q.Label = append(q.Label, float64(i%2))
+					q.Score = append(q.Score, float64(i))
+					q.Where = append(q.Where, uint64(i))
+				}
+				if k == len(c.weights) {
+					// no room left for this one: emit waits, until cancelled
+					ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+					err := p.emit(ctx, q)
+					cancel()
+					if !c.blocked || !errors.Is(err, context.DeadlineExceeded) {
+						t.Fatalf("query of %d bytes with %d of %d taken: %v", q.bytes(), taken, pool.room, err)
+					}
+					break
+				}
+				if err := p.emit(context.Background(), q); err != nil {
+					t.Fatal(err)
+				}
+				if got := <-jobs; got != q || q.weight != c.weights[k] {
+					t.Fatalf("%d rows, %d bytes: weight %d, want %d", rows, q.bytes(), q.weight, c.weights[k])
+				}
+				taken += q.weight
+				held = append(held, q)
 			}
-			if err := p.emit(context.Background(), q); err != nil {
-				t.Fatal(err)
+			for k, q := range held {
+				pool.put(q)
+				if q.weight != 0 {
+					t.Fatal("the weight was not given back")
+				}
+				if kept := cap(q.Label) >= c.rows[k]; kept != (c.weights[k] == 0) {
+					t.Fatalf("%d rows: label capacity %d after put", c.rows[k], cap(q.Label))
+				}
 			}
-			if got := <-jobs; got != q || q.big != c.token || len(pool.big) != map[bool]int{false: 0, true: 1}[c.token] {
-				t.Fatalf("big %v with %d tokens out; want %v", q.big, len(pool.big), c.token)
-			}
-			pool.put(q)
-			if len(pool.big) != 0 || q.big {
-				t.Fatal("the token was not given back")
-			}
-			if kept := cap(q.Label) >= c.rows; kept == c.trim {
-				t.Fatalf("%d rows: label capacity %d after put", c.rows, cap(q.Label))
+			if !pool.big.TryAcquire(pool.room) {
+				t.Fatal("the room was not given back whole")
 			}
 		})
 	}
 }
 
-// TestLargeQueries: queries over smallRows rows, among small ones, give the
+// TestLargeQueries: queries over the pool's small bytes, among small ones, give the
 // same per-query output and means for any worker count and batch size.
 func TestLargeQueries(t *testing.T) {
 	var rows []memRow
 	for q := range 40 {
 		n := 30
 		if q%4 == 1 {
-			n = smallRows + 500*q
+			n = smallBytes/40 + 500*q
 		}
 		for d := range n {
 			rows = append(rows, memRow{fmt.Sprintf("q%03d", q), float64((d*7919+q)%1000) / 7, float64(d % 3)})

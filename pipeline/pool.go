@@ -1,14 +1,21 @@
 package pipeline
 
-import "github.com/rankeval/rankeval/aggregate"
+import (
+	"context"
+	"math"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/rankeval/rankeval/aggregate"
+)
 
 // query is one group of rows on its way through the pool, with the same
 // query's groups from the other logs when systems are read in lockstep.
 // Queries are recycled through a queryPool, so their buffers grow to the
-// largest group they have held and are then reused.
+// largest small group they have held and are then reused.
 type query struct {
-	seq int64
-	big bool // holds one of the pool's tokens for large queries
+	seq    int64
+	weight int64 // the bytes it holds of the pool's room for large queries
 	Group
 	alt      []Group  // logs 2.. in lockstep
 	present  []bool   // per log: the query is in it
@@ -19,27 +26,49 @@ type query struct {
 	line     []byte // the per-query record, when asked for
 }
 
-// queryPool recycles queries and bounds their memory. Small queries (up to
-// smallRows rows in each log) travel in a pool of smallPool: with only
-// 2×workers+2 the producer and the workers stopped and woke each other
-// every few queries, and a pool of 64 made a 10M-row Parquet run of
-// 100-row queries 13% faster (1.24 s against 1.08 s, mean of 8). A larger
-// query also takes one of 2×workers+2 tokens until it is put back, and a
-// query put back drops buffers grown past 2×smallRows rows, so memory stays
-// (2×workers+2) × the largest query, plus smallPool small ones.
+// queryPool recycles queries and bounds their memory by the bytes they
+// hold (query.bytes). Small queries (up to small bytes) travel in a pool
+// of smallPool: with only 2×workers+2 the producer and the workers stopped
+// and woke each other every few queries, and a pool of 64 made a 10M-row
+// Parquet run of 100-row queries 13% faster (1.24 s against 1.08 s, mean
+// of 8). A larger query also takes its bytes, and at least a
+// (2×workers+2)th, of the room for large queries until it is put back, and
+// comes back without its buffers. So memory stays within the room plus
+// smallPool small queries (and their buffers' growth, at most as much
+// again): sorted, the room is (2×workers+2) × --max-group-bytes, today's
+// bound of that many of the largest queries; under --unsorted it is a
+// share of --mem-limit (budgetShares).
 type queryPool struct {
-	free chan *query
-	big  chan struct{}
+	free  chan *query
+	big   *semaphore.Weighted
+	room  int64 // big's size
+	least int64 // the least a large query takes of it
+	small int64
 }
 
 const (
 	smallPool = 64
-	smallRows = 4096
+	// smallBytes is the most a small query holds on the sorted path: about
+	// 4,000 rows of the common columns, a short doc id each.
+	smallBytes = 512 << 10
 )
 
 func newQueryPool(cfg *Config, logs, workers int) *queryPool {
 	n := max(2*workers+2, smallPool)
-	qp := &queryPool{free: make(chan *query, n), big: make(chan struct{}, 2*workers+2)}
+	tokens := int64(2*workers + 2)
+	qp := &queryPool{free: make(chan *query, n), small: smallBytes}
+	if cfg.Unsorted.On {
+		sh := cfg.Unsorted.shares()
+		qp.room, qp.small = sh.inFlight, min(smallBytes, sh.smallPool/(2*smallPool))
+	} else {
+		most, _ := cfg.Rules.maxGroupBytes()
+		qp.room = math.MaxInt64
+		if most < math.MaxInt64/tokens {
+			qp.room = most * tokens
+		}
+	}
+	qp.least = qp.room / tokens
+	qp.big = semaphore.NewWeighted(qp.room)
 	for range n {
 		qp.free <- newQuery(cfg, logs)
 	}
@@ -48,42 +77,44 @@ func newQueryPool(cfg *Config, logs, workers int) *queryPool {
 
 func (qp *queryPool) size() int { return cap(qp.free) }
 
-// put returns q; the pool has room for every query.
-func (qp *queryPool) put(q *query) {
-	if q.big {
-		q.big = false
-		<-qp.big
+// acquire holds q's share of the room for large queries when it is one
+// (more than small bytes), until put gives it back.
+func (qp *queryPool) acquire(ctx context.Context, q *query) error {
+	b := q.bytes()
+	if b <= qp.small {
+		return nil
 	}
-	q.trim()
+	w := min(qp.room, max(qp.least, b))
+	if err := qp.big.Acquire(ctx, w); err != nil {
+		return err
+	}
+	q.weight = w
+	return nil
+}
+
+// put returns q; the pool has room for every query. A large query's
+// buffers are dropped, so that idle queries stay small whatever they held.
+func (qp *queryPool) put(q *query) {
+	if q.weight > 0 {
+		qp.big.Release(q.weight)
+		q.weight = 0
+		for l := range q.present {
+			*q.log(l) = Group{}
+		}
+	}
+	if int64(cap(q.line)) > 2*qp.small {
+		q.line = nil
+	}
 	qp.free <- q
 }
 
-// large reports whether q needs a token: more than smallRows rows in a log.
-func (q *query) large() bool {
-	if q.N() > smallRows {
-		return true
-	}
+// bytes is what q's groups hold (Group.Bytes), in every log.
+func (q *query) bytes() int64 {
+	b := q.Bytes()
 	for l := range q.alt {
-		if q.alt[l].N() > smallRows {
-			return true
-		}
+		b += q.alt[l].Bytes()
 	}
-	return false
-}
-
-// trim drops buffers grown past what a small query needs (twice smallRows
-// rows: appends overshoot), so that idle queries stay small whatever they
-// held.
-func (q *query) trim() {
-	const most = 2 * smallRows
-	for l := range q.present {
-		if g := q.log(l); cap(g.Label) > most || cap(g.Doc.Buf) > 64*most {
-			*g = Group{}
-		}
-	}
-	if cap(q.line) > 64*most {
-		q.line = nil
-	}
+	return b
 }
 
 // log returns the query's group from log l.

@@ -168,13 +168,8 @@ func (p *producer) emit(ctx context.Context, q *query) error {
 	p.seq++
 	p.rows.Add(int64(q.N()))
 	p.queries.Add(1)
-	if q.large() {
-		select {
-		case p.pool.big <- struct{}{}:
-			q.big = true
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err := p.pool.acquire(ctx, q); err != nil {
+		return err
 	}
 	select {
 	case p.jobs <- q:

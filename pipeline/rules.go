@@ -5,12 +5,22 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rankeval/rankeval/internal/bytesize"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
 )
 
 // DefaultMaxGroupRows is --max-group-rows when it is not given.
 const DefaultMaxGroupRows = 1_000_000
+
+// DefaultMaxGroupBytes is --max-group-bytes when it is not given: a query
+// of DefaultMaxGroupRows rows of the common columns with short doc ids
+// (some 130 bytes a row, Group.Bytes) fits twice.
+const DefaultMaxGroupBytes = 256 << 20
+
+// MaxGroupBytesCeiling is the largest --max-group-bytes: a group's doc ids
+// are found by 32-bit offsets into one buffer.
+const MaxGroupBytesCeiling = 1 << 30
 
 // Rules are a run's rules about rows and queries: which metrics under which
 // conventions, how scores are stored, what a repeated document means, how
@@ -28,9 +38,14 @@ type Rules struct {
 	// DedupFirst keeps the first row of a doc id repeated within a query
 	// and drops the others; by default a repeat is an error.
 	DedupFirst bool
-	// MaxGroupRows makes a larger query an error instead of an
-	// out-of-memory (0: DefaultMaxGroupRows).
-	MaxGroupRows int
+	// MaxGroupRows and MaxGroupBytes make a larger query (in rows, or in
+	// the bytes it holds: Group.Bytes) an error instead of an
+	// out-of-memory (0: DefaultMaxGroupRows, DefaultMaxGroupBytes).
+	MaxGroupRows  int
+	MaxGroupBytes int64
+	// groupBytesWhy, when set, names what lowered MaxGroupBytes below the
+	// flag's value, for its message (--unsorted's share of --mem-limit).
+	groupBytesWhy string
 	// Systems names the score columns of one log, the baseline first
 	// (reader.Batch.Score, then ExtraScore in order), or with several logs
 	// the log of each system. Empty means one system.
@@ -77,6 +92,27 @@ func (r *Rules) maxGroupRows() int {
 	return DefaultMaxGroupRows
 }
 
+// maxGroupBytes is the byte limit of one query and what sets it, for the
+// message.
+func (r *Rules) maxGroupBytes() (int64, string) {
+	most := r.MaxGroupBytes
+	if most <= 0 {
+		most = DefaultMaxGroupBytes
+	}
+	if r.groupBytesWhy != "" {
+		return most, r.groupBytesWhy
+	}
+	return most, "--max-group-bytes"
+}
+
+// lowerGroupBytes makes most the byte limit of one query when it is below
+// the limit so far; why names its source in the message.
+func (r *Rules) lowerGroupBytes(most int64, why string) {
+	if cur, _ := r.maxGroupBytes(); most < cur {
+		r.MaxGroupBytes, r.groupBytesWhy = most, why
+	}
+}
+
 func (r *Rules) systems() int { return max(1, len(r.Systems)) }
 
 func (r *Rules) needMax() bool { return metrics.NeedsMaxGrade(r.Metrics) }
@@ -116,8 +152,8 @@ func (r *Rules) NewTaker(where Where) *Taker {
 
 // Append validates rows [i, j) of b, which share one query id, and adds
 // them to g (starting g when it is empty), checking that the query stays
-// within --max-group-rows. src is the index of b's input among the run's
-// inputs.
+// within --max-group-rows and --max-group-bytes. src is the index of b's
+// input among the run's inputs.
 func (t *Taker) Append(g *Group, b *reader.Batch, i, j, src int) error {
 	return t.append(g, b, i, j, src, true)
 }
@@ -152,11 +188,6 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 			}
 		}
 	}
-	if size {
-		if err := r.checkSize(g, j-i, t.where); err != nil {
-			return err
-		}
-	}
 	g.Label = append(g.Label, b.Label[i:j]...)
 	for _, pos := range b.Pos[i:j] {
 		g.Where = append(g.Where, Pack(src, pos))
@@ -179,6 +210,9 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 		for k := i + 1; k <= j; k++ {
 			g.Doc.Off = append(g.Doc.Off, b.Doc.Off[k]+base)
 		}
+	}
+	if size {
+		return r.checkSize(g, t.where)
 	}
 	return nil
 }
@@ -204,11 +238,17 @@ func mixedColumns(at string, g *Group, where Where) error {
 	return fmt.Errorf("%s: query %q: these rows have other columns than its rows from %s: %w", at, g.ID, where(g.First), ErrMixedColumns)
 }
 
-// checkSize fails when adding n rows would make g larger than
-// --max-group-rows.
-func (r *Rules) checkSize(g *Group, n int, where Where) error {
-	if most := r.maxGroupRows(); g.N()+n > most {
-		return fmt.Errorf("%s: query %q has more than %d rows (--max-group-rows): %w", where(g.First), g.ID, most, ErrGroupTooLarge)
+// checkSize fails when g, with the rows just added, has more rows than
+// --max-group-rows or holds more bytes than --max-group-bytes. Checking
+// after the rows are in lets a query overshoot by one batch's rows (one
+// spill record's, one shuffled part's) at most, and counts the bytes of
+// what was added rather than foreseeing them.
+func (r *Rules) checkSize(g *Group, where Where) error {
+	if most := r.maxGroupRows(); g.N() > most {
+		return fmt.Errorf("%s: query %s has more than %d rows (--max-group-rows): %w", where(g.First), quoteShort(g.ID), most, ErrGroupTooLarge)
+	}
+	if most, why := r.maxGroupBytes(); g.Bytes() > most {
+		return fmt.Errorf("%s: query %s holds more than %s (%s): %w", where(g.First), quoteShort(g.ID), bytesize.Format(most), why, ErrGroupTooLarge)
 	}
 	return nil
 }
@@ -216,8 +256,8 @@ func (r *Rules) checkSize(g *Group, n int, where Where) error {
 // sliceMismatch is the error for a row, at at, whose value v of slice
 // column c differs from g's first row.
 func (r *Rules) sliceMismatch(at string, g *Group, c int, v []byte, where Where) error {
-	return fmt.Errorf("%s: query %q has %s %q here but %q on its first row at %s; a query's rows must agree on slice columns: %w",
-		at, g.ID, r.Slices[c], v, g.Key.At(c), where(g.First), ErrSliceMismatch)
+	return fmt.Errorf("%s: query %s has %s %s here but %s on its first row at %s; a query's rows must agree on slice columns: %w",
+		at, quoteShort(g.ID), r.Slices[c], quoteShort(v), quoteShort(g.Key.At(c)), where(g.First), ErrSliceMismatch)
 }
 
 // Validate checks rows [i, j) of b against SPEC §1: finite scores (and,

@@ -44,6 +44,9 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	if cfg.PerQuery.W != nil && cfg.PerQuery.Format == nil {
 		return nil, fmt.Errorf("per-query output without a format")
 	}
+	if cfg.Unsorted.On {
+		cfg.Unsorted.limitQuery(&cfg.Rules)
+	}
 	layout := cfg.Layout()
 	workers := cfg.workers()
 	pool := newQueryPool(&cfg, len(logs), workers)

@@ -11,8 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rankeval/rankeval/internal/bytesize"
 )
 
 // The unsorted mode reads logs whose query ids are not contiguous. Phase 1
@@ -31,13 +34,41 @@ import (
 // compressed and appended to its file as one zstd frame.
 const spillBlock = 64 << 10
 
-// maxSplitDepth bounds re-splitting; past it a partition is loaded however
-// large (only one query larger than the budget gets there, and
-// --max-group-rows catches that).
+// maxSplitDepth bounds re-splitting; past it a partition is read once per
+// query when it holds few, else loaded however large (only queries whose
+// ids collide at every level get there).
 const maxSplitDepth = 4
+
+// maxStreamed is how many queries a spill file too large to load may hold
+// to be read once for each of them (evalStreamed) rather than split again.
+const maxStreamed = 16
 
 // DefaultMemLimit is the budget of the unsorted mode when none is set.
 const DefaultMemLimit = 512 << 20
+
+// budgetShares splits the unsorted mode's budget: half for the spill file
+// loaded (loadCost), a quarter for the large queries in flight (the
+// queryPool's room), an eighth for the small ones, and an eighth for the
+// query being joined, which is therefore the most one query may hold.
+type budgetShares struct{ load, inFlight, smallPool, query int64 }
+
+func (u *Unsorted) budget() int64 {
+	if u.MemLimit > 0 {
+		return u.MemLimit
+	}
+	return DefaultMemLimit
+}
+
+func (u *Unsorted) shares() budgetShares {
+	b := u.budget()
+	return budgetShares{load: b / 2, inFlight: b / 4, smallPool: b / 8, query: b / 8}
+}
+
+// limitQuery lowers the run's byte limit of one query to its share of the
+// budget.
+func (u *Unsorted) limitQuery(r *Rules) {
+	r.lowerGroupBytes(u.shares().query, fmt.Sprintf("an eighth of --mem-limit %s under --unsorted; raise --mem-limit", bytesize.Format(u.budget())))
+}
 
 type partition struct {
 	path string
@@ -45,6 +76,9 @@ type partition struct {
 	buf  []byte
 	raw  int64 // uncompressed bytes written
 	recs int64 // records written
+	// skewed: the file took most of its spill's bytes, so a few large
+	// queries fill it and splitting it again would not spread them
+	skewed bool
 }
 
 type spiller struct {
@@ -123,9 +157,11 @@ func spillHash(id []byte, level int) uint64 {
 	return h ^ h>>31
 }
 
-// finish flushes every buffer and closes the files.
+// finish flushes every buffer and closes the files, and marks a file that
+// took more than three quarters of the bytes as skewed.
 func (s *spiller) finish() error {
 	var first error
+	var total int64
 	for i := range s.parts {
 		p := &s.parts[i]
 		if err := s.flush(p); err != nil && first == nil {
@@ -138,6 +174,10 @@ func (s *spiller) finish() error {
 			}
 			p.f = nil
 		}
+		total += p.raw
+	}
+	for i := range s.parts {
+		s.parts[i].skewed = s.parts[i].raw > total/4*3
 	}
 	s.enc.Close()
 	return first
@@ -159,10 +199,7 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 			u.OnSpillDir(dir, false)
 		}
 	}()
-	budget := u.MemLimit
-	if budget <= 0 {
-		budget = DefaultMemLimit
-	}
+	budget := u.budget()
 	sp, err := newSpiller(dir, partitionsFor(budget), 0)
 	if err != nil {
 		return err
@@ -285,6 +322,17 @@ func (r *spillReader) next() ([]byte, error) {
 	return r.rec, nil
 }
 
+// nextGroup is next with the record's query id.
+func (r *spillReader) nextGroup() (rec, id []byte, err error) {
+	if rec, err = r.next(); err != nil {
+		return nil, nil, err
+	}
+	if id, _, err = PeekGroup(rec); err != nil {
+		return nil, nil, r.damaged(err)
+	}
+	return rec, id, nil
+}
+
 func (r *spillReader) damaged(err error) error {
 	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = fmt.Errorf("a record is cut short: %w", ErrEncoding)
@@ -326,15 +374,29 @@ func loadSpill(path string, raw int64) ([][]byte, error) {
 func loadCost(part *partition) int64 { return part.raw + 32*part.recs }
 
 // evalPartition joins one spill file's records by query and emits the
-// queries, or splits the file again when it would not fit the budget.
+// queries, or, when the file would not fit its share of the budget, splits
+// it again or reads it once per query.
 func (p *producer) evalPartition(ctx context.Context, part *partition, budget int64, depth int) error {
 	if part.raw == 0 {
 		return nil
 	}
-	// Half the budget goes to the loaded file, the rest to the queries in
-	// flight and the runtime.
-	if loadCost(part) > budget/2 && depth < maxSplitDepth {
-		return p.resplit(ctx, part, budget, depth)
+	if loadCost(part) > budget/2 {
+		// A file that most of its spill went to, or one split as often as
+		// allowed, is mostly one or a few large queries: joining them one
+		// at a time holds only that query, and a query over its limit
+		// fails as it grows, where loading the file would hold it whole.
+		if part.skewed || depth >= maxSplitDepth {
+			ids, err := streamIDs(part.path)
+			if err != nil {
+				return err
+			}
+			if ids != nil {
+				return p.evalStreamed(ctx, part, ids)
+			}
+		}
+		if depth < maxSplitDepth {
+			return p.resplit(ctx, part, budget, depth)
+		}
 	}
 	recs, err := loadSpill(part.path, part.raw)
 	if err != nil {
@@ -355,11 +417,7 @@ func (p *producer) evalPartition(ctx context.Context, part *partition, budget in
 			return err
 		}
 		for _, i := range order.rows(k) {
-			if err := p.taker.Decode(&q.Group, recs[i]); err != nil {
-				p.pool.put(q)
-				if errors.Is(err, ErrEncoding) {
-					err = fmt.Errorf("reading spill file %s: %w", part.path, err)
-				}
+			if err := p.join(q, recs[i], part.path); err != nil {
 				return err
 			}
 		}
@@ -368,6 +426,95 @@ func (p *producer) evalPartition(ctx context.Context, part *partition, budget in
 		}
 	}
 	return nil
+}
+
+// join adds a spill record to q's group; on failure q goes back to the
+// pool.
+func (p *producer) join(q *query, rec []byte, path string) error {
+	err := p.taker.Decode(&q.Group, rec)
+	if err == nil {
+		return nil
+	}
+	p.pool.put(q)
+	if errors.Is(err, ErrEncoding) {
+		err = fmt.Errorf("reading spill file %s: %w", path, err)
+	}
+	return err
+}
+
+// streamIDs lists the distinct query ids of a spill file in order of first
+// appearance, or nil when it holds more than maxStreamed.
+func streamIDs(path string) ([][]byte, error) {
+	r, err := openSpill(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	var ids [][]byte
+	for {
+		_, id, err := r.nextGroup()
+		if err == io.EOF {
+			return ids, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(ids, func(s []byte) bool { return bytes.Equal(s, id) }) {
+			if len(ids) == maxStreamed {
+				return nil, nil
+			}
+			ids = append(ids, bytes.Clone(id))
+		}
+	}
+}
+
+// evalStreamed emits the queries ids of a spill file, reading the file
+// once for each and joining only its records: memory holds one query at a
+// time, and the queries come in the order loading the file would give.
+func (p *producer) evalStreamed(ctx context.Context, part *partition, ids [][]byte) error {
+	for _, id := range ids {
+		q, err := p.take(ctx)
+		if err != nil {
+			return err
+		}
+		if err := p.joinStreamed(ctx, q, part.path, id); err != nil {
+			return err
+		}
+		if err := p.send(ctx, q); err != nil {
+			return err
+		}
+	}
+	os.Remove(part.path)
+	return nil
+}
+
+// joinStreamed joins the records of query id in a spill file into q; on
+// failure q goes back to the pool.
+func (p *producer) joinStreamed(ctx context.Context, q *query, path string, id []byte) error {
+	r, err := openSpill(path)
+	if err != nil {
+		p.pool.put(q)
+		return err
+	}
+	defer r.close()
+	for {
+		rec, rid, err := r.nextGroup()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			p.pool.put(q)
+			return err
+		}
+		if bytes.Equal(rid, id) {
+			if err := p.join(q, rec, path); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // resplit distributes a spill file over new files, one record at a time,
@@ -388,15 +535,9 @@ func (p *producer) resplit(ctx context.Context, part *partition, budget int64, d
 		return err
 	}
 	for {
-		rec, err := r.next()
+		rec, id, err := r.nextGroup()
 		if err == io.EOF {
 			break
-		}
-		var id []byte
-		if err == nil {
-			if id, _, err = PeekGroup(rec); err != nil {
-				err = r.damaged(err)
-			}
 		}
 		if err == nil {
 			err = sp.add(rec, id)

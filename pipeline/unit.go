@@ -55,8 +55,8 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 	if u.r.DedupFirst {
 		dropped = u.dedup.keepFirst(g, &u.docs)
 	} else if dup, first := u.dedup.firstDuplicate(u.docs); dup >= 0 {
-		return 0, fmt.Errorf("%s: document %q appears twice in query %q (first at %s): %w",
-			u.where(g.Where[dup]), u.docs[dup], g.ID, u.where(g.Where[first]), ErrDuplicateDoc)
+		return 0, fmt.Errorf("%s: document %s appears twice in query %s (first at %s): %w",
+			u.where(g.Where[dup]), quoteShort(u.docs[dup]), quoteShort(g.ID), u.where(g.Where[first]), ErrDuplicateDoc)
 	}
 	if u.r.Qrels != nil {
 		var found []bool

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/internal/bytesize"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/summary"
@@ -81,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.batch, "batch-size", 8192, "rows per read batch; results do not depend on it")
 	fs.BoolVar(&c.unsorted, "unsorted", false, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order)")
 	fs.StringVar(&c.tmpDir, "tmp-dir", os.TempDir(), "directory for --unsorted spill files (removed on success, failure and interrupt)")
-	memLimit := fs.String("mem-limit", fmt.Sprintf("%dMiB", pipeline.DefaultMemLimit>>20), "memory budget of --unsorted (e.g. 256MiB, 2GiB)")
+	memLimit := fs.String("mem-limit", bytesize.Format(pipeline.DefaultMemLimit), "memory budget of --unsorted (e.g. 256MiB, 2GiB), in the bytes the rows held take\n(ids, values, some 100 bytes a row): half for the spill file being grouped,\nthe rest for queries; one query may hold an eighth (--max-group-bytes)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&c.progressInterval, "progress-interval", 30*time.Second, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
 	gates := evalflags.RegisterGates(fs)
@@ -119,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.gates, err = summary.ParseGates(gates.FailUnder, c.shared.Rules.Metrics); err != nil {
 		return nil, usageError{err: err}
 	}
-	if c.memLimit, err = parseSize(*memLimit); err != nil || c.memLimit < 16<<20 {
+	if c.memLimit, err = bytesize.Parse(*memLimit); err != nil || c.memLimit < 16<<20 {
 		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB", *memLimit)
 	}
 	if c.progressInterval <= 0 {
@@ -160,26 +159,4 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, usageHead, metrics.Help(), "\nFlags:\n")
 	evalflags.PrintFlags(w, fs, nil)
 	fmt.Fprint(w, usageTail)
-}
-
-// parseSize reads a byte count with an optional unit: B, KB/KiB, MB/MiB,
-// GB/GiB (KB, MB, GB are decimal; KiB, MiB, GiB binary).
-func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	return int64(v * float64(mult)), nil
 }

@@ -107,11 +107,12 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 		Rules:   c.shared.Rules,
 		Workers: c.workers,
 		Analysis: pipeline.Analysis{
-			MissingZero: c.src.Missing == "zero",
-			MaxSlices:   c.shared.MaxSlices,
-			Core:        len(run.Metrics),
-			Bootstrap:   c.shared.Bootstrap,
-			Hist:        c.report != "" || c.state != "",
+			MissingZero:   c.src.Missing == "zero",
+			MaxSlices:     c.shared.MaxSlices,
+			MaxSliceBytes: c.shared.MaxSliceBytes,
+			Core:          len(run.Metrics),
+			Bootstrap:     c.shared.Bootstrap,
+			Hist:          c.report != "" || c.state != "",
 		},
 	}
 	cfg.Rules.Metrics = run.Evaluated()

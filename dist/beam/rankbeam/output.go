@@ -33,6 +33,9 @@ func (f *formatFn) ProcessElement(ctx context.Context, p Partial, files func() f
 		return fmt.Errorf("%d slices, more than --max-slices %d; slice by fewer or coarser columns, or raise --max-slices: %w",
 			len(p.Keys), s.MaxSlices, pipeline.ErrTooManySlices)
 	}
+	if err := pipeline.CheckSliceBytes(p.Keys, s.MaxSliceBytes); err != nil {
+		return err
+	}
 	run.NoteLabels(pipeline.LabelVerdict(p.Labels, p.NonBinary))
 	if err := f.Cfg.gates(ctx, run, p.Agg); err != nil {
 		return err
