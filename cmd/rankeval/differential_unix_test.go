@@ -23,7 +23,8 @@ type diffLog struct{ sorted, shuffled []string }
 // genDiffLog makes a log of random shape from seed: queries of 1 to 12
 // rows (some with no relevant row), tied scores, labels 0..3, a slice
 // column and a second score column; bad, when set, breaks one row (a NaN
-// score, or a doc id repeated within its query).
+// score, which JSON has not, an infinite one, or a doc id repeated within
+// its query).
 func genDiffLog(seed uint64, bad string) diffLog {
 	r := rand.New(rand.NewPCG(seed, 99))
 	var lines []string
@@ -44,8 +45,10 @@ func genDiffLog(seed uint64, bad string) diffLog {
 	if bad != "" {
 		i := len(lines) / 2
 		switch bad {
-		case "nan":
+		case "nan": // not JSON
 			lines[i] = strings.Replace(lines[i], `"s2":`, `"s2":NaN,"x":`, 1)
+		case "inf": // JSON, but not a finite score
+			lines[i] = strings.Replace(lines[i], `"s2":`, `"s2":-1e999,"x":`, 1)
 		case "dup": // a row takes the doc id of the row before it, in its query
 			for queryOf(lines[i]) != queryOf(lines[i-1]) {
 				i++
@@ -179,11 +182,11 @@ func TestDifferential(t *testing.T) {
 	}
 	args := []string{"-m", "map,ndcg@5,err@3,p@2,mrr,kendall,r@10", "--by", "market", "--score-col", "score,s2", "--format", "json"}
 	for _, seed := range seeds {
-		for _, bad := range []string{"", "nan", "dup"} {
+		for _, bad := range []string{"", "nan", "inf", "dup"} {
 			l := genDiffLog(seed, bad)
 			var refSum, refPQ, refErr string
 			for _, w := range diffWays() {
-				t.Run(fmt.Sprintf("seed %d%s/%s", seed, map[string]string{"": "", "nan": " NaN", "dup": " dup"}[bad], w.name), func(t *testing.T) {
+				t.Run(fmt.Sprintf("seed %d%s/%s", seed, map[string]string{"": "", "nan": " NaN", "inf": " Inf", "dup": " dup"}[bad], w.name), func(t *testing.T) {
 					dir := t.TempDir()
 					ins, stdin := w.inputs(t, dir, l)
 					pq := filepath.Join(dir, "pq.jsonl")
