@@ -75,8 +75,6 @@ func diffCompare(t *testing.T, cases []diffCase) {
 // interleaved (each query's lines in their order).
 func genTREC(seed uint64) (qrels, run, shuffled []string) {
 	r := rand.New(rand.NewPCG(seed, 7))
-	byQuery := map[string][]string{}
-	var order []string
 	for q := range 10 + r.IntN(40) {
 		id := fmt.Sprintf("%d", 100+q)
 		judged := r.IntN(6) != 0
@@ -95,19 +93,9 @@ func genTREC(seed uint64) (qrels, run, shuffled []string) {
 		for d := range n {
 			line := fmt.Sprintf("%s Q0 D%d %d %d r1", id, docs[d], d+1, r.IntN(5))
 			run = append(run, line)
-			byQuery[id] = append(byQuery[id], line)
-		}
-		order = append(order, id)
-	}
-	for len(order) > 0 {
-		k := r.IntN(len(order))
-		q := order[k]
-		shuffled = append(shuffled, byQuery[q][0])
-		if byQuery[q] = byQuery[q][1:]; len(byQuery[q]) == 0 {
-			order = slices.Delete(order, k, k+1)
 		}
 	}
-	return qrels, run, shuffled
+	return qrels, run, shuffleQueries(r, run, func(l string) string { return strings.Fields(l)[0] })
 }
 
 // TestDifferentialTREC: a TREC run and its qrels through every way in (a

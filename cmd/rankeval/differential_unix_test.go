@@ -59,10 +59,17 @@ func genDiffLog(seed uint64, bad string) diffLog {
 	}
 	// shuffled interleaves the queries at random but keeps each query's
 	// rows in their order, which --ties input ranks by
+	shuffled := shuffleQueries(r, lines, queryOf)
+	return diffLog{lines, shuffled}
+}
+
+// shuffleQueries shuffles lines of queries (query names a line's) at random,
+// each query's lines kept in their order.
+func shuffleQueries(r *rand.Rand, lines []string, query func(string) string) []string {
 	byQuery := map[string][]string{}
 	var order []string
 	for _, l := range lines {
-		q := queryOf(l)
+		q := query(l)
 		if byQuery[q] == nil {
 			order = append(order, q)
 		}
@@ -77,7 +84,7 @@ func genDiffLog(seed uint64, bad string) diffLog {
 			order = slices.Delete(order, k, k+1)
 		}
 	}
-	return diffLog{lines, shuffled}
+	return shuffled
 }
 
 // way is one way of giving the log to rankeval: it returns the inputs to
