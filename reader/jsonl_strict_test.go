@@ -102,3 +102,30 @@ func TestJSONLNotJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONLLongIntegerIDs: a query or doc id is "a JSON string or
+// integer" (README), and an integer of 20 digits or more is still one:
+// ids hashed to uint64 (up to 18446744073709551615) are common in click
+// logs. They were refused with "must be a string or an integer, found
+// "12345678901234567890"", while 19 digits, beyond int64 too, were read.
+// Like every integer id, each is read as its text.
+func TestJSONLLongIntegerIDs(t *testing.T) {
+	for _, tc := range []struct{ name, id string }{
+		{"19 digits, beyond int64", "9999999999999999999"},
+		{"20 digits, uint64 max", "18446744073709551615"},
+		{"20 digits", "12345678901234567890"},
+		{"negative, 20 digits", "-12345678901234567890"},
+		{"40 digits", "1234567890123456789012345678901234567890"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := `{"query_id":` + tc.id + `,"doc_id":` + tc.id + `,"score":0.5,"label":1}` + "\n"
+			rows, err := parseString(t, line, testCols, 8)
+			if err != nil {
+				t.Fatalf("a JSON integer id refused: %v", err)
+			}
+			if len(rows) != 1 || rows[0].q != tc.id || rows[0].d != tc.id {
+				t.Fatalf("rows %+v, want one with query and doc id %s", rows, tc.id)
+			}
+		})
+	}
+}
