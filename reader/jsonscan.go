@@ -37,11 +37,14 @@ func (j *jsonl) token(s []byte, p int) ([]byte, int) {
 	return s[p:e], e
 }
 
+// isInteger says whether t is digits with an optional '-', of any length:
+// an id of 20 digits (a uint64 hash) is an integer too, and parseRank
+// reports one beyond int64 as out of range.
 func isInteger(t []byte) bool {
 	if len(t) > 0 && t[0] == '-' {
 		t = t[1:]
 	}
-	if len(t) == 0 || len(t) > 19 {
+	if len(t) == 0 {
 		return false
 	}
 	for _, c := range t {
