@@ -369,3 +369,38 @@ func decodeAgain(t *testing.T, data []byte) *State {
 	}
 	return s
 }
+
+// TestDecodeRefusesImpossibleSums: a state is hostile input (its checksum
+// proves only that it is whole), and its sums are read as the figures of
+// the summary. A crafted state whose map sum is 100 over 30 queries
+// merged into "map 2.0000 [2.0000, 2.0000]" with exit 0; a negative or
+// non-finite sum into -Inf, +Inf or a null mean. No run writes such sums
+// (a metric bounded to [0, 1] sums to at most its count, a sum of squares
+// is never negative, a run stops at a non-finite value), so Decode must
+// refuse them as ErrDamaged.
+func TestDecodeRefusesImpossibleSums(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(a *aggregate.Analysis)
+	}{
+		{"map above 1 on average", func(a *aggregate.Analysis) { a.Sys[0].Stats[0].Sum.Add(100) }},
+		{"a negative map sum", func(a *aggregate.Analysis) { a.Sys[0].Stats[0].Sum.Add(-1000) }},
+		{"a negative sum of squares", func(a *aggregate.Analysis) { a.Sys[0].Stats[1].SumSq.Add(-1000) }},
+		{"a non-finite sum", func(a *aggregate.Analysis) { a.Sys[1].Stats[0].Sum.Add(math.Inf(1)) }},
+		{"kendall below -1 on average", func(a *aggregate.Analysis) { a.Sys[1].Stats[2].Sum.Add(-1000) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testState(t)
+			tc.edit(s.Agg)
+			b, err := s.AppendBinary(nil)
+			if err != nil {
+				return // refused on the way out: fine too
+			}
+			d, err := Decode(b)
+			if !errors.Is(err, ErrDamaged) {
+				st := d.Agg.Sys[0].Stats[0]
+				t.Fatalf("err = %v, want ErrDamaged (map sum %v over %d queries read as a figure)", err, st.Sum.Float64(), st.N)
+			}
+		})
+	}
+}
