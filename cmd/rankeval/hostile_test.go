@@ -293,3 +293,40 @@ func cliStdin(t *testing.T, path string, args ...string) (code int, stdout, stde
 	defer func() { os.Stdin = old; pr.Close() }()
 	return cli(t, args...)
 }
+
+// TestDashOutputs: "-" is standard output for --output and --per-query,
+// and CheckOutputs leaves "-" out of its checks for every output; but
+// --state - and --report - created a file named "-" in the working
+// directory, so a log named "-" (given as ./-) was replaced by the state,
+// and --report - --state - wrote both to that one file, the state
+// replacing the report, all with exit 0. Either refused or written to
+// standard output, such an output must never replace an input or another
+// output.
+func TestDashOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string // run in a directory holding the log "-" and a.state
+	}{
+		{"--state - over a log named -", []string{"--quiet", "--state", "-", "./-"}},
+		{"--report - over a log named -", []string{"--quiet", "--report", "-", "./-"}},
+		{"--report - and --state -", []string{"--quiet", "--report", "-", "--state", "-", "log.jsonl"}},
+		{"merge --state - and --report -", []string{"merge", "--report", "-", "--state", "-", "a.state"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			os.WriteFile("-", []byte(twoQueries), 0o644)
+			os.WriteFile("log.jsonl", []byte(twoQueries), 0o644)
+			if code, _, stderr := cli(t, "--quiet", "--state", "a.state", "log.jsonl"); code != 0 {
+				t.Fatalf("writing a state: exit %d, %s", code, stderr)
+			}
+			if tc.args[len(tc.args)-1] != "./-" {
+				os.Remove("-")
+			}
+			code, _, stderr := cli(t, tc.args...)
+			if b, err := os.ReadFile("-"); err == nil && string(b) != twoQueries {
+				t.Fatalf("exit %d (%s): a file named - was written (%d bytes, starting %q)", code, stderr, len(b), b[:min(len(b), 16)])
+			}
+		})
+	}
+}
