@@ -252,3 +252,42 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeSameStateTwice: one state file given twice to merge (named
+// twice, by another spelling, or by a glob and by name) was merged twice:
+// every query counted twice, the summary's query counts doubled and its
+// intervals narrowed, with exit 0; one run over one log given twice stops
+// ("query id reappears"). A state read twice is an error naming it.
+func TestMergeSameStateTwice(t *testing.T) {
+	dir := t.TempDir()
+	days := weekOfLogs(t, dir)[:2]
+	var states []string
+	for i, day := range days {
+		s := filepath.Join(dir, fmt.Sprintf("day%d.state", i))
+		if code, _, stderr := cli(t, "--quiet", "--state", s, "--output", s+".json", day); code != 0 {
+			t.Fatalf("writing a state: exit %d, %s", code, stderr)
+		}
+		states = append(states, s)
+	}
+	a, b := states[0], states[1]
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"one name twice", []string{a, a}},
+		{"another spelling", []string{a, b, filepath.Join(dir, ".", "day0.state")}},
+		{"a glob and a name", []string{filepath.Join(dir, "day*.state"), b}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "week.json")
+			code, _, stderr := cli(t, append([]string{"merge", "--format", "json", "--output", out}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, "day") {
+				b, _ := os.ReadFile(out)
+				t.Fatalf("exit %d, stderr %q; want an error naming the state read twice (summary %.200s)", code, stderr, b)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Fatal("a summary was written")
+			}
+		})
+	}
+}
