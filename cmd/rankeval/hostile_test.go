@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -326,6 +327,37 @@ func TestDashOutputs(t *testing.T) {
 			code, _, stderr := cli(t, tc.args...)
 			if b, err := os.ReadFile("-"); err == nil && string(b) != twoQueries {
 				t.Fatalf("exit %d (%s): a file named - was written (%d bytes, starting %q)", code, stderr, len(b), b[:min(len(b), 16)])
+			}
+		})
+	}
+}
+
+// TestFlagValuesThatRound: a flag's value that parses into another
+// meaning. --rel-threshold 1e-400 underflowed to 0, so label 0 became
+// relevant: map 1 over every query, with exit 0, where any positive
+// threshold up to the smallest label above 0 gives the default's figures
+// (on labels 0 and 1: label >= 1e-400 is label > 0, map 0.5).
+func TestFlagValuesThatRound(t *testing.T) {
+	log := writeLog(t, "log.jsonl", `{"query_id":"a","doc_id":"d1","score":0.9,"label":0}
+{"query_id":"a","doc_id":"d2","score":0.1,"label":1}
+`)
+	mapOf := func(args ...string) (int, float64, string) {
+		code, out, stderr := cli(t, append(append([]string{"--quiet", "--format", "json", "-m", "map"}, args...), log)...)
+		var s summaryJSON
+		if code != 0 {
+			return code, 0, stderr
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil || s.Metrics["map"].Mean == nil {
+			t.Fatalf("summary %q: %v", out, err)
+		}
+		return code, *s.Metrics["map"].Mean, stderr
+	}
+	_, want, _ := mapOf()
+	for _, th := range []string{"1e-400", "0.5e-323", "1e-320"} {
+		t.Run("--rel-threshold "+th, func(t *testing.T) {
+			code, got, stderr := mapOf("--rel-threshold", th)
+			if code != 2 && (code != 0 || got != want) {
+				t.Fatalf("exit %d, map %v (%s); want map %v as label > 0 gives, or a usage error", code, got, stderr, want)
 			}
 		})
 	}
