@@ -299,6 +299,11 @@ func (v *Values) Resolve() (*Settings, error) {
 		if err != nil || t != t {
 			return nil, Usagef("--rel-threshold %q: want a number", v.RelThreshold)
 		}
+		// a threshold too small for a float64 reads as 0, which would make
+		// label 0 relevant
+		if mant, _, _ := strings.Cut(strings.ToLower(v.RelThreshold), "e"); t == 0 && strings.ContainsAny(mant, "123456789") {
+			return nil, Usagef("--rel-threshold %q is below the smallest float64 and would read as 0 (label 0 relevant); leave it unset for label > 0", v.RelThreshold)
+		}
 		o.RelThreshold, o.HasThreshold = t, true
 	}
 	r.Options = o
