@@ -312,6 +312,7 @@ func TestDashOutputs(t *testing.T) {
 		{"--report - over a log named -", []string{"--quiet", "--report", "-", "./-"}},
 		{"--report - and --state -", []string{"--quiet", "--report", "-", "--state", "-", "log.jsonl"}},
 		{"merge --state - and --report -", []string{"merge", "--report", "-", "--state", "-", "a.state"}},
+		{"merge --state -", []string{"merge", "--state", "-", "a.state"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -327,6 +328,9 @@ func TestDashOutputs(t *testing.T) {
 			code, _, stderr := cli(t, tc.args...)
 			if b, err := os.ReadFile("-"); err == nil && string(b) != twoQueries {
 				t.Fatalf("exit %d (%s): a file named - was written (%d bytes, starting %q)", code, stderr, len(b), b[:min(len(b), 16)])
+			}
+			if code != 2 || !strings.Contains(stderr, " -: name a file (standard output carries the summary") {
+				t.Fatalf("exit %d, stderr %q; want a usage error", code, stderr)
 			}
 		})
 	}
@@ -358,6 +362,26 @@ func TestFlagValuesThatRound(t *testing.T) {
 			code, got, stderr := mapOf("--rel-threshold", th)
 			if code != 2 && (code != 0 || got != want) {
 				t.Fatalf("exit %d, map %v (%s); want map %v as label > 0 gives, or a usage error", code, got, stderr, want)
+			}
+		})
+	}
+}
+
+// TestStdoutShared: a state or report sent to standard output while the
+// summary goes there too made one stream of both (exit 0); it is a usage
+// error, whatever the path that names standard output.
+func TestStdoutShared(t *testing.T) {
+	log := writeLog(t, "log.jsonl", twoQueries)
+	for _, tc := range [][]string{
+		{"--state", "/dev/stdout", log},
+		{"--report", "/dev/fd/1", log},
+		{"--output", "-", "--state", "/proc/self/fd/1", log},
+		{"merge", "--state", "/dev/stdout", "x.state"},
+	} {
+		t.Run(strings.Join(tc[:len(tc)-1], " "), func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc...)
+			if code != 2 || !strings.Contains(stderr, "and the summary would both go to standard output; write the summary to a file with --output") || stdout != "" {
+				t.Fatalf("exit %d, stderr %q; want a usage error", code, stderr)
 			}
 		})
 	}
