@@ -386,3 +386,49 @@ func TestStdoutShared(t *testing.T) {
 		})
 	}
 }
+
+// TestInputTwice: a log given twice, under another spelling, or inside a
+// directory named too, was read twice: under --unsorted, with no doc id
+// to collide, every row counted twice (map 0.7083 for 0.75, exit 0). It
+// is a usage error naming both, on every path.
+func TestInputTwice(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.jsonl")
+	data := `{"query_id":"a","score":0.9,"label":1}
+{"query_id":"a","score":0.1,"label":0}
+{"query_id":"b","score":0.9,"label":0}
+{"query_id":"b","score":0.1,"label":1}
+`
+	if err := os.WriteFile(log, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link.jsonl")
+	if err := os.Symlink(log, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"unsorted, one name twice", []string{"--unsorted", log, log}, `input "` + log + `" and "` + log + `" are one file, given twice`},
+		{"sorted, another spelling", []string{log, filepath.Join(dir, ".", "log.jsonl")}, "are one file, given twice"},
+		{"a directory and a file in it", []string{"--unsorted", dir, log}, "are one file, given twice"},
+		{"- twice", []string{"-", "-"}, `input "-" is given twice`},
+		{"unsorted, a link", []string{"--unsorted", log, link}, "are one file, given twice"},
+		{"one log for two systems", []string{"--system", "a=" + log, "--system", "b=" + log}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, append([]string{"--quiet", "-m", "map"}, tc.args...)...)
+			if tc.msg == "" {
+				if code != 0 {
+					t.Fatalf("two systems' logs are not one input: exit %d, %s", code, stderr)
+				}
+				return
+			}
+			if code != 2 || stdout != "" || !strings.Contains(stderr, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want a usage error saying %q", code, stderr, tc.msg)
+			}
+		})
+	}
+}

@@ -68,6 +68,9 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if names, err = expandStates(ctx, names); err != nil {
 		return err
 	}
+	if err := evalflags.CheckDistinctInputs("state", names); err != nil {
+		return err
+	}
 	outputs := map[string]string{"--output": *output, "--report": *report, "--state": *statePath}
 	if err := evalflags.CheckOutputs(outputs, names...); err != nil {
 		return err

@@ -54,6 +54,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
+	for _, in := range append([][]string{c.inputs}, c.logs...) {
+		if err := evalflags.CheckDistinctInputs("input", in); err != nil {
+			return err
+		}
+	}
 	if err := evalflags.CheckOutputs(c.outputs(), slices.Concat(append([][]string{c.inputs, {c.src.Qrels}}, c.logs...)...)...); err != nil {
 		return err
 	}

@@ -99,13 +99,18 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		if err != nil {
 			return nil, err
 		}
+		var paths []string
 		for _, in := range ins {
 			// a worker opens its inputs by name, again and in parts
 			if !reader.Rereadable(in.Path) {
 				return nil, evalflags.Usagef("%s is a pipe, not a file: it cannot be split between workers; give files", in.Path)
 			}
-			files = append(files, in.Path)
+			paths = append(paths, in.Path)
 		}
+		if err := evalflags.CheckDistinctInputs("input", paths); err != nil {
+			return nil, err
+		}
+		files = append(files, paths...)
 	}
 	if err := rankbeam.CheckFileCount(len(files)); err != nil {
 		return nil, err
