@@ -22,6 +22,7 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/internal/binread"
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -230,7 +231,11 @@ func (s *State) check(want *aggregate.Layout, n int) error {
 			return fmt.Errorf("slice %d has no figures", i)
 		}
 	}
-	return nil
+	var ranges []aggregate.Range
+	for _, m := range s.Run.Evaluated() {
+		ranges = append(ranges, pipeline.RangeOf(m))
+	}
+	return s.Agg.Check(ranges)
 }
 
 // Mismatch names the first difference between what two states hold that
