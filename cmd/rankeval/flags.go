@@ -119,7 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, usageError{err: err}
 	}
 	if c.memLimit, err = bytesize.Parse(*memLimit); err != nil || c.memLimit < 16<<20 {
-		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB", *memLimit)
+		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB (units B, KB, KiB, MB, MiB, GB, GiB; at most 4294967296GiB)", *memLimit)
 	}
 	if c.progressInterval <= 0 {
 		return nil, usagef("--progress-interval must be positive")

@@ -60,6 +60,8 @@ func TestByteLimits(t *testing.T) {
 		{"--max-group-bytes not a size", []string{"--max-group-bytes", "lots", one}, 2, `--max-group-bytes "lots"`},
 		{"--max-slice-bytes too small", []string{"--max-slice-bytes", "100B", one}, 2, `--max-slice-bytes "100B": want a size of at least 1KiB, as 64MiB`},
 		{"--max-slice-bytes NaN", []string{"--max-slice-bytes", "NaNMiB", one}, 2, `--max-slice-bytes "NaNMiB"`},
+		{"--mem-limit in an unknown unit", []string{"--unsorted", "--mem-limit", "8EiB", one}, 2, `--mem-limit "8EiB": want a size of at least 16MiB, as 256MiB or 2GiB (units B, KB, KiB, MB, MiB, GB, GiB; at most 4294967296GiB)`},
+		{"--mem-limit past 2^62 bytes", []string{"--unsorted", "--mem-limit", "9223372036854775807", one}, 2, `at most 4294967296GiB`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
