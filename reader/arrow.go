@@ -19,7 +19,7 @@ func openArrowFile(name string, f *os.File, cols Columns, opt Options) (Reader, 
 		closeInput(f)
 		return nil, err
 	}
-	r, err := newArrowFile(name, f, func() error { return closeInput(f) }, cols, opt)
+	r, err := newArrowFile(name, f, inputCloser(f), cols, opt)
 	if err != nil {
 		closeInput(f)
 		return nil, err
@@ -142,7 +142,7 @@ func (a *arrowFileUnits) close() {}
 // pipe. Its record batches can only be found one after another, so one
 // decoder reads them, ahead of the consumer.
 func openArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt Options) (Reader, error) {
-	return openArrowStreamFrom(name, br, func() error { return closeInput(f) }, cols, opt)
+	return openArrowStreamFrom(name, br, inputCloser(f), cols, opt)
 }
 
 // openArrowStreamFrom reads a stream from br; closer releases its source.

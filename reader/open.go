@@ -156,7 +156,7 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 	case bytes.HasPrefix(head, magicArrowIPC):
 		return openArrowStream(display, br, f, cols, opt)
 	}
-	return openText(display, br, head, func() error { return closeInput(f) }, cols, opt, !isRegular(f))
+	return openText(display, br, head, inputCloser(f), cols, opt, !isRegular(f))
 }
 
 // openText opens JSON lines, CSV or TSV, plain, gzip or zstd, from br,

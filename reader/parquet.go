@@ -32,7 +32,7 @@ func openParquet(name string, f *os.File, cols Columns, opt Options) (Reader, er
 		closeInput(f)
 		return nil, err
 	}
-	r, err := newParquet(name, f, func() error { return closeInput(f) }, cols, opt)
+	r, err := newParquet(name, f, inputCloser(f), cols, opt)
 	if err != nil {
 		closeInput(f)
 		return nil, err
@@ -40,11 +40,16 @@ func openParquet(name string, f *os.File, cols Columns, opt Options) (Reader, er
 	return r, nil
 }
 
-func closeInput(f *os.File) error {
+func closeInput(f *os.File) error { return inputCloser(f)() }
+
+// inputCloser is what closes f: nothing when f is standard input, which
+// the process keeps. It is decided when the input is opened, not when a
+// reader's goroutine closes it: os.Stdin is a variable (tests set it).
+func inputCloser(f *os.File) func() error {
 	if f == os.Stdin {
-		return nil
+		return func() error { return nil }
 	}
-	return f.Close()
+	return f.Close
 }
 
 // seekable reports whether f is a regular file: Parquet and Arrow IPC files

@@ -68,16 +68,14 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 	// rows, which is not an error (SPEC §8).
 	head, _ := br.Peek(4)
 	src, closeDec, err := decompress(display, br, head)
+	closeSrc := inputCloser(f)
 	if err != nil {
-		f.Close()
+		closeSrc()
 		return nil, err
 	}
 	closeAll := func() error {
 		closeDec()
-		if f == os.Stdin {
-			return nil
-		}
-		return f.Close()
+		return closeSrc()
 	}
 	if k := min(decoders(opt.Options), maxLineDecoders); k > 1 && isRegular(f) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
