@@ -15,8 +15,14 @@ import (
 // glob that matches a file named too); objects by URL; - at most once.
 func CheckDistinctInputs(what string, names []string) error {
 	seen := map[string]string{} // URLs, and -
-	var files []string
-	var stats []os.FileInfo
+	// files by size and modification time, so that an input of 50,000
+	// files compares each with its few look-alikes, not with all
+	type look struct {
+		size int64
+		mod  int64
+	}
+	files := map[look][]string{}
+	stats := map[string]os.FileInfo{}
 	for _, n := range names {
 		if n == reader.Stdin || objstore.IsURL(n) {
 			if first, dup := seen[n]; dup {
@@ -29,12 +35,13 @@ func CheckDistinctInputs(what string, names []string) error {
 		if err != nil || !st.Mode().IsRegular() {
 			continue // a pipe is a stream of its own; a missing file fails when opened
 		}
-		for i, s := range stats {
-			if os.SameFile(s, st) {
-				return Usagef("%s %q and %q are one file, given twice; each is read once", what, files[i], n)
+		k := look{st.Size(), st.ModTime().UnixNano()}
+		for _, f := range files[k] {
+			if os.SameFile(stats[f], st) {
+				return Usagef("%s %q and %q are one file, given twice; each is read once", what, f, n)
 			}
 		}
-		files, stats = append(files, n), append(stats, st)
+		files[k], stats[n] = append(files[k], n), st
 	}
 	return nil
 }
