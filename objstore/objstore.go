@@ -22,16 +22,14 @@ import (
 	"os"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/rankeval/rankeval/internal/printable"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/gcsblob"
 	"gocloud.dev/blob/s3blob"
@@ -47,18 +45,6 @@ var (
 	ErrAccess   = errors.New("object store unreachable or access denied")
 )
 
-// shown is an object's URL as messages print it: quoted (%q) when it
-// holds a control character or is not UTF-8, as a key may and a terminal
-// must not receive raw.
-func shown(name string) string {
-	for _, r := range name {
-		if r == utf8.RuneError || unicode.IsControl(r) {
-			return strconv.Quote(name)
-		}
-	}
-	return name
-}
-
 // IsURL reports whether name is an object-store URL rather than a local path.
 func IsURL(name string) bool {
 	return strings.HasPrefix(name, "s3://") || strings.HasPrefix(name, "gs://")
@@ -72,7 +58,7 @@ func Split(name string) (scheme, bucket, key string, err error) {
 	scheme, rest, _ := strings.Cut(name, "://")
 	bucket, key, _ = strings.Cut(rest, "/")
 	if scheme != "s3" && scheme != "gs" || bucket == "" {
-		return "", "", "", fmt.Errorf("%s: want s3://BUCKET/KEY or gs://BUCKET/KEY: %w", shown(name), ErrURL)
+		return "", "", "", fmt.Errorf("%s: want s3://BUCKET/KEY or gs://BUCKET/KEY: %w", printable.String(name), ErrURL)
 	}
 	return scheme, bucket, key, nil
 }
@@ -101,7 +87,7 @@ func bucket(ctx context.Context, scheme, name string) (*blob.Bucket, error) {
 		b, err = openGCS(ctx, name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v: %w", shown(id), err, ErrAccess)
+		return nil, fmt.Errorf("%s: %v: %w", printable.String(id), err, ErrAccess)
 	}
 	if buckets.m == nil {
 		buckets.m = map[string]*blob.Bucket{}
@@ -161,15 +147,15 @@ func openGCS(ctx context.Context, name string) (*blob.Bucket, error) {
 // sentinel.
 func wrap(name string, err error) error {
 	if f := fault(err); f != nil {
-		return fmt.Errorf("%s: %w", shown(name), f)
+		return fmt.Errorf("%s: %w", printable.String(name), f)
 	}
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
-		return fmt.Errorf("%s: %w", shown(name), ErrNotFound)
+		return fmt.Errorf("%s: %w", printable.String(name), ErrNotFound)
 	case gcerrors.PermissionDenied:
-		return fmt.Errorf("%s: %v: %w", shown(name), err, ErrAccess)
+		return fmt.Errorf("%s: %v: %w", printable.String(name), err, ErrAccess)
 	}
-	return fmt.Errorf("%s: %w", shown(name), err)
+	return fmt.Errorf("%s: %w", printable.String(name), err)
 }
 
 // Object is one object opened for reading. It is safe for concurrent
@@ -189,7 +175,7 @@ func Open(ctx context.Context, name string) (*Object, error) {
 		return nil, err
 	}
 	if key == "" || strings.HasSuffix(key, "/") {
-		return nil, fmt.Errorf("%s: names a prefix, not an object: %w", shown(name), ErrNotFound)
+		return nil, fmt.Errorf("%s: names a prefix, not an object: %w", printable.String(name), ErrNotFound)
 	}
 	b, err := bucket(ctx, scheme, bn)
 	if err != nil {
@@ -270,7 +256,7 @@ func (s *sized) Read(p []byte) (int, error) {
 	if f := fault(err); f != nil {
 		err = f
 	}
-	return n, &fs.PathError{Op: "read", Path: shown(s.o.name), Err: err}
+	return n, &fs.PathError{Op: "read", Path: printable.String(s.o.name), Err: err}
 }
 
 func (s *sized) Close() error { return s.r.Close() }
@@ -377,12 +363,12 @@ func Expand(ctx context.Context, arg string) ([]string, error) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("%s: no such object, and no data files under it as a prefix: %w", shown(arg), ErrNoInput)
+			return nil, fmt.Errorf("%s: no such object, and no data files under it as a prefix: %w", printable.String(arg), ErrNoInput)
 		}
 		return out, nil
 	}
 	if _, err := path.Match(key, ""); err != nil {
-		return nil, fmt.Errorf("%s: bad pattern: %v: %w", shown(arg), err, ErrNoInput)
+		return nil, fmt.Errorf("%s: bad pattern: %v: %w", printable.String(arg), err, ErrNoInput)
 	}
 	// list everything under the pattern's literal prefix, then match
 	lit := key[:strings.IndexAny(key, `*?[\`)]
@@ -411,7 +397,7 @@ func Expand(ctx context.Context, arg string) ([]string, error) {
 		out = append(out, root+k)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no object matches: %w", shown(arg), ErrNoInput)
+		return nil, fmt.Errorf("%s: no object matches: %w", printable.String(arg), ErrNoInput)
 	}
 	return out, nil
 }
