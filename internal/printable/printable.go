@@ -1,5 +1,6 @@
 // Package printable owns how data (ids, slice values, system and column
-// names) prints in every text, trec and HTML output: as itself when that is
+// names; object URLs in messages) prints in every text, trec and HTML
+// output and message: as itself when that is
 // safe, else quoted, so that data can never forge a line or drive a
 // terminal, and two values never print alike.
 package printable
