@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -8,7 +9,7 @@ import (
 
 // ErrImpossible reports figures that no queries give: a saved aggregate
 // that was crafted, not computed.
-var ErrImpossible = fmt.Errorf("figures no queries give")
+var ErrImpossible = errors.New("figures no queries give")
 
 // checkPrec holds the products of two exact sums (up to 2,240 bits each)
 // and a count without rounding.
