@@ -37,6 +37,7 @@ var (
 	ErrSliceMismatch = errors.New("rows of one query disagree on a slice column")
 	ErrTooManySlices = errors.New("more slices than --max-slices")
 	ErrSliceBytes    = errors.New("slice values larger than --max-slice-bytes")
+	ErrSpillCollide  = errors.New("query ids collide in the spill hash")
 	ErrLockstep      = errors.New("logs of the compared systems do not hold the same queries")
 	ErrMixedColumns  = errors.New("rows of one query differ in the columns they have")
 	ErrOverflow      = errors.New("a metric's value is not a finite number")

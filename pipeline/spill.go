@@ -29,10 +29,11 @@ import (
 // compressed and appended to its file as one zstd frame.
 const spillBlock = 64 << 10
 
-// maxSplitDepth bounds re-splitting; past it a partition is read once per
-// query when it holds few, else loaded however large (only queries whose
-// ids collide at every level get there).
-const maxSplitDepth = 4
+// maxSplitDepth bounds re-splitting; past it a partition too large to load
+// is read once per query when it holds few, else an error
+// (ErrSpillCollide: only queries whose ids collide at every level get
+// there). A variable so that tests can reach it.
+var maxSplitDepth = 4
 
 // maxStreamed is how many queries a spill file too large to load may hold
 // to be read once for each of them (evalStreamed) rather than split again.

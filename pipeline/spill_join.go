@@ -140,6 +140,11 @@ func (p *producer) evalPartition(ctx context.Context, part *partition, budget in
 		if depth < maxSplitDepth {
 			return p.resplit(ctx, part, budget, depth)
 		}
+		// More than maxStreamed queries whose ids meet in one file at every
+		// level: a log made to collide in the spill hash. Loading the file
+		// would pass --mem-limit without bound.
+		return fmt.Errorf("spill file %s holds %d bytes of more than %d queries after %d splits, more than --mem-limit allows: their query ids collide in the spill hash at every level (a log made so?); raise --mem-limit: %w",
+			part.path, part.raw, maxStreamed, maxSplitDepth, ErrSpillCollide)
 	}
 	recs, err := loadSpill(part.path, part.raw)
 	if err != nil {

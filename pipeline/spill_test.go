@@ -111,3 +111,27 @@ func TestUnsortedErrorsAsSorted(t *testing.T) {
 		t.Fatalf("err = %v, want the bad label at a:7 first", err)
 	}
 }
+
+// TestSpillCollide: a spill file still too large to load after the last
+// split, holding more queries than are read one at a time, is an error
+// rather than a load past --mem-limit. Ids that collide at every level of
+// the spill hash are what reach it; here the depth is lowered to 0, so
+// that the first files do. With a budget that holds them, the run
+// succeeds.
+func TestSpillCollide(t *testing.T) {
+	defer func(d int) { maxSplitDepth = d }(maxSplitDepth)
+	maxSplitDepth = 0
+	ms := mustMetrics(t, "map")
+	run := func(rows []memRow, limit int64) error {
+		cfg := Config{Rules: Rules{Metrics: ms}, Unsorted: Unsorted{On: true, TmpDir: t.TempDir(), MemLimit: limit}}
+		_, err := Run(context.Background(), cfg, sources(64, map[string][]memRow{"a": interleave(rows)}, "a"))
+		return err
+	}
+	many := manyRows(400, 50) // 400 queries in 16 files: 25 a file
+	if err := run(many, 1<<14); !errors.Is(err, ErrSpillCollide) || !strings.Contains(err.Error(), "after 0 splits") {
+		t.Fatalf("400 queries in a 16 KiB budget without splits: %v", err)
+	}
+	if err := run(many, DefaultMemLimit); err != nil {
+		t.Fatalf("the budget holds them: %v", err)
+	}
+}
