@@ -12,7 +12,8 @@ import (
 // expansion of directories and globs): read twice, its rows or sums count
 // twice. Under --unsorted, or in a merge, nothing else would notice. Files
 // are compared by what they are (os.SameFile: another spelling, a link, a
-// glob that matches a file named too); objects by URL; - at most once.
+// glob that matches a file named too, - when standard input is redirected
+// from a file named too); objects by URL; - at most once.
 func CheckDistinctInputs(what string, names []string) error {
 	seen := map[string]string{} // URLs, and -
 	// files by size and modification time, so that an input of 50,000
@@ -29,9 +30,11 @@ func CheckDistinctInputs(what string, names []string) error {
 				return Usagef("%s %q is given twice; each is read once", what, first)
 			}
 			seen[n] = n
-			continue
+			if n != reader.Stdin {
+				continue
+			}
 		}
-		st, err := os.Stat(n)
+		st, err := statInput(n)
 		if err != nil || !st.Mode().IsRegular() {
 			continue // a pipe is a stream of its own; a missing file fails when opened
 		}
@@ -44,4 +47,13 @@ func CheckDistinctInputs(what string, names []string) error {
 		files[k], stats[n] = append(files[k], n), st
 	}
 	return nil
+}
+
+// statInput stats a named input, and for - what standard input is: a file
+// redirected there (- < log) is that file, read again if named too.
+func statInput(n string) (os.FileInfo, error) {
+	if n == reader.Stdin {
+		return os.Stdin.Stat()
+	}
+	return os.Stat(n)
 }
