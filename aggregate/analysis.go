@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Layout is what a run aggregates besides the per-system means.
@@ -14,15 +15,48 @@ type Layout struct {
 	// comparisons, bootstrap intervals and histograms; the metrics after
 	// them (the report's metric@k curves) get means only.
 	Core      []Range
-	Systems   int // system 0 is the baseline of every comparison
+	Systems   int // system 0 is the baseline
 	Bootstrap int // replicates; 0 for none
 	Hist      bool
+	Compare
+}
+
+// Compare is how a run compares its systems.
+type Compare struct {
+	// AllPairs compares every pair of systems (Layout.Pairs), not only
+	// each with the baseline.
+	AllPairs bool
+	// Test is the comparisons' test; the randomization tests keep
+	// Permutations replicates drawn under Seed.
+	Test         Test
+	Permutations int
+	Seed         uint64
+}
+
+// NeedsHash reports whether a query's Hash is read: by the bootstrap and
+// the randomization tests.
+func (l *Layout) NeedsHash() bool { return l.Bootstrap > 0 || l.Test != TestT }
+
+// Pairs lists the comparisons (i, j), i < j, whose difference is system j
+// minus system i: each system against the baseline first, then, with
+// AllPairs, every other pair in order.
+func (l *Layout) Pairs() [][2]int {
+	var out [][2]int
+	for i := range l.Systems {
+		if i > 0 && !l.AllPairs {
+			break
+		}
+		for j := i + 1; j < l.Systems; j++ {
+			out = append(out, [2]int{i, j})
+		}
+	}
+	return out
 }
 
 // Query is one query's figures as a worker hands them over.
 type Query struct {
 	Slice   int         // slice index, or -1 when the run has no slices
-	Hash    uint64      // QueryHash of its id (read only with a bootstrap)
+	Hash    uint64      // QueryHash of its id (read only when Layout.NeedsHash)
 	Rows    []int       // per system
 	Vals    [][]float64 // per system, one value per metric (NaN = undefined)
 	Empty   []bool      // per system: no relevant row
@@ -39,14 +73,19 @@ type Analysis struct {
 	L       *Layout
 	Sys     []*Set   // per system, every metric
 	Missing []int64  // per system
-	Diff    [][]Stat // per system s >= 1 (at s-1), per core metric: v_s - v_0
+	Diff    [][]Stat // per pair p (L.Pairs()[p] = (i, j)), per core metric: v_j - v_i
 	Slices  []*Slice // by slice index; nil where this worker met no query of the slice
 	Hist    [][]Hist // per system, per core metric; nil without histograms
 	// Boot holds the bootstrap of every core metric of every system (mean
 	// s·M+m) then of every difference (mean (S+p)·M+m); nil without one.
-	Boot  *Boots
+	Boot *Boots
+	// Perm holds the replicates of the randomization test or Tukey HSD;
+	// nil under the t-test.
+	Perm  *Perms
+	pairs [][2]int
 	w     []uint8
 	bvals []float64 // one query's values for Boot
+	pvals []float64 // and for Perm
 }
 
 // Slice is the aggregate of the queries of one slice.
@@ -56,19 +95,28 @@ type Slice struct {
 	Diff                          [][]SmallStat // per pair, per core metric
 }
 
-// ErrBootstrapRange reports a value too large for the bootstrap's fixed
-// point (only cg and dcg can have one).
-var ErrBootstrapRange = fmt.Errorf("value beyond the bootstrap's range (|v| < 2^%d for cg and dcg)", 58-fracOpen)
+// diffRange is the fixed-point range of a difference of metrics of range
+// r: those of [-1, 1] lie in [-2, 2], the scale of every bounded value.
+func diffRange(r Range) Range {
+	if r == RangeSigned {
+		return RangeUnit
+	}
+	return r
+}
+
+// ErrBootstrapRange reports a value too large for the fixed point of the
+// bootstrap and the randomization tests (only cg and dcg can have one).
+var ErrBootstrapRange = fmt.Errorf("value beyond the range of the bootstrap and randomization tests (|v| < 2^%d for cg and dcg)", 58-fracOpen)
 
 // NewAnalysis makes an empty aggregate for l.
 func NewAnalysis(l *Layout) *Analysis {
-	a := &Analysis{L: l, Missing: make([]int64, l.Systems)}
+	a := &Analysis{L: l, Missing: make([]int64, l.Systems), pairs: l.Pairs()}
 	nc := len(l.Core)
-	for s := range l.Systems {
+	for range l.Systems {
 		a.Sys = append(a.Sys, NewSet(l.Metrics))
-		if s > 0 {
-			a.Diff = append(a.Diff, make([]Stat, nc))
-		}
+	}
+	for range a.pairs {
+		a.Diff = append(a.Diff, make([]Stat, nc))
 	}
 	if l.Hist {
 		a.Hist = make([][]Hist, l.Systems)
@@ -78,19 +126,28 @@ func NewAnalysis(l *Layout) *Analysis {
 			}
 		}
 	}
+	var sys, diffs []Range
+	for range l.Systems {
+		sys = append(sys, l.Core...)
+	}
+	for range a.pairs {
+		for _, r := range l.Core {
+			diffs = append(diffs, diffRange(r))
+		}
+	}
 	if l.Bootstrap > 0 {
 		a.w = make([]uint8, l.Bootstrap)
-		var ranges []Range
-		for range 2*l.Systems - 1 { // the systems, then the differences
-			for _, r := range l.Core {
-				if r == RangeSigned {
-					r = RangeUnit // differences of [-1, 1] lie in [-2, 2]: the same scale
-				}
-				ranges = append(ranges, r)
-			}
-		}
-		a.Boot = NewBoots(l.Bootstrap, ranges)
-		a.bvals = make([]float64, len(ranges))
+		a.Boot = NewBoots(l.Bootstrap, slices.Concat(sys, diffs))
+		a.bvals = make([]float64, a.Boot.K)
+	}
+	switch l.Test {
+	case TestRandom:
+		a.Perm = NewPerms(l.Test, l.Permutations, l.Seed, l.Systems, diffs)
+	case TestTukey:
+		a.Perm = NewPerms(l.Test, l.Permutations, l.Seed, l.Systems, sys)
+	}
+	if a.Perm != nil {
+		a.pvals = make([]float64, a.Perm.K)
 	}
 	return a
 }
@@ -99,11 +156,11 @@ func (a *Analysis) newSlice() *Slice {
 	l := a.L
 	sl := &Slice{Rows: make([]int64, l.Systems), Queries: make([]int64, l.Systems),
 		Empty: make([]int64, l.Systems), Missing: make([]int64, l.Systems)}
-	for s := range l.Systems {
+	for range l.Systems {
 		sl.Stats = append(sl.Stats, make([]SmallStat, len(l.Core)))
-		if s > 0 {
-			sl.Diff = append(sl.Diff, make([]SmallStat, len(l.Core)))
-		}
+	}
+	for range a.pairs {
+		sl.Diff = append(sl.Diff, make([]SmallStat, len(l.Core)))
 	}
 	return sl
 }
@@ -126,7 +183,6 @@ func (a *Analysis) Add(q *Query) error {
 	if l.Bootstrap > 0 {
 		Weights(q.Hash, a.w)
 	}
-	base := q.Vals[0]
 	for s := range l.Systems {
 		vals := q.Vals[s]
 		a.Sys[s].AddQuery(q.Rows[s], vals, q.Empty[s])
@@ -141,6 +197,9 @@ func (a *Analysis) Add(q *Query) error {
 		if a.Boot != nil {
 			copy(a.bvals[s*nc:(s+1)*nc], vals[:nc])
 		}
+		if l.Test == TestTukey {
+			copy(a.pvals[s*nc:(s+1)*nc], vals[:nc])
+		}
 		if sl != nil {
 			sl.Rows[s] += int64(q.Rows[s])
 			sl.Queries[s]++
@@ -154,26 +213,34 @@ func (a *Analysis) Add(q *Query) error {
 				sl.Stats[s][m].Add(vals[m])
 			}
 		}
-		if s == 0 {
-			continue
-		}
+	}
+	for p, pr := range a.pairs {
+		vi, vj := q.Vals[pr[0]], q.Vals[pr[1]]
 		for m := range nc {
 			d := math.NaN()
-			if !math.IsNaN(vals[m]) && !math.IsNaN(base[m]) {
-				d = vals[m] - base[m]
-				a.Diff[s-1][m].Add(d)
+			if !math.IsNaN(vi[m]) && !math.IsNaN(vj[m]) {
+				d = vj[m] - vi[m]
+				a.Diff[p][m].Add(d)
 				if sl != nil {
-					sl.Diff[s-1][m].Add(d)
+					sl.Diff[p][m].Add(d)
 				}
 			}
 			if a.Boot != nil {
-				a.bvals[(l.Systems+s-1)*nc+m] = d
+				a.bvals[(l.Systems+p)*nc+m] = d
+			}
+			if l.Test == TestRandom {
+				a.pvals[p*nc+m] = d
 			}
 		}
 	}
 	if a.Boot != nil {
 		if k, ok := a.Boot.Add(a.bvals, a.w); !ok {
 			return fmt.Errorf("%v: %w", a.bvals[k], ErrBootstrapRange)
+		}
+	}
+	if a.Perm != nil {
+		if k, ok := a.Perm.Add(a.pvals, q.Hash); !ok {
+			return fmt.Errorf("%v: %w", a.pvals[k], ErrBootstrapRange)
 		}
 	}
 	return nil
@@ -227,6 +294,9 @@ func (a *Analysis) merge(o *Analysis, slice []int) {
 	if a.Boot != nil {
 		a.Boot.Merge(o.Boot)
 	}
+	if a.Perm != nil {
+		a.Perm.Merge(o.Perm)
+	}
 	for i, osl := range o.Slices {
 		if osl == nil {
 			continue
@@ -263,21 +333,38 @@ func (sl *Slice) merge(o *Slice) {
 	}
 }
 
-// Pairs returns, per system s >= 1 (at s-1), the comparison of every core
-// metric with the baseline, Holm-adjusted across the metrics, with the
+// Pairs returns, per pair of L.Pairs(), the comparison of every core
+// metric, by the layout's test, corrected by c across them all, with the
 // bootstrap interval when there is one.
-func (a *Analysis) Pairs() [][]Paired {
-	out := make([][]Paired, len(a.Diff))
-	for p := range a.Diff {
-		out[p] = make([]Paired, len(a.Diff[p]))
-		for m := range a.Diff[p] {
-			out[p][m] = PairedOf(&a.Diff[p][m])
-			if a.Boot != nil {
-				out[p][m].BootLo, out[p][m].BootHi = a.Boot.CI95((a.L.Systems+p)*len(a.L.Core) + m)
-			}
+func (a *Analysis) Pairs(c Correction) [][]Paired {
+	nc := len(a.L.Core)
+	var ranges [][]i128 // Tukey's, per metric
+	if a.Perm != nil && a.Perm.Test == TestTukey {
+		for m := range nc {
+			ranges = append(ranges, a.Perm.RangesOf(m))
 		}
-		HolmPaired(out[p])
 	}
+	out := make([][]Paired, len(a.Diff))
+	for p, pr := range a.L.Pairs() {
+		out[p] = make([]Paired, nc)
+		for m := range nc {
+			d := PairedOf(&a.Diff[p][m])
+			d.I, d.J = pr[0], pr[1]
+			if a.Boot != nil {
+				d.BootLo, d.BootHi = a.Boot.CI95((a.L.Systems+p)*nc + m)
+			}
+			if d.N > 0 {
+				switch d.Test = a.L.Test; d.Test {
+				case TestRandom:
+					d.P = a.Perm.FlipP(p*nc + m)
+				case TestTukey:
+					d.P = a.Perm.TukeyP(ranges[m], pr[0], pr[1], m)
+				}
+			}
+			out[p][m] = d
+		}
+	}
+	Correct(out, c)
 	return out
 }
 
@@ -290,17 +377,19 @@ func (a *Analysis) BootCI(s, m int) (lo, hi float64) {
 	return a.Boot.CI95(s*len(a.L.Core) + m)
 }
 
-// Pairs is Analysis.Pairs for the slice, without a bootstrap.
-func (sl *Slice) Pairs() [][]Paired {
+// Pairs is Analysis.Pairs for the slice of a run of layout l, by the
+// t-test (the randomization tests and the bootstrap are the whole run's).
+func (sl *Slice) Pairs(l *Layout, c Correction) [][]Paired {
 	out := make([][]Paired, len(sl.Diff))
-	for p := range sl.Diff {
+	for p, pr := range l.Pairs() {
 		out[p] = make([]Paired, len(sl.Diff[p]))
 		for m := range sl.Diff[p] {
 			st := sl.Diff[p][m].Stat()
 			out[p][m] = PairedOf(&st)
+			out[p][m].I, out[p][m].J = pr[0], pr[1]
 		}
-		HolmPaired(out[p])
 	}
+	Correct(out, c)
 	return out
 }
 

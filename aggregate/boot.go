@@ -104,46 +104,65 @@ const (
 // all K; a mean that a query leaves undefined records that query's
 // weights apart, to subtract.
 type Boots struct {
-	B, K  int
-	frac  []int     // per mean
-	scale []float64 // 2^frac
-	limit []float64 // |v| must be below this
-	lo    []uint64  // [b*K+k]
+	B, K int
+	fixed
+	lo    []uint64 // [b*K+k]
 	hi    []int64
 	total []int64 // [b]
 	miss  []int64 // [k*B+b], allocated at the first undefined value
 	q     []int64 // one query's fixed-point values
 }
 
+// fixed is the fixed point of K means, one scale per mean by its range.
+type fixed struct {
+	frac  []int     // per mean
+	scale []float64 // 2^frac
+	limit []float64 // |v| must be below this
+}
+
+func newFixed(ranges []Range) fixed {
+	var f fixed
+	for _, r := range ranges {
+		fr := fracBounded
+		if r == RangeOpen {
+			fr = fracOpen
+		}
+		f.frac = append(f.frac, fr)
+		f.scale = append(f.scale, math.Ldexp(1, fr))
+		f.limit = append(f.limit, math.Ldexp(1, 58-fr))
+	}
+	return f
+}
+
+// conv sets q[k] to vals[k] in fixed point (0 for NaN, undefined). It
+// returns the index of a value beyond the fixed-point range and false.
+func (f *fixed) conv(vals []float64, q []int64) (int, bool) {
+	for k, v := range vals {
+		switch {
+		case math.IsNaN(v):
+			q[k] = 0
+		case !(math.Abs(v) < f.limit[k]):
+			return k, false
+		default:
+			q[k] = int64(math.Round(v * f.scale[k]))
+		}
+	}
+	return 0, true
+}
+
 // NewBoots makes the bootstrap of len(ranges) means over b replicates.
 func NewBoots(b int, ranges []Range) *Boots {
 	k := len(ranges)
-	bs := &Boots{B: b, K: k, lo: make([]uint64, b*k), hi: make([]int64, b*k), total: make([]int64, b), q: make([]int64, k)}
-	for _, r := range ranges {
-		f := fracBounded
-		if r == RangeOpen {
-			f = fracOpen
-		}
-		bs.frac = append(bs.frac, f)
-		bs.scale = append(bs.scale, math.Ldexp(1, f))
-		bs.limit = append(bs.limit, math.Ldexp(1, 58-f))
-	}
-	return bs
+	return &Boots{B: b, K: k, fixed: newFixed(ranges), lo: make([]uint64, b*k), hi: make([]int64, b*k),
+		total: make([]int64, b), q: make([]int64, k)}
 }
 
 // Add counts one query, with value vals[k] for mean k (NaN: undefined,
 // not counted) and weight w[b] in replicate b. It returns the index of a
 // value beyond the fixed-point range and false, adding nothing.
 func (bs *Boots) Add(vals []float64, w []uint8) (int, bool) {
-	for k, v := range vals {
-		switch {
-		case math.IsNaN(v):
-			bs.q[k] = 0
-		case !(math.Abs(v) < bs.limit[k]):
-			return k, false
-		default:
-			bs.q[k] = int64(math.Round(v * bs.scale[k]))
-		}
+	if k, ok := bs.conv(vals, bs.q); !ok {
+		return k, false
 	}
 	for k, v := range vals {
 		if math.IsNaN(v) {
@@ -176,11 +195,7 @@ func (bs *Boots) Add(vals []float64, w []uint8) (int, bool) {
 
 // Merge adds o into bs.
 func (bs *Boots) Merge(o *Boots) {
-	for i := range bs.lo {
-		s, c := bits.Add64(bs.lo[i], o.lo[i], 0)
-		bs.lo[i] = s
-		bs.hi[i] += o.hi[i] + int64(c)
-	}
+	merge128(bs.lo, bs.hi, o.lo, o.hi)
 	for b := range bs.total {
 		bs.total[b] += o.total[b]
 	}
@@ -207,10 +222,7 @@ func (bs *Boots) Means(k int) []float64 {
 			continue
 		}
 		i := b*bs.K + k
-		n := new(big.Int).SetInt64(bs.hi[i])
-		n.Lsh(n, 64)
-		n.Add(n, new(big.Int).SetUint64(bs.lo[i]))
-		f := new(big.Float).SetPrec(bigPrec).SetInt(n)
+		f := new(big.Float).SetPrec(bigPrec).SetInt(i128{bs.hi[i], bs.lo[i]}.big())
 		f.SetMantExp(f, -bs.frac[k])
 		f.Quo(f, new(big.Float).SetPrec(bigPrec).SetInt64(cnt))
 		m, _ := f.Float64()

@@ -69,6 +69,84 @@ func (a *Analysis) Check(ranges []Range) error {
 			return err
 		}
 	}
+	if a.Perm != nil {
+		if err := a.checkPerm(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPerm verifies the randomization test's sums: every replicate's sum
+// of a mean within what its count of values can make, and for the sign
+// test the observed sums within rounding of the differences' exact sums;
+// for Tukey, a shuffle moves values between systems but keeps their
+// total, so every replicate's total over the systems is the observed one.
+func (a *Analysis) checkPerm() error {
+	p := a.Perm
+	n := make([]int64, p.K) // the values each mean can have summed
+	for k := range n {
+		if p.Test == TestRandom {
+			n[k] = a.Diff[k/len(a.L.Core)][k%len(a.L.Core)].N
+			continue
+		}
+		m := k % p.C
+		n[k] = a.Sys[0].Stats[m].N
+		for s := range p.S {
+			n[k] = min(n[k], a.Sys[s].Stats[m].N)
+		}
+	}
+	bad := func(b, k int, why string) error {
+		return fmt.Errorf("randomization replicate %d, mean %d: %s: %w", b, k, why, ErrImpossible)
+	}
+	for k := range p.K {
+		bound := new(big.Int).SetInt64(n[k])
+		if p.frac[k] == fracBounded {
+			bound.Lsh(bound, uint(p.frac[k]+1))
+		} else {
+			lim, _ := big.NewFloat(p.limit[k] * p.scale[k]).Int(nil)
+			bound.Mul(bound, lim)
+		}
+		bound.Add(bound, new(big.Int).SetInt64(n[k]))
+		for b := range p.B + 1 {
+			if p.at(b, k).big().CmpAbs(bound) > 0 {
+				return bad(b, k, "a sum beyond what its count of values can make")
+			}
+		}
+		if p.Test != TestRandom {
+			continue
+		}
+		// |T·2^-frac - Σd| <= n·2^-(frac+1): each value rounds by half a unit
+		d := a.Diff[k/len(a.L.Core)][k%len(a.L.Core)].Sum.Big()
+		if d == nil {
+			continue // plausible has refused it
+		}
+		t := new(big.Float).SetPrec(checkPrec).SetInt(p.at(p.B, k).big())
+		t.SetMantExp(t, -p.frac[k])
+		t.Sub(t, d)
+		tol := new(big.Float).SetPrec(checkPrec).SetInt64(n[k])
+		tol.SetMantExp(tol, -p.frac[k]) // twice the bound: slack for the float sum's own rounding
+		if t.Abs(t).Cmp(tol) > 0 {
+			return bad(p.B, k, "an observed sum unlike the differences'")
+		}
+	}
+	if p.Test == TestTukey {
+		for m := range p.C {
+			obs := new(big.Int)
+			for s := range p.S {
+				obs.Add(obs, p.at(p.B, s*p.C+m).big())
+			}
+			for b := range p.B {
+				tot := new(big.Int)
+				for s := range p.S {
+					tot.Add(tot, p.at(b, s*p.C+m).big())
+				}
+				if tot.Cmp(obs) != 0 {
+					return bad(b, m, "systems' total unlike the observed")
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -164,9 +242,7 @@ func (bs *Boots) check() error {
 				return fmt.Errorf("bootstrap replicate %d, mean %d: more weight undefined than in all: %w", b, k, ErrImpossible)
 			}
 			i := b*bs.K + k
-			sum := new(big.Int).SetInt64(bs.hi[i])
-			sum.Lsh(sum, 64)
-			sum.Add(sum, new(big.Int).SetUint64(bs.lo[i]))
+			sum := i128{bs.hi[i], bs.lo[i]}.big()
 			// the values' range in fixed point: bounded means are those of
 			// [-1, 1] metrics or of differences, in [-2, 2]; open ones are
 			// below the limit Add takes

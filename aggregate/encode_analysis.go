@@ -16,11 +16,15 @@ import (
 // bootstrap's scales follow from the layout's ranges; scratch space is
 // rebuilt.
 //
-//	analysis = version layout set×S missing×S diff-stat×(S-1)·C
-//	           [hist-count×S·C·bins] [boots] n-slices (0 | 1 slice)×n
-//	layout   = version metrics n-core range-byte×n-core systems bootstrap hist-byte
-//	slice    = rows×S queries×S empty×S missing×S small-stat×S·C small-stat×(S-1)·C
+//	analysis = version layout set×S missing×S diff-stat×P·C
+//	           [hist-count×S·C·bins] [boots] [perms] n-slices (0 | 1 slice)×n
+//	layout   = version metrics n-core range-byte×n-core systems bootstrap flags
+//	           [test-byte permutations seed]
+//	slice    = rows×S queries×S empty×S missing×S small-stat×S·C small-stat×P·C
 //
+// flags: bit 0 histograms, bit 1 all pairs, bit 2 a randomization test
+// (then its byte, 1 or 2, and uvarints). P is the number of pairs: S-1,
+// or S(S-1)/2 with all pairs.
 // Counts are uvarints; set and stat are Set's and Stat's encodings
 // (encode.go); small-stat and boots are in encode_parts.go. Trailing nil
 // slices are not written: a slice exists only once a query of it was added.
@@ -36,7 +40,7 @@ func (l *Layout) Equal(o *Layout) bool {
 		return l == o
 	}
 	return l.Metrics == o.Metrics && l.Systems == o.Systems && l.Bootstrap == o.Bootstrap &&
-		l.Hist == o.Hist && slices.Equal(l.Core, o.Core)
+		l.Hist == o.Hist && slices.Equal(l.Core, o.Core) && l.Compare == o.Compare
 }
 
 func (l *Layout) check() error {
@@ -47,6 +51,9 @@ func (l *Layout) check() error {
 		return fmt.Errorf("layout: %d metrics, %d core: %w", l.Metrics, len(l.Core), ErrLayout)
 	case l.Bootstrap < 0 || l.Bootstrap > maxDim:
 		return fmt.Errorf("layout: %d bootstrap replicates: %w", l.Bootstrap, ErrLayout)
+	case l.Test > TestTukey || (l.Test == TestT) != (l.Permutations == 0) || l.Permutations < 0 || l.Permutations > maxDim ||
+		l.Test == TestT && l.Seed != 0:
+		return fmt.Errorf("layout: test %v of %d permutations: %w", l.Test, l.Permutations, ErrLayout)
 	}
 	for m, r := range l.Core {
 		if r < RangeUnit || r > RangeOpen {
@@ -71,10 +78,19 @@ func (l *Layout) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(l.Systems))
 	b = binary.AppendUvarint(b, uint64(l.Bootstrap))
+	var flags byte
 	if l.Hist {
-		return append(b, 1), nil
+		flags |= 1
 	}
-	return append(b, 0), nil
+	if l.AllPairs {
+		flags |= 2
+	}
+	if l.Test == TestT {
+		return append(b, flags), nil
+	}
+	b = append(b, flags|4, byte(l.Test))
+	b = binary.AppendUvarint(b, uint64(l.Permutations))
+	return binary.AppendUvarint(b, l.Seed), nil
 }
 
 // MarshalBinary encodes l (see AppendBinary).
@@ -115,12 +131,25 @@ func (l *Layout) decode(d *dec) {
 	}
 	l.Systems = int(d.uvarint("layout: systems", maxDim))
 	l.Bootstrap = int(d.uvarint("layout: bootstrap", maxDim))
-	switch h := d.u8("layout: histograms"); {
+	switch f := d.u8("layout: flags"); {
 	case d.err != nil:
-	case h > 1:
-		d.fail("layout: bad histogram flag %d", h)
+	case f > 7:
+		d.fail("layout: bad flags %d", f)
 	default:
-		l.Hist = h == 1
+		l.Hist, l.AllPairs = f&1 != 0, f&2 != 0
+		if f&4 == 0 {
+			break
+		}
+		if t := Test(d.u8("layout: test")); d.err == nil && (t == TestRandom || t == TestTukey) {
+			l.Test = t
+		} else if d.err == nil {
+			d.fail("layout: unknown test %d", t)
+		}
+		l.Permutations = int(d.uvarint("layout: permutations", maxDim))
+		l.Seed = d.uvarint("layout: seed", math.MaxUint64)
+		if d.err == nil && l.Permutations == 0 {
+			d.fail("layout: a randomization test of no replicate")
+		}
 	}
 	if d.err == nil && l.Systems < 1 {
 		d.fail("layout: no system")
@@ -151,24 +180,48 @@ func histBins(r Range) int {
 // minBytes is the shortest encoding of an analysis of l after the layout:
 // checked against the input before NewAnalysis allocates for l.
 func (l *Layout) minBytes() uint64 {
-	S, M, C := uint64(l.Systems), uint64(l.Metrics), uint64(len(l.Core))
+	S, M, C, P := uint64(l.Systems), uint64(l.Metrics), uint64(len(l.Core)), l.numPairs()
 	n := satMul(S, satAdd(7, satMul(M, minStatBytes))) // sets (6 bytes of header) and missing
-	n = satAdd(n, satMul(satMul(S-1, C), minStatBytes))
+	n = satAdd(n, satMul(satMul(P, C), minStatBytes))
 	if l.Hist {
 		n = satAdd(n, satMul(S, satMul(C, unitBins)))
 	}
 	if l.Bootstrap > 0 {
-		B, K := uint64(l.Bootstrap), satMul(2*S-1, C)
+		B, K := uint64(l.Bootstrap), satMul(satAdd(S, P), C)
 		n = satAdd(n, satAdd(satMul(B, satAdd(1, satMul(K, 9))), 1))
 	}
+	if l.Test != TestT {
+		n = satAdd(n, satMul(satAdd(uint64(l.Permutations), 1), satMul(l.permMeans(), 9)))
+	}
 	return satAdd(n, 1) // the number of slices
+}
+
+// numPairs is len(l.Pairs()), saturated for a layout being decoded.
+func (l *Layout) numPairs() uint64 {
+	S := uint64(l.Systems)
+	if S == 0 {
+		return 0
+	}
+	if l.AllPairs {
+		return satMul(S, S-1) / 2
+	}
+	return S - 1
+}
+
+// permMeans is the number of means the randomization test keeps a sum of:
+// one per pair and core metric, or per system and core metric for Tukey.
+func (l *Layout) permMeans() uint64 {
+	if l.Test == TestTukey {
+		return satMul(uint64(l.Systems), uint64(len(l.Core)))
+	}
+	return satMul(l.numPairs(), uint64(len(l.Core)))
 }
 
 // minSliceBytes is the shortest encoding of a present slice, its flag
 // included.
 func (l *Layout) minSliceBytes() uint64 {
 	S, C := uint64(l.Systems), uint64(len(l.Core))
-	return 1 + 4*S + (2*S-1)*C*minSmallStatBytes
+	return satAdd(1+4*S, satMul(satMul(satAdd(S, l.numPairs()), C), minSmallStatBytes))
 }
 
 // check reports an analysis whose parts do not have its layout's shape
@@ -185,7 +238,8 @@ func (a *Analysis) check() error {
 	bad := func(what string) error {
 		return fmt.Errorf("analysis: %s does not match the layout: %w", what, ErrLayout)
 	}
-	if len(a.Sys) != S || len(a.Missing) != S || len(a.Diff) != S-1 {
+	P := len(l.Pairs())
+	if len(a.Sys) != S || len(a.Missing) != S || len(a.Diff) != P {
 		return bad("systems")
 	}
 	for _, set := range a.Sys {
@@ -225,16 +279,20 @@ func (a *Analysis) check() error {
 		}
 	}
 	if bs := a.Boot; (l.Bootstrap > 0) != (bs != nil) || bs != nil && (bs.B != l.Bootstrap ||
-		bs.K != (2*S-1)*C || len(bs.lo) != bs.B*bs.K || len(bs.hi) != bs.B*bs.K || len(bs.total) != bs.B ||
+		bs.K != (S+P)*C || len(bs.lo) != bs.B*bs.K || len(bs.hi) != bs.B*bs.K || len(bs.total) != bs.B ||
 		bs.miss != nil && len(bs.miss) != bs.B*bs.K) {
 		return bad("bootstrap")
+	}
+	if pm := a.Perm; (l.Test != TestT) != (pm != nil) || pm != nil && (pm.Test != l.Test || pm.B != l.Permutations ||
+		pm.Seed != l.Seed || uint64(pm.K) != l.permMeans() || len(pm.lo) != (pm.B+1)*pm.K || len(pm.hi) != len(pm.lo)) {
+		return bad("randomization test")
 	}
 	for _, sl := range a.Slices {
 		if sl == nil {
 			continue
 		}
 		if len(sl.Rows) != S || len(sl.Queries) != S || len(sl.Empty) != S || len(sl.Missing) != S ||
-			len(sl.Stats) != S || len(sl.Diff) != S-1 {
+			len(sl.Stats) != S || len(sl.Diff) != P {
 			return bad("slice")
 		}
 		for _, st := range append(slices.Clip(sl.Stats), sl.Diff...) {
@@ -265,9 +323,10 @@ func (a *Analysis) counts() string {
 			}
 		}
 	}
+	pairs := a.L.Pairs()
 	for p, ds := range a.Diff {
 		for m := range ds {
-			if ds[m].N > a.Sys[0].Queries || ds[m].N > a.Sys[p+1].Queries {
+			if ds[m].N > a.Sys[pairs[p][0]].Queries || ds[m].N > a.Sys[pairs[p][1]].Queries {
 				return "comparison count"
 			}
 		}
@@ -288,7 +347,7 @@ func (a *Analysis) counts() string {
 		}
 		for p, ds := range sl.Diff {
 			for m := range ds {
-				if n := ds[m].N; n < 0 || n > sl.Queries[0] || n > sl.Queries[p+1] {
+				if n := ds[m].N; n < 0 || n > sl.Queries[pairs[p][0]] || n > sl.Queries[pairs[p][1]] {
 					return "slice comparison count"
 				}
 			}
@@ -327,6 +386,9 @@ func (a *Analysis) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if a.Boot != nil {
 		a.Boot.appendBinary(&e)
+	}
+	if a.Perm != nil {
+		a.Perm.appendBinary(&e)
 	}
 	n := len(a.Slices)
 	for n > 0 && a.Slices[n-1] == nil {
@@ -381,7 +443,7 @@ func (a *Analysis) UnmarshalBinary(data []byte) error {
 				break
 			}
 			if d.b, err = ds[m].decode(d.b); err != nil {
-				return fmt.Errorf("analysis: comparison %d, metric %d: %w", p+1, m, err)
+				return fmt.Errorf("analysis: comparison %d, metric %d: %w", p, m, err)
 			}
 		}
 	}
@@ -394,6 +456,9 @@ func (a *Analysis) UnmarshalBinary(data []byte) error {
 	}
 	if out.Boot != nil {
 		out.Boot.decode(&d)
+	}
+	if out.Perm != nil {
+		out.Perm.decode(&d)
 	}
 	n := d.uvarint("analysis: slices", uint64(len(d.b)))
 	out.Slices = make([]*Slice, n)

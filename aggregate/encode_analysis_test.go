@@ -21,7 +21,10 @@ var testLayouts = map[string]*Layout{
 	"hist":    {Metrics: 3, Core: []Range{RangeSigned}, Systems: 2, Hist: true},
 	"one sys": {Metrics: 4, Core: []Range{RangeUnit, RangeUnit}, Systems: 1, Bootstrap: 3},
 	"no core": {Metrics: 2, Systems: 2},
-	"bare":    {Systems: 1},
+	"rand all pairs": {Metrics: 4, Core: []Range{RangeUnit, RangeSigned, RangeOpen}, Systems: 3,
+		Compare: Compare{AllPairs: true, Test: TestRandom, Permutations: 70, Seed: 9}, Bootstrap: 5},
+	"tukey": {Metrics: 2, Core: []Range{RangeUnit, RangeOpen}, Systems: 4, Compare: Compare{Test: TestTukey, Permutations: 33, Seed: 1}},
+	"bare":  {Systems: 1},
 }
 
 // tq is a query with its slice's key; Slice holds the key's index in one
@@ -136,7 +139,8 @@ func render(a *Analysis) string {
 		for _, row := range ps {
 			for _, p := range row {
 				fmt.Fprintf(&w, "n%d ", p.N)
-				f(p.Mean, p.Lo, p.Hi, p.P, p.PHolm, p.BootLo, p.BootHi)
+				fmt.Fprintf(&w, "%d-%d %v ", p.I, p.J, p.Test)
+				f(p.Mean, p.Lo, p.Hi, p.T, p.PT, p.P, p.PAdj, p.BootLo, p.BootHi)
 			}
 		}
 		w.WriteByte('\n')
@@ -153,7 +157,8 @@ func render(a *Analysis) string {
 		}
 		w.WriteByte('\n')
 	}
-	pairs(a.Pairs())
+	pairs(a.Pairs(CorrHolm))
+	pairs(a.Pairs(CorrBH))
 	for s := range a.Hist {
 		for m := range a.Hist[s] {
 			fmt.Fprintln(&w, a.Hist[s][m].Range, a.Hist[s][m].Counts)
@@ -163,6 +168,12 @@ func render(a *Analysis) string {
 		for k := range a.Boot.K {
 			f(a.Boot.Means(k)...)
 		}
+	}
+	if a.Perm != nil {
+		for i := range a.Perm.lo {
+			fmt.Fprintf(&w, "%d:%d ", a.Perm.hi[i], a.Perm.lo[i])
+		}
+		w.WriteByte('\n')
 	}
 	n := len(a.Slices)
 	for n > 0 && a.Slices[n-1] == nil {
@@ -179,7 +190,7 @@ func render(a *Analysis) string {
 				sum(sl.Summary(s, m))
 			}
 		}
-		pairs(sl.Pairs())
+		pairs(sl.Pairs(a.L, CorrHolm))
 	}
 	return w.String()
 }

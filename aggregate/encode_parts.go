@@ -233,11 +233,8 @@ func (s *SmallStat) decode(d *dec, sl *slab) {
 // whether any weight was left out for an undefined value and, if so, those
 // weights. Scales follow from the layout and are not written.
 func (bs *Boots) appendBinary(e *enc) {
-	e.b = slices.Grow(e.b, 10*len(bs.lo)+2*len(bs.total))
-	for i, lo := range bs.lo {
-		e.b = binary.LittleEndian.AppendUint64(e.b, lo)
-		e.b = binary.AppendVarint(e.b, bs.hi[i])
-	}
+	e.b = slices.Grow(e.b, 2*len(bs.total))
+	appendSums128(e, bs.lo, bs.hi)
 	for _, t := range bs.total {
 		e.count(t, "bootstrap weight total")
 	}
@@ -257,25 +254,9 @@ func (bs *Boots) appendBinary(e *enc) {
 
 // decode reads into bs, which NewBoots made for the layout.
 func (bs *Boots) decode(d *dec) {
-	if !d.need(9*uint64(len(bs.lo)), "bootstrap sums") {
+	if !decodeSums128(d, bs.lo, bs.hi, "bootstrap") {
 		return
 	}
-	b := d.b
-	for i := range bs.lo {
-		if len(b) < 9 {
-			d.fail("bootstrap sum %d: truncated", i)
-			return
-		}
-		bs.lo[i] = binary.LittleEndian.Uint64(b)
-		v, k := binary.Varint(b[8:])
-		if k <= 0 {
-			d.fail("bootstrap sum %d: bad", i)
-			return
-		}
-		bs.hi[i] = v
-		b = b[8+k:]
-	}
-	d.b = b
 	for i := range bs.total {
 		bs.total[i] = d.count("bootstrap weight total")
 	}
@@ -306,3 +287,45 @@ func (bs *Boots) decode(d *dec) {
 		d.fail("bootstrap: no weight left out")
 	}
 }
+
+// appendSums128 writes 128-bit sums: the low 64 bits in 8 bytes, the high
+// ones as a varint.
+func appendSums128(e *enc, lo []uint64, hi []int64) {
+	e.b = slices.Grow(e.b, 10*len(lo))
+	for i, l := range lo {
+		e.b = binary.LittleEndian.AppendUint64(e.b, l)
+		e.b = binary.AppendVarint(e.b, hi[i])
+	}
+}
+
+// decodeSums128 reads what appendSums128 wrote into lo and hi, of the
+// length expected; false on a damaged input (d's error says where).
+func decodeSums128(d *dec, lo []uint64, hi []int64, what string) bool {
+	if !d.need(9*uint64(len(lo)), what+" sums") {
+		return false
+	}
+	b := d.b
+	for i := range lo {
+		if len(b) < 9 {
+			d.fail("%s sum %d: truncated", what, i)
+			return false
+		}
+		lo[i] = binary.LittleEndian.Uint64(b)
+		v, k := binary.Varint(b[8:])
+		if k <= 0 {
+			d.fail("%s sum %d: bad", what, i)
+			return false
+		}
+		hi[i] = v
+		b = b[8+k:]
+	}
+	d.b = b
+	return true
+}
+
+// appendBinary writes the randomization test's sums (per replicate, the
+// observed last, and mean).
+func (p *Perms) appendBinary(e *enc) { appendSums128(e, p.lo, p.hi) }
+
+// decode reads into p, which NewPerms made for the layout.
+func (p *Perms) decode(d *dec) { decodeSums128(d, p.lo, p.hi, "randomization") }

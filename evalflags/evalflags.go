@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/internal/bytesize"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/objstore"
@@ -65,6 +66,13 @@ type Values struct {
 	MaxSlices     int
 	MaxSliceBytes string
 	Bootstrap     int
+	// Pairs, Test, Permutations, Seed and Correction are how systems are
+	// compared (--pairs, --test, ...), as typed.
+	Pairs        string
+	Test         string
+	Permutations int
+	Seed         uint64
+	Correction   string
 	// MaxGradeSet: --max-grade was given (by hand or by a profile), so a
 	// run on 0/1 labels with ERR need not be warned.
 	MaxGradeSet bool
@@ -89,11 +97,20 @@ type Settings struct {
 	MaxSlices     int
 	MaxSliceBytes int64
 	Bootstrap     int
+	// Compare is which pairs of systems are compared and by which test,
+	// Correction how their p-values are adjusted together.
+	Compare    aggregate.Compare
+	Correction aggregate.Correction
 }
+
+// DefaultPermutations is --permutations under a randomization test when
+// it is not given: ranx's default; a paper wants 10000.
+const DefaultPermutations = 1000
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap"})
+	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
+	"pairs", "test", "permutations", "seed", "correction"})
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -168,7 +185,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.Empty, "empty", "skip", "queries with no relevant row: skip (left out of every mean and counted as\nempty), zero (count as 0), one (count as 1), error (fail the run)")
 	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, 32-bit scores, run queries without judgments ignored; its\nrelease 10.0: trec_eval:9.0.8 picks 9.0.8, whose iprec@x truncates x·R + 0.9\nwhere 10.0 rounds x·R) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
-	fs.StringVar(&v.Format, "format", "text", "summary format: text (a table), json (one object, for scripts), or trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -)")
+	RegisterFormat(fs, &v.Format)
 	fs.StringVar(&v.InputFormat, "input-format", "auto", "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
 	RegisterReadTimeout(fs, &v.ReadTimeout)
 	RegisterColumns(fs, &v.Columns)
@@ -176,9 +193,20 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.IntVar(&v.MaxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
 	fs.StringVar(&v.MaxSliceBytes, "max-slice-bytes", bytesize.Format(pipeline.DefaultMaxSliceBytes), "the values of the distinct --by combinations, held for the summary, may take\nthis many bytes together; more fail the run")
 	fs.IntVar(&v.Bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
+	fs.StringVar(&v.Pairs, "pairs", "baseline", "systems compared: baseline (each with the first) or all (every pair)")
+	fs.StringVar(&v.Test, "test", "", "significance test of every comparison: t (paired t-test; the default),\nrandomization (Fisher's paired randomization test; the default with --permutations)\nor tukey (randomized Tukey HSD over all the systems); the randomization tests draw\neach query's signs or shuffle from a hash of its id, --seed and the replicate, so\ntheir p-values are the same on every path and after rankeval merge")
+	fs.IntVar(&v.Permutations, "permutations", 0, fmt.Sprintf("replicates of --test randomization or tukey (%d when not given; 10000 for a\npaper); giving it picks --test randomization", DefaultPermutations))
+	fs.Uint64Var(&v.Seed, "seed", 0, "seed of the randomization tests' draws")
+	fs.StringVar(&v.Correction, "correction", "holm", "adjustment of the p-values of the comparisons a run makes together (every pair\nand metric; each slice's apart): holm (family-wise error), bh (Benjamini-Hochberg,\nfalse discovery rate) or none")
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.StringVar(&v.MaxGroupBytes, "max-group-bytes", bytesize.Format(pipeline.DefaultMaxGroupBytes), "a query holding more bytes than this is an error rather than an out-of-memory:\nits ids' and values' bytes and some 100 bytes a row for its evaluation\n(at most 1GiB; under --unsorted at most an eighth of --mem-limit)")
 	return v
+}
+
+// RegisterFormat defines --format on fs, storing into f: Register calls
+// it, and so does rankeval merge.
+func RegisterFormat(fs *flag.FlagSet, f *string) {
+	fs.StringVar(f, "format", "text", "summary format: text (a table), json (one object, for scripts), trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -),\nlatex or markdown (the table of a paper or a pull request: systems as rows, metrics\nas columns, the best in bold, significance against the baseline marked)")
 }
 
 // ReadTimeoutName is the flag RegisterReadTimeout defines.
@@ -350,6 +378,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		return nil, Usagef("--bootstrap %d: want 0 (none) to 100000 replicates", v.Bootstrap)
 	}
 	s.Bootstrap = v.Bootstrap
+	if err := v.resolveCompare(s); err != nil {
+		return nil, err
+	}
 	if scores := SplitList(v.Columns.Score); len(scores) > 1 {
 		if v.Columns.Rank != "" {
 			return nil, Usagef("--rank-col orders every system the same way: compare score columns without it")
@@ -360,17 +391,76 @@ func (v *Values) Resolve() (*Settings, error) {
 	if err := s.Columns.Check(); err != nil {
 		return nil, usageErr{err}
 	}
-	if err := s.CheckFormat(); err != nil {
+	if err := s.CheckSystems(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// CheckFormat refuses --format trec with what its layout has no place for;
-// a command that adds systems (--system logs) checks again.
-func (s *Settings) CheckFormat() error {
-	if s.Format == "trec" && (len(s.Slices) > 0 || len(s.Rules.Systems) > 1 || s.Bootstrap > 0) {
+// resolveCompare reads the comparison flags into s.
+func (v *Values) resolveCompare(s *Settings) error {
+	c := &s.Compare
+	switch v.Pairs {
+	case "baseline", "": // "": Values made without the flags
+	case "all":
+		c.AllPairs = true
+	default:
+		return Usagef("--pairs %q: want baseline or all", v.Pairs)
+	}
+	var err error
+	switch {
+	case v.Test == "" && v.Permutations != 0:
+		c.Test = aggregate.TestRandom
+	case v.Test == "":
+	default:
+		if c.Test, err = aggregate.ParseTest(v.Test); err != nil {
+			return Usagef("--test %w", err)
+		}
+	}
+	if c.Test == aggregate.TestT {
+		if v.Permutations != 0 || v.Seed != 0 {
+			return Usagef("--permutations and --seed are for --test randomization or tukey; the t-test draws nothing")
+		}
+	} else {
+		c.Permutations, c.Seed = v.Permutations, v.Seed
+		if c.Permutations == 0 {
+			c.Permutations = DefaultPermutations
+		}
+		if c.Permutations < 1 || c.Permutations > 100_000 {
+			return Usagef("--permutations %d: want 1 to 100000 replicates", v.Permutations)
+		}
+	}
+	if v.Correction == "" {
+		s.Correction = aggregate.CorrHolm
+	} else if s.Correction, err = aggregate.ParseCorrection(v.Correction); err != nil {
+		return Usagef("--correction %w", err)
+	}
+	return nil
+}
+
+// CheckSystems refuses what the systems compared (known once --system
+// logs are added, which a command then checks again) have no place for:
+// --format trec with slices, comparisons or bootstrap intervals, a
+// comparison flag without two systems to compare.
+func (s *Settings) CheckSystems() error {
+	run := s.Summary()
+	return CheckTrecFormat(s.Format, &run)
+}
+
+// CheckTrecFormat refuses --format trec for a run with what its layout
+// has no place for.
+func CheckTrecFormat(format string, run *summary.Run) error {
+	if format == "trec" && (len(run.Slices) > 0 || len(run.Systems) > 1 || run.Bootstrap > 0) {
 		return Usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	return nil
+}
+
+// CheckCompare refuses a comparison flag when there is one system: called
+// once every source of systems is known.
+func (s *Settings) CheckCompare() error {
+	if len(s.Rules.Systems) < 2 && (s.Compare != aggregate.Compare{}) {
+		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
 	}
 	return nil
 }
@@ -380,16 +470,19 @@ func (s *Settings) CheckFormat() error {
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
 		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
-		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap}
+		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction}
 }
 
 // CheckFormat checks a --format value.
 func CheckFormat(f string) error {
-	if f != "text" && f != "json" && f != "trec" {
-		return Usagef("--format %q: want text, json or trec", f)
+	if !slices.Contains(Formats, f) {
+		return Usagef("--format %q: want text, json, trec, latex or markdown", f)
 	}
 	return nil
 }
+
+// Formats are the summary's formats.
+var Formats = []string{"text", "json", "trec", "latex", "markdown"}
 
 // SplitList splits a comma-separated flag value, dropping blanks.
 func SplitList(s string) []string {

@@ -96,7 +96,10 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 	default:
 		return nil, Usagef("--missing %q: want error or zero", src.Missing)
 	}
-	if err := s.CheckFormat(); err != nil { // --system added systems
+	if err := s.CheckSystems(); err != nil { // --system added systems
+		return nil, err
+	}
+	if err := s.CheckCompare(); err != nil {
 		return nil, err
 	}
 	return logs, nil

@@ -102,6 +102,8 @@ type Analysis struct {
 	Bootstrap int
 	// Hist collects a histogram of every core metric's per-query values.
 	Hist bool
+	// Compare is which pairs of systems are compared, and by which test.
+	Compare aggregate.Compare
 }
 
 // PerQuery asks for one record per query, in input order (in spill order
@@ -202,7 +204,8 @@ func (c *Config) workers() int {
 
 // Layout is the aggregate layout of cfg.
 func (c *Config) Layout() *aggregate.Layout {
-	l := &aggregate.Layout{Metrics: len(c.Rules.Metrics), Systems: c.systems(), Bootstrap: c.Analysis.Bootstrap, Hist: c.Analysis.Hist}
+	l := &aggregate.Layout{Metrics: len(c.Rules.Metrics), Systems: c.systems(), Bootstrap: c.Analysis.Bootstrap, Hist: c.Analysis.Hist,
+		Compare: c.Analysis.Compare}
 	for _, m := range c.Rules.Metrics[:c.core()] {
 		l.Core = append(l.Core, RangeOf(m))
 	}

@@ -154,7 +154,7 @@ func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, d
 func (w *worker) eval(q *query) error {
 	res := &q.res
 	res.Slice = q.slice
-	if w.cfg.Analysis.Bootstrap > 0 {
+	if w.agg.L.NeedsHash() {
 		res.Hash = aggregate.QueryHash(q.ID)
 	}
 	if err := w.unit.EvalSystems(q.groups(), res, w.dropped); err != nil {

@@ -359,7 +359,7 @@ func (r *renderer) forestChart(pr Pair) {
 		df := pr.Diffs[m]
 		y := f.top + rowH*(float64(m)+0.5)
 		r.p("<g class=\"row\">")
-		tip := fmt.Sprintf("%s: difference %s, 95%% CI %s, %s, %s", name, s4(df.Mean), ci(df.CI, true), peq("p", df.PText), peq("Holm p", df.PHolmText))
+		tip := fmt.Sprintf("%s: difference %s, 95%% CI %s, %s, %s", name, s4(df.Mean), ci(df.CI, true), peq("p", df.PText), peq("corrected p", df.PAdjText))
 		if d.Bootstrap > 0 {
 			tip += ", bootstrap CI " + ci(df.Boot, true)
 		}
@@ -368,7 +368,7 @@ func (r *renderer) forestChart(pr Pair) {
 		r.p("<rect class=\"hover\" x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", y-rowH/2, f.w, rowH)
 		r.p("<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>", f.left-10, y, esc(name))
 		col := "#555"
-		if df.PHolm < 0.05 {
+		if df.PAdj < 0.05 {
 			col = color(1)
 		}
 		if !math.IsNaN(df.CI.Lo) {

@@ -52,11 +52,11 @@ type Diff struct {
 	N        int64
 	Mean     float64
 	CI, Boot Interval
-	P, PHolm float64 // Holm's p below 0.05 marks the difference in bold
-	// PText and PHolmText are P and PHolm as the summary prints them
+	P, PAdj  float64 // a corrected p (PAdj) below 0.05 marks the difference in bold
+	// PText and PAdjText are P and PAdj as the summary prints them
 	// ("< 0.0001"): the report prints them as given ("" as undefined), so
 	// the rule for p-values stays with the summary.
-	PText, PHolmText string
+	PText, PAdjText string
 }
 
 // Pair is one system against the baseline.
@@ -281,10 +281,10 @@ func (r *renderer) summary() {
 					r.p("<th rowspan=\"%d\" class=\"sys\">%s − %s</th>", len(d.Metrics), esc(pr.System), esc(pr.Baseline))
 				}
 				cls := ""
-				if df.PHolm < 0.05 {
+				if df.PAdj < 0.05 {
 					cls = " class=\"sig\""
 				}
-				r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true), esc(ptext(df.PText)), cls, esc(ptext(df.PHolmText)))
+				r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true), esc(ptext(df.PText)), cls, esc(ptext(df.PAdjText)))
 				if boot {
 					r.p("<td>%s</td>", ci(df.Boot, true))
 				}
@@ -351,10 +351,10 @@ func (r *renderer) slices() {
 			for m := range d.Metrics {
 				df := sl.Diffs[p][m]
 				cls := ""
-				if df.PHolm < 0.05 {
+				if df.PAdj < 0.05 {
 					cls = " class=\"sig\""
 				}
-				r.p("<td%s%s title=\"95%% CI %s, %s, %s\">%s</td>", dataV(df.Mean), cls, ci(df.CI, true), esc(peq("p", df.PText)), esc(peq("Holm p", df.PHolmText)), s4(df.Mean))
+				r.p("<td%s%s title=\"95%% CI %s, %s, %s\">%s</td>", dataV(df.Mean), cls, ci(df.CI, true), esc(peq("p", df.PText)), esc(peq("corrected p", df.PAdjText)), s4(df.Mean))
 			}
 		}
 		r.p("</tr>\n")

@@ -170,20 +170,20 @@ func TestHeaderInputs(t *testing.T) {
 func TestPValues(t *testing.T) {
 	nan := math.NaN()
 	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
-	df := Diff{N: 3, Mean: 0.1, CI: Interval{0.05, 0.15}, Boot: Interval{nan, nan}, P: 0, PHolm: 0.03, PText: "< 0.0001", PHolmText: "0.0300"}
+	df := Diff{N: 3, Mean: 0.1, CI: Interval{0.05, 0.15}, Boot: Interval{nan, nan}, P: 0, PAdj: 0.03, PText: "< 0.0001", PAdjText: "0.0300"}
 	hist := [][]Bin{{{0, 1, 3}}}
 	d := &Data{Title: "t", Metrics: []string{"map"},
 		Systems:   []System{{Name: "a", Stats: []Stat{st}, Hists: hist}, {Name: "b", Stats: []Stat{st}, Hists: hist}},
 		Pairs:     []Pair{{System: "b", Baseline: "a", Diffs: []Diff{df}}},
 		SliceCols: []string{"market"},
-		Slices:    []Slice{{Key: []string{"m1"}, Queries: 3, Stats: [][]Stat{{st}, {st}}, Diffs: [][]Diff{{{N: 3, Mean: nan, CI: Interval{nan, nan}, P: nan, PHolm: nan}}}}},
+		Slices:    []Slice{{Key: []string{"m1"}, Queries: 3, Stats: [][]Stat{{st}, {st}}, Diffs: [][]Diff{{{N: 3, Mean: nan, CI: Interval{nan, nan}, P: nan, PAdj: nan}}}}},
 	}
 	var buf bytes.Buffer
 	if err := Write(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"<td>&lt; 0.0001</td><td class=\"sig\">0.0300</td>", "p &lt; 0.0001, Holm p = 0.0300", "p = –, Holm p = –"} {
+	for _, want := range []string{"<td>&lt; 0.0001</td><td class=\"sig\">0.0300</td>", "p &lt; 0.0001, corrected p = 0.0300", "p = –, corrected p = –"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

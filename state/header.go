@@ -37,6 +37,13 @@ type header struct {
 	Systems      []string `json:"systems"`
 	Missing      string   `json:"missing"`
 	Bootstrap    int      `json:"bootstrap"`
+	// The comparison's flags, left out at their defaults so that a state
+	// written before they existed reads the same.
+	Pairs        string   `json:"pairs,omitempty"`
+	Test         string   `json:"test,omitempty"`
+	Permutations int      `json:"permutations,omitempty"`
+	Seed         uint64   `json:"seed,omitempty"`
+	Correction   string   `json:"correction,omitempty"`
 	Labels       string   `json:"labels"`
 	Inputs       []string `json:"inputs"`
 }
@@ -70,6 +77,15 @@ func headerOf(r *summary.Run) header {
 	}
 	if len(r.Slices) == 0 {
 		h.MaxSlices = 0 // a limit on nothing: no reason to refuse a merge
+	}
+	if r.Compare.AllPairs {
+		h.Pairs = "all"
+	}
+	if r.Compare.Test != aggregate.TestT {
+		h.Test, h.Permutations, h.Seed = r.Compare.Test.String(), r.Compare.Permutations, r.Compare.Seed
+	}
+	if r.Correction != aggregate.CorrHolm {
+		h.Correction = r.Correction.String()
 	}
 	return h
 }
@@ -105,7 +121,8 @@ func decodeHeader(b []byte) (*summary.Run, *aggregate.Layout, error) {
 // layout is the aggregate's layout of a run with --state (which evaluates
 // the report's curves and their histograms), as pipeline makes it.
 func layout(run *summary.Run, s *evalflags.Settings) *aggregate.Layout {
-	cfg := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: true}}
+	cfg := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: true,
+		Compare: s.Compare}}
 	cfg.Rules.Metrics = run.Evaluated()
 	return cfg.Layout()
 }
@@ -117,7 +134,8 @@ func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
 		Profile: h.Profile, Dedup: h.Dedup, Format: "json", InputFormat: "auto", MaxGroupRows: pipeline.DefaultMaxGroupRows,
 		Columns: reader.Columns{Query: h.Columns.Query, Doc: h.Columns.Doc, Label: h.Columns.Label, Rank: h.Columns.Rank,
 			Score: strings.Join(append([]string{h.Columns.Score}, h.Columns.ExtraScore...), ",")},
-		By: strings.Join(h.Slices, ","), MaxSlices: h.MaxSlices, Bootstrap: h.Bootstrap}
+		By: strings.Join(h.Slices, ","), MaxSlices: h.MaxSlices, Bootstrap: h.Bootstrap,
+		Pairs: h.Pairs, Test: h.Test, Permutations: h.Permutations, Seed: h.Seed, Correction: h.Correction}
 	if h.RelThreshold != nil {
 		v.RelThreshold = strconv.FormatFloat(*h.RelThreshold, 'g', -1, 64)
 	}

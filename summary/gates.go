@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/internal/printable"
 	"github.com/rankeval/rankeval/metrics"
 )
 
@@ -16,15 +16,39 @@ import (
 // (exit 3).
 var ErrGateFailed = errors.New("quality gate failed")
 
-// Gate is one --fail-under bar.
+// Gate is one --fail-under bar (Min) or --fail-if-worse margin (Margin).
 type Gate struct {
-	Metric int // index into the run's metrics
-	Min    float64
+	Metric      int // index into the run's metrics
+	Min, Margin float64
 }
 
-// ParseGates reads --fail-under ("ndcg@10=0.42,map=0.30") against the
-// metrics computed.
-func ParseGates(s string, ms []metrics.Metric) ([]Gate, error) {
+// GateSpec is the quality gates asked for.
+type GateSpec struct {
+	Under, Worse []Gate
+	FailOnEmpty  bool
+}
+
+// ParseGates reads --fail-under ("ndcg@10=0.42,map=0.30") and
+// --fail-if-worse ("ndcg@10=0.005") against the metrics computed.
+func ParseGates(under, worse string, failOnEmpty bool, ms []metrics.Metric) (*GateSpec, error) {
+	g := &GateSpec{FailOnEmpty: failOnEmpty}
+	var err error
+	if g.Under, err = parseBars("--fail-under", "minimum, as ndcg@10=0.42", under, ms); err != nil {
+		return nil, err
+	}
+	if g.Worse, err = parseBars("--fail-if-worse", "margin, as ndcg@10=0.005", worse, ms); err != nil {
+		return nil, err
+	}
+	for i, w := range g.Worse {
+		if w.Min < 0 || math.IsInf(w.Min, 0) {
+			return nil, fmt.Errorf("--fail-if-worse: the margin of %s is %g: want a number >= 0", ms[w.Metric].Name, w.Min)
+		}
+		g.Worse[i].Margin, g.Worse[i].Min = w.Min, 0
+	}
+	return g, nil
+}
+
+func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -32,7 +56,7 @@ func ParseGates(s string, ms []metrics.Metric) ([]Gate, error) {
 	for _, item := range strings.Split(s, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
-			return nil, fmt.Errorf("--fail-under %q: want metric=minimum, as ndcg@10=0.42", item)
+			return nil, fmt.Errorf("%s %q: want metric=%s", flag, item, want)
 		}
 		name = strings.ToLower(strings.TrimSpace(name))
 		idx := -1
@@ -42,30 +66,47 @@ func ParseGates(s string, ms []metrics.Metric) ([]Gate, error) {
 			}
 		}
 		if idx < 0 {
-			return nil, fmt.Errorf("--fail-under: %q is not among the metrics computed (-m)", name)
+			return nil, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil || math.IsNaN(v) {
-			return nil, fmt.Errorf("--fail-under: %q is not a number", val)
+			return nil, fmt.Errorf("%s: %q is not a number", flag, val)
 		}
-		gs = append(gs, Gate{idx, v})
+		gs = append(gs, Gate{Metric: idx, Min: v})
 	}
 	return gs, nil
 }
 
-// CheckGates gives the verdict of every gate on set (the baseline's
-// aggregate), or nil when none was asked for.
-func CheckGates(gates []Gate, failOnEmpty bool, ms []metrics.Metric, set *aggregate.Set) *Gates {
-	if len(gates) == 0 && !failOnEmpty {
+// CheckGates gives the verdict of every gate on the results, or nil when
+// none was asked for: --fail-under on the baseline's means, --fail-if-worse
+// on the lower bound of each other system's difference from the baseline
+// (the bootstrap's interval when there is one, else the t interval).
+func (r *Results) CheckGates(g *GateSpec) *Gates {
+	if g == nil || len(g.Under) == 0 && len(g.Worse) == 0 && !g.FailOnEmpty {
 		return nil
 	}
-	r := &Gates{FailOnEmpty: failOnEmpty}
-	for _, g := range gates {
-		mean := Summarize(ms[g.Metric], &set.Stats[g.Metric]).Mean
-		r.Checks = append(r.Checks, GateCheck{Name: ms[g.Metric].Name, Min: g.Min, Mean: mean, Passed: mean >= g.Min})
+	ms, set := r.Run.Metrics, r.Agg.Sys[0]
+	out := &Gates{FailOnEmpty: g.FailOnEmpty}
+	for _, u := range g.Under {
+		mean := Summarize(ms[u.Metric], &set.Stats[u.Metric]).Mean
+		out.Checks = append(out.Checks, GateCheck{Name: ms[u.Metric].Name, Min: u.Min, Mean: mean, Passed: mean >= u.Min})
 	}
-	r.Empty = failOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
-	return r
+	for _, w := range g.Worse {
+		for _, ps := range r.pairs {
+			d := ps[w.Metric]
+			if d.I != 0 {
+				continue
+			}
+			wc := WorseCheck{Metric: ms[w.Metric].Name, System: r.systems[d.J], Margin: w.Margin, Interval: "t", Lower: d.Lo}
+			if r.Run.Bootstrap > 0 {
+				wc.Interval, wc.Lower = "bootstrap", d.BootLo
+			}
+			wc.Passed = wc.Lower >= -w.Margin // NaN (too few queries) fails
+			out.Worse = append(out.Worse, wc)
+		}
+	}
+	out.Empty = g.FailOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
+	return out
 }
 
 // Err describes the failures for stderr, wrapping ErrGateFailed; nil when
@@ -80,6 +121,11 @@ func (g *Gates) Err() error {
 			why = append(why, fmt.Sprintf("%s mean %s < %g", c.Name, FmtMean(c.Mean), c.Min))
 		}
 	}
+	for _, c := range g.Worse {
+		if !c.Passed {
+			why = append(why, c.String())
+		}
+	}
 	if g.Empty {
 		why = append(why, "no rows or no query with a relevant row (--fail-on-empty)")
 	}
@@ -87,11 +133,27 @@ func (g *Gates) Err() error {
 }
 
 // Gates is the verdict of a run's quality gates (--fail-under,
-// --fail-on-empty).
+// --fail-if-worse, --fail-on-empty).
 type Gates struct {
 	Checks      []GateCheck
+	Worse       []WorseCheck
 	FailOnEmpty bool // --fail-on-empty was given
 	Empty       bool // and it tripped
+}
+
+// WorseCheck is one --fail-if-worse margin for one system: passed when
+// the lower bound of the 95% interval of its difference from the
+// baseline is at least -Margin.
+type WorseCheck struct {
+	Metric, System string
+	Margin, Lower  float64
+	Interval       string // t or bootstrap
+	Passed         bool
+}
+
+func (c *WorseCheck) String() string {
+	return fmt.Sprintf("%s of %s: lower bound %s of the 95%% %s interval of its difference from the baseline is below -%g",
+		c.Metric, printable.String(c.System), FmtMean(c.Lower), c.Interval, c.Margin)
 }
 
 // GateCheck is one --fail-under bar and how the run fared.
@@ -107,6 +169,11 @@ func (g *Gates) Failed() bool {
 		return true
 	}
 	for _, c := range g.Checks {
+		if !c.Passed {
+			return true
+		}
+	}
+	for _, c := range g.Worse {
 		if !c.Passed {
 			return true
 		}
@@ -137,7 +204,30 @@ func appendGates(b []byte, g *Gates) []byte {
 		b = strconv.AppendBool(b, ch.Passed)
 		b = append(b, '}')
 	}
-	b = append(b, `], "fail_on_empty": `...)
+	b = append(b, ']')
+	if len(g.Worse) > 0 {
+		b = append(b, `, "worse": [`...)
+		for i, w := range g.Worse {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, `{"metric": `...)
+			b = AppendJSONString(b, []byte(w.Metric))
+			b = append(b, `, "system": `...)
+			b = AppendJSONString(b, []byte(w.System))
+			b = append(b, `, "margin": `...)
+			b = AppendJSONFloat(b, w.Margin)
+			b = append(b, `, "interval": `...)
+			b = strconv.AppendQuote(b, w.Interval)
+			b = append(b, `, "lower": `...)
+			b = AppendJSONFloat(b, w.Lower)
+			b = append(b, `, "passed": `...)
+			b = strconv.AppendBool(b, w.Passed)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `, "fail_on_empty": `...)
 	b = strconv.AppendBool(b, g.FailOnEmpty)
 	b = append(b, `, "empty": `...)
 	b = strconv.AppendBool(b, g.Empty)
@@ -156,6 +246,13 @@ func writeGates(w *bytes.Buffer, g *Gates) {
 			verdict = "FAILED"
 		}
 		fmt.Fprintf(w, "gate %s >= %g: %s (mean %s)\n", ch.Name, ch.Min, verdict, FmtMean(ch.Mean))
+	}
+	for _, c := range g.Worse {
+		verdict := "passed"
+		if !c.Passed {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(w, "gate %s of %s not worse by %g: %s (lower bound %s, %s interval)\n", c.Metric, printable.String(c.System), c.Margin, verdict, FmtMean(c.Lower), c.Interval)
 	}
 	if g.Empty {
 		fmt.Fprintln(w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")

@@ -109,7 +109,7 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary,
 	return append(b, "}}"...)
 }
 
-// appendComparison writes one object per system against the baseline.
+// appendComparison writes one object per pair of systems compared.
 func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, sep string, boot bool) []byte {
 	for p, ps := range pairs {
 		if p > 0 {
@@ -117,9 +117,9 @@ func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, 
 		}
 		b = append(b, sep...)
 		b = append(b, `{"system": `...)
-		b = AppendJSONString(b, []byte(r.systems[p+1]))
+		b = AppendJSONString(b, []byte(r.systems[ps[0].J]))
 		b = append(b, `, "baseline": `...)
-		b = AppendJSONString(b, []byte(r.systems[0]))
+		b = AppendJSONString(b, []byte(r.systems[ps[0].I]))
 		b = append(b, `, "metrics": {`...)
 		for i, m := range c.Metrics {
 			if i > 0 {
@@ -133,10 +133,14 @@ func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, 
 			b = strconv.AppendInt(b, d.N, 10)
 			b = append(b, `, "ci95": `...)
 			b = appendInterval(b, d.Lo, d.Hi)
+			b = append(b, `, "test": `...)
+			b = strconv.AppendQuote(b, d.Test.String())
+			b = append(b, `, "statistic": `...)
+			b = AppendJSONFloat(b, d.Statistic())
 			b = append(b, `, "p": `...)
 			b = AppendJSONFloat(b, d.P)
-			b = append(b, `, "p_holm": `...)
-			b = AppendJSONFloat(b, d.PHolm)
+			b = append(b, `, "p_corrected": `...)
+			b = AppendJSONFloat(b, d.PAdj)
 			if boot {
 				b = append(b, `, "ci95_bootstrap": `...)
 				b = appendInterval(b, d.BootLo, d.BootHi)

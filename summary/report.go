@@ -25,7 +25,7 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	diff := func(p aggregate.Paired) report.Diff {
 		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi},
-			P: p.P, PHolm: p.PHolm, PText: pval(p.P, ""), PHolmText: pval(p.PHolm, "")}
+			P: p.P, PAdj: p.PAdj, PText: pval(p.P, ""), PAdjText: pval(p.PAdj, "")}
 	}
 	for s := range r.nsys {
 		sys := report.System{Name: r.systems[s], Rows: r.Agg.Sys[s].Rows, Queries: r.Agg.Sys[s].Queries, Empty: r.Agg.Sys[s].Empty, Missing: r.Agg.Missing[s]}
@@ -65,8 +65,11 @@ func (r *Results) WriteReport(w io.Writer) error {
 		}
 		d.Curves = append(d.Curves, rc)
 	}
-	for p, ps := range r.pairs {
-		pr := report.Pair{System: r.systems[p+1], Baseline: r.systems[0]}
+	if len(r.pairs) > 0 {
+		d.Lines = append(d.Lines, "Comparisons: "+c.TestNote()+".")
+	}
+	for _, ps := range r.pairs {
+		pr := report.Pair{System: r.systems[ps[0].J], Baseline: r.systems[ps[0].I]}
 		for _, x := range ps {
 			pr.Diffs = append(pr.Diffs, diff(x))
 		}

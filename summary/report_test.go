@@ -39,7 +39,7 @@ func TestReportFromResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := buf.String()
-	for _, want := range []string{"<td>&lt; 0.0001</td><td class=\"sig\">&lt; 0.0001</td>", "p &lt; 0.0001, Holm p &lt; 0.0001",
+	for _, want := range []string{"<td>&lt; 0.0001</td><td class=\"sig\">&lt; 0.0001</td>", "p &lt; 0.0001, corrected p &lt; 0.0001",
 		"rankeval v9.9.9", "5 inputs: p0, p1, p2, …", "<li>p4</li>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)

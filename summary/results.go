@@ -20,8 +20,8 @@ type Results struct {
 	nsys int
 	sys  [][]aggregate.Summary // per system, per metric
 	boot [][][2]float64        // per system, per metric; nil without a bootstrap
-	// pairs holds per system s >= 1 (at s-1), per metric, the difference
-	// from the baseline.
+	// pairs holds per pair of systems (Layout.Pairs), per metric, the
+	// comparison.
 	pairs   [][]aggregate.Paired
 	order   []int         // slice indices in output order (by key)
 	slices  []sliceResult // by slice index
@@ -76,7 +76,9 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 			off += len(cv.Metrics)
 		}
 	}
-	r.pairs = a.Pairs()
+	if a.L != nil {
+		r.pairs = a.Pairs(run.Correction)
+	}
 	r.slices = make([]sliceResult, len(sliceKeys))
 	for i, key := range sliceKeys {
 		sr := sliceResult{key: key}
@@ -92,7 +94,7 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 				}
 				sr.sys = append(sr.sys, sums)
 			}
-			sr.pairs = sr.sl.Pairs()
+			sr.pairs = sr.sl.Pairs(a.L, run.Correction)
 		}
 		r.slices[i] = sr
 		r.order = append(r.order, i)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -46,6 +47,10 @@ type Run struct {
 	Missing string
 	// Bootstrap is the number of replicates (0: none).
 	Bootstrap int
+	// Compare is which pairs of systems were compared and by which test;
+	// Correction how their p-values were adjusted together.
+	Compare    aggregate.Compare
+	Correction aggregate.Correction
 	// Curves are the report's metric@k families, evaluated after Metrics.
 	Curves []Curve
 	// Inputs name what was read, sorted (expanded files; NAME=PATH for
@@ -145,12 +150,53 @@ func AppendOptions(b []byte, c *Run) []byte {
 			b = append(b, `, "missing": `...)
 			b = strconv.AppendQuote(b, c.Missing)
 		}
+		b = append(b, `, "pairs": `...)
+		b = strconv.AppendQuote(b, c.PairsName())
+		b = append(b, `, "test": `...)
+		b = strconv.AppendQuote(b, c.Compare.Test.String())
+		if c.Compare.Test != aggregate.TestT {
+			b = append(b, `, "permutations": `...)
+			b = strconv.AppendInt(b, int64(c.Compare.Permutations), 10)
+			b = append(b, `, "seed": `...)
+			b = strconv.AppendUint(b, c.Compare.Seed, 10)
+		}
+		b = append(b, `, "correction": `...)
+		b = strconv.AppendQuote(b, c.Correction.String())
 	}
 	if c.Bootstrap > 0 {
 		b = append(b, `, "bootstrap": `...)
 		b = strconv.AppendInt(b, int64(c.Bootstrap), 10)
 	}
 	return append(b, '}')
+}
+
+// PairsName is --pairs as given: baseline or all.
+func (c *Run) PairsName() string {
+	if c.Compare.AllPairs {
+		return "all"
+	}
+	return "baseline"
+}
+
+// TestNote says in words how the comparisons were tested, for the text
+// table, the LaTeX and Markdown footnotes and the report.
+func (c *Run) TestNote() string {
+	var t string
+	switch c.Compare.Test {
+	case aggregate.TestRandom:
+		t = fmt.Sprintf("paired randomization test, %d permutations (seed %d)", c.Compare.Permutations, c.Compare.Seed)
+	case aggregate.TestTukey:
+		t = fmt.Sprintf("randomized Tukey HSD, %d permutations (seed %d)", c.Compare.Permutations, c.Compare.Seed)
+	default:
+		t = "paired t-test"
+	}
+	switch c.Correction {
+	case aggregate.CorrHolm:
+		return t + "; p corrected by Holm's method over every comparison"
+	case aggregate.CorrBH:
+		return t + "; p corrected by Benjamini-Hochberg over every comparison"
+	}
+	return t + "; p not corrected"
 }
 
 // Version is the version of the rankeval module in this build, the same

@@ -45,22 +45,25 @@ func (r *Results) Text() []byte {
 			w.WriteByte('\n')
 		}
 	}
-	for p, ps := range r.pairs {
-		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", printable.String(r.systems[p+1]), printable.String(r.systems[0]))
-		fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "p", "p (Holm)")
+	for _, ps := range r.pairs {
+		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", printable.String(r.systems[ps[0].J]), printable.String(r.systems[ps[0].I]))
+		fmt.Fprintf(&w, "%-*s  %9s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "p ("+testShort[c.Compare.Test]+")", "p ("+corrShort[c.Correction]+")")
 		if c.Bootstrap > 0 {
 			fmt.Fprintf(&w, "  %-21s", "95% CI (bootstrap)")
 		}
 		w.WriteByte('\n')
 		for i, m := range c.Metrics {
 			d := ps[i]
-			fmt.Fprintf(&w, "%-*s  %8s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean), signedInterval4(d.Lo, d.Hi), pval(d.P, "-"), pval(d.PHolm, "-"))
+			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), pval(d.P, "-"), pval(d.PAdj, "-"))
 			if c.Bootstrap > 0 {
 				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))
 			}
 			w.WriteByte('\n')
 		}
 		w.WriteByte('\n')
+	}
+	if len(r.pairs) > 0 {
+		fmt.Fprintf(&w, "comparisons: %s; * marks p (%s) < 0.05.\n\n", c.TestNote(), corrShort[c.Correction])
 	}
 	if len(c.Slices) > 0 {
 		if r.nsys == 1 {
@@ -112,23 +115,33 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 		w.WriteByte('\n')
 	}
 	w.WriteByte('\n')
-	for p := 1; p < r.nsys; p++ {
-		head(fmt.Sprintf("slices: %s - %s (* Holm p < 0.05; queries: those behind the %s difference)", printable.String(r.systems[p]), printable.String(r.systems[0]), c.Metrics[m0].Name))
+	for p, pr := range r.Agg.L.Pairs() {
+		head(fmt.Sprintf("slices: %s - %s (* p (%s) < 0.05, t-test; queries: those behind the %s difference)", printable.String(r.systems[pr[1]]), printable.String(r.systems[pr[0]]), corrShort[c.Correction], c.Metrics[m0].Name))
 		for _, i := range r.order {
 			sr := &r.slices[i]
-			fmt.Fprintf(w, "%-*s  %9d", keyW, printableKey(sr.key), sr.pairs[p-1][m0].N)
+			fmt.Fprintf(w, "%-*s  %9d", keyW, printableKey(sr.key), sr.pairs[p][m0].N)
 			for m := range c.Metrics {
-				d := sr.pairs[p-1][m]
-				star := " "
-				if d.PHolm < 0.05 {
-					star = "*"
-				}
-				fmt.Fprintf(w, "  %*s", colW, signed4(d.Mean)+star)
+				d := sr.pairs[p][m]
+				fmt.Fprintf(w, "  %*s", colW, signed4(d.Mean)+star(&d))
 			}
 			w.WriteByte('\n')
 		}
 		w.WriteByte('\n')
 	}
+}
+
+// testShort and corrShort name a test and a correction in a column head.
+var (
+	testShort = map[aggregate.Test]string{aggregate.TestT: "t", aggregate.TestRandom: "rand.", aggregate.TestTukey: "Tukey"}
+	corrShort = map[aggregate.Correction]string{aggregate.CorrHolm: "Holm", aggregate.CorrBH: "BH", aggregate.CorrNone: "uncorr."}
+)
+
+// star marks a significant difference.
+func star(d *aggregate.Paired) string {
+	if d.Significant() {
+		return "*"
+	}
+	return " "
 }
 
 // meanText is a summary figure: a count's total as a whole number, any

@@ -72,13 +72,18 @@ func hasKind(ms []metrics.Metric, k metrics.Kind) bool {
 	return false
 }
 
-// Format writes the summary in the named format: "json", "trec" or text.
+// Format writes the summary in the named format: "json", "trec",
+// "latex", "markdown" or text.
 func (r *Results) Format(format string) []byte {
 	switch format {
 	case "json":
 		return r.JSON()
 	case "trec":
 		return r.Trec()
+	case "latex":
+		return r.LaTeX()
+	case "markdown":
+		return r.Markdown()
 	}
 	return r.Text()
 }

@@ -81,7 +81,7 @@ type metricJSON struct {
 	CI95Boot []float64 `json:"ci95_bootstrap"`
 	Diff     *float64  `json:"diff"`
 	P        *float64  `json:"p"`
-	PHolm    *float64  `json:"p_holm"`
+	PAdj     *float64  `json:"p_corrected"`
 }
 
 type systemJSON struct {
@@ -227,7 +227,7 @@ func TestComparisonMatchesReference(t *testing.T) {
 		})
 	}
 	for i, want := range refHolm(ps) {
-		if g := *gotPairs[names[i]].PHolm; math.Abs(g-want) > 1e-9*math.Max(want, 1e-6) {
+		if g := *gotPairs[names[i]].PAdj; math.Abs(g-want) > 1e-9*math.Max(want, 1e-6) {
 			t.Errorf("%s: Holm p %v, want %v", names[i], g, want)
 		}
 	}

@@ -123,7 +123,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("slice table has %d rows, want %d", n, len(sum.Slices))
 	}
 	// hover text: native SVG titles on points, bars and forest rows
-	for _, tip := range []string{"score nDCG@10 = ", "queries</title></rect>", "Holm p = "} {
+	for _, tip := range []string{"score nDCG@10 = ", "queries</title></rect>", "corrected p = "} {
 		if !strings.Contains(dom, tip) {
 			t.Errorf("no hover text like %q", tip)
 		}

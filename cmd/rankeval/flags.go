@@ -37,8 +37,8 @@ type config struct {
 	// operations
 	quiet            bool
 	progressInterval time.Duration
-	gates            []summary.Gate
-	failOnEmpty      bool
+	gateFlags        *evalflags.Gates
+	gates            *summary.GateSpec
 
 	// what is read besides the inputs: --system logs, TREC --qrels
 	src  *evalflags.Sources
@@ -114,10 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.output == "-" {
 		c.output = "" // standard output, as for --per-query -
 	}
-	c.failOnEmpty = gates.FailOnEmpty
-	if c.gates, err = summary.ParseGates(gates.FailUnder, c.shared.Rules.Metrics); err != nil {
-		return nil, usageError{err: err}
-	}
+	c.gateFlags = gates
 	if c.memLimit, err = bytesize.Parse(*memLimit); err != nil || c.memLimit < 16<<20 {
 		return nil, usagef("--mem-limit %q: want a size of at least 16MiB, as 256MiB or 2GiB (units B, KB, KiB, MB, MiB, GB, GiB; at most 4294967296GiB)", *memLimit)
 	}
@@ -147,7 +144,8 @@ func (c *config) analysisFlags() error {
 	if err := c.src.CheckState(c.state); err != nil {
 		return err
 	}
-	return nil
+	c.gates, err = c.gateFlags.Spec(c.shared.Rules.Metrics, len(c.shared.Rules.Systems))
+	return err
 }
 
 // outputs are the files the run writes, for evalflags.CheckOutputs.

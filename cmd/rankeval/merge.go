@@ -35,7 +35,8 @@ Flags:
 func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rankeval merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	format := fs.String("format", "text", "summary format: text, json or trec")
+	format := new(string)
+	evalflags.RegisterFormat(fs, format)
 	output := fs.String("output", "", "write the summary to this file instead of standard output (- is standard output)")
 	report := fs.String("report", "", "also write the HTML report to this file")
 	statePath := fs.String("state", "", "also write the merged state to this file (a weekly state from seven daily ones)")
@@ -101,8 +102,8 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *report != "" && len(run.Curves) == 0 {
 		return usagef("--report: the states hold no report figures")
 	}
-	if *format == "trec" && (len(run.Slices) > 0 || len(run.Systems) > 1 || run.Bootstrap > 0) {
-		return usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	if err := evalflags.CheckTrecFormat(*format, run); err != nil {
+		return err
 	}
 	// a merged summary lists its inputs sorted: the same bytes whatever
 	// order or grouping the states were merged in
@@ -116,12 +117,12 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if w := run.NoteLabels(run.Labels == "binary", run.Labels == "graded"); w != "" {
 		fmt.Fprintln(stderr, "rankeval: warning:", w)
 	}
-	gates, err := summary.ParseGates(gate.FailUnder, run.Metrics)
+	gates, err := gate.Spec(run.Metrics, len(run.Systems))
 	if err != nil {
-		return usageError{err: err}
+		return err
 	}
-	run.Gates = summary.CheckGates(gates, gate.FailOnEmpty, run.Metrics, merged.Agg.Sys[0])
 	r := summary.NewResults(run, merged.Agg, merged.SliceKeys)
+	run.Gates = r.CheckGates(gates)
 	return outs.finish(r, *format, merged)
 }
 

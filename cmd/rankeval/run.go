@@ -98,8 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if w := run.NoteLabels(res.BinaryLabels, res.GradedLabels); w != "" {
 		fmt.Fprintln(stderr, "rankeval: warning:", w)
 	}
-	run.Gates = summary.CheckGates(c.gates, c.failOnEmpty, run.Metrics, res.Sys[0])
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
+	run.Gates = r.CheckGates(c.gates)
 	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
 	return outs.finish(r, c.shared.Format, st, perQuery)
 }
@@ -118,6 +118,7 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 			Core:          len(run.Metrics),
 			Bootstrap:     c.shared.Bootstrap,
 			Hist:          c.report != "" || c.state != "",
+			Compare:       c.shared.Compare,
 		},
 	}
 	cfg.Rules.Metrics = run.Evaluated()

@@ -106,7 +106,7 @@ func (f *MergeFn) AddInput(a Partial, r Result) Partial {
 	// Add fails only for a cg or dcg beyond the bootstrap's fixed point
 	// (|v| >= 2^32), which no ranking reaches; the sums are kept then,
 	// but not that query's replicates
-	a.Agg.Add(r.query(idx, f.Layout.Bootstrap > 0))
+	a.Agg.Add(r.query(idx, f.Layout.NeedsHash()))
 	for sys, n := range r.Dropped {
 		a.Agg.Sys[sys].Dropped += n
 	}

@@ -135,7 +135,8 @@ func (c *Config) layout() (*aggregate.Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.figures()}}
+	pc := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: c.figures(),
+		Compare: s.Compare}}
 	return pc.Layout(), nil
 }
 
@@ -167,12 +168,12 @@ type Result struct {
 }
 
 // query is r as the aggregate takes it, in slice idx (-1: none).
-func (r *Result) query(idx int, bootstrap bool) *aggregate.Query {
+func (r *Result) query(idx int, hash bool) *aggregate.Query {
 	q := &aggregate.Query{Slice: idx, Vals: r.Vals, Empty: r.Empty, Missing: r.Missing}
 	for _, n := range r.Rows {
 		q.Rows = append(q.Rows, int(n))
 	}
-	if bootstrap {
+	if hash {
 		q.Hash = aggregate.QueryHash([]byte(r.Query))
 	}
 	return q

@@ -1,0 +1,292 @@
+package aggregate
+
+import (
+	"fmt"
+	"math/big"
+	"math/bits"
+	"slices"
+)
+
+// Test is the significance test whose p-values a comparison reports.
+type Test uint8
+
+const (
+	// TestT is the paired t-test, read from the differences' exact sums.
+	TestT Test = iota
+	// TestRandom is Fisher's paired randomization test (Smucker, Allan and
+	// Carterette, 2007): under the null hypothesis each query's difference
+	// is as likely to have either sign.
+	TestRandom
+	// TestTukey is the randomized Tukey HSD (Carterette, 2012): each query's
+	// values are shuffled among the systems, and a pair's difference is
+	// set against the largest difference of any two systems.
+	TestTukey
+)
+
+var testNames = [...]string{TestT: "t", TestRandom: "randomization", TestTukey: "tukey"}
+
+func (t Test) String() string {
+	if int(t) < len(testNames) {
+		return testNames[t]
+	}
+	return fmt.Sprintf("Test(%d)", t)
+}
+
+// ParseTest reads a test's name.
+func ParseTest(s string) (Test, error) {
+	for t, n := range testNames {
+		if n == s {
+			return Test(t), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want t, randomization or tukey", s)
+}
+
+// Perms holds the randomization replicates of a run's comparisons, kept
+// as sums so that they stream, merge and save like every other aggregate.
+// A query's draw in replicate b (a sign, or a shuffle of the systems)
+// comes from a hash of its id, b and the seed, as the bootstrap's weights
+// do, so the replicates are the same for any number of workers, batch
+// size, path or merge of states.
+//
+// For TestRandom the K means are the pairs' differences (pair-major, then
+// core metric) and replicate b keeps the sum of the values whose sign is
+// + in b: the replicate's statistic Σ±d is then 2·that - Σd, and a query
+// touches half the replicates, adding with no multiply. For TestTukey the
+// K means are the systems' values (system-major) and replicate b keeps
+// each system's sum of the values the shuffle gives it; a metric that
+// some system leaves undefined in a query leaves that query out of the
+// metric's test. Row B holds the observed sums (no sign flipped, no
+// shuffle). Values are in the bootstrap's fixed point, summed into 128
+// bits: the tests compare exact integers, so a replicate that ties the
+// observed statistic counts as at least as extreme, on every machine.
+type Perms struct {
+	Test Test
+	B    int // replicates
+	Seed uint64
+	S, C int // systems and core metrics (TestTukey)
+	K    int
+	fixed
+	lo   []uint64 // [b*K+k], b in [0, B]
+	hi   []int64
+	q    []int64
+	perm []int
+	def  []bool
+}
+
+// NewPerms makes the replicates of test t over k means of the given
+// ranges; for TestTukey the ranges are those of s systems' c core metrics
+// (k = s·c).
+func NewPerms(t Test, b int, seed uint64, s int, ranges []Range) *Perms {
+	k := len(ranges)
+	p := &Perms{Test: t, B: b, Seed: seed, K: k, fixed: newFixed(ranges), lo: make([]uint64, (b+1)*k),
+		hi: make([]int64, (b+1)*k), q: make([]int64, k)}
+	if t == TestTukey {
+		p.S, p.C = s, k/s
+		p.perm, p.def = make([]int, s), make([]bool, p.C)
+	}
+	return p
+}
+
+// Keys of the draws, so that signs, shuffles and bootstrap weights of one
+// query are unrelated.
+const (
+	flipKey  = 0x5851f42d4c957f2d
+	tukeyKey = 0x14057b7ef767814f
+	golden   = 0x9e3779b97f4a7c15
+)
+
+// drawBase is the start of a query's stream of draws for a test.
+func drawBase(h, seed, key uint64) uint64 { return mix64(h ^ mix64(seed+key)) }
+
+// flipBits are the signs of replicates 64·blk .. 64·blk+63 for a query:
+// bit i set is sign + in replicate 64·blk+i.
+func flipBits(base uint64, blk int) uint64 { return mix64(base + uint64(blk+1)*golden) }
+
+// shuffle sets perm to replicate b's permutation of the systems for a
+// query: a Fisher-Yates shuffle, each step's index drawn from its own
+// 64-bit output by multiply-shift (bias below n/2^64).
+func shuffle(base uint64, b int, perm []int) {
+	n := len(perm)
+	for i := range perm {
+		perm[i] = i
+	}
+	start := base + uint64(b)*uint64(n)*golden
+	for i := n - 1; i > 0; i-- {
+		j, _ := bits.Mul64(mix64(start+uint64(i)*golden), uint64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+}
+
+func add128(lo []uint64, hi []int64, q []int64) {
+	lo, hi = lo[:len(q)], hi[:len(q)]
+	for k, x := range q {
+		s, c := bits.Add64(lo[k], uint64(x), 0)
+		lo[k] = s
+		hi[k] += x>>63 + int64(c)
+	}
+}
+
+// Add counts one query of hash h with value vals[k] for mean k (NaN:
+// undefined). It returns the index of a value beyond the fixed-point
+// range and false, adding nothing.
+func (p *Perms) Add(vals []float64, h uint64) (int, bool) {
+	if k, ok := p.conv(vals, p.q); !ok {
+		return k, false
+	}
+	K := p.K
+	if p.Test == TestTukey {
+		p.addTukey(vals, h)
+		return 0, true
+	}
+	add128(p.lo[p.B*K:], p.hi[p.B*K:], p.q)
+	base := drawBase(h, p.Seed, flipKey)
+	for blk := 0; blk*64 < p.B; blk++ {
+		signs := flipBits(base, blk)
+		if rest := p.B - blk*64; rest < 64 {
+			signs &= 1<<rest - 1
+		}
+		for signs != 0 {
+			b := blk*64 + bits.TrailingZeros64(signs)
+			signs &= signs - 1
+			add128(p.lo[b*K:], p.hi[b*K:], p.q)
+		}
+	}
+	return 0, true
+}
+
+func (p *Perms) addTukey(vals []float64, h uint64) {
+	S, C, K := p.S, p.C, p.K
+	some := false
+	for m := range C {
+		p.def[m] = true
+		for s := range S {
+			if vals[s*C+m] != vals[s*C+m] { // NaN
+				p.def[m] = false
+			}
+		}
+		if !p.def[m] {
+			for s := range S {
+				p.q[s*C+m] = 0
+			}
+		}
+		some = some || p.def[m]
+	}
+	if !some {
+		return
+	}
+	add128(p.lo[p.B*K:], p.hi[p.B*K:], p.q)
+	base := drawBase(h, p.Seed, tukeyKey)
+	for b := range p.B {
+		shuffle(base, b, p.perm)
+		lo, hi := p.lo[b*K:(b+1)*K], p.hi[b*K:(b+1)*K]
+		for s, from := range p.perm {
+			add128(lo[s*C:], hi[s*C:], p.q[from*C:(from+1)*C])
+		}
+	}
+}
+
+// Merge adds o into p.
+func (p *Perms) Merge(o *Perms) { merge128(p.lo, p.hi, o.lo, o.hi) }
+
+// merge128 adds the 128-bit sums (olo, ohi) into (lo, hi).
+func merge128(lo []uint64, hi []int64, olo []uint64, ohi []int64) {
+	for i := range lo {
+		s, c := bits.Add64(lo[i], olo[i], 0)
+		lo[i] = s
+		hi[i] += ohi[i] + int64(c)
+	}
+}
+
+// i128 is a 128-bit two's-complement integer: the tests' statistics.
+type i128 struct {
+	hi int64
+	lo uint64
+}
+
+func (p *Perms) at(b, k int) i128 { i := b*p.K + k; return i128{p.hi[i], p.lo[i]} }
+
+func (a i128) big() *big.Int {
+	v := new(big.Int).SetInt64(a.hi)
+	v.Lsh(v, 64)
+	return v.Add(v, new(big.Int).SetUint64(a.lo))
+}
+
+func (a i128) sub(b i128) i128 {
+	lo, borrow := bits.Sub64(a.lo, b.lo, 0)
+	return i128{a.hi - b.hi - int64(borrow), lo}
+}
+
+func (a i128) abs() i128 {
+	if a.hi < 0 {
+		return i128{}.sub(a)
+	}
+	return a
+}
+
+func (a i128) cmp(b i128) int {
+	switch {
+	case a.hi != b.hi:
+		if a.hi < b.hi {
+			return -1
+		}
+		return 1
+	case a.lo < b.lo:
+		return -1
+	case a.lo > b.lo:
+		return 1
+	}
+	return 0
+}
+
+// pValue is a Monte Carlo p-value that never reads 0: (1 + the replicates
+// at least as extreme as the observed) / (1 + the replicates), as
+// Phipson and Smyth (2010) show is exact for a test of size α.
+func pValue(extreme, b int) float64 { return float64(1+extreme) / float64(1+b) }
+
+// FlipP is the two-sided p-value of the randomization test of mean k
+// (TestRandom): a replicate counts when |Σ±d| >= |Σd|.
+func (p *Perms) FlipP(k int) float64 {
+	obs := p.at(p.B, k)
+	aobs := obs.abs()
+	n := 0
+	for b := range p.B {
+		pos := p.at(b, k)
+		two := i128{pos.hi<<1 | int64(pos.lo>>63), pos.lo << 1}
+		if two.sub(obs).abs().cmp(aobs) >= 0 {
+			n++
+		}
+	}
+	return pValue(n, p.B)
+}
+
+// TukeyP is the p-value of the randomized Tukey HSD of systems i and j on
+// core metric m (TestTukey): a replicate counts when its largest
+// difference between any two systems is at least |observed i - j|. ranges
+// is RangesOf(m), sorted, shared by every pair of the metric.
+func (p *Perms) TukeyP(ranges []i128, i, j, m int) float64 {
+	d := p.at(p.B, i*p.C+m).sub(p.at(p.B, j*p.C+m)).abs()
+	n, _ := slices.BinarySearchFunc(ranges, d, i128.cmp)
+	return pValue(len(ranges)-n, p.B)
+}
+
+// RangesOf is, per replicate, the largest minus the least of the systems'
+// sums of core metric m, sorted ascending.
+func (p *Perms) RangesOf(m int) []i128 {
+	out := make([]i128, p.B)
+	for b := range p.B {
+		lo, hi := p.at(b, m), p.at(b, m)
+		for s := 1; s < p.S; s++ {
+			v := p.at(b, s*p.C+m)
+			if v.cmp(lo) < 0 {
+				lo = v
+			}
+			if v.cmp(hi) > 0 {
+				hi = v
+			}
+		}
+		out[b] = hi.sub(lo)
+	}
+	slices.SortFunc(out, i128.cmp)
+	return out
+}

@@ -1,0 +1,295 @@
+package aggregate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// pairQueries makes n queries of s systems with one [0, 1] metric whose
+// values are multiples of 1/64, so that every sum below is exact in a
+// float64 and the tests' own arithmetic ties where the fixed point does.
+func pairQueries(r *rand.Rand, n, s int, shift float64) []Query {
+	out := make([]Query, n)
+	for i := range out {
+		q := Query{Slice: -1, Hash: QueryHash(fmt.Appendf(nil, "q%d", i))}
+		for sys := range s {
+			v := float64(r.IntN(65)) / 64
+			if sys > 0 && r.Float64() < shift {
+				v = math.Min(1, v+float64(r.IntN(16))/64)
+			}
+			q.Vals = append(q.Vals, []float64{v})
+			q.Rows = append(q.Rows, 1)
+			q.Empty = append(q.Empty, false)
+			q.Missing = append(q.Missing, false)
+		}
+		out[i] = q
+	}
+	return out
+}
+
+func analysisOf(t *testing.T, l *Layout, qs []Query) *Analysis {
+	t.Helper()
+	a := NewAnalysis(l)
+	for i := range qs {
+		if err := a.Add(&qs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
+}
+
+// TestRandomizationExhaustive: on at most 16 queries every one of the 2^n
+// sign patterns can be counted; the replicates' p-value lies within five
+// Monte Carlo standard errors of that exact p-value.
+func TestRandomizationExhaustive(t *testing.T) {
+	const B = 40_000
+	for _, tc := range []struct {
+		n     int
+		shift float64
+	}{{4, 0}, {9, 0.5}, {12, 0.9}, {16, 0.3}, {16, 1}} {
+		t.Run(fmt.Sprintf("n=%d shift=%g", tc.n, tc.shift), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(tc.n), 3))
+			qs := pairQueries(r, tc.n, 2, tc.shift)
+			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 2, Compare: Compare{Test: TestRandom, Permutations: B, Seed: 5}}
+			got := analysisOf(t, l, qs).Pairs(CorrNone)[0][0]
+			var d []float64
+			obs := 0.0
+			for _, q := range qs {
+				d = append(d, q.Vals[1][0]-q.Vals[0][0])
+				obs += d[len(d)-1]
+			}
+			extreme := 0
+			for mask := range 1 << tc.n {
+				s := 0.0
+				for i, v := range d {
+					if mask>>i&1 == 1 {
+						s -= v
+					} else {
+						s += v
+					}
+				}
+				if math.Abs(s) >= math.Abs(obs) {
+					extreme++
+				}
+			}
+			exact := float64(extreme) / float64(int(1)<<tc.n)
+			se := math.Sqrt(exact * (1 - exact) / B)
+			if got.Test != TestRandom || math.Abs(got.P-exact) > 5*se+2.0/B {
+				t.Fatalf("p %v (%v), exact %v ± %v", got.P, got.Test, exact, se)
+			}
+		})
+	}
+}
+
+// TestTukeyPlain: the randomized Tukey HSD's p-values equal a plain
+// reimplementation's that uses the same draws (each replicate's shuffle of
+// each query, by shuffle) and float arithmetic; and on a few queries they
+// lie within Monte Carlo error of the exact p-values over every shuffle.
+func TestTukeyPlain(t *testing.T) {
+	const S, B = 4, 3000
+	r := rand.New(rand.NewPCG(11, 12))
+	qs := pairQueries(r, 60, S, 0.4)
+	l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: B, Seed: 77}}
+	got := analysisOf(t, l, qs).Pairs(CorrNone)
+	obs := make([]float64, S)
+	ranges := make([]float64, B)
+	perm := make([]int, S)
+	for _, q := range qs {
+		for s := range S {
+			obs[s] += q.Vals[s][0]
+		}
+	}
+	for b := range B {
+		sum := make([]float64, S)
+		for _, q := range qs {
+			shuffle(drawBase(q.Hash, 77, tukeyKey), b, perm)
+			for s, from := range perm {
+				sum[s] += q.Vals[from][0]
+			}
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range sum {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		ranges[b] = hi - lo
+	}
+	for p, pr := range l.Pairs() {
+		d := math.Abs(obs[pr[0]] - obs[pr[1]])
+		n := 0
+		for _, rg := range ranges {
+			if rg >= d {
+				n++
+			}
+		}
+		want := float64(1+n) / float64(1+B)
+		if g := got[p][0]; g.P != want || g.I != pr[0] || g.J != pr[1] {
+			t.Errorf("pair %v: p %v, plain %v", pr, g.P, want)
+		}
+	}
+
+	t.Run("exhaustive", func(t *testing.T) {
+		const S, n, B = 3, 5, 40_000
+		qs := pairQueries(rand.New(rand.NewPCG(3, 4)), n, S, 0.8)
+		l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: B}}
+		got := analysisOf(t, l, qs).Pairs(CorrNone)
+		perms := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+		var rs []float64
+		total := 1
+		for range n {
+			total *= len(perms)
+		}
+		for code := range total {
+			sum := make([]float64, S)
+			c := code
+			for _, q := range qs {
+				pm := perms[c%len(perms)]
+				c /= len(perms)
+				for s, from := range pm {
+					sum[s] += q.Vals[from][0]
+				}
+			}
+			rs = append(rs, math.Max(sum[0], math.Max(sum[1], sum[2]))-math.Min(sum[0], math.Min(sum[1], sum[2])))
+		}
+		obs := make([]float64, S)
+		for _, q := range qs {
+			for s := range S {
+				obs[s] += q.Vals[s][0]
+			}
+		}
+		for p, pr := range l.Pairs() {
+			d := math.Abs(obs[pr[0]] - obs[pr[1]])
+			n := 0
+			for _, v := range rs {
+				if v >= d {
+					n++
+				}
+			}
+			exact := float64(n) / float64(len(rs))
+			se := math.Sqrt(exact * (1 - exact) / B)
+			if g := got[p][0].P; math.Abs(g-exact) > 5*se+2.0/B {
+				t.Errorf("pair %v: p %v, exact %v ± %v", pr, g, exact, se)
+			}
+		}
+	})
+}
+
+// TestDrawsFair: the signs are + half the time, in every replicate and
+// for every query, with no correlation between neighbouring replicates,
+// and each shuffle of three systems comes a sixth of the time.
+func TestDrawsFair(t *testing.T) {
+	const n = 20_000
+	ones, pairsAgree := 0, 0
+	count := map[[3]int]int{}
+	perm := make([]int, 3)
+	for i := range n {
+		h := QueryHash(fmt.Appendf(nil, "query-%d", i))
+		for blk := range 2 {
+			x := flipBits(drawBase(h, 0, flipKey), blk)
+			ones += bits.OnesCount64(x)
+			pairsAgree += 63 - bits.OnesCount64((x^x>>1)&(1<<63-1))
+		}
+		shuffle(drawBase(h, 0, tukeyKey), i%7, perm)
+		count[[3]int(perm)]++
+	}
+	bitsDrawn := float64(n * 128)
+	if f := float64(ones) / bitsDrawn; math.Abs(f-0.5) > 5*0.5/math.Sqrt(bitsDrawn) {
+		t.Errorf("signs + in %v of replicates", f)
+	}
+	if f := float64(pairsAgree) / float64(n*2*63); math.Abs(f-0.5) > 5*0.5/math.Sqrt(float64(n*2*63)) {
+		t.Errorf("neighbouring replicates agree in %v", f)
+	}
+	if len(count) != 6 {
+		t.Fatalf("%d distinct shuffles of 3", len(count))
+	}
+	for p, c := range count {
+		if f := float64(c) / n; math.Abs(f-1.0/6) > 5*math.Sqrt(1.0/6*5/6/n) {
+			t.Errorf("shuffle %v drawn %v of the time", p, f)
+		}
+	}
+	// another seed, other draws
+	h := QueryHash([]byte("q"))
+	if flipBits(drawBase(h, 0, flipKey), 0) == flipBits(drawBase(h, 1, flipKey), 0) {
+		t.Error("the seed does not change the signs")
+	}
+}
+
+// TestPermSplitMerge: the replicates' p-values are the same bits however
+// the queries are split among partial aggregates and merged.
+func TestPermSplitMerge(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	qs := pairQueries(r, 500, 3, 0.3)
+	for _, test := range []Test{TestRandom, TestTukey} {
+		t.Run(test.String(), func(t *testing.T) {
+			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 3, Compare: Compare{AllPairs: true, Test: test, Permutations: 300, Seed: 3}}
+			whole := fmt.Sprint(analysisOf(t, l, qs).Pairs(CorrHolm))
+			for _, cut := range []int{1, 170, 499} {
+				a, b := analysisOf(t, l, qs[cut:]), analysisOf(t, l, qs[:cut])
+				a.Merge(b)
+				if got := fmt.Sprint(a.Pairs(CorrHolm)); got != whole {
+					t.Fatalf("split at %d: %s, want %s", cut, got, whole)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckPerm: sums a crafted state could hold and no queries give are
+// refused.
+func TestCheckPerm(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	qs := pairQueries(r, 50, 3, 0.3)
+	ranges := []Range{RangeUnit}
+	for _, tc := range []struct {
+		name string
+		test Test
+		harm func(p *Perms)
+		want string
+	}{
+		{"sign replicate too large", TestRandom, func(p *Perms) { p.hi[3*p.K] += 1 << 20 }, "beyond what its count"},
+		{"observed unlike the differences", TestRandom, func(p *Perms) { p.lo[p.B*p.K] += 1 << 58 }, "observed sum unlike"},
+		{"tukey total changed", TestTukey, func(p *Perms) { p.lo[2*p.K] += 1 }, "total unlike the observed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &Layout{Metrics: 1, Core: ranges, Systems: 3, Compare: Compare{Test: tc.test, Permutations: 20}}
+			a := analysisOf(t, l, qs)
+			if err := a.Check(ranges); err != nil {
+				t.Fatalf("an honest aggregate refused: %v", err)
+			}
+			tc.harm(a.Perm)
+			err := a.Check(ranges)
+			if !errors.Is(err, ErrImpossible) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCorrect: the correction runs over every pair and metric together,
+// undefined p-values left out.
+func TestCorrect(t *testing.T) {
+	nan := math.NaN()
+	ps := [][]Paired{{{P: 0.01}, {P: 0.04}}, {{P: nan}, {P: 0.03}}}
+	for _, tc := range []struct {
+		c    Correction
+		want []float64
+	}{
+		{CorrHolm, []float64{0.03, 0.06, nan, 0.06}},
+		{CorrBH, []float64{0.03, 0.04, nan, 0.04}},
+		{CorrNone, []float64{0.01, 0.04, nan, 0.03}},
+	} {
+		t.Run(tc.c.String(), func(t *testing.T) {
+			Correct(ps, tc.c)
+			got := []float64{ps[0][0].PAdj, ps[0][1].PAdj, ps[1][0].PAdj, ps[1][1].PAdj}
+			for i := range got {
+				if !(math.Abs(got[i]-tc.want[i]) < 1e-15 || math.IsNaN(got[i]) && math.IsNaN(tc.want[i])) {
+					t.Fatalf("%v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}

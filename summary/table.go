@@ -1,0 +1,222 @@
+package summary
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rankeval/rankeval/internal/printable"
+)
+
+// The table of a paper or a pull request: systems as rows, metrics as
+// columns, each column's best mean in bold, and marks of significance
+// from the run's comparisons (corrected p < 0.05), explained in a note
+// that names the test and the correction. Under --pairs baseline a dagger
+// marks a system that differs from the baseline; under --pairs all each
+// system is given a letter, and a mean carries the letters of the systems
+// it is significantly above (as ranx prints). The whole run's figures
+// only: slices are in the JSON and text summaries.
+
+// tableDialect is what LaTeX and Markdown spell differently.
+type tableDialect struct {
+	esc               func(string) string
+	head, foot        func(w *bytes.Buffer, ncol int)
+	row               func(w *bytes.Buffer, cells []string)
+	bold, sup         func(string) string
+	dagger, noteStart string
+	lt                string // "<" in running text
+}
+
+var latexTable = tableDialect{
+	esc: latexEscape,
+	head: func(w *bytes.Buffer, ncol int) {
+		fmt.Fprintf(w, "\\begin{table}\n\\centering\n\\begin{tabular}{l%s}\n\\hline\n", strings.Repeat("r", ncol))
+	},
+	row: func(w *bytes.Buffer, cells []string) { fmt.Fprintf(w, "%s \\\\\n", strings.Join(cells, " & ")) },
+	foot: func(w *bytes.Buffer, _ int) {
+		w.WriteString("\\hline\n\\end{tabular}\n")
+	},
+	bold:      func(s string) string { return "\\textbf{" + s + "}" },
+	sup:       func(s string) string { return "$^{" + s + "}$" },
+	dagger:    "\\dagger",
+	noteStart: "\\caption{",
+	lt:        "$<$",
+}
+
+var markdownTable = tableDialect{
+	esc:  markdownEscape,
+	head: func(w *bytes.Buffer, ncol int) {},
+	row: func(w *bytes.Buffer, cells []string) {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	},
+	foot:      func(w *bytes.Buffer, _ int) {},
+	bold:      func(s string) string { return "**" + s + "**" },
+	sup:       func(s string) string { return "<sup>" + s + "</sup>" },
+	dagger:    "†",
+	noteStart: "",
+	lt:        "<",
+}
+
+// LaTeX writes the summary table as a LaTeX table.
+func (r *Results) LaTeX() []byte { return r.table(&latexTable) }
+
+// Markdown writes the summary table in GitHub-flavoured Markdown.
+func (r *Results) Markdown() []byte { return r.table(&markdownTable) }
+
+func (r *Results) table(d *tableDialect) []byte {
+	c := r.Run
+	var w bytes.Buffer
+	if d == &latexTable {
+		fmt.Fprintf(&w, "%% %s\n", strings.ReplaceAll(printable.String("rankeval "+c.Version), "\n", " "))
+	}
+	d.head(&w, len(c.Metrics))
+	cells := []string{"system"}
+	for _, m := range c.Metrics {
+		cells = append(cells, d.esc(m.Name))
+	}
+	d.row(&w, cells)
+	if d == &markdownTable {
+		sep := []string{":--"}
+		for range c.Metrics {
+			sep = append(sep, "--:")
+		}
+		d.row(&w, sep)
+	} else {
+		w.WriteString("\\hline\n")
+	}
+	letters := c.Compare.AllPairs && r.nsys > 1
+	// best per column: the greatest mean (counts are totals, not ranked)
+	best := make([]float64, len(c.Metrics))
+	for m, mt := range c.Metrics {
+		best[m] = math.NaN()
+		if mt.Count() {
+			continue
+		}
+		for s := range r.nsys {
+			if v := r.sys[s][m].Mean; !math.IsNaN(v) && (math.IsNaN(best[m]) || v > best[m]) {
+				best[m] = v
+			}
+		}
+	}
+	for s := range r.nsys {
+		name := r.systemName(s)
+		if letters {
+			name = fmt.Sprintf("(%c) %s", 'a'+rune(s%26), name)
+		}
+		if s == 0 && r.nsys > 1 {
+			name += " (baseline)"
+		}
+		cells = []string{d.esc(name)}
+		for m, mt := range c.Metrics {
+			v := r.sys[s][m].Mean
+			cell := meanText(mt, v)
+			if cell == "-" {
+				cell = "–"
+			}
+			if v == best[m] {
+				cell = d.bold(cell)
+			}
+			if mark := r.marks(s, m, letters, d); mark != "" {
+				cell += d.sup(mark)
+			}
+			cells = append(cells, cell)
+		}
+		d.row(&w, cells)
+	}
+	d.foot(&w, len(c.Metrics))
+	if note := r.tableNote(letters, d); note != "" {
+		if d == &latexTable {
+			fmt.Fprintf(&w, "%s%s}\n", d.noteStart, note)
+		} else {
+			fmt.Fprintf(&w, "\n%s\n", note)
+		}
+	}
+	if d == &latexTable {
+		w.WriteString("\\end{table}\n")
+	}
+	return w.Bytes()
+}
+
+// systemName is system s's name as a table shows it: the score or rank
+// column for a single unnamed system.
+func (r *Results) systemName(s int) string {
+	if n := r.systems[s]; n != "" {
+		return n
+	}
+	if r.Run.Columns.Score != "" {
+		return r.Run.Columns.Score
+	}
+	return r.Run.Columns.Rank
+}
+
+// marks are the significance marks of system s's mean of metric m.
+func (r *Results) marks(s, m int, letters bool, d *tableDialect) string {
+	var out []string
+	for _, ps := range r.pairs {
+		p := &ps[m]
+		if !p.Significant() {
+			continue
+		}
+		switch {
+		case letters && p.J == s && p.Mean > 0:
+			out = append(out, string(rune('a'+p.I%26)))
+		case letters && p.I == s && p.Mean < 0:
+			out = append(out, string(rune('a'+p.J%26)))
+		case !letters && p.I == 0 && p.J == s:
+			out = append(out, d.dagger)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// tableNote explains the marks: the test and the correction.
+func (r *Results) tableNote(letters bool, d *tableDialect) string {
+	if len(r.pairs) == 0 {
+		return ""
+	}
+	how := d.esc(r.Run.TestNote())
+	if letters {
+		return "Bold: the best mean of each column. A letter marks a mean significantly above that system's (corrected p " + d.lt + " 0.05; " + how + ")."
+	}
+	return "Bold: the best mean of each column. " + d.sup(d.dagger) + ": significantly different from the baseline (corrected p " + d.lt + " 0.05; " + how + ")."
+}
+
+// latexEscape makes s safe as LaTeX text.
+func latexEscape(s string) string {
+	s = printable.String(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\textbackslash{}`)
+		case '~':
+			b.WriteString(`\textasciitilde{}`)
+		case '^':
+			b.WriteString(`\textasciicircum{}`)
+		case '&', '%', '$', '#', '_', '{', '}':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '<', '>', '|': // not in the default font encoding's text
+			b.WriteString("$" + string(r) + "$")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// markdownEscape makes s safe as the text of a Markdown table cell: the
+// marks that would end the cell or start emphasis, code, a link or HTML
+// are escaped (CommonMark allows a backslash before any punctuation).
+func markdownEscape(s string) string {
+	s = printable.String(s)
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 && strings.ContainsRune("\\`*_[]<>|~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
