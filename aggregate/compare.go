@@ -70,17 +70,7 @@ func (d *Paired) Significant() bool { return d.PAdj < 0.05 }
 // smallest of m becomes max over j <= i of min(1, (m-j+1)·p_(j)). NaN
 // entries are not tests: they stay NaN and do not count in m.
 func Holm(p []float64) []float64 {
-	out := make([]float64, len(p))
-	idx := make([]int, 0, len(p))
-	for i, v := range p {
-		out[i] = math.NaN()
-		if !math.IsNaN(v) {
-			idx = append(idx, i)
-		}
-	}
-	// stable, so equal p-values keep the metric order: the result does not
-	// depend on the sort
-	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	out, idx := ranked(p)
 	m := len(idx)
 	running := 0.0
 	for j, i := range idx {
@@ -94,15 +84,7 @@ func Holm(p []float64) []float64 {
 // Hochberg, 1995): the i-th smallest of m becomes min over j >= i of
 // min(1, m·p_(j)/j). NaN entries are not tests, as for Holm.
 func BH(p []float64) []float64 {
-	out := make([]float64, len(p))
-	idx := make([]int, 0, len(p))
-	for i, v := range p {
-		out[i] = math.NaN()
-		if !math.IsNaN(v) {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	out, idx := ranked(p)
 	m := len(idx)
 	running := 1.0
 	for j := m - 1; j >= 0; j-- {
@@ -111,6 +93,23 @@ func BH(p []float64) []float64 {
 		out[i] = running
 	}
 	return out
+}
+
+// ranked returns a slice of NaNs for p's adjusted values and the indexes
+// of p's tests (its p-values that are not NaN) in increasing order of p.
+func ranked(p []float64) (out []float64, idx []int) {
+	out = make([]float64, len(p))
+	idx = make([]int, 0, len(p))
+	for i, v := range p {
+		out[i] = math.NaN()
+		if !math.IsNaN(v) {
+			idx = append(idx, i)
+		}
+	}
+	// stable, so equal p-values keep their order: the result does not
+	// depend on the sort
+	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	return out, idx
 }
 
 // Correction is how the p-values of comparisons tested together are
