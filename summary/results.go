@@ -78,6 +78,9 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 	}
 	if a.L != nil {
 		r.pairs = a.Pairs(run.Correction)
+		if w := permutationFloor(run, r.pairs); w != "" {
+			run.Warnings = append(run.Warnings, w)
+		}
 	}
 	r.slices = make([]sliceResult, len(sliceKeys))
 	for i, key := range sliceKeys {
@@ -101,6 +104,28 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 	}
 	slices.SortStableFunc(r.order, func(a, b int) int { return compareKeys(r.slices[a].key, r.slices[b].key) })
 	return r
+}
+
+// permutationFloor warns when Holm's correction over the comparisons made
+// leaves no randomization p-value a chance to fall below 0.05: the least
+// p of B replicates is 1/(B+1), which Holm multiplies by their number.
+func permutationFloor(run *Run, pairs [][]aggregate.Paired) string {
+	if run.Compare.Test == aggregate.TestT || run.Correction != aggregate.CorrHolm {
+		return ""
+	}
+	m := 0
+	for _, ps := range pairs {
+		for i := range ps {
+			if !math.IsNaN(ps[i].P) {
+				m++
+			}
+		}
+	}
+	if floor := float64(m) / float64(run.Compare.Permutations+1); floor >= 0.05 {
+		return fmt.Sprintf("%d comparisons under Holm's correction and %d permutations: no corrected p can fall below %.3g, so none can be significant; give --permutations %d or more",
+			m, run.Compare.Permutations, floor, 20*m)
+	}
+	return ""
 }
 
 // Summarize is the summary of metric m from its aggregate: the mean and

@@ -63,7 +63,11 @@ func (r *Results) Text() []byte {
 		w.WriteByte('\n')
 	}
 	if len(r.pairs) > 0 {
-		fmt.Fprintf(&w, "comparisons: %s; * marks p (%s) < 0.05.\n\n", c.TestNote(), corrShort[c.Correction])
+		fmt.Fprintf(&w, "comparisons: %s; * marks p (%s) < 0.05.\n", c.TestNote(), corrShort[c.Correction])
+		if warn := permutationFloor(c, r.pairs); warn != "" {
+			fmt.Fprintf(&w, "warning: %s\n", warn)
+		}
+		w.WriteByte('\n')
 	}
 	if len(c.Slices) > 0 {
 		if r.nsys == 1 {

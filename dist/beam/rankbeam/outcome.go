@@ -11,7 +11,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
-	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/summary"
 )
@@ -105,12 +104,13 @@ func JobError(err error) (msg string, code int, ok bool) {
 
 // gates sets the verdict of the run's gates on run, as rankeval does, and
 // counts a failure for the launcher.
-func (c *Config) gates(ctx context.Context, run *summary.Run, agg *aggregate.Analysis) error {
-	gs, err := summary.ParseGates(c.FailUnder, run.Metrics)
+func (c *Config) gates(ctx context.Context, r *summary.Results) error {
+	run := r.Run
+	gs, err := c.Gates.Spec(run.Metrics, len(run.Systems))
 	if err != nil {
-		return evalflags.Usagef("%w", err)
+		return err
 	}
-	run.Gates = summary.CheckGates(gs, c.FailOnEmpty, run.Metrics, agg.Sys[0])
+	run.Gates = r.CheckGates(gs)
 	if err := run.Gates.Err(); err != nil {
 		beam.NewCounter(GateNamespace, err.Error()).Inc(ctx, 1)
 	}

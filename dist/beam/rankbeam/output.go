@@ -37,10 +37,10 @@ func (f *formatFn) ProcessElement(ctx context.Context, p Partial, files func() f
 		return err
 	}
 	run.NoteLabels(pipeline.LabelVerdict(p.Labels, p.NonBinary))
-	if err := f.Cfg.gates(ctx, run, p.Agg); err != nil {
+	r := summary.NewResults(run, p.Agg, p.Keys)
+	if err := f.Cfg.gates(ctx, r); err != nil {
 		return err
 	}
-	r := summary.NewResults(run, p.Agg, p.Keys)
 	if f.Cfg.Report != "" {
 		var b bytes.Buffer
 		if err := r.WriteReport(&b); err != nil {

@@ -74,10 +74,9 @@ type Config struct {
 	// Report, when set, is where the HTML report is written, as rankeval
 	// --report writes it.
 	Report string
-	// FailUnder and FailOnEmpty are rankeval's quality gates: the summary
-	// says how the run fared, and the launcher exits 3 on a failure.
-	FailUnder   string
-	FailOnEmpty bool
+	// Gates are rankeval's quality gates: the summary says how the run
+	// fared, and the launcher exits 3 on a failure.
+	Gates evalflags.Gates
 }
 
 // Check resolves the configuration as every step will, so that what the
@@ -87,8 +86,8 @@ func (c *Config) Check() error {
 	if err != nil {
 		return err
 	}
-	if _, err := summary.ParseGates(c.FailUnder, s.Rules.Metrics); err != nil {
-		return evalflags.Usagef("%w", err)
+	if _, err := c.Gates.Spec(s.Rules.Metrics, len(s.Rules.Systems)); err != nil {
+		return err
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		return nil, err
 	}
 	c := &rankbeam.Config{Flags: *o.shared, Sources: *o.src, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state,
-		Report: o.report, FailUnder: o.gates.FailUnder, FailOnEmpty: o.gates.FailOnEmpty}
+		Report: o.report, Gates: *o.gates}
 	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
 		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
 	}
