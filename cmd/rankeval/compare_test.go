@@ -216,3 +216,35 @@ func TestFailIfWorse(t *testing.T) {
 		})
 	}
 }
+
+// TestFailIfWorseMerged: the gate works on merged states: two halves'
+// states merged with --fail-if-worse give one run's summary, gates and
+// exit 3.
+func TestFailIfWorseMerged(t *testing.T) {
+	dir := t.TempDir()
+	log, _ := fourSystems(t, dir, 400)
+	lines := readLines(t, log)
+	half := len(lines) / 2 // 8 rows a query: a query is never split
+	args := []string{"--quiet", "--format", "json", "-m", "map,ndcg@10", "--score-col", "s0,s1,s3", "--pairs", "all", "--permutations", "200"}
+	var states []string
+	for i, part := range [][]string{lines[:half], lines[half:]} {
+		p := filepath.Join(dir, fmt.Sprintf("half%d.jsonl", i))
+		if err := os.WriteFile(p, []byte(strings.Join(part, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st := p + ".state"
+		if code, _, stderr := cli(t, append(slices.Clone(args), "--state", st, "--output", p+".json", p)...); code != 0 {
+			t.Fatal(stderr)
+		}
+		states = append(states, st)
+	}
+	gate := []string{"--fail-if-worse", "ndcg@10=0.01"}
+	code, want, _ := cli(t, append(append(slices.Clone(args), gate...), log)...)
+	if code != 3 {
+		t.Fatalf("one run: exit %d", code)
+	}
+	code, got, stderr := cli(t, append(append([]string{"merge", "--format", "json"}, gate...), states...)...)
+	if code != 3 || comparisonOf(t, got) != comparisonOf(t, want) || !strings.Contains(got, `"worse": [{"metric": "ndcg@10", "system": "s1"`) {
+		t.Fatalf("merge: exit %d: %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+}

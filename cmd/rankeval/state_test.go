@@ -27,7 +27,7 @@ func weekOfLogs(t *testing.T, dir string) []string {
 			for doc := range 12 {
 				label := float64(r.IntN(5)) * float64(r.IntN(2))
 				rows = append(rows, synth.Row{Query: fmt.Sprintf("d%d-q%03d", d, q), Doc: fmt.Sprintf("doc%d", doc),
-					Score: r.Float64(), ScoreB: r.Float64() + label/8, HasScoreB: true, Label: label,
+					Score: r.Float64(), ScoreB: r.Float64() + label/8, HasScoreB: true, ScoreC: r.Float64() + label/20, HasScoreC: true, Label: label,
 					Market: fmt.Sprintf("m%d", (q+d)%4)})
 			}
 		}
@@ -57,6 +57,9 @@ func TestStateMergeEqualsOneRun(t *testing.T) {
 		{"default metrics", nil},
 		{"slices", []string{"--by", "market"}},
 		{"two models with a bootstrap", []string{"--score-col", "score,score_b", "--bootstrap", "200", "--by", "market"}},
+		{"three models, every pair, randomization", []string{"--score-col", "score,score_b,score_c", "--pairs", "all", "--permutations", "300",
+			"--seed", "4", "--correction", "bh", "--by", "market"}},
+		{"three models, Tukey", []string{"--score-col", "score,score_b,score_c", "--test", "tukey", "--permutations", "200", "--correction", "none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()

@@ -74,6 +74,9 @@ func (s *delimitedSink) add(r *Row) error {
 	if s.l.scoreB {
 		b = appendNumber(append(b, s.sep), r.ScoreB)
 	}
+	if s.l.scoreC {
+		b = appendNumber(append(b, s.sep), r.ScoreC)
+	}
 	if s.l.rank {
 		b = strconv.AppendInt(append(b, s.sep), r.Rank, 10)
 	}

@@ -22,6 +22,9 @@ type Row struct {
 	// ScoreB is a second model's score, written when HasScoreB.
 	ScoreB    float64
 	HasScoreB bool
+	// ScoreC is a third model's score, written as score_c when HasScoreC.
+	ScoreC    float64
+	HasScoreC bool
 	// Rank (1 = top) is written as a "rank" column when HasRank; with
 	// NoScore the score column is left out (rows ordered by rank alone).
 	// Conversions of logs ordered by rank set them; the generator does not.

@@ -185,6 +185,10 @@ func (s *jsonlSink) add(r *Row) error {
 		b = append(b, `,"score_b":`...)
 		b = appendNumber(b, r.ScoreB)
 	}
+	if r.HasScoreC {
+		b = append(b, `,"score_c":`...)
+		b = appendNumber(b, r.ScoreC)
+	}
 	if r.HasRank {
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendInt(b, r.Rank, 10)
@@ -236,14 +240,14 @@ func (s *jsonlSink) close() error {
 }
 
 // Schema is the Arrow schema the columnar writers use for rows without
-// market, score_b and rank.
+// market, score_b, score_c and rank.
 func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, layout{}) }
 
 // layout is which optional columns a file has, as its first row shows.
-type layout struct{ noScore, market, scoreB, rank bool }
+type layout struct{ noScore, market, scoreB, scoreC, rank bool }
 
 func layoutOf(r *Row) layout {
-	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, rank: r.HasRank}
+	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, rank: r.HasRank}
 }
 
 func schema(floatLabels bool, l layout) *arrow.Schema {
@@ -264,6 +268,9 @@ func schema(floatLabels bool, l layout) *arrow.Schema {
 	}
 	if l.scoreB {
 		fields = append(fields, arrow.Field{Name: "score_b", Type: arrow.PrimitiveTypes.Float64})
+	}
+	if l.scoreC {
+		fields = append(fields, arrow.Field{Name: "score_c", Type: arrow.PrimitiveTypes.Float64})
 	}
 	if l.rank {
 		fields = append(fields, arrow.Field{Name: "rank", Type: arrow.PrimitiveTypes.Int64})
@@ -323,6 +330,10 @@ func (s *recordSink) add(r *Row) error {
 	}
 	if s.l.scoreB {
 		s.b.Field(f).(*array.Float64Builder).Append(r.ScoreB)
+		f++
+	}
+	if s.l.scoreC {
+		s.b.Field(f).(*array.Float64Builder).Append(r.ScoreC)
 		f++
 	}
 	if s.l.rank {

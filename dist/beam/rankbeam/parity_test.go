@@ -3,6 +3,7 @@ package rankbeam_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -63,13 +64,30 @@ func TestMain(m *testing.M) {
 
 func local(t *testing.T, args ...string) string {
 	t.Helper()
+	code, out := localCode(t, args...)
+	if code != 0 {
+		t.Fatalf("rankeval %s: exit %d", strings.Join(args, " "), code)
+	}
+	return out
+}
+
+// localCode is local for a run that may exit 3 (a failed gate, after the
+// summary): its exit code and summary.
+func localCode(t *testing.T, args ...string) (int, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd := exec.Command(rankevalBin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("rankeval %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &exit) && exit.ExitCode() == 3:
+		return 3, out.String()
 	}
-	return out.String()
+	t.Fatalf("rankeval %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	return 0, ""
 }
 
 // job is one evaluation: its configuration and where its outputs go.
@@ -511,6 +529,51 @@ func TestAnalysisParity(t *testing.T) {
 	}
 	if got, want := read(t, pq+"-00000-of-00001.jsonl"), read(t, localPQ); got != want {
 		t.Fatalf("per-query records differ:\n%.400s\nrankeval:\n%.400s", got, want)
+	}
+}
+
+// TestComparisonParity: three systems compared pair by pair by the
+// randomization test and by Tukey HSD, with a bootstrap, a BH correction
+// and a non-inferiority gate, give rankeval's summary byte for byte (the
+// gate's verdict too) on files split at arbitrary rows.
+func TestComparisonParity(t *testing.T) {
+	dir := t.TempDir()
+	g := synth.NewGenerator(62, 6000, 20).WithSlices(5, 2)
+	var rows []synth.Row
+	var r synth.Row
+	for i := 0; g.Next(&r); i++ {
+		r.ScoreC, r.HasScoreC = r.Score+float64(i%7)/10-r.Label/20, true
+		rows = append(rows, r)
+	}
+	paths := writeParts(t, dir, rows, []string{"a.parquet", "b.jsonl"}, synth.Options{RowGroup: 700})
+	ms := "ndcg@10,map"
+	for _, tc := range []struct {
+		name string
+		set  func(v *evalflags.Values)
+		args []string
+	}{
+		{"randomization", func(v *evalflags.Values) { v.Pairs, v.Permutations, v.Seed, v.Correction = "all", 300, 2, "bh" },
+			[]string{"--pairs", "all", "--permutations", "300", "--seed", "2", "--correction", "bh"}},
+		{"tukey", func(v *evalflags.Values) { v.Test, v.Permutations, v.Bootstrap = "tukey", 200, 40 },
+			[]string{"--test", "tukey", "--permutations", "200", "--bootstrap", "40"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
+			cfg.Flags.Columns.Score = "score,score_b,score_c"
+			cfg.Gates.FailIfWorse = "ndcg@10=0.001"
+			tc.set(&cfg.Flags)
+			out := filepath.Join(dir, tc.name+".json")
+			runBeam(t, []job{{name: tc.name, cfg: cfg, out: out, shards: 1}})
+			args := append([]string{"--quiet", "--format", "json", "-m", ms, "--score-col", "score,score_b,score_c",
+				"--fail-if-worse", "ndcg@10=0.001"}, tc.args...)
+			code, want := localCode(t, append(args, paths...)...)
+			if got := read(t, out); got != want {
+				t.Fatalf("Beam:\n%s\nrankeval (exit %d):\n%s", got, code, want)
+			}
+			if code != 3 || !strings.Contains(want, `"worse": [`) {
+				t.Fatalf("rankeval exit %d; the gate was meant to fail:\n%s", code, want)
+			}
+		})
 	}
 }
 
