@@ -77,6 +77,9 @@ func (s *delimitedSink) add(r *Row) error {
 	if s.l.scoreC {
 		b = appendNumber(append(b, s.sep), r.ScoreC)
 	}
+	if s.l.scoreD {
+		b = appendNumber(append(b, s.sep), r.ScoreD)
+	}
 	if s.l.rank {
 		b = strconv.AppendInt(append(b, s.sep), r.Rank, 10)
 	}

@@ -22,9 +22,10 @@ type Row struct {
 	// ScoreB is a second model's score, written when HasScoreB.
 	ScoreB    float64
 	HasScoreB bool
-	// ScoreC is a third model's score, written as score_c when HasScoreC.
-	ScoreC    float64
-	HasScoreC bool
+	// ScoreC and ScoreD are a third and a fourth model's scores, written
+	// as score_c and score_d when HasScoreC and HasScoreD.
+	ScoreC, ScoreD       float64
+	HasScoreC, HasScoreD bool
 	// Rank (1 = top) is written as a "rank" column when HasRank; with
 	// NoScore the score column is left out (rows ordered by rank alone).
 	// Conversions of logs ordered by rank set them; the generator does not.
@@ -57,6 +58,8 @@ type Generator struct {
 	extra           *rand.Rand // draws of the options, apart so the base columns do not change
 	market          string
 	qualityB        float64
+	qualityC        float64
+	qualityD        float64
 }
 
 // NewGenerator makes the log of rows rows with docs rows a query.
@@ -67,7 +70,8 @@ func NewGenerator(seed uint64, rows, docs int) *Generator {
 // For slices and comparisons (rankeval --by, --score-col a,b): slices > 0
 // gives each query a "market" ("m0042", one of slices, the same on all its
 // rows); systems 2 adds "score_b", a second model that ranks a little
-// better. The other columns are the same as without them.
+// better, 3 "score_c", about as good as the first, 4 "score_d", a little
+// worse. The other columns are the same as without them.
 func (g *Generator) WithSlices(slices, systems int) *Generator {
 	g.slices, g.systems = slices, systems
 	g.extra = rand.New(rand.NewPCG(g.seed^0x5bd1e995, 7))
@@ -89,6 +93,10 @@ func (g *Generator) Next(r *Row) bool {
 		if g.systems > 1 {
 			g.qualityB = min(1, g.quality+0.15*g.extra.Float64())
 		}
+		if g.systems > 2 {
+			g.qualityC = min(1, max(0, g.quality+0.1*(g.extra.Float64()-0.5)))
+			g.qualityD = max(0, g.quality-0.1*g.extra.Float64())
+		}
 	}
 	label := 0
 	if u := g.rng.Float64(); u > 0.55 {
@@ -108,6 +116,13 @@ func (g *Generator) Next(r *Row) bool {
 	if r.HasScoreB {
 		sb := g.qualityB*float64(label)/4 + g.extra.NormFloat64()*0.35
 		r.ScoreB = math.Round(sb*1e6) / 1e6
+	}
+	r.HasScoreC, r.HasScoreD = g.systems > 2, g.systems > 3
+	if r.HasScoreC {
+		r.ScoreC = math.Round((g.qualityC*float64(label)/4+g.extra.NormFloat64()*0.35)*1e6) / 1e6
+	}
+	if r.HasScoreD {
+		r.ScoreD = math.Round((g.qualityD*float64(label)/4+g.extra.NormFloat64()*0.35)*1e6) / 1e6
 	}
 	g.d++
 	if g.d == g.docs {

@@ -189,6 +189,10 @@ func (s *jsonlSink) add(r *Row) error {
 		b = append(b, `,"score_c":`...)
 		b = appendNumber(b, r.ScoreC)
 	}
+	if r.HasScoreD {
+		b = append(b, `,"score_d":`...)
+		b = appendNumber(b, r.ScoreD)
+	}
 	if r.HasRank {
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendInt(b, r.Rank, 10)
@@ -240,14 +244,14 @@ func (s *jsonlSink) close() error {
 }
 
 // Schema is the Arrow schema the columnar writers use for rows without
-// market, score_b, score_c and rank.
+// market, score_b, score_c, score_d and rank.
 func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, layout{}) }
 
 // layout is which optional columns a file has, as its first row shows.
-type layout struct{ noScore, market, scoreB, scoreC, rank bool }
+type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank bool }
 
 func layoutOf(r *Row) layout {
-	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, rank: r.HasRank}
+	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, scoreD: r.HasScoreD, rank: r.HasRank}
 }
 
 func schema(floatLabels bool, l layout) *arrow.Schema {
@@ -271,6 +275,9 @@ func schema(floatLabels bool, l layout) *arrow.Schema {
 	}
 	if l.scoreC {
 		fields = append(fields, arrow.Field{Name: "score_c", Type: arrow.PrimitiveTypes.Float64})
+	}
+	if l.scoreD {
+		fields = append(fields, arrow.Field{Name: "score_d", Type: arrow.PrimitiveTypes.Float64})
 	}
 	if l.rank {
 		fields = append(fields, arrow.Field{Name: "rank", Type: arrow.PrimitiveTypes.Int64})
@@ -334,6 +341,10 @@ func (s *recordSink) add(r *Row) error {
 	}
 	if s.l.scoreC {
 		s.b.Field(f).(*array.Float64Builder).Append(r.ScoreC)
+		f++
+	}
+	if s.l.scoreD {
+		s.b.Field(f).(*array.Float64Builder).Append(r.ScoreD)
 		f++
 	}
 	if s.l.rank {

@@ -78,7 +78,7 @@ func gen(args []string, stderr io.Writer) error {
 	docs := fs.Int("docs", 50, "rows per query")
 	seed := fs.Uint64("seed", 1, "random seed")
 	nSlices := fs.Int("slices", 0, "add a \"market\" column with this many values (0: none)")
-	systems := fs.Int("systems", 1, "2 adds a second model's \"score_b\" column")
+	systems := fs.Int("systems", 1, "2 adds a second model's \"score_b\" column, 3 \"score_c\", 4 \"score_d\"")
 	out := fs.String("o", "", "output file (format from the name: "+strings.Join(synth.Formats, ", ")+"), or directory with -split")
 	from := fs.String("from", "", "convert this log instead of generating one (its fields: the --*-col flags)")
 	// the log's field names: rankeval's flags, defaults and help
