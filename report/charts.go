@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html"
 	"math"
 	"strconv"
 	"strings"
@@ -89,11 +90,14 @@ func tickLabel(v float64) string {
 	return s
 }
 
+// svgOpen opens a chart; its label, like every title of axes and
+// captions, is text as the report prints it (printable: metric names, and
+// system names through printable.String), escaped here for HTML only.
 func (r *renderer) svgOpen(f *frame, label string) {
 	r.n++
 	r.p("<svg class=\"chart\" id=\"chart%d\" role=\"img\" aria-label=\"%s\" viewBox=\"0 0 %g %g\" width=\"%g\" height=\"%g\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-		r.n, esc(label), f.w, f.h, f.w, f.h)
-	r.p("<title>%s</title>\n", esc(label))
+		r.n, html.EscapeString(label), f.w, f.h, f.w, f.h)
+	r.p("<title>%s</title>\n", html.EscapeString(label))
 }
 
 // axes draws the frame's axes with ticks and their labels.
@@ -116,8 +120,8 @@ func (r *renderer) axes(f *frame, xticks []float64, xlabels []string, yticks []f
 	}
 	r.p("<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f.left, f.w-f.right, f.h-f.bot, f.h-f.bot)
 	r.p("<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", f.left, f.left, f.top, f.h-f.bot)
-	r.p("<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", (f.left+f.w-f.right)/2, f.h-6, esc(xTitle))
-	r.p("<text class=\"axis-title\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n", (f.top+f.h-f.bot)/2, esc(yTitle))
+	r.p("<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", (f.left+f.w-f.right)/2, f.h-6, html.EscapeString(xTitle))
+	r.p("<text class=\"axis-title\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n", (f.top+f.h-f.bot)/2, html.EscapeString(yTitle))
 }
 
 // legend draws the systems' colours at the top right.
@@ -324,63 +328,4 @@ func (r *renderer) histChart(m int, name string) {
 	}
 	r.legend(f)
 	r.p("</svg>\n<figcaption>%s</figcaption>\n</figure>\n", esc(name))
-}
-
-func (r *renderer) forestChart(pr Pair) {
-	d := r.d
-	rowH := 34.0
-	f := &frame{w: 760, left: 130, right: 30, top: 30, bot: 46}
-	f.h = f.top + f.bot + rowH*float64(len(d.Metrics))
-	lo, hi := 0.0, 0.0
-	for _, df := range pr.Diffs {
-		for _, v := range []float64{df.Mean, df.CI.Lo, df.CI.Hi, df.Boot.Lo, df.Boot.Hi} {
-			if !math.IsNaN(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	if hi-lo == 0 {
-		lo, hi = -0.01, 0.01
-	}
-	pad := (hi - lo) * 0.08
-	f.x0, f.x1 = lo-pad, hi+pad
-	f.y0, f.y1 = 0, 1
-	label := fmt.Sprintf("%s − %s: difference per metric with 95%% intervals", pr.System, pr.Baseline)
-	r.p("<figure>\n")
-	r.svgOpen(f, label)
-	xt := ticks(f.x0, f.x1, 7)
-	for _, v := range xt {
-		x := f.X(v)
-		r.p("<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, f.top, f.h-f.bot)
-	}
-	r.axes(f, xt, nil, nil, "difference ("+pr.System+" − "+pr.Baseline+")", "", false)
-	r.p("<line class=\"zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", f.X(0), f.X(0), f.top-6, f.h-f.bot)
-	for m, name := range d.Metrics {
-		df := pr.Diffs[m]
-		y := f.top + rowH*(float64(m)+0.5)
-		r.p("<g class=\"row\">")
-		tip := fmt.Sprintf("%s: difference %s, 95%% CI %s, %s, %s", name, s4(df.Mean), ci(df.CI, true), peq("p", df.PText), peq("corrected p", df.PAdjText))
-		if d.Bootstrap > 0 {
-			tip += ", bootstrap CI " + ci(df.Boot, true)
-		}
-		tip += fmt.Sprintf(", %d queries", df.N)
-		r.p("<title>%s</title>", esc(tip))
-		r.p("<rect class=\"hover\" x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", y-rowH/2, f.w, rowH)
-		r.p("<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>", f.left-10, y, esc(name))
-		col := "#555"
-		if df.PAdj < 0.05 {
-			col = color(1)
-		}
-		if !math.IsNaN(df.CI.Lo) {
-			r.p("<line class=\"ci\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, f.X(df.CI.Lo), f.X(df.CI.Hi), y, y)
-		}
-		if !math.IsNaN(df.Boot.Lo) {
-			r.p("<line class=\"boot\" stroke=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", col, f.X(df.Boot.Lo), f.X(df.Boot.Hi), y+7, y+7)
-		}
-		if !math.IsNaN(df.Mean) {
-			r.p("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>", f.X(df.Mean), y, col)
-		}
-		r.p("</g>\n")
-	}
-	r.p("</svg>\n<figcaption>%s</figcaption>\n</figure>\n", esc(label))
 }

@@ -47,22 +47,26 @@ type Curve struct {
 	Sys    [][]Stat // per system, per cutoff
 }
 
-// Diff is a system's difference from the baseline on one metric.
+// Diff is one pair's difference on one metric.
 type Diff struct {
 	N        int64
 	Mean     float64
 	CI, Boot Interval
-	P, PAdj  float64 // a corrected p (PAdj) below 0.05 marks the difference in bold
+	P, PAdj  float64
+	// Sig marks the difference (bold, in colour): the summary's rule, a
+	// corrected p below 0.05, which the report's notes state.
+	Sig bool
 	// PText and PAdjText are P and PAdj as the summary prints them
 	// ("< 0.0001"): the report prints them as given ("" as undefined), so
 	// the rule for p-values stays with the summary.
 	PText, PAdjText string
 }
 
-// Pair is one system against the baseline.
+// Pair is one comparison: system J against system I (I < J, indexes of
+// Data.Systems), whose differences are J minus I.
 type Pair struct {
-	System, Baseline string
-	Diffs            []Diff // per metric
+	I, J  int
+	Diffs []Diff // per metric
 }
 
 // Slice is one combination of the slice columns' values.
@@ -82,10 +86,16 @@ type Data struct {
 	Metrics   []string // metric names, in the order asked
 	Systems   []System // the baseline first
 	Curves    []Curve
-	Pairs     []Pair
 	SliceCols []string
 	Slices    []Slice
 	Bootstrap int
+
+	Pairs []Pair // those with the baseline first
+	// Test and Correction name the run's test and correction in column
+	// heads ("t", "Holm"); TestNote says in words how the comparisons were
+	// tested and corrected. The summary owns the words, so that every
+	// rendering says the same.
+	Test, Correction, TestNote string
 }
 
 // palette colours systems in every chart, the baseline first.
@@ -132,6 +142,9 @@ func (r *renderer) page() {
 	if len(d.Pairs) > 0 {
 		r.forest()
 	}
+	if r.matrixShown() {
+		r.matrix()
+	}
 	if len(d.Curves) > 0 {
 		r.curves()
 	}
@@ -169,12 +182,18 @@ func (r *renderer) header() {
 	for _, l := range d.Lines {
 		r.p("<p class=\"meta\">%s</p>\n", esc(l))
 	}
+	if len(d.Pairs) > 0 && d.TestNote != "" {
+		r.p("<p class=\"meta\">Comparisons: %s.</p>\n", esc(d.TestNote))
+	}
 }
 
 func (r *renderer) sections() [][2]string {
 	out := [][2]string{{"summary", "Summary"}}
 	if len(r.d.Pairs) > 0 {
 		out = append(out, [2]string{"comparison", "Comparison"})
+	}
+	if r.matrixShown() {
+		out = append(out, [2]string{"all-pairs", "All pairs"})
 	}
 	if len(r.d.Curves) > 0 {
 		out = append(out, [2]string{"curves", "Metric@k"})
@@ -268,45 +287,9 @@ func (r *renderer) summary() {
 	}
 	r.p("</tbody></table>\n")
 	if len(d.Pairs) > 0 {
-		r.p("<h3>Differences from the baseline</h3>\n<table class=\"num\">\n<thead><tr><th>system</th><th>metric</th><th>difference</th><th>95%% CI (t)</th><th>p (paired t)</th><th>p (Holm)</th>")
-		if boot {
-			r.p("<th>95%% CI (bootstrap)</th>")
-		}
-		r.p("<th>queries</th></tr></thead>\n<tbody>\n")
-		for _, pr := range d.Pairs {
-			for m, name := range d.Metrics {
-				df := pr.Diffs[m]
-				r.p("<tr>")
-				if m == 0 {
-					r.p("<th rowspan=\"%d\" class=\"sys\">%s − %s</th>", len(d.Metrics), esc(pr.System), esc(pr.Baseline))
-				}
-				cls := ""
-				if df.PAdj < 0.05 {
-					cls = " class=\"sig\""
-				}
-				r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true), esc(ptext(df.PText)), cls, esc(ptext(df.PAdjText)))
-				if boot {
-					r.p("<td>%s</td>", ci(df.Boot, true))
-				}
-				r.p("<td>%d</td></tr>\n", df.N)
-			}
-		}
-		r.p("</tbody></table>\n<p class=\"note\">Differences are system minus baseline, over the queries where both define the metric. p is the paired t-test's two-sided p-value; Holm's correction is across the metrics of each system. Bold: Holm p &lt; 0.05.</p>\n")
+		r.differences()
 	}
 	r.p("</section>\n")
-}
-
-func (r *renderer) forest() {
-	d := r.d
-	r.p("<section id=\"comparison\">\n<h2>Comparison: differences with 95%% intervals</h2>\n")
-	for _, pr := range d.Pairs {
-		r.forestChart(pr)
-	}
-	r.p("<p class=\"note\">Each row is one metric: the dot is the mean difference, the thick line its 95%% t interval")
-	if d.Bootstrap > 0 {
-		r.p(", the thin line below it the Poisson-bootstrap percentile interval")
-	}
-	r.p("; the dashed line is no difference. Hover for the figures.</p>\n</section>\n")
 }
 
 func (r *renderer) slices() {
@@ -314,7 +297,9 @@ func (r *renderer) slices() {
 	r.p("<section id=\"slices\">\n<h2>Slices by %s</h2>\n", esc(strings.Join(d.SliceCols, ", ")))
 	r.p("<p class=\"note\">%d slices. Click a column header to sort; click again to reverse.", len(d.Slices))
 	if len(d.Pairs) > 0 {
-		r.p(" Differences are system minus baseline; bold where Holm's p &lt; 0.05 across the metrics of the slice.")
+		// A slice's comparisons are t-tests whatever the run's: the
+		// randomization tests and the bootstrap are drawn for the whole run.
+		r.p(" Δ is the first system minus the second. Within a slice every comparison is a paired t-test, whatever the run's test, its p corrected across the comparisons of that slice (every pair and metric): bold where %s &lt; 0.05.", esc(pHead(d.Correction)))
 	}
 	// The table scrolls in its own box, so many metrics and long system
 	// names do not make the page wider than the window; the box is at most
@@ -333,7 +318,7 @@ func (r *renderer) slices() {
 	}
 	for _, pr := range d.Pairs {
 		for _, m := range d.Metrics {
-			r.p("<th>Δ %s <small>(%s)</small></th>", esc(m), esc(pr.System))
+			r.p("<th>Δ %s <small>(%s)</small></th>", esc(m), html.EscapeString(d.pairName(pr)))
 		}
 	}
 	r.p("</tr></thead>\n<tbody>\n")
@@ -351,10 +336,10 @@ func (r *renderer) slices() {
 			for m := range d.Metrics {
 				df := sl.Diffs[p][m]
 				cls := ""
-				if df.PAdj < 0.05 {
+				if df.Sig {
 					cls = " class=\"sig\""
 				}
-				r.p("<td%s%s title=\"95%% CI %s, %s, %s\">%s</td>", dataV(df.Mean), cls, ci(df.CI, true), esc(peq("p", df.PText)), esc(peq("corrected p", df.PAdjText)), s4(df.Mean))
+				r.p("<td%s%s title=\"95%% CI %s, %s, %s\">%s</td>", dataV(df.Mean), cls, ci(df.CI, true), esc(peq(pHead("t"), df.PText)), esc(peq(pHead(d.Correction), df.PAdjText)), s4(df.Mean))
 			}
 		}
 		r.p("</tr>\n")
@@ -376,6 +361,9 @@ th.sys{text-align:left;vertical-align:top;background:#fafbfd}.swatch{display:inl
 .sig{font-weight:700}.note{color:#556;font-size:12.5px;max-width:900px}
 table.sortable th{cursor:pointer;user-select:none}table.sortable th.asc::after{content:" ▲"}table.sortable th.desc::after{content:" ▼"}
 .grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:8px 24px}
+.tables{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}.tables .scroll{max-width:100%}
+.matrix caption{font-weight:600;text-align:left;padding:2px 0}.matrix th{white-space:nowrap}.matrix thead th{text-align:center}.matrix td.diag{background:#f3f5f9}.matrix td.none{color:#99a}
+.matrix td.up{background:#e3f4e8}.matrix td.down{background:#fbe5e7}
 figure{margin:0}figcaption{font-size:12.5px;color:#556;text-align:center}
 svg.chart{max-width:100%;height:auto;background:#fff}
 .axis{stroke:#333;stroke-width:1}.grid{stroke:#e8eaf0;stroke-width:1}.tick{font-size:11px;fill:#333}

@@ -170,11 +170,11 @@ func TestHeaderInputs(t *testing.T) {
 func TestPValues(t *testing.T) {
 	nan := math.NaN()
 	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
-	df := Diff{N: 3, Mean: 0.1, CI: Interval{0.05, 0.15}, Boot: Interval{nan, nan}, P: 0, PAdj: 0.03, PText: "< 0.0001", PAdjText: "0.0300"}
+	df := Diff{N: 3, Mean: 0.1, CI: Interval{0.05, 0.15}, Boot: Interval{nan, nan}, P: 0, PAdj: 0.03, Sig: true, PText: "< 0.0001", PAdjText: "0.0300"}
 	hist := [][]Bin{{{0, 1, 3}}}
 	d := &Data{Title: "t", Metrics: []string{"map"},
-		Systems:   []System{{Name: "a", Stats: []Stat{st}, Hists: hist}, {Name: "b", Stats: []Stat{st}, Hists: hist}},
-		Pairs:     []Pair{{System: "b", Baseline: "a", Diffs: []Diff{df}}},
+		Systems: []System{{Name: "a", Stats: []Stat{st}, Hists: hist}, {Name: "b", Stats: []Stat{st}, Hists: hist}},
+		Pairs:   []Pair{{I: 0, J: 1, Diffs: []Diff{df}}}, Test: "t", Correction: "Holm",
 		SliceCols: []string{"market"},
 		Slices:    []Slice{{Key: []string{"m1"}, Queries: 3, Stats: [][]Stat{{st}, {st}}, Diffs: [][]Diff{{{N: 3, Mean: nan, CI: Interval{nan, nan}, P: nan, PAdj: nan}}}}},
 	}
@@ -183,7 +183,7 @@ func TestPValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"<td>&lt; 0.0001</td><td class=\"sig\">0.0300</td>", "p &lt; 0.0001, corrected p = 0.0300", "p = –, corrected p = –"} {
+	for _, want := range []string{"<td>&lt; 0.0001</td><td class=\"sig\">0.0300</td>", "p (t) &lt; 0.0001, p (Holm) = 0.0300", "p (t) = –, p (Holm) = –"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -243,5 +243,165 @@ func TestWriteEscapes(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+}
+
+// TestComparisons: three systems compared by pairs, all or with the
+// baseline only. The forest plots have a row per pair, the c − b pair
+// too; the matrix shows row minus column, flipping the pair's difference
+// and interval, "–" for a pair not compared; the texts name the run's
+// test and correction; names are escaped everywhere.
+func TestComparisons(t *testing.T) {
+	nan := math.NaN()
+	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
+	hist := [][]Bin{{{0, 1, 3}}, {{0, 1, 3}}}
+	diff := func(mean, lo, hi, padj float64) Diff {
+		return Diff{N: 40, Mean: mean, CI: Interval{lo, hi}, Boot: Interval{nan, nan}, P: padj / 2, PAdj: padj, Sig: padj < 0.05,
+			PText: fmt.Sprintf("%.4f", padj/2), PAdjText: fmt.Sprintf("%.4f", padj)}
+	}
+	// per pair (I, J), per metric (map, ndcg@10)
+	all := map[[2]int][]Diff{
+		{0, 1}: {diff(0.01, -0.01, 0.03, 0.4), diff(0.03, 0.02, 0.04, 0.002)},
+		{0, 2}: {diff(0.03, 0.02, 0.04, 0.003), diff(-0.02, -0.03, -0.01, 0.02)},
+		{1, 2}: {diff(0.02, 0.01, 0.03, 0.01), diff(-0.05, -0.06, -0.04, 0.0004)},
+	}
+	systems := []System{{Name: "base", Stats: []Stat{st, st}, Hists: hist}, {Name: "b", Stats: []Stat{st, st}, Hists: hist},
+		{Name: "new<&>", Stats: []Stat{st, st}, Hists: hist}}
+	const esc2 = "new&lt;&amp;&gt;"
+	tests := []struct {
+		name                       string
+		nsys                       int
+		pairs                      [][2]int
+		test, corr, note           string
+		want, absent               []string
+		forestCharts, matrixTables int
+	}{
+		{name: "three systems, all pairs", nsys: 3, pairs: [][2]int{{0, 1}, {0, 2}, {1, 2}},
+			test: "rand.", corr: "BH", note: "paired randomization test, 1000 permutations (seed 7); p corrected by Benjamini-Hochberg over every comparison",
+			want: []string{
+				"<h3>Differences between systems</h3>", "<th>p (rand.)</th><th>p (BH)</th>",
+				"Comparisons: paired randomization test, 1000 permutations (seed 7); p corrected by Benjamini-Hochberg over every comparison.",
+				`aria-label="map: difference per pair with 95% intervals"`, `aria-label="ndcg@10: difference per pair with 95% intervals"`,
+				// the c − b rows, in colour (the third system's) where significant
+				`<title>` + esc2 + ` − b, map: difference +0.0200, 95% CI [+0.0100, +0.0300], p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries</title>`,
+				`>` + esc2 + ` − b</text><line class="ci" stroke="#2a9d5c"`,
+				// b − base on map is not significant: grey
+				`>b − base</text><line class="ci" stroke="#555"`,
+				// the matrix: row minus column, flipped from the pair (b, new)
+				`<td class="sig down" title="b − ` + esc2 + `, map: -0.0200, 95% CI [-0.0300, -0.0100], p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries">-0.0200</td>`,
+				`<td class="sig up" title="` + esc2 + ` − b, map: +0.0200, 95% CI [+0.0100, +0.0300], p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries">+0.0200</td>`,
+				`<td title="base − b, map: -0.0100, 95% CI [-0.0300, +0.0100], p (rand.) = 0.2000, p (BH) = 0.4000, 40 queries">-0.0100</td>`,
+				`<td class="sig up" title="b − ` + esc2 + `, ndcg@10: +0.0500`,
+				"<a href=\"#all-pairs\">All pairs</a>",
+				"<th>Δ map <small>(" + esc2 + " − b)</small></th>",
+				"Within a slice every comparison is a paired t-test, whatever the run's test",
+				"bold where p (BH) &lt; 0.05",
+			},
+			absent:       []string{"Holm", "not compared", "did not compare", "paired t-test;"},
+			forestCharts: 2, matrixTables: 2},
+		{name: "three systems, with the baseline", nsys: 3, pairs: [][2]int{{0, 1}, {0, 2}},
+			test: "t", corr: "Holm", note: "paired t-test; p corrected by Holm's method over every comparison",
+			want: []string{
+				"<h3>Differences from the baseline</h3>", "<th>p (t)</th><th>p (Holm)</th>",
+				"Comparisons: paired t-test; p corrected by Holm&#39;s method over every comparison.",
+				`>` + esc2 + ` − base</text>`, `>b − base</text>`,
+				`<td class="none" title="b − ` + esc2 + `: not compared">–</td>`,
+				`<td class="none" title="` + esc2 + ` − b: not compared">–</td>`,
+				`<td class="sig down" title="base − ` + esc2 + `, map: -0.0300`,
+				"– where the run did not compare the two",
+			},
+			absent:       []string{esc2 + " − b<", "(" + esc2 + " − b)", "Benjamini", "rand."},
+			forestCharts: 2, matrixTables: 2},
+		{name: "two systems", nsys: 2, pairs: [][2]int{{0, 1}},
+			test: "Tukey", corr: "uncorr.", note: "randomized Tukey HSD, 500 permutations (seed 1); p not corrected",
+			want: []string{
+				`aria-label="b − base: difference per metric with 95% intervals"`, "<th>p (Tukey)</th><th>p (uncorr.)</th>",
+				`<title>ndcg@10: difference +0.0300, 95% CI [+0.0200, +0.0400], p (Tukey) = 0.0010, p (uncorr.) = 0.0020, 40 queries</title>`,
+				`>ndcg@10</text><line class="ci" stroke="#d1495b"`,
+				"Comparisons: randomized Tukey HSD, 500 permutations (seed 1); p not corrected.",
+			},
+			absent:       []string{"all-pairs", "class=\"num matrix\"", "Holm", esc2},
+			forestCharts: 1, matrixTables: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &Data{Title: "t", Metrics: []string{"map", "ndcg@10"}, Systems: systems[:tc.nsys],
+				Test: tc.test, Correction: tc.corr, TestNote: tc.note, SliceCols: []string{"market"}}
+			sl := Slice{Key: []string{"m1"}, Queries: 40}
+			for range tc.nsys {
+				sl.Stats = append(sl.Stats, []Stat{st, st})
+			}
+			for _, p := range tc.pairs {
+				d.Pairs = append(d.Pairs, Pair{I: p[0], J: p[1], Diffs: all[p]})
+				sl.Diffs = append(sl.Diffs, all[p])
+			}
+			d.Slices = []Slice{sl}
+			var buf bytes.Buffer
+			if err := Write(&buf, d); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q", w)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("output has %q", a)
+				}
+			}
+			if strings.Contains(out, "new<&>") {
+				t.Error("a system name unescaped")
+			}
+			if n := strings.Count(out, "with 95% intervals\" viewBox"); n != tc.forestCharts {
+				t.Errorf("%d forest charts, want %d", n, tc.forestCharts)
+			}
+			if n := strings.Count(out, "<table class=\"num matrix\">"); n != tc.matrixTables {
+				t.Errorf("%d matrix tables, want %d", n, tc.matrixTables)
+			}
+			// a row per pair in each chart: every pair's row in the map chart
+			if tc.nsys > 2 {
+				chart := out[strings.Index(out, `aria-label="map: difference per pair`):]
+				chart = chart[:strings.Index(chart, "</svg>")]
+				if n := strings.Count(chart, `<g class="row">`); n != len(tc.pairs) {
+					t.Errorf("map chart: %d rows, want %d", n, len(tc.pairs))
+				}
+			}
+		})
+	}
+}
+
+// TestComparisonNames: names that print quoted (a control character, a
+// leading quote) are quoted once, each on its own, in every pair label,
+// forest row and matrix cell; none is quoted again as part of a longer
+// text.
+func TestComparisonNames(t *testing.T) {
+	nan := math.NaN()
+	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
+	hist := [][]Bin{{{0, 1, 3}}}
+	df := Diff{N: 9, Mean: 0.02, CI: Interval{0.01, 0.03}, Boot: Interval{nan, nan}, P: 0.001, PAdj: 0.003, Sig: true, PText: "0.0010", PAdjText: "0.0030"}
+	d := &Data{Title: "t", Metrics: []string{"map"}, Test: "t", Correction: "Holm",
+		Systems: []System{{Name: "base", Stats: []Stat{st}, Hists: hist}, {Name: `"q"`, Stats: []Stat{st}, Hists: hist}, {Name: "b\x1b[31m", Stats: []Stat{st}, Hists: hist}},
+		Pairs:   []Pair{{I: 0, J: 1, Diffs: []Diff{df}}, {I: 0, J: 2, Diffs: []Diff{df}}, {I: 1, J: 2, Diffs: []Diff{df}}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	const b, q = `&#34;b\x1b[31m&#34;`, `&#34;\&#34;q\&#34;&#34;`
+	for _, want := range []string{
+		`class="sys"><span class="swatch" style="background:#2a9d5c"></span>` + b + ` − ` + q + `</th>`, // differences table
+		`>` + b + ` − ` + q + `</text>`,                          // forest row label
+		`<title>` + b + ` − ` + q + `, map: difference +0.0200,`, // its hover text
+		`title="` + q + ` − ` + b + `, map: -0.0200,`,            // the matrix, flipped
+		`(c) ` + b + `</th>`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "\x1b") || strings.Contains(out, `&#34;\&#34;b`) || strings.Contains(out, `\\`) {
+		t.Error("a raw control character, or a name quoted twice")
 	}
 }

@@ -25,7 +25,7 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	diff := func(p aggregate.Paired) report.Diff {
 		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi},
-			P: p.P, PAdj: p.PAdj, PText: pval(p.P, ""), PAdjText: pval(p.PAdj, "")}
+			P: p.P, PAdj: p.PAdj, Sig: p.Significant(), PText: pval(p.P, ""), PAdjText: pval(p.PAdj, "")}
 	}
 	for s := range r.nsys {
 		sys := report.System{Name: r.systems[s], Rows: r.Agg.Sys[s].Rows, Queries: r.Agg.Sys[s].Queries, Empty: r.Agg.Sys[s].Empty, Missing: r.Agg.Missing[s]}
@@ -66,10 +66,10 @@ func (r *Results) WriteReport(w io.Writer) error {
 		d.Curves = append(d.Curves, rc)
 	}
 	if len(r.pairs) > 0 {
-		d.Lines = append(d.Lines, "Comparisons: "+c.TestNote()+".")
+		d.Test, d.Correction, d.TestNote = testShort[c.Compare.Test], corrShort[c.Correction], c.TestNote()
 	}
 	for _, ps := range r.pairs {
-		pr := report.Pair{System: r.systems[ps[0].J], Baseline: r.systems[ps[0].I]}
+		pr := report.Pair{I: ps[0].I, J: ps[0].J}
 		for _, x := range ps {
 			pr.Diffs = append(pr.Diffs, diff(x))
 		}

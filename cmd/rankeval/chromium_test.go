@@ -123,7 +123,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("slice table has %d rows, want %d", n, len(sum.Slices))
 	}
 	// hover text: native SVG titles on points, bars and forest rows
-	for _, tip := range []string{"score nDCG@10 = ", "queries</title></rect>", "corrected p = "} {
+	for _, tip := range []string{"score nDCG@10 = ", "queries</title></rect>", "p (Holm) = "} {
 		if !strings.Contains(dom, tip) {
 			t.Errorf("no hover text like %q", tip)
 		}
@@ -133,7 +133,7 @@ func TestReportInChromium(t *testing.T) {
 	if !strings.Contains(dom, "rankeval (devel)") {
 		t.Error("the report does not name the rankeval version")
 	}
-	if !strings.Contains(dom, "<td>&lt; 0.0001</td>") || !strings.Contains(dom, "p &lt; 0.0001") {
+	if !strings.Contains(dom, "<td>&lt; 0.0001</td>") || !strings.Contains(dom, "p (t) &lt; 0.0001") {
 		t.Error("no p-value printed as < 0.0001")
 	}
 	if m := regexp.MustCompile(`\b\d\.\de[-+]\d\d\b`).FindString(dom); m != "" {
@@ -224,6 +224,59 @@ func TestReportInChromium(t *testing.T) {
 		}
 		if !strings.Contains(dom, "300 inputs: ") {
 			t.Error("no count of the inputs")
+		}
+	})
+
+	t.Run("three systems, all pairs", func(t *testing.T) {
+		// a third score column whose name is markup, every pair compared
+		// by the randomization test: a forest chart per metric with a row
+		// per pair, and the matrix of every pair
+		var b strings.Builder
+		for q := range 60 {
+			for d := range 8 {
+				fmt.Fprintf(&b, `{"query_id":"q%03d","doc_id":"d%d","label":%d,"market":"m%d","score":%.2f,"score_b":%.2f,"new<&>":%.2f}`+"\n",
+					q, d, (q*7+d*3)%4, q%3, float64((q*13+d*29)%101)/100, float64((q*17+d*31+(q*7+d*3)%4*20)%101)/100, float64((q*5+d*11+(q*7+d*3)%4*40)%101)/100)
+			}
+		}
+		log := filepath.Join(dir, "three.jsonl")
+		if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		three := filepath.Join(dir, "three.html")
+		if code, _, stderr := cli(t, "--quiet", "-m", "ndcg@10,map", "--score-col", "score,score_b,new<&>", "--pairs", "all",
+			"--test", "randomization", "--permutations", "200", "--correction", "bh", "--by", "market", "--report", three, log); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		dom, _ := browse(three, "--dump-dom")
+		if !strings.Contains(dom, `data-ready="1"`) {
+			t.Fatal("the page script did not finish")
+		}
+		if m := regexp.MustCompile(`<div id="script-error"[^>]*>([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
+			t.Fatalf("script error shown: %v", m)
+		}
+		for _, c := range []string{"ndcg@10: difference per pair with 95% intervals", "map: difference per pair with 95% intervals"} {
+			if !strings.Contains(dom, `aria-label="`+c+`"`) {
+				t.Errorf("chart %q missing", c)
+			}
+		}
+		for _, want := range []string{">new&lt;&amp;&gt; − score_b</text>", "<th>p (rand.)</th><th>p (BH)</th>", "<a href=\"#all-pairs\">All pairs</a>",
+			"Comparisons: paired randomization test, 200 permutations (seed "} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		tables := regexp.MustCompile(`(?s)<table class="num matrix">.*?</table>`).FindAllString(dom, -1)
+		if len(tables) != 2 {
+			t.Fatalf("%d matrix tables, want 2", len(tables))
+		}
+		for _, tb := range tables {
+			// three rows of three cells, the diagonal empty, no pair left out
+			if n, d := strings.Count(tb, "<td"), strings.Count(tb, `<td class="diag">`); n != 9 || d != 3 || strings.Contains(tb, "–") {
+				t.Errorf("matrix: %d cells, %d diagonal:\n%s", n, d, tb)
+			}
+		}
+		if strings.Contains(dom, "new<&>") {
+			t.Error("a system name unescaped")
 		}
 	})
 
