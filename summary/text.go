@@ -84,7 +84,7 @@ func (r *Results) Text() []byte {
 
 // formatSlicesText prints one line per slice: its queries and the
 // baseline's means, then each other system's differences, starred where
-// Holm's p is below 0.05.
+// the corrected p (the t-test's: slices have no replicates) is below 0.05.
 func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 	keyW := len(printableKey(c.Slices))
 	for _, sr := range r.slices {
