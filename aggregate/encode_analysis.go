@@ -196,6 +196,17 @@ func (l *Layout) minBytes() uint64 {
 	return satAdd(n, 1) // the number of slices
 }
 
+// ReplicateBytes is the memory of the replicate sums of an analysis of l:
+// the bootstrap's and the randomization tests', 16 bytes a sum.
+func (l *Layout) ReplicateBytes() int64 {
+	C := uint64(len(l.Core))
+	n := satMul(uint64(l.Bootstrap), satMul(satAdd(uint64(l.Systems), l.numPairs()), C))
+	if l.Test != TestT {
+		n = satAdd(n, satMul(uint64(l.Permutations)+1, l.permMeans()))
+	}
+	return int64(min(satMul(n, 16), math.MaxInt64))
+}
+
 // numPairs is len(l.Pairs()), saturated for a layout being decoded.
 func (l *Layout) numPairs() uint64 {
 	S := uint64(l.Systems)

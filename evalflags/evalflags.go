@@ -456,14 +456,26 @@ func CheckTrecFormat(format string, run *summary.Run) error {
 	return nil
 }
 
-// CheckCompare refuses a comparison flag when there is one system: called
-// once every source of systems is known.
+// CheckCompare refuses a comparison flag when there is one system, and
+// replicates whose sums would not fit in memory: called once every source
+// of systems is known.
 func (s *Settings) CheckCompare() error {
-	if len(s.Rules.Systems) < 2 && (s.Compare != aggregate.Compare{}) {
+	S := len(s.Rules.Systems)
+	if S < 2 && (s.Compare != aggregate.Compare{}) {
 		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
+	}
+	l := aggregate.Layout{Metrics: len(s.Rules.Metrics), Systems: max(S, 1), Bootstrap: s.Bootstrap, Compare: s.Compare}
+	l.Core = make([]aggregate.Range, l.Metrics)
+	if b := l.ReplicateBytes(); b > MaxReplicateBytes {
+		return Usagef("--bootstrap %d and --permutations %d over %d systems (%d pairs) and %d metrics would hold %.1fGiB of replicate sums per worker, more than %s: fewer replicates, metrics or pairs",
+			s.Bootstrap, s.Compare.Permutations, l.Systems, len(l.Pairs()), l.Metrics, float64(b)/(1<<30), bytesize.Format(MaxReplicateBytes))
 	}
 	return nil
 }
+
+// MaxReplicateBytes bounds the replicate sums of the bootstrap and the
+// randomization tests that one worker holds.
+const MaxReplicateBytes = 1 << 30
 
 // Summary is what a summary of these settings explains; the caller adds
 // what its command knows besides (TREC input, slices, systems, gates).

@@ -143,6 +143,8 @@ func TestComparisonFlags(t *testing.T) {
 		{"infinite margin", append(two, "--fail-if-worse", "map=inf"), `want a number >= 0`},
 		{"margin of a metric not computed", append(two, "--fail-if-worse", "p@10=0.1"), `"p@10" is not among the metrics computed`},
 		{"unknown format", append(two, "--format", "html"), `--format "html": want text, json, trec, latex or markdown`},
+		{"replicates beyond memory", []string{"--score-col", "s0,s1,s2,s3", "--pairs", "all", "--bootstrap", "100000", "--permutations", "100000",
+			"-m", manyCutoffs(100)}, `102 metrics would hold 2.4GiB of replicate sums per worker, more than 1GiB`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, append(append([]string{"--quiet", "-m", "map,ndcg@10"}, tc.args...), log)...)
@@ -247,4 +249,13 @@ func TestFailIfWorseMerged(t *testing.T) {
 	if code != 3 || comparisonOf(t, got) != comparisonOf(t, want) || !strings.Contains(got, `"worse": [{"metric": "ndcg@10", "system": "s1"`) {
 		t.Fatalf("merge: exit %d: %s\n%s\nwant\n%s", code, stderr, got, want)
 	}
+}
+
+// manyCutoffs is -m p@1,...,p@n.
+func manyCutoffs(n int) string {
+	var ms []string
+	for k := 1; k <= n; k++ {
+		ms = append(ms, fmt.Sprintf("p@%d", k))
+	}
+	return strings.Join(ms, ",")
 }
