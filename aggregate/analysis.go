@@ -353,8 +353,9 @@ func (a *Analysis) Pairs(c Correction) [][]Paired {
 			if a.Boot != nil {
 				d.BootLo, d.BootHi = a.Boot.CI95((a.L.Systems+p)*nc + m)
 			}
-			if d.N > 0 {
-				switch d.Test = a.L.Test; d.Test {
+			d.Test = a.L.Test
+			if d.N > 0 { // else no test: P stays NaN
+				switch d.Test {
 				case TestRandom:
 					d.P = a.Perm.FlipP(p*nc + m)
 				case TestTukey:
