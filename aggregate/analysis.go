@@ -357,9 +357,9 @@ func (a *Analysis) Pairs(c Correction) [][]Paired {
 			if d.N > 0 { // else no test: P stays NaN
 				switch d.Test {
 				case TestRandom:
-					d.P = a.Perm.FlipP(p*nc + m)
+					d.P = a.Perm.FlipP(p*nc+m, d.N)
 				case TestTukey:
-					d.P = a.Perm.TukeyP(ranges[m], pr[0], pr[1], m)
+					d.P = a.Perm.TukeyP(ranges[m], pr[0], pr[1], m, a.tukeyQueries(m))
 				}
 			}
 			out[p][m] = d
@@ -367,6 +367,16 @@ func (a *Analysis) Pairs(c Correction) [][]Paired {
 	}
 	Correct(out, c)
 	return out
+}
+
+// tukeyQueries bounds the queries in the Tukey HSD of core metric m:
+// those where every system defines it.
+func (a *Analysis) tukeyQueries(m int) int64 {
+	n := a.Sys[0].Stats[m].N
+	for _, set := range a.Sys[1:] {
+		n = min(n, set.Stats[m].N)
+	}
+	return n
 }
 
 // BootCI is the bootstrap interval of core metric m of system s (NaN

@@ -90,11 +90,7 @@ func (a *Analysis) checkPerm() error {
 			n[k] = a.Diff[k/len(a.L.Core)][k%len(a.L.Core)].N
 			continue
 		}
-		m := k % p.C
-		n[k] = a.Sys[0].Stats[m].N
-		for s := range p.S {
-			n[k] = min(n[k], a.Sys[s].Stats[m].N)
-		}
+		n[k] = a.tukeyQueries(k % p.C)
 	}
 	bad := func(b, k int, why string) error {
 		return fmt.Errorf("randomization replicate %d, mean %d: %s: %w", b, k, why, ErrImpossible)

@@ -244,30 +244,52 @@ func (a i128) cmp(b i128) int {
 // Phipson and Smyth (2010) show is exact for a test of size α.
 func pValue(extreme, b int) float64 { return float64(1+extreme) / float64(1+b) }
 
+// tieSlack is how far apart, in fixed-point units, the integer statistics
+// of mean k may lie when the exact ones tie, for statistics made of sums
+// sums of n values each. A value's fixed point lies within half a unit of
+// its float, which lies within some ulps of the exact value it stands for
+// (1/3, 3/10: a p@3 or p@10), and these errors do not cancel as exact
+// values do: 2·round(2^55/3) is not round(2·2^55/3). Counting only exact
+// integer ties would then break ties of exact values downward, making p
+// too small. The slack is 2^-45 a value for bounded metrics (some 256
+// ulps) and 2 units (2^-25) for open ones: far below any difference of
+// means that matters.
+func (p *Perms) tieSlack(k int, n int64, sums uint64) i128 {
+	e := uint64(2)
+	if f := p.frac[k]; f > 46 {
+		e = 1 << (f - 45)
+	}
+	hi, lo := bits.Mul64(uint64(max(n, 0)), e*sums)
+	return i128{int64(hi), lo}
+}
+
 // FlipP is the two-sided p-value of the randomization test of mean k
-// (TestRandom): a replicate counts when |Σ±d| >= |Σd|.
-func (p *Perms) FlipP(k int) float64 {
+// (TestRandom), a sum of n values: a replicate counts when |Σ±d| >= |Σd|,
+// ties within rounding included (tieSlack).
+func (p *Perms) FlipP(k int, n int64) float64 {
 	obs := p.at(p.B, k)
-	aobs := obs.abs()
-	n := 0
+	aobs := obs.abs().sub(p.tieSlack(k, n, 2))
+	extreme := 0
 	for b := range p.B {
 		pos := p.at(b, k)
 		two := i128{pos.hi<<1 | int64(pos.lo>>63), pos.lo << 1}
 		if two.sub(obs).abs().cmp(aobs) >= 0 {
-			n++
+			extreme++
 		}
 	}
-	return pValue(n, p.B)
+	return pValue(extreme, p.B)
 }
 
 // TukeyP is the p-value of the randomized Tukey HSD of systems i and j on
-// core metric m (TestTukey): a replicate counts when its largest
-// difference between any two systems is at least |observed i - j|. ranges
-// is RangesOf(m), sorted, shared by every pair of the metric.
-func (p *Perms) TukeyP(ranges []i128, i, j, m int) float64 {
+// core metric m (TestTukey), over at most n queries: a replicate counts
+// when its largest difference between any two systems is at least
+// |observed i - j|, ties within rounding included (tieSlack). ranges is
+// RangesOf(m), sorted, shared by every pair of the metric.
+func (p *Perms) TukeyP(ranges []i128, i, j, m int, n int64) float64 {
 	d := p.at(p.B, i*p.C+m).sub(p.at(p.B, j*p.C+m)).abs()
-	n, _ := slices.BinarySearchFunc(ranges, d, i128.cmp)
-	return pValue(len(ranges)-n, p.B)
+	d = d.sub(p.tieSlack(i*p.C+m, n, 4))
+	k, _ := slices.BinarySearchFunc(ranges, d, i128.cmp)
+	return pValue(len(ranges)-k, p.B)
 }
 
 // RangesOf is, per replicate, the largest minus the least of the systems'
