@@ -241,12 +241,13 @@ func (r *renderer) forestChart(title, xTitle string, rows []forestRow, w float64
 // with three systems or more (two make one pair, shown above it).
 func (r *renderer) matrixShown() bool { return len(r.d.Systems) >= 3 && len(r.d.Pairs) > 0 }
 
-// letter names system s in the matrix's columns: a to z, then aa, ab...
-func letter(s int) string {
+// Letter names system s in the matrix's columns and in the summary's
+// table of all pairs: a to z, then aa, ab...
+func Letter(s int) string {
 	if s < 26 {
 		return string(rune('a' + s))
 	}
-	return letter(s/26-1) + letter(s%26)
+	return Letter(s/26-1) + Letter(s%26)
 }
 
 // flip is a pair's difference the other way round: I minus J.
@@ -272,11 +273,11 @@ func (r *renderer) matrix() {
 		// widen the table; the rows name the systems, cut in the middle
 		r.p("<div class=\"scroll\">\n<table class=\"num matrix\">\n<caption>%s</caption>\n<thead><tr><th>row − column</th>", esc(metric))
 		for j, sys := range d.Systems {
-			r.p("<th title=\"%s\"><span class=\"swatch\" style=\"background:%s\"></span>%s</th>", esc(sys.Name), color(j), letter(j))
+			r.p("<th title=\"%s\"><span class=\"swatch\" style=\"background:%s\"></span>%s</th>", esc(sys.Name), color(j), Letter(j))
 		}
 		r.p("</tr></thead>\n<tbody>\n")
 		for i, row := range d.Systems {
-			r.p("<tr><th class=\"sys\" title=\"%s\"><span class=\"swatch\" style=\"background:%s\"></span>(%s) %s</th>", esc(row.Name), color(i), letter(i), html.EscapeString(middle(row.Name, 32)))
+			r.p("<tr><th class=\"sys\" title=\"%s\"><span class=\"swatch\" style=\"background:%s\"></span>(%s) %s</th>", esc(row.Name), color(i), Letter(i), html.EscapeString(middle(row.Name, 32)))
 			for j, col := range d.Systems {
 				p, ok := pair[[2]int{min(i, j), max(i, j)}]
 				switch {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rankeval/rankeval/internal/printable"
+	"github.com/rankeval/rankeval/report"
 )
 
 // The table of a paper or a pull request: systems as rows, metrics as
@@ -102,7 +103,7 @@ func (r *Results) table(d *tableDialect) []byte {
 	for s := range r.nsys {
 		name := r.systemName(s)
 		if letters {
-			name = fmt.Sprintf("(%c) %s", 'a'+rune(s%26), name)
+			name = fmt.Sprintf("(%s) %s", report.Letter(s), name)
 		}
 		if s == 0 && r.nsys > 1 {
 			name += " (baseline)"
@@ -160,12 +161,15 @@ func (r *Results) marks(s, m int, letters bool, d *tableDialect) string {
 		}
 		switch {
 		case letters && p.J == s && p.Mean > 0:
-			out = append(out, string(rune('a'+p.I%26)))
+			out = append(out, report.Letter(p.I))
 		case letters && p.I == s && p.Mean < 0:
-			out = append(out, string(rune('a'+p.J%26)))
+			out = append(out, report.Letter(p.J))
 		case !letters && p.I == 0 && p.J == s:
 			out = append(out, d.dagger)
 		}
+	}
+	if r.nsys > 26 { // letters of two characters: ab is not a, b
+		return strings.Join(out, ",")
 	}
 	return strings.Join(out, "")
 }
@@ -207,13 +211,14 @@ func latexEscape(s string) string {
 }
 
 // markdownEscape makes s safe as the text of a Markdown table cell: the
-// marks that would end the cell or start emphasis, code, a link or HTML
-// are escaped (CommonMark allows a backslash before any punctuation).
+// marks that would end the cell or start emphasis, code, a link, HTML, an
+// entity (&amp;) or GitHub's math ($x$) are escaped (CommonMark allows a
+// backslash before any punctuation).
 func markdownEscape(s string) string {
 	s = printable.String(s)
 	var b strings.Builder
 	for _, r := range s {
-		if r < 0x80 && strings.ContainsRune("\\`*_[]<>|~", r) {
+		if r < 0x80 && strings.ContainsRune("\\`*_[]<>|~&$", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

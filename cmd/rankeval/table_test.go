@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestTableManySystems: with more than 26 systems under --pairs all, the
+// LaTeX and Markdown tables give every system its own letter (aa, ab
+// after z, as the report's matrix does) and separate the letters of a
+// mean's marks, so that a mark names one system: they used to wrap
+// round to a, b, naming the baseline for the 27th system.
+func TestTableManySystems(t *testing.T) {
+	const S = 28
+	r := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	var cols []string
+	for s := range S {
+		cols = append(cols, fmt.Sprintf("s%d", s))
+	}
+	for q := range 60 {
+		for d := range 6 {
+			label := r.IntN(2)
+			fmt.Fprintf(&b, `{"query_id":"q%03d","doc_id":"d%d","label":%d`, q, d, label)
+			for s := range S {
+				score := r.Float64()
+				if s == S-1 { // the last system ranks the relevant rows first
+					score += float64(label)
+				}
+				fmt.Fprintf(&b, `,"s%d":%v`, s, score)
+			}
+			b.WriteString("}\n")
+		}
+	}
+	log := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		format string
+		row    *regexp.Regexp // a system's row: its letter, name and ndcg@5 cell
+	}{
+		{"markdown", regexp.MustCompile(`(?m)^\| \((\w+)\) (s\d+)(?: \(baseline\))? \| ([^|]*) \|$`)},
+		{"latex", regexp.MustCompile(`(?m)^\((\w+)\) (s\d+)(?: \(baseline\))? & (.*) \\\\$`)},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			code, out, stderr := cli(t, "--quiet", "-m", "ndcg@5", "--score-col", strings.Join(cols, ","), "--pairs", "all",
+				"--correction", "none", "--format", tc.format, log)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rows := tc.row.FindAllStringSubmatch(out, -1)
+			if len(rows) != S {
+				t.Fatalf("%d rows, want %d:\n%s", len(rows), S, out)
+			}
+			seen := map[string]string{}
+			for i, row := range rows {
+				if other, ok := seen[row[1]]; ok {
+					t.Errorf("letter %s names %s and %s", row[1], other, row[2])
+				}
+				seen[row[1]] = row[2]
+				if want := cols[i]; row[2] != want {
+					t.Errorf("row %d is %s, want %s", i, row[2], want)
+				}
+			}
+			// the last system is above every other: its marks name each
+			// of them once, the baseline's a and the 27th system's aa
+			last := rows[S-1][3]
+			marks := regexp.MustCompile(`(?:\^\{|<sup>)([a-z,]+)(?:\}|</sup>)`).FindStringSubmatch(last)
+			if marks == nil {
+				t.Fatalf("no marks in %q", last)
+			}
+			got := strings.Split(marks[1], ",")
+			if len(got) != S-1 || got[0] != "a" || got[S-2] != "aa" {
+				t.Fatalf("marks %q, want a,b,...,z,aa", marks[1])
+			}
+		})
+	}
+}
+
+// TestTableEscapes: system names with the marks of Markdown and LaTeX
+// come out as the names, not as markup: an HTML entity (&amp;) and
+// GitHub's math ($x$) included.
+func TestTableEscapes(t *testing.T) {
+	dir := t.TempDir()
+	_, logs := fourSystems(t, dir, 20)
+	for _, tc := range []struct {
+		format, name, want string
+	}{
+		{"markdown", "a&amp;b", `a\&amp;b`},
+		{"markdown", "cost $x$ low", `cost \$x\$ low`},
+		{"markdown", "**b**|c", `\*\*b\*\*\|c`},
+		{"latex", "a&amp;b", `a\&amp;b`},
+		{"latex", "cost $x$_1", `cost \$x\$\_1`},
+	} {
+		t.Run(tc.format+" "+tc.name, func(t *testing.T) {
+			code, out, stderr := cli(t, "--quiet", "-m", "map", "--format", tc.format,
+				"--system", "base="+logs[0], "--system", tc.name+"="+logs[1])
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Fatalf("no %s in\n%s", tc.want, out)
+			}
+		})
+	}
+}
