@@ -238,6 +238,16 @@ func (s *State) check(want *aggregate.Layout, n int) error {
 	return s.Agg.Check(ranges)
 }
 
+// orDefault is a header field's value as a mismatch names it: a field
+// left out (at its default, as in a state made before it existed) is "the
+// default".
+func orDefault(v json.RawMessage) string {
+	if v == nil {
+		return "the default"
+	}
+	return string(v)
+}
+
 // Mismatch names the first difference between what two states hold that
 // stops them merging ("" when they merge): the metrics, then each option.
 func Mismatch(a, b *State) string {
@@ -250,7 +260,7 @@ func Mismatch(a, b *State) string {
 	ja, _ := json.Marshal(ha)
 	jb, _ := json.Marshal(hb)
 	if k, va, vb := firstField(ja, jb); k != "" {
-		return fmt.Sprintf("%s %s against %s", k, vb, va)
+		return fmt.Sprintf("%s %s against %s", k, orDefault(vb), orDefault(va))
 	}
 	if !a.Agg.L.Equal(b.Agg.L) {
 		return "their aggregates' layouts"

@@ -404,3 +404,33 @@ func TestDecodeRefusesImpossibleSums(t *testing.T) {
 		})
 	}
 }
+
+// TestMismatchDefault: a comparison option that one state leaves at its
+// default (and so out of its header, as states made before the option
+// existed do) is named as the default, not as an empty string.
+func TestMismatchDefault(t *testing.T) {
+	s := testState(t)
+	for _, tc := range []struct {
+		name string
+		set  func(r *summary.Run)
+		want string
+	}{
+		{"test", func(r *summary.Run) {
+			r.Compare = aggregate.Compare{Test: aggregate.TestRandom, Permutations: 1000}
+		}, `test "randomization" against the default`},
+		{"pairs", func(r *summary.Run) { r.Compare.AllPairs = true }, `pairs "all" against the default`},
+		{"correction", func(r *summary.Run) { r.Correction = aggregate.CorrBH }, `correction "bh" against the default`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := testState(t)
+			tc.set(o.Run)
+			if got := Mismatch(s, o); got != tc.want {
+				t.Errorf("Mismatch = %q, want %q", got, tc.want)
+			}
+			rev := strings.Replace(strings.Replace(tc.want, " against the default", "", 1), tc.name+" ", tc.name+" the default against ", 1)
+			if got := Mismatch(o, s); got != rev {
+				t.Errorf("the other way: Mismatch = %q, want %q", got, rev)
+			}
+		})
+	}
+}
