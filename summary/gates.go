@@ -43,7 +43,7 @@ func ParseGates(under, worse string, failOnEmpty bool, ms []metrics.Metric) (*Ga
 		if w.Min < 0 || math.IsInf(w.Min, 0) {
 			return nil, fmt.Errorf("--fail-if-worse: the margin of %s is %g: want a number >= 0", ms[w.Metric].Name, w.Min)
 		}
-		g.Worse[i].Margin, g.Worse[i].Min = w.Min, 0
+		g.Worse[i].Margin, g.Worse[i].Min = w.Min+0, 0 // + 0 turns -0 into 0
 	}
 	return g, nil
 }
