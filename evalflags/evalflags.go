@@ -275,6 +275,9 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 		}
 	}
 	v.MaxGradeSet = set["max-grade"] || profiles[v.Profile].flags["max-grade"] != ""
+	if set["permutations"] && v.Permutations == 0 { // 0 is "not given" in Values
+		return nil, Usagef("--permutations 0: want 1 to 100000 replicates")
+	}
 	FinishColumns(fs, &v.Columns)
 	if err := ApplyReadTimeout(v.ReadTimeout); err != nil {
 		return nil, err

@@ -153,7 +153,7 @@ type WorseCheck struct {
 
 func (c *WorseCheck) String() string {
 	return fmt.Sprintf("%s of %s: lower bound %s of the 95%% %s interval of its difference from the baseline is below -%g",
-		c.Metric, printable.String(c.System), FmtMean(c.Lower), c.Interval, c.Margin)
+		c.Metric, printable.String(c.System), lowerText(c.Lower), c.Interval, c.Margin)
 }
 
 // GateCheck is one --fail-under bar and how the run fared.
@@ -252,9 +252,18 @@ func writeGates(w *bytes.Buffer, g *Gates) {
 		if !c.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(w, "gate %s of %s not worse by %g: %s (lower bound %s, %s interval)\n", c.Metric, printable.String(c.System), c.Margin, verdict, FmtMean(c.Lower), c.Interval)
+		fmt.Fprintf(w, "gate %s of %s not worse by %g: %s (lower bound %s, %s interval)\n", c.Metric, printable.String(c.System), c.Margin, verdict, lowerText(c.Lower), c.Interval)
 	}
 	if g.Empty {
 		fmt.Fprintln(w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
 	}
+}
+
+// lowerText is a gate's lower bound with the digits a margin needs: a
+// bound of -0.00004 against a margin of 3e-05 must not read -0.0000.
+func lowerText(v float64) string {
+	if math.IsNaN(v) {
+		return "undefined (too few queries)"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }

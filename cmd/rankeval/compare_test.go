@@ -133,6 +133,7 @@ func TestComparisonFlags(t *testing.T) {
 		{"seed with the t-test", append(two, "--seed", "3"), `--permutations and --seed are for`},
 		{"too many permutations", append(two, "--permutations", "100001"), `--permutations 100001: want 1 to 100000`},
 		{"negative permutations", append(two, "--permutations", "-5"), `--permutations -5`},
+		{"no permutations", append(two, "--test", "randomization", "--permutations", "0"), `--permutations 0: want 1 to 100000`},
 		{"unknown pairs", append(two, "--pairs", "some"), `--pairs "some": want baseline or all`},
 		{"unknown correction", append(two, "--correction", "bonferroni"), `--correction "bonferroni": want holm, bh or none`},
 		{"one system, a test", []string{"--score-col", "s0", "--test", "tukey"}, `compare systems: give several`},
