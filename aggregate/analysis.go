@@ -350,6 +350,7 @@ func (a *Analysis) Pairs(c Correction) [][]Paired {
 		for m := range nc {
 			d := PairedOf(&a.Diff[p][m])
 			d.I, d.J = pr[0], pr[1]
+			d.Effect = EffectOf(a.Diff[p][m].Summary())
 			if a.Boot != nil {
 				d.BootLo, d.BootHi = a.Boot.CI95((a.L.Systems+p)*nc + m)
 			}

@@ -25,13 +25,16 @@ type Paired struct {
 	// BootLo and BootHi are the Poisson-bootstrap percentile interval, NaN
 	// when no bootstrap was asked for.
 	BootLo, BootHi float64
+	// Effect is the standardized difference, with its interval for the
+	// run's comparisons (not for slices': EffectSize).
+	Effect Effect
 }
 
 // PairedOf reads the paired t-test from the exact sums of the differences.
 func PairedOf(d *Stat) Paired {
 	s := d.Summary()
 	out := Paired{N: s.N, Mean: s.Mean, Lo: math.NaN(), Hi: math.NaN(), T: math.NaN(), PT: math.NaN(), P: math.NaN(),
-		PAdj: math.NaN(), BootLo: math.NaN(), BootHi: math.NaN()}
+		PAdj: math.NaN(), BootLo: math.NaN(), BootHi: math.NaN(), Effect: EffectSize(s)}
 	if s.N < 2 || math.IsNaN(s.Stdev) {
 		return out
 	}

@@ -47,7 +47,7 @@ func (r *renderer) differences() {
 	if d.baselineOnly() {
 		title = "Differences from the baseline"
 	}
-	r.p("<h3>%s</h3>\n<table class=\"num\">\n<thead><tr><th>systems</th><th>metric</th><th>difference</th><th>95%% CI (t)</th><th>%s</th><th>%s</th>",
+	r.p("<h3>%s</h3>\n<table class=\"num\">\n<thead><tr><th>systems</th><th>metric</th><th>difference</th><th>95%% CI (t)</th><th>effect d<sub>z</sub> [95%% CI]</th><th>%s</th><th>%s</th>",
 		title, esc(pHead(d.Test)), esc(pHead(d.Correction)))
 	if boot {
 		r.p("<th>95%% CI (bootstrap)</th>")
@@ -64,21 +64,22 @@ func (r *renderer) differences() {
 			if df.Sig {
 				cls = " class=\"sig\""
 			}
-			r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true), esc(ptext(df.PText)), cls, esc(ptext(df.PAdjText)))
+			r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s %s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true),
+				s2(df.Effect), ci2(df.EffectCI), esc(ptext(df.PText)), cls, esc(ptext(df.PAdjText)))
 			if boot {
 				r.p("<td>%s</td>", ci(df.Boot, true))
 			}
 			r.p("<td>%d</td></tr>\n", df.N)
 		}
 	}
-	r.p("</tbody></table>\n<p class=\"note\">Each difference is the first system minus the second, over the queries where both define the metric, with its 95%% t interval. %s%s &lt; 0.05.</p>\n",
+	r.p("</tbody></table>\n<p class=\"note\">Each difference is the first system minus the second, over the queries where both define the metric, with its 95%% t interval; d<sub>z</sub> is the difference over the standard deviation of the per-query differences, its interval from the noncentral t. %s%s &lt; 0.05.</p>\n",
 		r.howTested(), esc(pHead(d.Correction)))
 }
 
 // figures is a difference's hover text: the mean, the intervals, the
 // p-values and the queries.
 func (d *Data) figures(df Diff) string {
-	s := fmt.Sprintf("%s, 95%% CI %s, %s, %s", s4(df.Mean), ci(df.CI, true), peq(pHead(d.Test), df.PText), peq(pHead(d.Correction), df.PAdjText))
+	s := fmt.Sprintf("%s, 95%% CI %s, d_z %s, %s, %s", s4(df.Mean), ci(df.CI, true), s2(df.Effect), peq(pHead(d.Test), df.PText), peq(pHead(d.Correction), df.PAdjText))
 	if d.Bootstrap > 0 {
 		s += ", bootstrap CI " + ci(df.Boot, true)
 	}
@@ -255,6 +256,8 @@ func flip(df Diff) Diff {
 	df.Mean = -df.Mean + 0 // + 0 turns -0 into 0
 	df.CI = Interval{-df.CI.Hi + 0, -df.CI.Lo + 0}
 	df.Boot = Interval{-df.Boot.Hi + 0, -df.Boot.Lo + 0}
+	df.Effect = -df.Effect + 0
+	df.EffectCI = Interval{Lo: -df.EffectCI.Hi + 0, Hi: -df.EffectCI.Lo + 0}
 	return df
 }
 
@@ -312,4 +315,21 @@ func (r *renderer) matrix() {
 	}
 	r.p("</div>\n<p class=\"note\">Each cell is its row's system minus its column's: the mean of the per-query differences over the queries where both define the metric%s. %s%s &lt; 0.05, on green where the row's system is higher, on red where it is lower. Hover a cell for its interval and p-values.</p>\n</section>\n",
 		none, r.howTested(), esc(pHead(d.Correction)))
+}
+
+// s2 is an effect size: signed, two decimals ("–" undefined).
+func s2(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.2f", v)
+}
+
+// ci2 is an effect size's interval, two decimals; nothing when there is
+// none.
+func ci2(iv Interval) string {
+	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+		return ""
+	}
+	return "[" + s2(iv.Lo) + ", " + s2(iv.Hi) + "]"
 }

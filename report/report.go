@@ -52,6 +52,10 @@ type Diff struct {
 	N        int64
 	Mean     float64
 	CI, Boot Interval
+	// Effect is the standardized difference d_z, EffectCI its interval
+	// (NaN for a slice's).
+	Effect   float64
+	EffectCI Interval
 	P, PAdj  float64
 	// Sig marks the difference (bold, in colour): the summary's rule, a
 	// corrected p below 0.05, which the report's notes state.

@@ -170,7 +170,7 @@ func TestHeaderInputs(t *testing.T) {
 func TestPValues(t *testing.T) {
 	nan := math.NaN()
 	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
-	df := Diff{N: 3, Mean: 0.1, CI: Interval{0.05, 0.15}, Boot: Interval{nan, nan}, P: 0, PAdj: 0.03, Sig: true, PText: "< 0.0001", PAdjText: "0.0300"}
+	df := Diff{N: 3, Mean: 0.1, CI: Interval{0.05, 0.15}, Boot: Interval{nan, nan}, Effect: nan, EffectCI: Interval{nan, nan}, P: 0, PAdj: 0.03, Sig: true, PText: "< 0.0001", PAdjText: "0.0300"}
 	hist := [][]Bin{{{0, 1, 3}}}
 	d := &Data{Title: "t", Metrics: []string{"map"},
 		Systems: []System{{Name: "a", Stats: []Stat{st}, Hists: hist}, {Name: "b", Stats: []Stat{st}, Hists: hist}},
@@ -256,7 +256,8 @@ func TestComparisons(t *testing.T) {
 	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
 	hist := [][]Bin{{{0, 1, 3}}, {{0, 1, 3}}}
 	diff := func(mean, lo, hi, padj float64) Diff {
-		return Diff{N: 40, Mean: mean, CI: Interval{lo, hi}, Boot: Interval{nan, nan}, P: padj / 2, PAdj: padj, Sig: padj < 0.05,
+		return Diff{N: 40, Mean: mean, CI: Interval{lo, hi}, Boot: Interval{nan, nan}, Effect: 10 * mean, EffectCI: Interval{10 * lo, 10 * hi},
+			P: padj / 2, PAdj: padj, Sig: padj < 0.05,
 			PText: fmt.Sprintf("%.4f", padj/2), PAdjText: fmt.Sprintf("%.4f", padj)}
 	}
 	// per pair (I, J), per metric (map, ndcg@10)
@@ -283,14 +284,14 @@ func TestComparisons(t *testing.T) {
 				"Comparisons: paired randomization test, 1000 permutations (seed 7); p corrected by Benjamini-Hochberg over every comparison.",
 				`aria-label="map: difference per pair with 95% intervals"`, `aria-label="ndcg@10: difference per pair with 95% intervals"`,
 				// the c − b rows, in colour (the third system's) where significant
-				`<title>` + esc2 + ` − b, map: difference +0.0200, 95% CI [+0.0100, +0.0300], p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries</title>`,
+				`<title>` + esc2 + ` − b, map: difference +0.0200, 95% CI [+0.0100, +0.0300], d_z +0.20, p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries</title>`,
 				`>` + esc2 + ` − b</text><line class="ci" stroke="#2a9d5c"`,
 				// b − base on map is not significant: grey
 				`>b − base</text><line class="ci" stroke="#555"`,
 				// the matrix: row minus column, flipped from the pair (b, new)
-				`<td class="sig down" title="b − ` + esc2 + `, map: -0.0200, 95% CI [-0.0300, -0.0100], p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries">-0.0200</td>`,
-				`<td class="sig up" title="` + esc2 + ` − b, map: +0.0200, 95% CI [+0.0100, +0.0300], p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries">+0.0200</td>`,
-				`<td title="base − b, map: -0.0100, 95% CI [-0.0300, +0.0100], p (rand.) = 0.2000, p (BH) = 0.4000, 40 queries">-0.0100</td>`,
+				`<td class="sig down" title="b − ` + esc2 + `, map: -0.0200, 95% CI [-0.0300, -0.0100], d_z -0.20, p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries">-0.0200</td>`,
+				`<td class="sig up" title="` + esc2 + ` − b, map: +0.0200, 95% CI [+0.0100, +0.0300], d_z +0.20, p (rand.) = 0.0050, p (BH) = 0.0100, 40 queries">+0.0200</td>`,
+				`<td title="base − b, map: -0.0100, 95% CI [-0.0300, +0.0100], d_z -0.10, p (rand.) = 0.2000, p (BH) = 0.4000, 40 queries">-0.0100</td>`,
 				`<td class="sig up" title="b − ` + esc2 + `, ndcg@10: +0.0500`,
 				"<a href=\"#all-pairs\">All pairs</a>",
 				"<th>Δ map <small>(" + esc2 + " − b)</small></th>",
@@ -316,7 +317,7 @@ func TestComparisons(t *testing.T) {
 			test: "Tukey", corr: "uncorr.", note: "randomized Tukey HSD, 500 permutations (seed 1); p not corrected",
 			want: []string{
 				`aria-label="b − base: difference per metric with 95% intervals"`, "<th>p (Tukey)</th><th>p (uncorr.)</th>",
-				`<title>ndcg@10: difference +0.0300, 95% CI [+0.0200, +0.0400], p (Tukey) = 0.0010, p (uncorr.) = 0.0020, 40 queries</title>`,
+				`<title>ndcg@10: difference +0.0300, 95% CI [+0.0200, +0.0400], d_z +0.30, p (Tukey) = 0.0010, p (uncorr.) = 0.0020, 40 queries</title>`,
 				`>ndcg@10</text><line class="ci" stroke="#d1495b"`,
 				"Comparisons: randomized Tukey HSD, 500 permutations (seed 1); p not corrected.",
 			},
@@ -380,7 +381,7 @@ func TestComparisonNames(t *testing.T) {
 	nan := math.NaN()
 	st := Stat{Mean: 0.5, N: 3, CI: Interval{0.4, 0.6}, Boot: Interval{nan, nan}}
 	hist := [][]Bin{{{0, 1, 3}}}
-	df := Diff{N: 9, Mean: 0.02, CI: Interval{0.01, 0.03}, Boot: Interval{nan, nan}, P: 0.001, PAdj: 0.003, Sig: true, PText: "0.0010", PAdjText: "0.0030"}
+	df := Diff{N: 9, Mean: 0.02, CI: Interval{0.01, 0.03}, Boot: Interval{nan, nan}, Effect: nan, EffectCI: Interval{nan, nan}, P: 0.001, PAdj: 0.003, Sig: true, PText: "0.0010", PAdjText: "0.0030"}
 	d := &Data{Title: "t", Metrics: []string{"map"}, Test: "t", Correction: "Holm",
 		Systems: []System{{Name: "base", Stats: []Stat{st}, Hists: hist}, {Name: `"q"`, Stats: []Stat{st}, Hists: hist}, {Name: "b\x1b[31m", Stats: []Stat{st}, Hists: hist}},
 		Pairs:   []Pair{{I: 0, J: 1, Diffs: []Diff{df}}, {I: 0, J: 2, Diffs: []Diff{df}}, {I: 1, J: 2, Diffs: []Diff{df}}}}

@@ -25,7 +25,7 @@ func (r *Results) JSON() []byte {
 			b = appendSystem(b, c, r, s, r.sys[s], r.bootOf(s), r.Agg.Sys[s], r.Agg.Missing[s])
 		}
 		b = append(b, "\n  ],\n  \"comparison\": ["...)
-		b = appendComparison(b, c, r, r.pairs, "\n    ", c.Bootstrap > 0)
+		b = appendComparison(b, c, r, r.pairs, "\n    ", true)
 		b = append(b, "\n  ]"...)
 	}
 	if len(c.Slices) > 0 {
@@ -109,8 +109,10 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary,
 	return append(b, "}}"...)
 }
 
-// appendComparison writes one object per pair of systems compared.
-func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, sep string, boot bool) []byte {
+// appendComparison writes one object per pair of systems compared; whole
+// is the run's comparisons, with the intervals slices lack (the effect's,
+// and the bootstrap's when there is one).
+func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, sep string, whole bool) []byte {
 	for p, ps := range pairs {
 		if p > 0 {
 			b = append(b, ',')
@@ -133,6 +135,12 @@ func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, 
 			b = strconv.AppendInt(b, d.N, 10)
 			b = append(b, `, "ci95": `...)
 			b = appendInterval(b, d.Lo, d.Hi)
+			b = append(b, `, "effect": `...)
+			b = AppendJSONFloat(b, d.Effect.D)
+			if whole {
+				b = append(b, `, "effect_ci95": `...)
+				b = appendInterval(b, d.Effect.Lo, d.Effect.Hi)
+			}
 			b = append(b, `, "test": `...)
 			b = strconv.AppendQuote(b, d.Test.String())
 			b = append(b, `, "statistic": `...)
@@ -141,7 +149,7 @@ func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, 
 			b = AppendJSONFloat(b, d.P)
 			b = append(b, `, "p_corrected": `...)
 			b = AppendJSONFloat(b, d.PAdj)
-			if boot {
+			if whole && c.Bootstrap > 0 {
 				b = append(b, `, "ci95_bootstrap": `...)
 				b = appendInterval(b, d.BootLo, d.BootHi)
 			}

@@ -25,6 +25,7 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	diff := func(p aggregate.Paired) report.Diff {
 		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi},
+			Effect: p.Effect.D, EffectCI: report.Interval{Lo: p.Effect.Lo, Hi: p.Effect.Hi},
 			P: p.P, PAdj: p.PAdj, Sig: p.Significant(), PText: pval(p.P, ""), PAdjText: pval(p.PAdj, "")}
 	}
 	for s := range r.nsys {

@@ -47,14 +47,14 @@ func (r *Results) Text() []byte {
 	}
 	for _, ps := range r.pairs {
 		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", printable.String(r.systems[ps[0].J]), printable.String(r.systems[ps[0].I]))
-		fmt.Fprintf(&w, "%-*s  %9s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "p ("+testShort[c.Compare.Test]+")", "p ("+corrShort[c.Correction]+")")
+		fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "effect d_z [95% CI]", "p ("+testShort[c.Compare.Test]+")", "p ("+corrShort[c.Correction]+")")
 		if c.Bootstrap > 0 {
 			fmt.Fprintf(&w, "  %-21s", "95% CI (bootstrap)")
 		}
 		w.WriteByte('\n')
 		for i, m := range c.Metrics {
 			d := ps[i]
-			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), pval(d.P, "-"), pval(d.PAdj, "-"))
+			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), effectText(d.Effect), pval(d.P, "-"), pval(d.PAdj, "-"))
 			if c.Bootstrap > 0 {
 				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))
 			}
@@ -139,6 +139,17 @@ var (
 	testShort = map[aggregate.Test]string{aggregate.TestT: "t", aggregate.TestRandom: "rand.", aggregate.TestTukey: "Tukey"}
 	corrShort = map[aggregate.Correction]string{aggregate.CorrHolm: "Holm", aggregate.CorrBH: "BH", aggregate.CorrNone: "uncorr."}
 )
+
+// effectText is an effect size and its interval, two decimals.
+func effectText(e aggregate.Effect) string {
+	if math.IsNaN(e.D) {
+		return "-"
+	}
+	if math.IsNaN(e.Lo) || math.IsNaN(e.Hi) {
+		return fmt.Sprintf("%+.2f", e.D)
+	}
+	return fmt.Sprintf("%+.2f [%+.2f, %+.2f]", e.D, e.Lo, e.Hi)
+}
 
 // star marks a significant difference.
 func star(d *aggregate.Paired) string {
