@@ -26,3 +26,34 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckPerm: the check of a state's randomization replicates,
+// 10,000 of them, four systems, every pair, six metrics (36 sums a
+// replicate), and Tukey's (24 a replicate).
+func BenchmarkCheckPerm(b *testing.B) {
+	for _, test := range []Test{TestRandom, TestTukey} {
+		b.Run(test.String(), func(b *testing.B) {
+			core := []Range{RangeUnit, RangeUnit, RangeUnit, RangeUnit, RangeUnit, RangeOpen}
+			l := &Layout{Metrics: 6, Core: core, Systems: 4, Compare: Compare{AllPairs: true, Test: test, Permutations: 10_000}}
+			qs := pairQueries(rand.New(rand.NewPCG(3, 3)), 200, 4, 0.3)
+			for i := range qs {
+				for s := range 4 {
+					for len(qs[i].Vals[s]) < 6 {
+						qs[i].Vals[s] = append(qs[i].Vals[s], qs[i].Vals[s][0])
+					}
+				}
+			}
+			a := NewAnalysis(l)
+			for i := range qs {
+				if err := a.Add(&qs[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				if err := a.Check(core); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

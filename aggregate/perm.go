@@ -212,6 +212,11 @@ func (a i128) big() *big.Int {
 	return v.Add(v, new(big.Int).SetUint64(a.lo))
 }
 
+func (a i128) add(b i128) i128 {
+	lo, carry := bits.Add64(a.lo, b.lo, 0)
+	return i128{a.hi + b.hi + int64(carry), lo}
+}
+
 func (a i128) sub(b i128) i128 {
 	lo, borrow := bits.Sub64(a.lo, b.lo, 0)
 	return i128{a.hi - b.hi - int64(borrow), lo}
