@@ -174,6 +174,8 @@ func mergeSeeds(tb testing.TB, dir string) []string {
 	var paths []string
 	for i, args := range [][]string{
 		{"--by", "market", "--score-col", "score,score_b", "--bootstrap", "20", log},
+		{"--score-col", "score,score_b", "--pairs", "all", "--permutations", "20", "--seed", "3", "--correction", "bh", log},
+		{"--by", "market", "--score-col", "score,score_b", "--test", "tukey", "--permutations", "10", log},
 		{log},
 		{"-m", "map,mrr,kendall", "--by", "market", log},
 		{"--system", "a=" + log, "--system", "b=" + logB, "--missing", "zero", "-m", "ndcg@3,err@3"},
