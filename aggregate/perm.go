@@ -70,7 +70,7 @@ type Perms struct {
 	lo   []uint64 // [b*K+k], b in [0, B]
 	hi   []int64
 	q    []int64
-	perm []int
+	sh   *shuffler
 	def  []bool
 }
 
@@ -83,7 +83,7 @@ func NewPerms(t Test, b int, seed uint64, s int, ranges []Range) *Perms {
 		hi: make([]int64, (b+1)*k), q: make([]int64, k)}
 	if t == TestTukey {
 		p.S, p.C = s, k/s
-		p.perm, p.def = make([]int, s), make([]bool, p.C)
+		p.sh, p.def = newShuffler(s), make([]bool, p.C)
 	}
 	return p
 }
@@ -103,19 +103,83 @@ func drawBase(h, seed, key uint64) uint64 { return mix64(h ^ mix64(seed+key)) }
 // bit i set is sign + in replicate 64·blk+i.
 func flipBits(base uint64, blk int) uint64 { return mix64(base + uint64(blk+1)*golden) }
 
-// shuffle sets perm to replicate b's permutation of the systems for a
-// query: a Fisher-Yates shuffle, each step's index drawn from its own
-// 64-bit output by multiply-shift (bias below n/2^64).
-func shuffle(base uint64, b int, perm []int) {
-	n := len(perm)
+// shuffler draws replicate b's permutation of n systems for a query.
+// Up to tableSystems systems it lists every permutation and draws one
+// index from one 64-bit output by multiply-shift (bias below n!/2^64):
+// one hash a replicate. More systems get a Fisher-Yates shuffle, each
+// step's index from its own output.
+type shuffler struct {
+	n     int
+	count uint64  // n!, with a table
+	table []uint8 // every permutation, n bytes each, in lexicographic order
+	perm  []int
+}
+
+// tableSystems bounds the systems whose permutations are listed: 8! of 8
+// bytes is 322 KB.
+const tableSystems = 8
+
+func newShuffler(n int) *shuffler {
+	sh := &shuffler{n: n, perm: make([]int, n)}
+	if n > tableSystems {
+		return sh
+	}
+	sh.count = 1
+	for i := 2; i <= n; i++ {
+		sh.count *= uint64(i)
+	}
+	cur := make([]uint8, n)
+	for i := range cur {
+		cur[i] = uint8(i)
+	}
+	for {
+		sh.table = append(sh.table, cur...)
+		if !nextPermutation(cur) {
+			return sh
+		}
+	}
+}
+
+// nextPermutation steps p to the next permutation in lexicographic order;
+// false after the last.
+func nextPermutation(p []uint8) bool {
+	i := len(p) - 2
+	for i >= 0 && p[i] >= p[i+1] {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	j := len(p) - 1
+	for p[j] <= p[i] {
+		j--
+	}
+	p[i], p[j] = p[j], p[i]
+	slices.Reverse(p[i+1:])
+	return true
+}
+
+// draw returns replicate b's permutation for the query whose draws start
+// at base: system s gets the values of system perm[s]. The slice is valid
+// until the next draw.
+func (sh *shuffler) draw(base uint64, b int) []int {
+	perm := sh.perm
+	if sh.table != nil {
+		i, _ := bits.Mul64(mix64(base+uint64(b+1)*golden), sh.count)
+		for s, from := range sh.table[int(i)*sh.n : int(i+1)*sh.n] {
+			perm[s] = int(from)
+		}
+		return perm
+	}
 	for i := range perm {
 		perm[i] = i
 	}
-	start := base + uint64(b)*uint64(n)*golden
-	for i := n - 1; i > 0; i-- {
+	start := base + uint64(b)*uint64(sh.n)*golden
+	for i := sh.n - 1; i > 0; i-- {
 		j, _ := bits.Mul64(mix64(start+uint64(i)*golden), uint64(i+1))
 		perm[i], perm[j] = perm[j], perm[i]
 	}
+	return perm
 }
 
 func add128(lo []uint64, hi []int64, q []int64) {
@@ -178,9 +242,9 @@ func (p *Perms) addTukey(vals []float64, h uint64) {
 	add128(p.lo[p.B*K:], p.hi[p.B*K:], p.q)
 	base := drawBase(h, p.Seed, tukeyKey)
 	for b := range p.B {
-		shuffle(base, b, p.perm)
+		perm := p.sh.draw(base, b)
 		lo, hi := p.lo[b*K:(b+1)*K], p.hi[b*K:(b+1)*K]
-		for s, from := range p.perm {
+		for s, from := range perm {
 			add128(lo[s*C:], hi[s*C:], p.q[from*C:(from+1)*C])
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,7 +89,7 @@ func TestRandomizationExhaustive(t *testing.T) {
 
 // TestTukeyPlain: the randomized Tukey HSD's p-values equal a plain
 // reimplementation's that uses the same draws (each replicate's shuffle of
-// each query, by shuffle) and float arithmetic; and on a few queries they
+// each query, by shuffler.draw) and float arithmetic; and on a few queries they
 // lie within Monte Carlo error of the exact p-values over every shuffle.
 func TestTukeyPlain(t *testing.T) {
 	const S, B = 4, 3000
@@ -98,7 +99,7 @@ func TestTukeyPlain(t *testing.T) {
 	got := analysisOf(t, l, qs).Pairs(CorrNone)
 	obs := make([]float64, S)
 	ranges := make([]float64, B)
-	perm := make([]int, S)
+	sh := newShuffler(S)
 	for _, q := range qs {
 		for s := range S {
 			obs[s] += q.Vals[s][0]
@@ -107,8 +108,7 @@ func TestTukeyPlain(t *testing.T) {
 	for b := range B {
 		sum := make([]float64, S)
 		for _, q := range qs {
-			shuffle(drawBase(q.Hash, 77, tukeyKey), b, perm)
-			for s, from := range perm {
+			for s, from := range sh.draw(drawBase(q.Hash, 77, tukeyKey), b) {
 				sum[s] += q.Vals[from][0]
 			}
 		}
@@ -185,7 +185,7 @@ func TestDrawsFair(t *testing.T) {
 	const n = 20_000
 	ones, pairsAgree := 0, 0
 	count := map[[3]int]int{}
-	perm := make([]int, 3)
+	sh := newShuffler(3)
 	for i := range n {
 		h := QueryHash(fmt.Appendf(nil, "query-%d", i))
 		for blk := range 2 {
@@ -193,8 +193,7 @@ func TestDrawsFair(t *testing.T) {
 			ones += bits.OnesCount64(x)
 			pairsAgree += 63 - bits.OnesCount64((x^x>>1)&(1<<63-1))
 		}
-		shuffle(drawBase(h, 0, tukeyKey), i%7, perm)
-		count[[3]int(perm)]++
+		count[[3]int(sh.draw(drawBase(h, 0, tukeyKey), i%7))]++
 	}
 	bitsDrawn := float64(n * 128)
 	if f := float64(ones) / bitsDrawn; math.Abs(f-0.5) > 5*0.5/math.Sqrt(bitsDrawn) {
@@ -288,6 +287,47 @@ func TestCorrect(t *testing.T) {
 			for i := range got {
 				if !(math.Abs(got[i]-tc.want[i]) < 1e-15 || math.IsNaN(got[i]) && math.IsNaN(tc.want[i])) {
 					t.Fatalf("%v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestShuffler: the table lists every permutation once (8! of 8 systems),
+// and both draws, by table and by Fisher-Yates past 8 systems, put each
+// system first a 1/n of the time.
+func TestShuffler(t *testing.T) {
+	sh := newShuffler(8)
+	seen := map[string]bool{}
+	for i := range int(sh.count) {
+		seen[string(sh.table[i*8:(i+1)*8])] = true
+	}
+	if sh.count != 40320 || len(seen) != 40320 {
+		t.Fatalf("%d permutations listed, %d distinct", sh.count, len(seen))
+	}
+	for _, n := range []int{4, 8, 11} {
+		t.Run(fmt.Sprint(n, " systems"), func(t *testing.T) {
+			sh := newShuffler(n)
+			if (sh.table == nil) != (n > tableSystems) {
+				t.Fatalf("table %v for %d systems", sh.table != nil, n)
+			}
+			const draws = 60_000
+			first := make([]int, n)
+			for i := range draws {
+				perm := sh.draw(drawBase(QueryHash(fmt.Appendf(nil, "q%d", i)), 1, tukeyKey), i%5)
+				used := make([]bool, n)
+				for _, s := range perm {
+					used[s] = true
+				}
+				if slices.Contains(used, false) {
+					t.Fatalf("not a permutation: %v", perm)
+				}
+				first[perm[0]]++
+			}
+			want := float64(draws) / float64(n)
+			for s, c := range first {
+				if math.Abs(float64(c)-want) > 5*math.Sqrt(want) {
+					t.Errorf("system %d first %d times of %d, want %.0f", s, c, draws, want)
 				}
 			}
 		})

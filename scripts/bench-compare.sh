@@ -5,7 +5,8 @@
 # of REPS, runs interleaved so drift hits each alike) and peak RSS, at the
 # default GOMAXPROCS and at 1.
 #
-#   scripts/bench-compare.sh [ROWS] [B] [REPS]   (default 10000000 1000 3; BENCH_DIR=/tmp/rankeval-bench)
+#   scripts/bench-compare.sh [ROWS] [B] [REPS]   (default 10000000 1000 3; BENCH_DIR=/tmp/rankeval-bench,
+#   PROCS="default 1" the GOMAXPROCS settings to run)
 set -euo pipefail
 rows=${1:-10000000}
 B=${2:-1000}
@@ -25,7 +26,9 @@ declare -A args=(
 	[randomization-all-pairs]="--pairs all --permutations $B"
 )
 order=(plain bootstrap randomization tukey randomization-all-pairs)
-for procs in "" 1; do
+for p in ${PROCS:-default 1}; do
+	procs=$p
+	[ "$p" = default ] && procs=""
 	declare -A times=() peak=()
 	for ((r = 0; r < reps; r++)); do
 		for name in "${order[@]}"; do
