@@ -67,11 +67,11 @@ type Perms struct {
 	S, C int // systems and core metrics (TestTukey)
 	K    int
 	fixed
-	lo   []uint64 // [b*K+k], b in [0, B]
-	hi   []int64
-	q    []int64
-	sh   *shuffler
-	def  []bool
+	lo  []uint64 // [b*K+k], b in [0, B]
+	hi  []int64
+	q   []int64
+	sh  *shuffler
+	def []bool
 }
 
 // NewPerms makes the replicates of test t over k means of the given
