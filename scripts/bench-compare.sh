@@ -33,7 +33,12 @@ for p in ${PROCS:-default 1}; do
 	for ((r = 0; r < reps; r++)); do
 		for name in "${order[@]}"; do
 			# shellcheck disable=SC2086
-			GOMAXPROCS=${procs:-} /usr/bin/time -f "%e %M" -o "$dir/t" "$dir/rankeval" "${base[@]}" ${args[$name]} "$log" >"$dir/$name.json"
+			GOMAXPROCS=${procs:-} /usr/bin/time -f "%e %M" -o "$dir/t" "$dir/rankeval" "${base[@]}" ${args[$name]} "$log" >"$dir/$name.out.json"
+			# every repetition and GOMAXPROCS must print the same summary
+			if [ -s "$dir/$name.json" ] && [ $r -gt 0 -o -n "$procs" ]; then
+				cmp -s "$dir/$name.json" "$dir/$name.out.json" || { echo "$name: the summary differs between runs" >&2; exit 1; }
+			fi
+			mv "$dir/$name.out.json" "$dir/$name.json"
 			read -r s k <"$dir/t"
 			times[$name]+="$s "
 			peak[$name]=$(( (k / 1024) > ${peak[$name]:-0} ? k / 1024 : ${peak[$name]:-0} ))
