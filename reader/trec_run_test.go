@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -259,4 +260,25 @@ func FuzzRunBlocks(f *testing.F) {
 			t.Fatal(d)
 		}
 	})
+}
+
+// TestSkipCountShared: the runs of several systems share one SkipCount and
+// are read at once; the count of distinct ids and of rows is whole (and
+// go test -race sees no race).
+func TestSkipCountShared(t *testing.T) {
+	var c SkipCount
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				c.add([][]byte{fmt.Appendf(nil, "q%d", (i+g)%300)}, 2)
+			}
+		}()
+	}
+	wg.Wait()
+	if c.Queries != 300 || c.Rows != 4000 {
+		t.Fatalf("%d queries, %d rows; want 300, 4000", c.Queries, c.Rows)
+	}
 }
