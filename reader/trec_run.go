@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 )
 
 // RunOptions tune a TREC run reader.
@@ -32,20 +31,24 @@ type RunOptions struct {
 // as a stream, holds a query in many stretches), and their Rows. It keeps
 // the dropped ids to count each once: a set as large as the run's
 // unjudged queries, not its lines.
-//
-// The runs of several systems (--system) share one, read concurrently:
-// add locks (once a block with dropped lines, off the rows' path); read
-// Queries and Rows once the runs are read.
+// One run's reader owns one: runs read at once (the systems of --system)
+// count apart, and Merge unites their counts.
 type SkipCount struct {
 	Queries, Rows int64
 	ids           map[string]struct{}
-	mu            sync.Mutex
+}
+
+// Merge adds o's rows and the ids o dropped that c did not.
+func (c *SkipCount) Merge(o *SkipCount) {
+	ids := make([][]byte, 0, len(o.ids))
+	for id := range o.ids {
+		ids = append(ids, []byte(id))
+	}
+	c.add(ids, o.Rows)
 }
 
 // add counts the rows dropped and the ids among ids not seen before.
 func (c *SkipCount) add(ids [][]byte, rows int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.ids == nil {
 		c.ids = map[string]struct{}{}
 	}

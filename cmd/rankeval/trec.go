@@ -14,9 +14,11 @@ import (
 
 // trecInput wires a qrels file and TREC runs into the pipeline.
 type trecInput struct {
-	c       *config
-	qrels   *reader.Qrels
-	skipped reader.SkipCount
+	c     *config
+	qrels *reader.Qrels
+	// skipped counts what each run's reader left out: runs read at once
+	// (--system) count apart; report unites them
+	skipped []*reader.SkipCount
 	// bytesRead feeds progress reports
 	bytesRead *atomic.Int64
 }
@@ -45,11 +47,13 @@ func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, er
 }
 
 func (t *trecInput) source(name string) pipeline.Source {
+	skipped := new(reader.SkipCount)
+	t.skipped = append(t.skipped, skipped)
 	return pipeline.Source{Name: name, Reread: reader.Rereadable(name), Open: func() (reader.Reader, error) {
 		return reader.OpenRun(name, t.qrels, reader.RunOptions{
 			Options:      reader.Options{BatchSize: t.c.batch, Decoders: t.c.workers, BytesRead: t.bytesRead},
 			SkipUnjudged: t.c.shared.SkipUnjudged(),
-			Skipped:      &t.skipped,
+			Skipped:      skipped,
 			DeferJoin:    true, // the pipeline's workers join (Rules.Qrels)
 			Comments:     t.c.src.Comments,
 		})
@@ -67,6 +71,10 @@ func (t *trecInput) explain(err error) error {
 // report says on stderr what the join left out, so nothing is dropped
 // silently.
 func (t *trecInput) report(stderr io.Writer) {
+	var skipped reader.SkipCount
+	for _, s := range t.skipped {
+		skipped.Merge(s)
+	}
 	t.c.src.ReportLeft(stderr, "rankeval", t.c.shared.Profile, evalflags.Left{
-		UnjudgedQueries: t.skipped.Queries, UnjudgedRows: t.skipped.Rows, Unseen: int64(len(t.qrels.Unseen()))})
+		UnjudgedQueries: skipped.Queries, UnjudgedRows: skipped.Rows, Unseen: int64(len(t.qrels.Unseen()))})
 }
