@@ -218,8 +218,9 @@ func plausible(st *Stat, r Range, diff bool) error {
 	return nil
 }
 
-// cauchySchwarz checks sum² <= n·Σv² exactly. A rounded square fl(v²) is
-// at least v²(1-2^-53) - 2^-1075 (it may underflow to 0), so the bound
+// cauchySchwarz checks sum² <= n·Σv² exactly. Stat adds squares exactly
+// but below 2^-1074, and states of earlier versions hold rounded squares
+// fl(v²) >= v²(1-2^-53) - 2^-1075 (it may underflow to 0), so the bound
 // is sum² <= n·(sumsq + n·2^-1074)·slack.
 func cauchySchwarz(sum, sq *big.Float, count int64) error {
 	n := new(big.Float).SetPrec(checkPrec).SetInt64(count)

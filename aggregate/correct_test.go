@@ -17,8 +17,7 @@ type statRef struct {
 	Effect []struct {
 		Name        string
 		N           int64
-		Mean, SD, D float64  // SD as Stat computes it, from float64 squares
-		SDExact     float64  `json:"sd_exact"` // from exact squares
+		Mean, SD, D float64  // SD from exact sums, as Stat computes it
 		Lo, Hi      float64  // scipy's nct.cdf inverted by brentq
 		LoMP        float64  `json:"lo_mp"` // the same on mpmath's 40 digits
 		HiMP        float64  `json:"hi_mp"`

@@ -114,7 +114,9 @@ func (s *SmallStat) Add(v float64) {
 	}
 	s.N++
 	s.Sum.Add(v)
-	s.SumSq.Add(v * v)
+	hi, lo := square(v)
+	s.SumSq.Add(hi)
+	s.SumSq.Add(lo)
 }
 
 // Merge adds o into s.

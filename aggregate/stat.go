@@ -22,7 +22,23 @@ func (s *Stat) Add(v float64) {
 	}
 	s.N++
 	s.Sum.Add(v)
-	s.SumSq.Add(v * v)
+	hi, lo := square(v)
+	s.SumSq.Add(hi)
+	s.SumSq.Add(lo)
+}
+
+// square is v² exactly as hi + lo: v·v rounded and its rounding error,
+// which FMA gives exactly (lo is 0 when v·v overflows, and inexact only
+// below 2^-1074). Summing v·v rounded instead made the variance of equal
+// values the sum of their squares' rounding errors (every difference 0.1:
+// d_z 1.4e8 for "-"), and lost the spread of values whose squares round
+// alike (1e15 and 1e15+1: sd 3e6 for 0.71).
+func square(v float64) (hi, lo float64) {
+	hi = v * v
+	if math.IsInf(hi, 0) {
+		return hi, 0
+	}
+	return hi, math.FMA(v, v, -hi)
 }
 
 // Merge adds o into s.

@@ -124,13 +124,13 @@ def nct_section():
     return out
 
 
-def exact_summary(x, stat=True):
-    """Mean and sample sd from exact sums, each figure rounded once. With
-    stat, the squares are rounded to float64 before the exact sum, as
-    aggregate.Stat adds them; without, the true sd."""
+def exact_summary(x):
+    """Mean and sample sd from exact sums (of the values and of their
+    exact squares, as aggregate.Stat keeps them), each figure rounded
+    once."""
     n = len(x)
     s = sum(Fraction(v) for v in x)
-    sq = sum(Fraction(v * v) if stat else Fraction(v) ** 2 for v in x)
+    sq = sum(Fraction(v) ** 2 for v in x)
     var = (sq - s * s / n) / (n - 1)
     return float(s / n), math.sqrt(float(max(var, 0)))
 
@@ -212,7 +212,6 @@ def effect_section():
         lo, hi = effect_ci(t, df, 0.975), effect_ci(t, df, 0.025)
         rec = {
             'name': '%s_n%d_seed%d' % (kind, n, seed), 'n': n, 'mean': mean, 'sd': sd, 'd': d,
-            'sd_exact': exact_summary(x, stat=False)[1],
             'lo': lo[0] / math.sqrt(n), 'hi': hi[0] / math.sqrt(n),
             'lo_mp': lo[1] / math.sqrt(n), 'hi_mp': hi[1] / math.sqrt(n),
             # the t-test from the exact mean and sd, and scipy's own from the raw values
