@@ -50,15 +50,17 @@ func EffectSize(s Summary) Effect {
 	if s.N < 2 || !(s.Stdev > 0) || math.IsInf(s.Stdev, 0) || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
 		return out
 	}
-	out.D = s.Mean / s.Stdev
+	if d := s.Mean / s.Stdev; !math.IsInf(d, 0) { // past float64 (a crafted state's sums): no size to print
+		out.D = d
+	}
 	return out
 }
 
 // nctMaxT bounds the t statistics whose interval EffectOf computes: past
 // it t·ε is no longer far below the width of the normal step inside the
 // integral, and the figures would carry rounding rather than meaning
-// (d_z > 10^9 at n = 100 is a constant difference written with noise in
-// the last digits).
+// (d_z > 10^9 at n = 100: differences that vary only in their last
+// digits).
 const nctMaxT = 1e11
 
 // nctInvert finds the noncentrality δ with NCTCDF(t, df, δ) = p. The CDF

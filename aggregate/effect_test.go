@@ -208,6 +208,8 @@ func TestEffectOfEdges(t *testing.T) {
 		{"NaN sd", Summary{Mean: 1, N: 10, Stdev: nan}},
 		{"infinite sd", Summary{Mean: 1, N: 10, Stdev: math.Inf(1)}},
 		{"infinite mean", Summary{Mean: math.Inf(-1), N: 10, Stdev: 1}},
+		{"d beyond float64", Summary{Mean: 1e300, N: 10, Stdev: 1e-10}},
+		{"d beyond float64, negative", Summary{Mean: -1e300, N: 10, Stdev: 1e-10}},
 	}
 	for _, c := range none {
 		t.Run(c.name, func(t *testing.T) {
