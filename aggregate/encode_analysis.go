@@ -197,14 +197,16 @@ func (l *Layout) minBytes() uint64 {
 }
 
 // ReplicateBytes is the memory of the replicate sums of an analysis of l:
-// the bootstrap's and the randomization tests', 16 bytes a sum.
+// the bootstrap's and the randomization tests', 16 bytes a sum; and the
+// bootstrap's weight of undefined values, 8 bytes a sum, which the first
+// undefined value allocates (leaving it out let 1.5GiB pass a 1GiB bound).
 func (l *Layout) ReplicateBytes() int64 {
 	C := uint64(len(l.Core))
-	n := satMul(uint64(l.Bootstrap), satMul(satAdd(uint64(l.Systems), l.numPairs()), C))
+	n := satMul(satMul(uint64(l.Bootstrap), satMul(satAdd(uint64(l.Systems), l.numPairs()), C)), 24)
 	if l.Test != TestT {
-		n = satAdd(n, satMul(uint64(l.Permutations)+1, l.permMeans()))
+		n = satAdd(n, satMul(satMul(uint64(l.Permutations)+1, l.permMeans()), 16))
 	}
-	return int64(min(satMul(n, 16), math.MaxInt64))
+	return int64(min(n, math.MaxInt64))
 }
 
 // numPairs is len(l.Pairs()), saturated for a layout being decoded.

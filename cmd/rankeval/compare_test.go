@@ -145,7 +145,7 @@ func TestComparisonFlags(t *testing.T) {
 		{"margin of a metric not computed", append(two, "--fail-if-worse", "p@10=0.1"), `"p@10" is not among the metrics computed`},
 		{"unknown format", append(two, "--format", "html"), `--format "html": want text, json, trec, latex or markdown`},
 		{"replicates beyond memory", []string{"--score-col", "s0,s1,s2,s3", "--pairs", "all", "--bootstrap", "100000", "--permutations", "100000",
-			"-m", manyCutoffs(100)}, `102 metrics would hold 2.4GiB of replicate sums per worker, more than 1GiB`},
+			"-m", manyCutoffs(100)}, `102 metrics would hold 3.2GiB of replicate sums per worker, more than 1GiB`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, append(append([]string{"--quiet", "-m", "map,ndcg@10"}, tc.args...), log)...)
