@@ -71,6 +71,10 @@ type Metric struct {
 	Level float64 // KindIPrec only: the recall level, in [0, 1]
 }
 
+// Same reports whether m and o are one metric under two names (p@10,
+// precision@10 and P_10): all but the name equal.
+func (m Metric) Same(o Metric) bool { m.Name = o.Name; return m == o }
+
 // Judgment says whether a qrels file judges a run's row (trec_eval's
 // RELVALUE_NONPOOL and RELVALUE_UNJUDGED).
 type Judgment uint8

@@ -59,12 +59,7 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 			return nil, fmt.Errorf("%s %q: want metric=%s", flag, item, want)
 		}
 		name = strings.ToLower(strings.TrimSpace(name))
-		idx := -1
-		for i, m := range ms {
-			if m.Name == name {
-				idx = i
-			}
-		}
+		idx := gateMetric(name, ms)
 		if idx < 0 {
 			return nil, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
 		}
@@ -75,6 +70,25 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 		gs = append(gs, Gate{Metric: idx, Min: v})
 	}
 	return gs, nil
+}
+
+// gateMetric is the index in ms of the metric a gate names: by its name
+// as -m gave it, else by what the name means (-m precision@10 and a gate
+// on p@10 or P_10, as the metric list says any name works); -1 when none.
+func gateMetric(name string, ms []metrics.Metric) int {
+	for i, m := range ms {
+		if m.Name == name {
+			return i
+		}
+	}
+	if g, err := metrics.Parse(name); err == nil {
+		for i, m := range ms {
+			if m.Same(g) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // CheckGates gives the verdict of every gate on the results, or nil when

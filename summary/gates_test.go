@@ -53,3 +53,49 @@ func TestParseWorse(t *testing.T) {
 		})
 	}
 }
+
+// TestGateMetricNames: a gate names a metric computed by any of its names
+// (the metric list says trec_eval's work too, in any case): -m
+// precision@10 with a gate on p@10 or P_10 was refused as "not among the
+// metrics computed". The name as -m gave it comes first.
+func TestGateMetricNames(t *testing.T) {
+	ms, err := metrics.ParseList("precision@10,ndcg_cut_10,P_5,iprec@0.5,map,p@3,success@3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		gate   string
+		metric int // -1: refused
+	}{
+		{"precision@10", 0}, {"p@10", 0}, {"P_10", 0}, {"P.10", 0},
+		{"ndcg@10", 1}, {"NDCG_CUT_10", 1}, {"ndcg_cut.10", 1},
+		{"p@5", 2}, {"precision@5", 2},
+		{"iprec@.5", 3}, {"iprec_at_recall_0.50", 3},
+		{"map", 4}, {"ap", 4},
+		{"P_3", 5}, {"hit@3", 6},
+		{"p@010", 0}, {"ndcg@20", -1}, {"p@1", -1}, {"mrr", -1}, {"nonsense", -1},
+	} {
+		t.Run(tc.gate, func(t *testing.T) {
+			for _, flag := range []string{"--fail-under", "--fail-if-worse"} {
+				under, worse := tc.gate+"=0.1", ""
+				if flag == "--fail-if-worse" {
+					under, worse = "", under
+				}
+				g, err := ParseGates(under, worse, false, ms)
+				if tc.metric < 0 {
+					if err == nil || !strings.Contains(err.Error(), "not among the metrics computed") {
+						t.Fatalf("%s: error %v, want not among the metrics computed", flag, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", flag, err)
+				}
+				got := append(g.Under, g.Worse...)[0].Metric
+				if got != tc.metric {
+					t.Errorf("%s: gate on %s, want %s", flag, ms[got].Name, ms[tc.metric].Name)
+				}
+			}
+		})
+	}
+}
