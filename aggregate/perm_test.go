@@ -252,6 +252,16 @@ func TestCheckPerm(t *testing.T) {
 		{"sign replicate too large", TestRandom, func(p *Perms) { p.hi[3*p.K] += 1 << 20 }, "beyond what its count"},
 		{"observed unlike the differences", TestRandom, func(p *Perms) { p.lo[p.B*p.K] += 1 << 58 }, "observed sum unlike"},
 		{"tukey total changed", TestTukey, func(p *Perms) { p.lo[2*p.K] += 1 }, "total unlike the observed"},
+		// the 128-bit extremes: -2^127 has no absolute value in 128 bits
+		{"sign replicate -2^127", TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MinInt64, 0 }, "beyond what its count"},
+		{"sign replicate -2^127+1", TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MinInt64, 1 }, "beyond what its count"},
+		{"sign replicate 2^127-1", TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MaxInt64, math.MaxUint64 }, "beyond what its count"},
+		{"tukey replicate -2^127", TestTukey, func(p *Perms) { p.hi[2*p.K+1], p.lo[2*p.K+1] = math.MinInt64, 0 }, "beyond what its count"},
+		{"tukey observed -2^127", TestTukey, func(p *Perms) { p.hi[p.B*p.K], p.lo[p.B*p.K] = math.MinInt64, 0 }, "beyond what its count"},
+		{"tukey sums moved between systems past their bound", TestTukey, func(p *Perms) {
+			p.hi[2*p.K] += math.MaxInt64 / 2
+			p.hi[2*p.K+p.C] -= math.MaxInt64 / 2
+		}, "beyond what its count"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := &Layout{Metrics: 1, Core: ranges, Systems: 3, Compare: Compare{Test: tc.test, Permutations: 20}}
