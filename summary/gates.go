@@ -166,8 +166,8 @@ type WorseCheck struct {
 }
 
 func (c *WorseCheck) String() string {
-	return fmt.Sprintf("%s of %s: lower bound %s of the 95%% %s interval of its difference from the baseline is below -%g",
-		c.Metric, printable.String(c.System), lowerText(c.Lower), c.Interval, c.Margin)
+	return fmt.Sprintf("%s of %s: lower bound %s of the 95%% %s interval of its difference from the baseline is below %g",
+		c.Metric, printable.String(c.System), lowerText(c.Lower), c.Interval, -c.Margin+0)
 }
 
 // GateCheck is one --fail-under bar and how the run fared.

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // TestParseWorse: --fail-if-worse margins at their extremes: -0 is the
-// margin 0 (it printed "below --0"), names match in any case, and what is
+// margin 0 (it printed "below --0", then "below -0"), names match in any case, and what is
 // not a finite margin >= 0 is refused, naming the flag.
 func TestParseWorse(t *testing.T) {
 	ms, err := metrics.ParseList("map,ndcg@10")
@@ -47,8 +48,12 @@ func TestParseWorse(t *testing.T) {
 				t.Fatalf("gate %+v, want metric %d margin %v", w, tc.metric, tc.margin)
 			}
 			c := WorseCheck{Metric: ms[w.Metric].Name, System: "b", Margin: w.Margin, Lower: -0.5, Interval: "t"}
-			if s := c.String(); strings.Contains(s, "--") {
-				t.Fatalf("%s", s)
+			want := "is below -" + strconv.FormatFloat(tc.margin, 'g', -1, 64)
+			if tc.margin == 0 {
+				want = "is below 0" // not "-0": the bound is zero
+			}
+			if s := c.String(); !strings.HasSuffix(s, want) {
+				t.Fatalf("%s, want it to end %q", s, want)
 			}
 		})
 	}
