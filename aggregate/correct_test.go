@@ -31,6 +31,11 @@ type statRef struct {
 		Scipy     *float64 // null where scipy returned NaN
 		MP        float64
 	}
+	Sign []struct {
+		A, B   int64
+		PScipy float64 `json:"p_scipy"`
+		PExact float64 `json:"p_exact"` // exact rational tail, or 40-digit mpmath
+	}
 }
 
 func loadStatRef(t testing.TB) *statRef {
@@ -43,7 +48,7 @@ func loadStatRef(t testing.TB) *statRef {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Adjust) == 0 || len(r.Effect) == 0 || len(r.NCT) == 0 {
+	if len(r.Adjust) == 0 || len(r.Effect) == 0 || len(r.NCT) == 0 || len(r.Sign) == 0 {
 		t.Fatal("statref.json has an empty section")
 	}
 	return &r
