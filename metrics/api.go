@@ -57,6 +57,14 @@ type Options struct {
 	// IPrecRound makes iprec@x's x·R relevant rows lround(x·R), as
 	// trec_eval 10.0 does, instead of 9.0.8's ⌊x·R + 0.9⌋.
 	IPrecRound bool
+	// NoEmpty evaluates a query with no relevant row as any other, by
+	// each metric's formula (0 where R divides), as trec_eval does: its
+	// ndcg does not depend on the relevance level, and is not 0 when the
+	// judged documents are all below it. Empty is then not applied.
+	NoEmpty bool
+	// NumDocs is the number of documents in the collection (trec_eval's
+	// -N), which utility's fourth coefficient weighs.
+	NumDocs int64
 }
 
 // DefaultOptions are SPEC's defaults.
@@ -67,8 +75,13 @@ type Metric struct {
 	Name  string // as the user wrote it, lower-cased: the output key
 	Kind  Kind
 	K     int     // cutoff; 0 means the whole list
-	Beta  float64 // KindF only
-	Level float64 // KindIPrec only: the recall level, in [0, 1]
+	Beta  float64 // KindF, KindSetF: β; KindRBP, KindRBPResid: the persistence p
+	Level float64 // KindIPrec: the recall level, in [0, 1]; KindRprecMult: the multiple of R
+	// Param holds the parameters of the measures of trec_eval that take
+	// more than a cutoff, in a form ParseParam reads: a gain table
+	// ("1=3,2=9,4=4.5"), utility's four coefficients, 11pt_avg's recall
+	// levels; "" is the measure's default.
+	Param string
 }
 
 // Same reports whether m and o are one metric under two names (p@10,

@@ -41,6 +41,12 @@ type Evaluator struct {
 	ky    []float64
 	ktmp  []float64
 	ip    []iprecCut
+	par   []trecParam // per metric: its Param, read
+	rels  bool        // some metric reads trec_eval's ranked judgments (trecrels.go)
+	tr    trecRels
+	gt    []relGain // a gain table (trecgain.go), its sort's scratch
+	gtmp  []relGain
+	gl    []float64 // the table's gains by judgment, from relUnjudged
 }
 
 // ent is one row in the sort that builds the ranking. key orders the rows
@@ -109,6 +115,15 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 		e.ideal = e.ideal || nd&needIdeal != 0
 		e.wantERR = e.wantERR || nd&needERR != 0
 	}
+	e.par = make([]trecParam, len(ms))
+	for j, m := range ms {
+		p, err := readParam(m)
+		if err != nil {
+			panic("metrics: " + err.Error() + " (CheckParam first)")
+		}
+		e.par[j] = p
+		e.rels = e.rels || families[m.Kind].needs&needRels != 0
+	}
 	e.pos = make([]int, len(ms))
 	e.ipos = make([]int, len(ms))
 	e.snap = make([]acc, len(ms))
@@ -168,7 +183,8 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		}
 	}
 	empty = nRel == 0
-	work := e.ranked && !empty
+	skip := empty && !e.o.NoEmpty // the empty-query policy gives the values
+	work := e.ranked && !skip
 	if work || e.corr || e.own {
 		e.order(l, work || e.corrCut || e.own)
 	}
@@ -186,7 +202,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		e.breakTies(l, n) // they read the whole ranking
 		e.ownValues(l, n, nRel, judged, out)
 	}
-	if empty {
+	if skip {
 		v := e.emptyValue()
 		for j, m := range e.ms {
 			if m.FollowsEmpty() && !((m.Kind == KindIPrec || m.Kind == Kind11pt) && n == 0) { // ownValues has it

@@ -54,6 +54,25 @@ const (
 	Kind11pt
 	KindRelP    // relative precision at k (relative_P)
 	KindGMBpref // geometric mean of bpref (gm_bpref)
+	// trec_eval's measures that rankeval trec_eval computes and the
+	// ordinary command does not name (families' dropIn): package treceval
+	// builds their Metric, with trec_eval's parameters in Param
+	KindIDCG      // dcg of the ideal ranking (ideal_dcg)
+	KindInfAP     // inferred AP (infAP)
+	KindRprecMult // precision at Level·R rows (Rprec_mult)
+	KindUtility   // set utility (utility)
+	KindBinG      // binG
+	KindG         // G
+	KindGainNDCG  // ndcg under a gain table (ndcg.1=3,2=9)
+	KindGainDCG   // dcg under a gain table
+	KindGainIDCG  // ideal dcg under a gain table
+	KindNDCGRel   // ndcg averaged at the relevant rows (ndcg_rel)
+	KindRNDCG     // ndcg averaged where the ideal gain changes (Rndcg)
+	KindRBP       // rank-biased precision (rbp)
+	KindRBPResid  // rbp's residual (rbp_resid)
+	KindUnj       // unjudged share of the first k rows (unj)
+	KindYaap      // yet another AP (yaap)
+	KindRelAt     // the judgment at rank k (relstring's characters)
 )
 
 // ValueRange says where a metric's values lie.
@@ -152,6 +171,7 @@ const (
 	needIdeal                    // the same sums over the ideal ranking
 	needScores                   // no sweep: a correlation of scores and labels (corr.go)
 	needOwn                      // no sweep: trec_eval's measures computed apart (trecm.go)
+	needRels                     // trec_eval's ranked judgments, levels and gains (trecrels.go)
 )
 
 // family is one metric family; families holds them by Kind.
@@ -169,6 +189,9 @@ type family struct {
 	agg           Aggregation
 	usage         string // Help's names column when names cannot say it
 	help          string // Help's description
+	// dropIn: only rankeval trec_eval computes it (package treceval makes
+	// its Metric); Parse, TrecName and Help leave it out
+	dropIn bool
 }
 
 var families = [...]family{
@@ -348,11 +371,101 @@ var families = [...]family{
 		names: []string{"gm_bpref"}, cut: cutNone, trec: "gm_bpref",
 		rng: RangeOpen, needs: needOwn, agg: AggGeo, help: "geometric mean of bpref, with a floor of 0.00001",
 	},
+	// The measures below are trec_eval's, each computed as its m_*.c
+	// computes it (trecrels.go, trecgain.go), in trec_eval's arithmetic.
+	// idcg@k = dcg@k of the ideal ranking (trec_eval 10.0's ideal_dcg).
+	KindIDCG: {
+		cut: cutOptional, rng: RangeOpen, needs: needDCG | needIdeal, dropIn: true,
+		help: "idcg: dcg of the labels sorted descending",
+	},
+	// infAP = (1/R) Σ over relevant retrieved d at rank i of 1/i +
+	// ((i-1)/i)·((r+n+u)/(i-1))·((r+ε)/(r+n+2ε)), r, n, u the relevant,
+	// non-relevant and pooled-unjudged rows above d, ε = 0.00001, the
+	// term 1 at rank 1; rows outside the pool are skipped.
+	KindInfAP: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "inferred AP (Yilmaz and Aslam)",
+	},
+	// Rprec_mult_x = precision at ⌊x·R + 0.9⌋ rows (relevant rows over
+	// that number when the ranking is shorter).
+	KindRprecMult: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "precision at x times R rows",
+	},
+	// utility = p1·a + p2·b + p3·c + p4·d of the contingency table
+	// (relevant retrieved, non-relevant retrieved, relevant not retrieved,
+	// the rest of NumDocs); Param p1,p2,p3,p4, default 1,-1,0,0.
+	KindUtility: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "set utility: weights of the contingency table",
+	},
+	// binG = (1/R) Σ over relevant retrieved at rank i of
+	// 1/log2(2 + i - r_i), r_i the relevant rows up to i.
+	KindBinG: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "binary G",
+	},
+	// G, ndcg, dcg, ideal_dcg, ndcg_rel, Rndcg and rbp under trec_eval's
+	// gain table: Param "level=gain,...", each level of the qrels without
+	// one gaining its own number (trecgain.go).
+	KindG: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "G, normalized cumulative gain with a cost discount",
+	},
+	KindGainNDCG: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "ndcg under a gain table",
+	},
+	KindGainDCG: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "dcg under a gain table",
+	},
+	KindGainIDCG: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "dcg of the ideal ranking under a gain table",
+	},
+	KindNDCGRel: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "ndcg averaged over the relevant rows",
+	},
+	KindRNDCG: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "ndcg averaged where the ideal gain changes",
+	},
+	// rbp = (1-p) Σ_i g_i·p^(i-1), gains scaled into [0, 1]; Beta is p.
+	KindRBP: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "rank-biased precision (Moffat and Zobel)",
+	},
+	// rbp_resid = p^n + (1-p) Σ over unjudged rows at rank i of p^(i-1),
+	// when some row is unjudged; else 0.
+	KindRBPResid: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "residual of rbp: what the unjudged rows could add",
+	},
+	// unj@k = the unjudged rows (outside the pool or pooled unjudged)
+	// among the first k, over k.
+	KindUnj: {
+		cut: cutRequired, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "share of unjudged rows in the first k",
+	},
+	// yaap = ln((1 + S)/(1 + R - S)), S = Σ_i b_i·(Σ_{j≤i} b_j)/i.
+	KindYaap: {
+		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "yet another AP (Robertson)",
+	},
+	// relat@k = the judgment of the row at rank k: its level, -1 outside
+	// the pool, -2 pooled but unjudged; NaN past the ranking.
+	KindRelAt: {
+		cut: cutRequired, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
+		help: "the judgment at rank k",
+	},
 }
 
 // value is m's value from a, the sums of the ranking down to m's cut, and
 // ia, those of the ideal ranking down to its own (zero unless m's family
-// needs the ideal), for a query with R = fR > 0 relevant rows. Under
+// needs the ideal), for a query with R = fR relevant rows (0 only under
+// Options.NoEmpty, where a ratio over R is 0, as trec_eval's). Under
 // TiesAverage the sums are expectations, and so is every value below: each
 // is linear in them, over a divisor that ties cannot move (k, R, the
 // ideal's sums). The correlations are computed apart, in corr.go.
@@ -361,7 +474,9 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 	case KindP:
 		return a.rel / float64(m.K)
 	case KindR:
-		return a.rel / fR
+		if fR > 0 { // R is 0 only under Options.NoEmpty: trec_eval's 0
+			return a.rel / fR
+		}
 	case KindF:
 		// (1+β²)PR/(β²P+R) with P = c/k and R = c/nRel reduces to a form
 		// linear in c, which is what keeps TiesAverage exact.
@@ -372,11 +487,15 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 	case KindHit:
 		return a.hit
 	case KindAP:
-		return a.ap / fR
+		if fR > 0 {
+			return a.ap / fR
+		}
 	case KindRR:
 		return a.rr
 	case KindRPrec:
-		return a.rel / fR // the cut is at R, so p@R = r@R
+		if fR > 0 {
+			return a.rel / fR // the cut is at R, so p@R = r@R
+		}
 	case KindCG:
 		return a.cg
 	case KindDCG:
@@ -398,9 +517,16 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 			return a.err / ia.err
 		}
 	case KindGMAP:
-		return geoTerm(a.ap / fR)
+		if fR > 0 {
+			return geoTerm(a.ap / fR)
+		}
+		return geoTerm(0)
 	case KindRelP:
-		return a.rel / min(float64(m.K), fR)
+		if fR > 0 {
+			return a.rel / min(float64(m.K), fR)
+		}
+	case KindIDCG:
+		return ia.dcg
 	case KindKendall, KindSpearman:
 		panic("metrics: value of a correlation") // Eval leaves them to corr.go
 	default:
@@ -430,6 +556,9 @@ func Help() string {
 	var trec []string
 	for k := range families {
 		f := &families[k]
+		if f.dropIn {
+			continue
+		}
 		usages[k] = f.usage
 		if usages[k] == "" {
 			at := ""
@@ -456,7 +585,9 @@ func Help() string {
 	b.WriteString("Metrics (case-insensitive; @k: a cutoff k from 1 to 1000000000 is\n" +
 		"required; [@k]: optional, the whole list without it):\n")
 	for k := range families {
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, usages[k], families[k].help)
+		if !families[k].dropIn {
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, usages[k], families[k].help)
+		}
 	}
 	b.WriteString("trec_eval's names work too:\n")
 	line := ""

@@ -17,6 +17,9 @@ func Parse(name string) (Metric, error) {
 	switch {
 	case ok:
 		m.Kind = kind
+		if kind == KindSetF {
+			m.Beta = 1 // trec_eval's default β
+		}
 	case isFBeta(base):
 		beta, err := strconv.ParseFloat(base[1:], 64)
 		if err != nil || !(beta > 0) || math.IsInf(beta, 0) {
@@ -228,6 +231,9 @@ func NeedsJudgments(ms []Metric, o Options) bool {
 		switch m.Kind {
 		case KindBpref, KindGMBpref, KindJudged, KindNumNonrelJudgedRet:
 			return true
+		}
+		if families[m.Kind].needs&needRels != 0 {
+			return true // trec_eval's codes for unjudged documents
 		}
 	}
 	return false

@@ -18,7 +18,11 @@ func parseTrecName(lower string) (Metric, bool) {
 	for k := range families {
 		f := &families[k]
 		if f.trec != "" && lower == strings.ToLower(f.trec) {
-			return Metric{Name: lower, Kind: Kind(k)}, true
+			m := Metric{Name: lower, Kind: Kind(k)}
+			if m.Kind == KindSetF {
+				m.Beta = 1 // trec_eval's default β
+			}
+			return m, true
 		}
 		if f.trecCut == "" {
 			continue

@@ -31,6 +31,9 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 		}
 	}
 	e.ip = e.ip[:0]
+	if e.rels {
+		e.tr.read(e, l, n, judged)
+	}
 	for j, m := range e.ms {
 		switch m.Kind {
 		case KindNumQ:
@@ -44,10 +47,12 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 		case KindJudged:
 			out[j] = e.judgedAt(l, cutAt(m.K, n))
 		case KindBpref:
+			out[j] = 0
 			if nRel > 0 {
 				out[j] = e.bpref(l, n, nRel, judged)
 			}
 		case KindGMBpref:
+			out[j] = geoTerm(0)
 			if nRel > 0 {
 				out[j] = geoTerm(e.bpref(l, n, nRel, judged))
 			}
@@ -74,9 +79,10 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 		case KindSetF:
 			out[j] = 0
 			if relRet > 0 {
-				// trec_eval's arithmetic, beta x = 1: (x+1)·P·R / (x·P + R)
+				// trec_eval's arithmetic, beta x: (x+1)·P·R / (x·P + R)
 				p, r := float64(relRet)/float64(n), float64(relRet)/float64(nRel)
-				out[j] = 2.0 * p * r / (1.0*p + r)
+				x := m.Beta
+				out[j] = float64((x+1.0)*p) * r / (float64(x*p) + r)
 			}
 		case KindNumNonrelJudgedRet:
 			c := 0
@@ -87,13 +93,12 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			}
 			out[j] = float64(c)
 		case Kind11pt:
-			out[j] = 0
-			if nRel > 0 || n == 0 {
-				out[j] = e.elevenPoint(l, n, nRel, relRet)
-			}
+			out[j] = e.elevenPoint(l, n, nRel, relRet, e.par[j].floats)
 		case KindIPrec:
-			if nRel > 0 || n == 0 {
-				e.ip = append(e.ip, iprecCut{j: j, cut: IPrecRels(m.Level, nRel, e.o.IPrecRound)})
+			e.ip = append(e.ip, iprecCut{j: j, cut: IPrecRels(m.Level, nRel, e.o.IPrecRound)})
+		default:
+			if families[m.Kind].needs&needRels != 0 {
+				out[j] = e.trecValue(j, &e.ms[j])
 			}
 		}
 	}
@@ -166,7 +171,7 @@ func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64
 		for _, c := range ip {
 			out[c.j] = 0
 			if c.cut == 0 {
-				out[c.j] = math.NaN()
+				out[c.j] = float64(relRet) / float64(n) // 0/0: NaN as C's, sign and all
 			}
 		}
 		return
@@ -207,21 +212,40 @@ func IPrecRels(x float64, nRel int, round bool) int {
 }
 
 // elevenPointLevels are 11pt_avg's recall levels, trec_eval's literals.
-var elevenPointLevels = [...]float64{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}
+var elevenPointLevels = []float64{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}
 
 // elevenPoint is trec_eval's 11pt_avg: the mean of the interpolated
-// precision at the 11 levels (iprec's, with its rounding rule), summed from
-// the highest level down as trec_eval sums them.
-func (e *Evaluator) elevenPoint(l *List, n, nRel, relRet int) float64 {
-	var cuts [len(elevenPointLevels)]iprecCut
-	var vals [len(elevenPointLevels)]float64
-	for i, x := range elevenPointLevels {
-		cuts[i] = iprecCut{j: i, cut: IPrecRels(x, nRel, e.o.IPrecRound)}
+// precision at the recall levels xs (11pt_avg's parameters, in the order
+// given; elevenPointLevels by default), each x standing for iprec's number
+// of relevant rows. As trec_eval, it walks the ranking up from the bottom
+// and takes the levels from the last down, as if they ascended: it adds
+// the best precision so far to the sum each time the relevant rows seen
+// come down to the current level's, and the best precision of the whole
+// ranking for the levels left. With no row ranked the best precision is
+// 0/0, NaN.
+func (e *Evaluator) elevenPoint(l *List, n, nRel, relRet int, xs []float64) float64 {
+	cur := len(xs) - 1
+	cut := func(i int) int { return IPrecRels(xs[i], nRel, e.o.IPrecRound) }
+	for cur >= 0 && cut(cur) > relRet {
+		cur--
 	}
-	e.iprecAt(l, n, relRet, cuts[:], vals[:])
+	best := float64(relRet) / float64(n)
+	seen := relRet
 	sum := 0.0
-	for i := len(vals) - 1; i >= 0; i-- {
-		sum += vals[i]
+	for i := n; i > 0 && seen > 0; i-- {
+		if p := float64(seen) / float64(i); best < p {
+			best = p
+		}
+		if e.rel(l.Label[e.ents[i-1].i]) {
+			for cur >= 0 && seen == cut(cur) {
+				sum += best
+				cur--
+			}
+			seen--
+		}
 	}
-	return sum / float64(len(vals))
+	for ; cur >= 0; cur-- {
+		sum += best
+	}
+	return sum / float64(len(xs))
 }

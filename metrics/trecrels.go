@@ -1,0 +1,248 @@
+package metrics
+
+import "math"
+
+// trec_eval computes most of its measures from one view of a query, its
+// RES_RELS: the judgment of the document at each rank (a level, or a
+// code for a document outside the pool or pooled but unjudged), and how
+// many judged documents the query has at each level. trecRels is that
+// view, built once a query for the measures of families that need it
+// (needRels), after the ranking's cut (MaxRanked) and filter
+// (JudgedOnly). The measures below and in trecgain.go follow trec_eval's
+// m_*.c files, in their arithmetic and order, so that each value is the
+// double trec_eval computes.
+
+// trec_eval's judgments of a ranked document that has no level.
+const (
+	relNonpool  = -1 // not in the qrels (RELVALUE_NONPOOL)
+	relUnjudged = -2 // in the qrels with a negative judgment (RELVALUE_UNJUDGED)
+)
+
+// maxDenseLevel bounds the levels counted one slot each: trec_eval
+// reserves a slot for every level up to the highest (a qrels judging at
+// level 10^9 would take gigabytes); levels above it are counted apart.
+const maxDenseLevel = 1 << 16
+
+type trecRels struct {
+	rel                       []int64 // per rank: the document's level, relNonpool or relUnjudged
+	levels                    []int64 // per level from 0: the judged documents at it (rel_levels)
+	sparse                    []levelCount
+	numRel, numRelRet, numRet int
+	thr                       float64 // a level >= thr is relevant
+}
+
+// levelCount counts the judgments at a level above maxDenseLevel.
+type levelCount struct{ level, count int64 }
+
+// read builds the view of the query whose ranking e.ents[:n] holds, whose
+// judged documents' labels are judged.
+func (t *trecRels) read(e *Evaluator, l *List, n int, judged []float64) {
+	t.numRet = n
+	if e.o.HasThreshold {
+		t.thr = e.o.RelThreshold
+	} else {
+		t.thr = math.SmallestNonzeroFloat64 // label > 0
+	}
+	t.rel = grow(t.rel, n)
+	for p, en := range e.ents[:n] {
+		switch {
+		case l.Status != nil && l.Status[en.i] == Unjudged:
+			t.rel[p] = relNonpool
+		case l.Status != nil && l.Status[en.i] == JudgedOut, l.Label[en.i] < 0:
+			t.rel[p] = relUnjudged
+		default:
+			t.rel[p] = int64(l.Label[en.i])
+		}
+	}
+	t.numRelRet = 0
+	for _, r := range t.rel[:n] {
+		if t.relevant(r) {
+			t.numRelRet++
+		}
+	}
+	t.levels, t.sparse = t.levels[:0], t.sparse[:0]
+	for _, v := range judged {
+		if v < 0 || negativeJudgment(v) && l.Judged != nil {
+			continue // trec_eval counts the levels from 0
+		}
+		lv := int64(v)
+		if lv > maxDenseLevel {
+			t.addSparse(lv)
+			continue
+		}
+		for int64(len(t.levels)) <= lv {
+			t.levels = append(t.levels, 0)
+		}
+		t.levels[lv]++
+	}
+	// R as trec_eval counts it: the judgments at a relevant level (under
+	// -l 0, not the negative ones, which e.rel would count)
+	t.numRel = 0
+	for lv, c := range t.levels {
+		if t.relevant(int64(lv)) {
+			t.numRel += int(c)
+		}
+	}
+	for _, s := range t.sparse {
+		if t.relevant(s.level) {
+			t.numRel += int(s.count)
+		}
+	}
+}
+
+func (t *trecRels) addSparse(lv int64) {
+	for i := range t.sparse {
+		if t.sparse[i].level == lv {
+			t.sparse[i].count++
+			return
+		}
+	}
+	t.sparse = append(t.sparse, levelCount{lv, 1})
+}
+
+// relevant reports whether a ranked document's judgment is relevant.
+func (t *trecRels) relevant(r int64) bool { return float64(r) >= t.thr }
+
+// trecValue is the value of metric j, m, of a family that needs the view.
+func (e *Evaluator) trecValue(j int, m *Metric) float64 {
+	t := &e.tr
+	switch m.Kind {
+	case KindInfAP:
+		return t.infAP()
+	case KindRprecMult:
+		return t.rprecMult(m.Level)
+	case KindUtility:
+		c := e.par[j].floats
+		a, b := float64(t.numRelRet), float64(t.numRet-t.numRelRet)
+		cc, d := float64(t.numRel-t.numRelRet), float64(e.o.NumDocs+int64(t.numRelRet-t.numRet-t.numRel))
+		// float64() rounds each product, as C does: no fused multiply-add
+		return float64(float64(float64(c[0]*a)+float64(c[1]*b))+float64(c[2]*cc)) + float64(c[3]*d)
+	case KindBinG:
+		return t.binG()
+	case KindUnj:
+		return t.unj(m.K)
+	case KindYaap:
+		return t.yaap()
+	case KindRelAt:
+		if m.K > t.numRet {
+			return math.NaN()
+		}
+		return float64(t.rel[m.K-1])
+	case KindRBPResid:
+		return t.rbpResid(m.Beta)
+	}
+	return e.gainValue(j, m)
+}
+
+// infAP is m_infap.c's inferred AP.
+func (t *trecRels) infAP() float64 {
+	const eps = 0.00001 // INFAP_EPSILON
+	var relSoFar, nonrelSoFar, unjudgedSoFar int64
+	infAP := 0.0
+	for j, r := range t.rel[:t.numRet] {
+		switch {
+		case r == relNonpool:
+			continue
+		case r == relUnjudged:
+			unjudgedSoFar++
+			continue
+		case r >= 0 && !t.relevant(r):
+			nonrelSoFar++
+			continue
+		}
+		relSoFar++
+		if j == 0 {
+			infAP += 1.0
+			continue
+		}
+		fj := float64(j)
+		infAP += 1.0/(fj+1.0) + float64(fj/(fj+1.0))*
+			(float64(relSoFar-1+nonrelSoFar+unjudgedSoFar)/fj)*
+			((float64(relSoFar-1)+eps)/(float64(relSoFar-1+nonrelSoFar)+2*eps))
+	}
+	if t.numRel > 0 {
+		infAP /= float64(t.numRel)
+	}
+	return infAP
+}
+
+// rprecMult is m_Rprec_mult.c's precision at ⌊x·R + 0.9⌋ documents: the
+// relevant documents ranked over that number when the ranking is
+// shorter.
+func (t *trecRels) rprecMult(x float64) float64 {
+	cut := int64(float64(x*float64(t.numRel)) + 0.9)
+	if cut > int64(t.numRet) {
+		return float64(t.numRelRet) / float64(cut)
+	}
+	relSoFar := t.numRelRet
+	for i := t.numRet; i > 0 && relSoFar > 0; i-- {
+		if int64(i) == cut {
+			return float64(relSoFar) / float64(i)
+		}
+		if t.relevant(t.rel[i-1]) {
+			relSoFar--
+		}
+	}
+	return 0
+}
+
+// binG is m_binG.c's.
+func (t *trecRels) binG() float64 {
+	sum := 0.0
+	relSoFar := 0
+	for i, r := range t.rel[:t.numRet] {
+		if t.relevant(r) {
+			relSoFar++
+			sum += 1.0 / math.Log2(float64(3+i-relSoFar))
+		}
+	}
+	if relSoFar > 0 {
+		return sum / float64(t.numRel)
+	}
+	return 0
+}
+
+// unj is m_unjudged.c's share of unjudged documents (outside the pool or
+// pooled unjudged) among the first k, over k whatever the ranking's
+// length.
+func (t *trecRels) unj(k int) float64 {
+	c := 0
+	for _, r := range t.rel[:min(k, t.numRet)] {
+		if r == relNonpool || r == relUnjudged {
+			c++
+		}
+	}
+	return float64(c) / float64(k)
+}
+
+// yaap is m_yaap.c's.
+func (t *trecRels) yaap() float64 {
+	sum := 0.0
+	relSoFar := 0
+	for i, r := range t.rel[:t.numRet] {
+		if t.relevant(r) {
+			relSoFar++
+			sum += float64(relSoFar) / float64(i+1)
+		}
+	}
+	return math.Log((1.0 + sum) / (1.0 + float64(t.numRel) - sum))
+}
+
+// rbpResid is m_rbp_resid.c's: with p the persistence, p^n plus (1-p)
+// times the sum of p^(i-1) over the unjudged documents at ranks i, when
+// there is one; else 0.
+func (t *trecRels) rbpResid(p float64) float64 {
+	sum, cur := 0.0, 1.0
+	unj := false
+	for _, r := range t.rel[:t.numRet] {
+		if r < 0 {
+			unj = true
+			sum += cur
+		}
+		cur *= p
+	}
+	if !unj {
+		return 0
+	}
+	return cur + float64((1-p)*sum)
+}
