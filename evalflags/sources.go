@@ -25,6 +25,9 @@ type Sources struct {
 	// field starting with '#'), as trec_eval 10.0 does; rankeval
 	// trec_eval sets it, no flag does.
 	Comments bool
+	// ExtraFields lets a run's line have fields after its sixth, ignored
+	// as trec_eval ignores them; rankeval trec_eval sets it.
+	ExtraFields bool
 }
 
 // SourceNames lists the flags RegisterSources defines.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -571,3 +572,6 @@ func (q *Qrels) Positive() int {
 	}
 	return n
 }
+
+// IDs lists the judged queries, in qrels order.
+func (q *Qrels) IDs() []string { return slices.Clone(q.order) }

@@ -24,6 +24,9 @@ type RunOptions struct {
 	// Comments skips comment lines, those whose first field starts with
 	// '#', as trec_eval 10.0 does.
 	Comments bool
+	// ExtraFields accepts lines with fields after the sixth, which are
+	// ignored, as trec_eval ignores them.
+	ExtraFields bool
 }
 
 // SkipCount counts what SkipUnjudged dropped: Queries distinct query ids,
@@ -178,7 +181,7 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 	name := b.Source
 	q := st.qrels
 	for b.N < bs && sc.next() {
-		if sc.k != 6 {
+		if sc.k != 6 && !(sc.k > 6 && st.opt.ExtraFields) {
 			return fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
 		}
 		qid, doc, sf := sc.field(0), sc.field(2), sc.field(4)
