@@ -12,15 +12,16 @@ import (
 
 // trecEvalArgs is trec_eval's command line, read.
 type trecEvalArgs struct {
-	perQuery, noSummary, complete, judgedOnly bool
-	level, maxDocs                            int64
-	measures                                  []string // -m arguments, in order
-	qrels, run                                string
-	release                                   string // evalflags.TrecReleases
+	perQuery, noSummary, complete, judgedOnly, help bool
+	level, maxDocs, numDocs, debugLevel             int64
+	debugQuery                                      string
+	measures                                        []string // -m arguments, in order
+	relFormat, resultsFormat, zscores               string
+	qrels, run                                      string
+	release                                         string // evalflags.TrecReleases
 }
 
-// trecEvalOptions are trec_eval's getopt options: those that take an
-// argument, by short and long name. The long names are trec_eval's.
+// trecEvalLong are trec_eval's long options and their short ones.
 var trecEvalLong = map[string]byte{
 	"help": 'h', "version": 'v', "query_eval_wanted": 'q', "measure": 'm', "complete_rel_info_wanted": 'c',
 	"level_for_rel": 'l', "nosummary": 'n', "Debug_level": 'D', "Judged_docs_only": 'J',
@@ -28,9 +29,35 @@ var trecEvalLong = map[string]byte{
 	"Results_format": 'T', "Output_old_results_format": 'o', "Zscore": 'Z',
 }
 
+// trecEvalWithArg are the short options that take an argument (getopt's
+// "hvqm:cl:nD:JN:M:R:T:oZ:"); every long one but help, version,
+// query_eval_wanted, complete_rel_info_wanted, nosummary and
+// Judged_docs_only takes one, --Output_old_results_format too, though -o
+// does not.
 const trecEvalWithArg = "mlDNMRTZ"
 
-var errTrecEvalHelp = errors.New("trec_eval help")
+// longTakesArg reports whether long option name takes an argument.
+func longTakesArg(name string) bool {
+	return strings.IndexByte(trecEvalWithArg, trecEvalLong[name]) >= 0 || name == "Output_old_results_format"
+}
+
+// longOption finds a long option as getopt_long does: its full name, or
+// a prefix of only one.
+func longOption(name string) (string, bool) {
+	if _, ok := trecEvalLong[name]; ok {
+		return name, true
+	}
+	found := ""
+	for full := range trecEvalLong {
+		if strings.HasPrefix(full, name) {
+			if found != "" {
+				return "", false
+			}
+			found = full
+		}
+	}
+	return found, found != "" && name != ""
+}
 
 // UsageError is a mistake in rankeval trec_eval's command line (exit 2),
 // whose help is rankeval trec_eval -h.
@@ -70,18 +97,28 @@ func splitRelease(args []string) (string, []string, error) {
 
 // parseTrecEvalArgs reads args as GNU getopt does for trec_eval: options
 // anywhere, short ones bundled (-qc) or with their argument attached
-// (-l2, -mmap), long ones as --name=value or --name value, -- ending them.
+// (-l2, -mmap), long ones as --name=value or --name value (or a unique
+// prefix of the name), -- ending them. -v stops at once; -h is noted, and
+// the other options still read (-h -m P describes P).
 func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
-	a := &trecEvalArgs{level: 1}
+	a := &trecEvalArgs{level: 1, relFormat: "qrels", resultsFormat: "trec_results"}
 	var err error
 	if a.release, args, err = splitRelease(args); err != nil {
 		return nil, err
 	}
+	whole := func(opt byte, val, what string) (int64, error) {
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil {
+			return 0, trecUsagef("trec_eval: -%c %q: want a whole number (%s)", opt, val, what)
+		}
+		return n, nil
+	}
 	var pos []string
 	set := func(opt byte, val string) error {
+		var err error
 		switch opt {
 		case 'h':
-			return errTrecEvalHelp
+			a.help = true
 		case 'v':
 			return ErrVersion
 		case 'q':
@@ -92,34 +129,31 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 			a.complete = true
 		case 'J':
 			a.judgedOnly = true
+		case 'o': // obsolete in trec_eval, and ignored
 		case 'm':
 			a.measures = append(a.measures, val)
 		case 'l':
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return trecUsagef("trec_eval: -l %q: want a whole number (the lowest relevant judgment)", val)
-			}
-			a.level = n
+			a.level, err = whole(opt, val, "the lowest relevant judgment")
 		case 'M':
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil || n < 1 {
-				return trecUsagef("trec_eval: -M %q: want a number of documents >= 1", val)
+			if a.maxDocs, err = whole(opt, val, "documents per query"); err == nil && a.maxDocs < 1 {
+				err = trecUsagef("trec_eval: -M %q: want a number of documents >= 1", val)
 			}
-			a.maxDocs = n
+		case 'N':
+			a.numDocs, err = whole(opt, val, "documents in the collection")
+		case 'D':
+			level, q, _ := strings.Cut(val, ".")
+			a.debugQuery = q
+			a.debugLevel, err = whole(opt, level, "the debug level")
 		case 'R':
-			if val != "qrels" {
-				return trecUsagef("trec_eval: -R %s: only the qrels format is supported", val)
-			}
+			a.relFormat = val
 		case 'T':
-			if val != "trec_results" {
-				return trecUsagef("trec_eval: -T %s: only the trec_results format is supported", val)
-			}
-		case 'N', 'Z', 'D', 'o':
-			return trecUsagef("trec_eval: -%c is not supported by rankeval trec_eval", opt)
+			a.resultsFormat = val
+		case 'Z':
+			a.zscores = val
 		default:
 			return trecUsagef("trec_eval: unknown option -%c", opt)
 		}
-		return nil
+		return err
 	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -128,19 +162,22 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 			pos = append(pos, args[i+1:]...)
 			i = len(args)
 		case strings.HasPrefix(arg, "--"):
-			name, val, hasVal := strings.Cut(arg[2:], "=")
-			opt, ok := trecEvalLong[name]
+			given, val, hasVal := strings.Cut(arg[2:], "=")
+			name, ok := longOption(given)
 			if !ok {
-				return nil, trecUsagef("trec_eval: unknown option --%s", name)
+				return nil, trecUsagef("trec_eval: unknown option --%s", given)
 			}
-			if strings.IndexByte(trecEvalWithArg, opt) >= 0 && !hasVal {
+			switch {
+			case longTakesArg(name) && !hasVal:
 				if i+1 >= len(args) {
 					return nil, trecUsagef("trec_eval: --%s needs an argument", name)
 				}
 				i++
 				val = args[i]
+			case !longTakesArg(name) && hasVal:
+				return nil, trecUsagef("trec_eval: --%s takes no argument", name)
 			}
-			if err := set(opt, val); err != nil {
+			if err := set(trecEvalLong[name], val); err != nil {
 				return nil, err
 			}
 		case len(arg) > 1 && arg[0] == '-':
@@ -168,6 +205,9 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 		default:
 			pos = append(pos, arg)
 		}
+	}
+	if a.help {
+		return a, nil
 	}
 	if len(pos) != 2 {
 		return nil, trecUsagef("trec_eval: want two files, QRELS and RUN (got %d); rankeval trec_eval -h for help", len(pos))

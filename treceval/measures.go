@@ -1,190 +1,192 @@
 package treceval
 
 import (
-	"fmt"
-	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rankeval/rankeval/metrics"
 )
 
-// trecMeasure is one of trec_eval's measures that rankeval trec_eval
-// computes, in trec_eval's table order (the order it prints them in): its
-// rankeval metric name (with %d or %s for a cutoff or level), and its
-// default cutoffs.
-type trecMeasure struct {
-	name     string
-	metric   string // rankeval's name; "" for runid
-	cutoffs  []string
-	floatCut bool // the cutoffs are recall levels
+// measure is one measure of trec_eval's table (te_trec_measures[] in its
+// measures.c), the order in which trec_eval computes and prints them. Its
+// definition is in the file of its family (counts.go, prec.go, ap.go,
+// gain.go, judged.go).
+type measure struct {
+	name string
+	// since is the first release that has it; "" for both
+	since string
+	// init reads the parameters of the first "-m name.PARAM" that gave
+	// some (param is "" when none did) as trec_eval's init_meas does, and
+	// returns the measure's values.
+	init func(c *initContext, param string) ([]value, error)
+	doc  string // what -h -m name prints about it
 }
 
-var defaultCuts = []string{"5", "10", "15", "20", "30", "100", "200", "500", "1000"}
-
-// trecEvalMeasures follows te_trec_measures[] of trec_eval 9.0.8's measures.c,
-// keeping the measures rankeval computes.
-var trecEvalMeasures = []trecMeasure{
-	{name: "runid"},
-	{name: "num_q", metric: "num_q"},
-	{name: "num_ret", metric: "num_ret"},
-	{name: "num_rel", metric: "num_rel"},
-	{name: "num_rel_ret", metric: "num_rel_ret"},
-	{name: "map", metric: "map"},
-	{name: "gm_map", metric: "gm_map"},
-	{name: "Rprec", metric: "rprec"},
-	{name: "bpref", metric: "bpref"},
-	{name: "recip_rank", metric: "mrr"},
-	{name: "iprec_at_recall", metric: "iprec@%s", floatCut: true,
-		cutoffs: []string{"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"}},
-	{name: "P", metric: "p@%s", cutoffs: defaultCuts},
-	{name: "recall", metric: "r@%s", cutoffs: defaultCuts},
-	{name: "gm_bpref", metric: "gm_bpref"},
-	{name: "11pt_avg", metric: "11pt_avg"},
-	{name: "ndcg", metric: "ndcg"},
-	{name: "ndcg_cut", metric: "ndcg@%s", cutoffs: defaultCuts},
-	{name: "map_cut", metric: "ap@%s", cutoffs: defaultCuts},
-	{name: "relative_P", metric: "relative_p@%s", cutoffs: defaultCuts},
-	{name: "success", metric: "success@%s", cutoffs: []string{"1", "5", "10"}},
-	{name: "set_P", metric: "set_p"},
-	{name: "set_relative_P", metric: "set_relative_p"},
-	{name: "set_recall", metric: "set_recall"},
-	{name: "set_map", metric: "set_map"},
-	{name: "set_F", metric: "set_f"},
-	{name: "num_nonrel_judged_ret", metric: "num_nonrel_judged_ret"},
+// initContext is what a measure's init reads besides its parameters.
+type initContext struct {
+	release string
 }
 
-// trecNicknames are trec_eval's measure sets; only official is all
-// computed here.
-var trecNicknames = map[string][]string{
-	"official": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"},
+// value is one value a measure prints (one TREC_EVAL_VALUE of trec_eval):
+// its name and how it is computed, printed and summarized.
+type value struct {
+	name string
+	rule rule
+	// metrics compute it for a query: one metric, or one per character of
+	// relstring; none for runid and num_q
+	metrics []metrics.Metric
 }
 
-// trecOthers are trec_eval's measures and sets rankeval does not compute,
-// refused with a message rather than called illegal.
-var trecOthers = []string{"relstring", "infAP", "Rprec_mult", "utility", "binG", "G",
-	"ndcg_rel", "Rndcg", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+// rule is how a value prints per query and sums up in the summary.
+type rule uint8
+
+const (
+	ruleMean   rule = iota // "%6.4f"; the summary is the mean
+	ruleCount              // "%ld"; the summary is the sum
+	ruleNumRel             // a count; under -c the summary counts every judgment above 0
+	ruleNumQ               // the summary only: the number of queries
+	ruleGeo                // the summary only: exp of the mean of logarithms
+	ruleString             // per query only: relstring's characters
+	ruleRunID              // the summary only: the run's tag
+)
+
+// table is te_trec_measures[] of trec_eval 10.0 (9.0.8's is the same less
+// the measures whose since is 10.0).
+var table = []*measure{
+	runidMeasure, numQ, numRet, numRel, numRelRet, mapMeasure, gmMap, rprec, bpref, recipRank,
+	iprecAtRecall, precision, relstring, recall, infAP, gmBpref, rprecMult, utility, elevenPoint,
+	binG, gMeasure, dcg, idealDCG, ndcg, ndcgRel, rndcg, ndcgCut, mapCut, relativeP, success,
+	setP, setRelativeP, setRecall, setMAP, setF, numNonrelJudgedRet,
+	// the preference measures (prefs_*) and the judgment-group ones
+	// (map_avgjg, P_avgjg, Rprec_mult_avgjg) go here
+	yaap, rbp, rbpResid, unj,
+}
+
+// nicknames are te_trec_measure_nicknames[]: sets of measures -m names
+// at once, by release where they differ.
+var nicknames = map[string]map[string][]string{
+	"official": {"": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+		"Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"}},
+	"set": {"": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+		"set_recall", "set_relative_P", "set_map", "set_F"}},
+	"all_trec": {
+		"9.0.8": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+			"Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+			"recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+			"Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+			"set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"},
+		"10.0": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+			"Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+			"recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
+			"ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+			"Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+			"num_nonrel_judged_ret"},
+	},
+}
+
+// nickname is the set name names under release, or nil.
+func nickname(name, release string) []string {
+	sets, ok := nicknames[name]
+	if !ok {
+		return nil
+	}
+	if s, ok := sets[release]; ok {
+		return s
+	}
+	return sets[""]
+}
+
+// trecOthers are trec_eval's measures and sets that rankeval trec_eval
+// does not compute yet, refused with a message rather than called illegal.
+var trecOthers = []string{"prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
 	"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
 	"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-	"map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "all_trec", "set", "all_prefs", "prefs", "qrels_jg"}
+	"map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs", "qrels_jg"}
 
-// trecSelection is what -m asked for: rankeval metric names in trec_eval's
-// order, and whether runid leads the summary.
-type trecSelection struct {
-	names []string
-	runid bool
+// lookup is the measure of the table named name under release, or nil.
+func lookup(name, release string) *measure {
+	for _, m := range table {
+		if m.name == name && (m.since == "" || release != "9.0.8") {
+			return m
+		}
+	}
+	return nil
 }
 
-// selectTrecMeasures resolves -m arguments as trec_eval's mark_measure and
+// selection is what -m asked for: the values in trec_eval's order.
+type selection struct {
+	values []value
+	// metrics are the values' metrics in order: a query's record holds
+	// one value per metric (slots)
+	metrics []metrics.Metric
+	marked  []*measure // the measures, for -h
+}
+
+// measureArg is one -m's parameters, kept under the name before its '.'.
+type measureArg struct{ name, param string }
+
+// selectMeasures resolves -m arguments as trec_eval's mark_measure and
 // init functions do: each measure (or set) is marked; a measure's
-// parameters come from the first -m that gives it some (later ones, and a
-// bare -m of it, do not change them); cutoffs are sorted; the measures
-// come out in trec_eval's table order, whatever the order of -m.
-func selectTrecMeasures(args []string, stderr io.Writer) (trecSelection, error) {
+// parameters come from the first -m that names it with some (later ones,
+// and a bare -m of it, do not change them; parameters of a set are
+// ignored); the measures come out in the table's order, whatever the
+// order of -m. With no -m, official.
+func selectMeasures(args []string, release string) (*selection, error) {
 	if len(args) == 0 {
 		args = []string{"official"}
 	}
-	marked := map[string]bool{}
-	params := map[string]string{}
+	marked := map[*measure]bool{}
+	var params []measureArg
 	for _, arg := range args {
 		name, param, hasParam := strings.Cut(arg, ".")
 		if hasParam {
 			if param == "" {
-				return trecSelection{}, trecUsagef("trec_eval: improper measure in parameter '%s'", name)
+				return nil, trecUsagef("trec_eval: improper measure in parameter '%s'", name)
 			}
-			if _, ok := params[name]; !ok {
-				params[name] = param
-			}
+			params = append(params, measureArg{name, param})
 		}
-		if set, ok := trecNicknames[name]; ok {
+		if set := nickname(name, release); set != nil {
 			for _, n := range set {
-				marked[n] = true
+				marked[lookup(n, release)] = true
 			}
 			continue
 		}
-		if !slices.ContainsFunc(trecEvalMeasures, func(m trecMeasure) bool { return m.name == name }) {
+		m := lookup(name, release)
+		if m == nil {
 			if slices.Contains(trecOthers, name) {
-				return trecSelection{}, trecUsagef("trec_eval: measure '%s' is not computed by rankeval trec_eval (rankeval trec_eval -h lists those that are)", name)
+				return nil, trecUsagef("trec_eval: measure '%s' is not computed by rankeval trec_eval yet (rankeval trec_eval -h lists those that are)", name)
 			}
-			return trecSelection{}, trecUsagef("trec_eval: illegal measure '%s'", arg)
+			if lookup(name, "10.0") != nil {
+				return nil, trecUsagef("trec_eval: illegal measure '%s' (trec_eval %s has no %s; --release 10.0 has)", name, release, name)
+			}
+			return nil, trecUsagef("trec_eval: illegal measure '%s'", name)
 		}
-		marked[name] = true
+		marked[m] = true
 	}
-	var sel trecSelection
-	for _, m := range trecEvalMeasures {
-		if !marked[m.name] {
+	sel := &selection{}
+	c := &initContext{release: release}
+	for _, m := range table {
+		if !marked[m] {
 			continue
 		}
-		param, hasParam := params[m.name]
-		switch {
-		case m.name == "runid":
-			sel.runid = true
-		case m.cutoffs == nil:
-			if hasParam {
-				switch m.name {
-				case "ndcg":
-					return trecSelection{}, trecUsagef("trec_eval: ndcg's gain parameters (ndcg.%s) are not supported; ndcg uses the judgments as gains", param)
-				case "11pt_avg":
-					return trecSelection{}, trecUsagef("trec_eval: 11pt_avg's recall levels (11pt_avg.%s) are not supported; 11pt_avg uses 0, 0.1, ..., 1", param)
-				case "set_F":
-					return trecSelection{}, trecUsagef("trec_eval: set_F's beta (set_F.%s) is not supported; set_F is computed with beta 1", param)
-				}
-				fmt.Fprintf(stderr, "rankeval trec_eval: %s takes no parameters: %q ignored, as trec_eval ignores it\n", m.name, param)
-			}
-			sel.names = append(sel.names, m.metric)
-		default:
-			cuts := m.cutoffs
-			if hasParam {
-				var err error
-				if cuts, err = trecCutoffs(m, param); err != nil {
-					return trecSelection{}, err
-				}
-			}
-			for _, k := range cuts {
-				sel.names = append(sel.names, fmt.Sprintf(m.metric, k))
-			}
+		param := ""
+		if i := slices.IndexFunc(params, func(a measureArg) bool { return a.name == m.name }); i >= 0 {
+			param = params[i].param
 		}
+		vals, err := m.init(c, param)
+		if err != nil {
+			return nil, UsageError{Err: err}
+		}
+		for _, v := range vals {
+			for _, mt := range v.metrics {
+				if err := metrics.CheckParam(mt); err != nil {
+					return nil, UsageError{Err: err}
+				}
+			}
+			sel.metrics = append(sel.metrics, v.metrics...)
+		}
+		sel.values = append(sel.values, vals...)
+		sel.marked = append(sel.marked, m)
 	}
 	return sel, nil
-}
-
-// trecCutoffs reads a measure's parameters as trec_eval's
-// get_long_cutoffs and get_float_cutoffs do: comma-separated, sorted
-// ascending, no duplicates, whole cutoffs above 0; but a value that is not
-// a number is an error here (trec_eval's atol reads it as 0).
-func trecCutoffs(m trecMeasure, param string) ([]string, error) {
-	items := strings.Split(param, ",")
-	vals := make([]float64, len(items))
-	for i, it := range items {
-		var err error
-		if m.floatCut {
-			vals[i], err = strconv.ParseFloat(it, 64)
-			if err == nil && !(vals[i] >= 0 && vals[i] <= 1) {
-				err = strconv.ErrRange
-			}
-		} else {
-			var n int64
-			n, err = strconv.ParseInt(it, 10, 64)
-			vals[i] = float64(n)
-			if err == nil && n <= 0 {
-				return nil, trecUsagef("trec_eval: Negative cutoff detected (%s.%s)", m.name, param)
-			}
-			if err == nil && n > metrics.MaxCutoff {
-				return nil, trecUsagef("trec_eval: %s.%s: cutoff %d is above %d, the largest rankeval takes", m.name, param, n, metrics.MaxCutoff)
-			}
-		}
-		if err != nil {
-			return nil, trecUsagef("trec_eval: %s.%s: %q is not a cutoff", m.name, param, it)
-		}
-	}
-	slices.Sort(vals)
-	if len(slices.Compact(slices.Clone(vals))) != len(vals) {
-		return nil, trecUsagef("trec_eval: duplicate cutoffs detected (%s.%s)", m.name, param)
-	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return out, nil
 }

@@ -1,43 +1,53 @@
-// Package treceval is rankeval trec_eval, the drop-in for trec_eval: it
-// owns trec_eval's command line (args.go), its measure table and -m
-// selection (measures.go), and the layout of its output (this file). The
-// measures themselves are rankeval metrics computed by the ordinary
-// pipeline under the trec_eval profile, through the Evaluate function the
-// command gives it, so that no measure exists twice.
+// Package treceval is rankeval trec_eval, the drop-in for trec_eval 9.0.8
+// and 10.0: it owns trec_eval's command line (args.go), its measure table
+// and -m selection (measures.go, the shapes of its parameters in kinds.go
+// and params.go), each family of measures (counts.go, ap.go, prec.go,
+// gain.go, judged.go), and what trec_eval does with a query's values:
+// the queries it evaluates, -c, -Z, the summary and the layout of its
+// lines (queries.go, zscores.go, format.go). The values themselves are
+// rankeval metrics (package metrics) computed by the ordinary pipeline
+// under the trec_eval profile, through the Evaluate function the command
+// gives it, so that no measure exists twice.
 package treceval
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"slices"
+	"os"
 	"strconv"
 	"strings"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/evalflags"
-	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/summary"
 )
 
-const trecEvalUsage = `Usage: rankeval trec_eval [--release 10.0|9.0.8] [-h] [-q] [-n] [-c] [-J] [-l N] [-M N] {-m measure}* QRELS RUN
+const trecEvalUsage = `Usage: rankeval trec_eval [--release 10.0|9.0.8] [-h] [-q] [-n] [-c] [-J] [-l N] [-M N]
+       [-N N] [-D 0.QID] [-Z ZSCORES] [-R qrels] [-T trec_results] {-m measure}* QRELS RUN
 
 Evaluates a TREC run against qrels and prints exactly what trec_eval prints
 for the same command line: the same lines, in the same order, with the
 same values. QRELS and RUN may be plain, gzip or zstd files, and RUN need
-not be sorted.
+not be sorted; under 10.0, RUN - is standard input. Long forms are
+trec_eval's (--query_eval_wanted, --measure=map, ...).
 
   --release R   the trec_eval release to reproduce, given first: 10.0 (the
-                default) or 9.0.8. They differ in iprec_at_recall (10.0
-                rounds x*R, 9.0.8 truncates x*R + 0.9) and in the judged
+                default) or 9.0.8. They differ in iprec_at_recall and
+                11pt_avg (10.0 rounds x*R, 9.0.8 truncates x*R + 0.9), in
+                the measures (10.0 adds dcg, ideal_dcg, rbp, rbp_resid and
+                unj, and the last three to all_trec), in the judged
                 queries the run lacks (10.0 stops with an error unless -c;
-                with -c -q it prints their lines; 9.0.8 skips them)
+                with -c -q it prints their lines; 9.0.8 skips them), and
+                10.0 skips lines starting with # and reads RUN - from
+                standard input
 
   -q            also print each query's values (queries in trec_eval's order)
   -n            no summary (with -q: only the per-query lines)
@@ -46,186 +56,260 @@ not be sorted.
   -l N          a judgment >= N is relevant (default 1)
   -M N          evaluate only the first N documents of each query
   -J            drop the unjudged documents from each ranking first
+  -N N          documents in the collection (utility's fourth coefficient)
+  -D 0.QID      evaluate only query QID (trec_eval's debug traces, -D 1 and
+                above, are not reproduced)
+  -Z ZSCORES    print each value as a z-score: (value - mean)/stddev, from
+                lines "qid measure mean stddev" of ZSCORES
   -m MEASURE    a measure, a measure with trec_eval's parameters
-                (P.5,10  iprec_at_recall.0.5  ndcg_cut.10), or the set
-                'official' (the default when no -m is given); repeatable
+                (P.5,10  iprec_at_recall.0.5  ndcg.1=3,2=9  utility.2,-1,0,0),
+                or a set: official (the default when no -m is given), set,
+                all_trec; repeatable
+  -R FORMAT     the qrels' format: qrels (the default)
+  -T FORMAT     the run's format: trec_results (the default)
+  -o            accepted and ignored, as trec_eval does
   -v            print the version
-  -h            this help
+  -h            this help; with -m, each measure's description
 
 Measures: runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref
-recip_rank iprec_at_recall P recall gm_bpref 11pt_avg ndcg ndcg_cut map_cut
-relative_P success set_P
-set_relative_P set_recall set_map set_F num_nonrel_judged_ret.
-trec_eval's other measures, and its -R, -T, -N, -Z and -D options, are
-refused. Exit status: 0 ok, 1 input error, 2 usage error.
+recip_rank iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult
+utility 11pt_avg binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut
+relative_P success set_P set_relative_P set_recall set_map set_F
+num_nonrel_judged_ret yaap rbp rbp_resid unj.
+trec_eval's preference measures (-R prefs, qrels_prefs, all_prefs) and
+judgment groups (-R qrels_jg) are refused. Exit status: 0 ok, 1 input
+error, 2 usage error.
 `
 
 // Evaluate is the ordinary command's evaluation of one TREC run: the
-// pipeline over run against the qrels of src, under s, writing each
-// query's trec_eval lines to perQuery when it is not nil; unsorted groups
-// the run's lines by query first. It returns what the summary explains,
-// the pipeline's result and the qrels read.
+// pipeline over run against the qrels of src, under s, handing each
+// query to pq; unsorted groups the run's lines by query first. It returns
+// the qrels read.
 type Evaluate func(ctx context.Context, s *evalflags.Settings, src *evalflags.Sources, run string,
-	perQuery io.Writer, unsorted bool) (*summary.Run, *pipeline.Result, *reader.Qrels, error)
+	pq pipeline.PerQuery, unsorted bool) (*reader.Qrels, error)
 
 // Main is rankeval trec_eval: args are what follows "trec_eval" on the
 // command line.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate Evaluate) error {
 	a, err := parseTrecEvalArgs(args)
-	switch {
-	case errors.Is(err, errTrecEvalHelp):
-		_, err = fmt.Fprint(stdout, trecEvalUsage)
-		return err
-	case errors.Is(err, ErrVersion):
-		return err
-	case err != nil:
-		return err
-	}
-	// The run is read twice (its last line's tag is the runid; a shuffled
-	// run is read again grouped by query), which a pipe cannot be.
-	if a.qrels == reader.Stdin || !reader.Rereadable(a.run) {
-		return trecUsagef("trec_eval: QRELS and RUN are files, as for trec_eval (not -, and RUN not a pipe: %s)", a.run)
-	}
-	sel, err := selectTrecMeasures(a.measures, stderr)
 	if err != nil {
 		return err
 	}
+	if a.help {
+		return help(stdout, a)
+	}
+	sel, err := selectMeasures(a.measures, a.release)
+	if err != nil {
+		return err
+	}
+	switch a.relFormat {
+	case "qrels":
+	case "prefs", "qrels_prefs", "qrels_jg":
+		return trecUsagef("trec_eval: -R %s is not supported by rankeval trec_eval yet", a.relFormat)
+	default:
+		return trecUsagef("trec_eval: Illegal rel_format '%s'", a.relFormat)
+	}
+	if a.resultsFormat != "trec_results" {
+		return trecUsagef("trec_eval: Illegal retrieval results format '%s'", a.resultsFormat)
+	}
+	if a.debugLevel != 0 {
+		return trecUsagef("trec_eval: -D %d: trec_eval's debug traces are not reproduced (-D 0.QID evaluates only query QID)", a.debugLevel)
+	}
+	if a.qrels == reader.Stdin {
+		return trecUsagef("trec_eval: QRELS is a file, as for trec_eval (not -)")
+	}
+	var z *zscores
+	if a.zscores != "" {
+		if z, err = readZscores(a.zscores); err != nil {
+			return err
+		}
+	}
+	run, cleanup, err := runFile(a)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	ev, err := evaluateQrels(ctx, a, sel, run, evaluate)
+	if err != nil {
+		return err
+	}
+	qs, err := ev.queries(a)
+	if err != nil {
+		return err
+	}
+	var tag string
+	if !a.noSummary && sel.hasRunID() {
+		if tag, err = reader.RunTag(run); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriterSize(stdout, 1<<16)
+	if err := ev.write(w, a, qs, z, tag); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// runFile is the run to read: a, or under 10.0 standard input (RUN -) or a
+// pipe copied to a temporary file first, since the run is read twice (its
+// last line's tag is the runid; a shuffled run is read again grouped by
+// query). cleanup removes the copy.
+func runFile(a *trecEvalArgs) (string, func(), error) {
+	if reader.Rereadable(a.run) {
+		return a.run, func() {}, nil
+	}
+	if a.release == "9.0.8" {
+		// it maps the file into memory, which a pipe is not
+		return "", nil, fmt.Errorf("trec_eval.get_results: Cannot read results file '%s' (trec_eval 9.0.8 reads a run from a file only; 10.0 from standard input or a pipe too)", a.run)
+	}
+	var src io.Reader = os.Stdin
+	if a.run != reader.Stdin {
+		f, err := os.Open(a.run)
+		if err != nil {
+			return "", nil, err
+		}
+		defer f.Close()
+		src = f
+	}
+	tmp, err := os.CreateTemp("", "rankeval-trec_eval-run-*")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.Remove(tmp.Name()) }
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("%s: %w", a.run, err)
+	}
+	if err := tmp.Close(); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return tmp.Name(), cleanup, nil
+}
+
+// evaluated is what the pipeline gave for the run: each query's values,
+// one per metric of the selection, and the qrels.
+type evaluated struct {
+	sel     *selection
+	s       *evalflags.Settings
+	qrels   *reader.Qrels
+	ids     []string    // the run's queries with judgments, as read
+	vals    [][]float64 // their values
+	numVals int
+}
+
+// evaluateQrels runs the ordinary pipeline over run under the trec_eval
+// profile of a's release, with the selection's metrics and trec_eval's
+// options, collecting every query's values.
+func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run string, evaluate Evaluate) (*evaluated, error) {
 	// the ordinary flags, as a user would give them, so that every default
 	// and the profile's conventions are rankeval's own
 	fs := flag.NewFlagSet("trec_eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	vals := evalflags.Register(fs)
 	if err := fs.Parse([]string{"--profile", "trec_eval:" + a.release, "--format", "trec",
-		"--rel-threshold", strconv.FormatInt(a.level, 10), "--metrics", strings.Join(sel.names, ",")}); err != nil {
-		return err
+		"--rel-threshold", strconv.FormatInt(a.level, 10), "--metrics", "num_q"}); err != nil {
+		return nil, err
 	}
-	shared, err := vals.Finish(fs)
+	s, err := vals.Finish(fs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	shared.Rules.Options.MaxRanked = int(min(a.maxDocs, 1<<31-1))
-	shared.Rules.Options.JudgedOnly = a.judgedOnly
-	src := &evalflags.Sources{Qrels: a.qrels, Complete: a.complete, Missing: "error", Comments: a.release != "9.0.8"}
+	// the measures' metrics, built by the table, not names
+	s.Rules.Metrics = sel.metrics
+	o := &s.Rules.Options
+	o.MaxRanked = int(min(a.maxDocs, 1<<31-1))
+	o.JudgedOnly = a.judgedOnly
+	o.NoEmpty = true
+	o.NumDocs = a.numDocs
+	// Complete only words the note on the judged queries the run lacks:
+	// queries() counts them
+	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.release != "9.0.8", ExtraFields: true}
 
-	var lines bytes.Buffer
-	var pq io.Writer
-	if a.perQuery {
-		pq = &lines
-	}
-	run, res, qrels, err := evaluate(ctx, shared, src, a.run, pq, false)
+	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
+	var buf bytes.Buffer
+	pq := pipeline.PerQuery{W: &buf, Format: encodeQuery}
+	ev.qrels, err = evaluate(ctx, s, src, run, pq, false)
 	if errors.Is(err, pipeline.ErrReappear) {
 		// trec_eval sorts the run itself: read it again, grouping by query
-		lines.Reset()
-		run, res, qrels, err = evaluate(ctx, shared, src, a.run, pq, true)
+		buf.Reset()
+		ev.qrels, err = evaluate(ctx, s, src, run, pq, true)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if res.Sys[0].Queries == 0 {
-		return fmt.Errorf("%s, %s: no queries with both results and relevance info (trec_eval stops here too)", a.qrels, a.run)
+	if err := ev.decode(buf.Bytes()); err != nil {
+		return nil, err
 	}
-	if a.release != "9.0.8" {
-		if err := unseenQueries(&lines, a, run, qrels); err != nil {
-			return err
-		}
-	}
-	w := bufio.NewWriterSize(stdout, 1<<16)
-	if a.perQuery {
-		if _, err := w.Write(sortTrecBlocks(lines.Bytes())); err != nil {
-			return err
-		}
-	}
-	if !a.noSummary {
-		var b []byte
-		if sel.runid {
-			tag, err := reader.RunTag(a.run)
-			if err != nil {
-				return err
-			}
-			b = summary.AppendTrecRunID(b, tag)
-		}
-		r := summary.NewResults(run, res.Analysis, res.SliceKeys)
-		queries := res.Sys[0].Queries // every query averaged, NaN or not
-		for i, m := range run.Metrics {
-			f := r.Figure(0, i)
-			v := f.Mean
-			if f.N < queries {
-				v = math.NaN() // trec_eval sums a query's NaN into the mean
-			}
-			if m.Kind == metrics.KindNumRel && a.complete {
-				// trec_eval's total num_rel under -c counts every judgment
-				// above 0 in the qrels, whatever -l says
-				v = float64(qrels.Positive())
-			}
-			b = summary.AppendTrecLine(b, m, "all", v)
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return w.Flush()
+	return ev, nil
 }
 
-// unseenQueries is what trec_eval 10.0 does with the judged queries the
-// run lacks: without -c it stops at the first ("result qid ... not found
-// in qrels", its words); with -c -q it prints their lines: the values of
-// its "bogus ranking", one unjudged document, computed by the metrics' own
-// code, with num_ret then set to 0 as trec_eval does.
-func unseenQueries(lines *bytes.Buffer, a *trecEvalArgs, run *summary.Run, qrels *reader.Qrels) error {
-	unseen := qrels.Unseen()
-	if len(unseen) == 0 {
-		return nil
+// encodeQuery is a query's record: its id's length and bytes, then its
+// values, 8 bytes each.
+func encodeQuery(b, id []byte, _ []string, q *aggregate.Query) []byte {
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	b = append(b, id...)
+	for _, v := range q.Vals[0] {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
-	if !a.complete {
-		return fmt.Errorf("%s: trec_eval: result qid '%s' not found in qrels (trec_eval 10.0 stops here; --release 9.0.8 skips the query)", a.run, unseen[0])
-	}
-	if !a.perQuery {
-		return nil
-	}
-	ev := metrics.NewEvaluator(run.Evaluated(), run.Options)
-	vals := make([]float64, len(run.Evaluated()))
-	var b []byte
-	bogus := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte("ceci_nest_pas_un_docno")},
-		Status: []metrics.Judgment{metrics.Unjudged}}
-	for _, id := range unseen {
-		bogus.Judged = qrels.Judged([]byte(id))
-		ev.Eval(&bogus, vals)
-		for i, m := range run.Metrics {
-			if m.Kind == metrics.KindNumRet {
-				vals[i] = 0
-			}
+	return b
+}
+
+// decode reads the records encodeQuery wrote.
+func (ev *evaluated) decode(b []byte) error {
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n+uint64(8*ev.numVals) {
+			return fmt.Errorf("rankeval trec_eval: a query's record is cut short")
 		}
-		b = summary.TrecQuery(b[:0], run.Metrics, []byte(id), vals)
-		lines.Write(b)
+		ev.ids = append(ev.ids, string(b[k:k+int(n)]))
+		b = b[k+int(n):]
+		v := make([]float64, ev.numVals)
+		for i := range v {
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+		ev.vals = append(ev.vals, v)
+		b = b[8*ev.numVals:]
 	}
 	return nil
 }
 
-// sortTrecBlocks orders per-query lines as trec_eval does, by query id
-// (byte-wise), keeping each query's lines in their order: the pipeline
-// writes them in the run's order, one query's lines together.
-func sortTrecBlocks(b []byte) []byte {
-	type block struct {
-		qid  []byte
-		text []byte
-	}
-	var blocks []block
-	out := make([]byte, 0, len(b))
-	for len(b) > 0 {
-		nl := bytes.IndexByte(b, '\n')
-		line := b[:nl+1]
-		b = b[nl+1:]
-		_, rest, _ := bytes.Cut(line, []byte{'\t'})
-		qid, _, _ := bytes.Cut(rest, []byte{'\t'})
-		if n := len(blocks); n > 0 && bytes.Equal(blocks[n-1].qid, qid) {
-			blocks[n-1].text = blocks[n-1].text[:len(blocks[n-1].text)+len(line)]
-			continue
+// hasRunID reports whether runid was asked for.
+func (sel *selection) hasRunID() bool {
+	for _, v := range sel.values {
+		if v.rule == ruleRunID {
+			return true
 		}
-		blocks = append(blocks, block{qid: qid, text: line})
 	}
-	slices.SortStableFunc(blocks, func(x, y block) int { return bytes.Compare(x.qid, y.qid) })
-	for _, bl := range blocks {
-		out = append(out, bl.text...)
+	return false
+}
+
+// help is -h: the usage, then what each measure -m named computes, as
+// trec_eval's help lists the measures marked.
+func help(w io.Writer, a *trecEvalArgs) error {
+	var b strings.Builder
+	b.WriteString(trecEvalUsage)
+	b.WriteString("\nIndividual measure documentation for requested measures\n")
+	marked := map[*measure]bool{}
+	for _, arg := range a.measures {
+		name, _, _ := strings.Cut(arg, ".")
+		if set := nickname(name, a.release); set != nil {
+			for _, n := range set {
+				marked[lookup(n, a.release)] = true
+			}
+		} else if m := lookup(name, a.release); m != nil {
+			marked[m] = true
+		}
 	}
-	return out
+	if len(marked) == 0 {
+		b.WriteString("-- No measures indicated.\n   Request measure documentation using <-m measure> on command line\n")
+	}
+	for _, m := range table {
+		if marked[m] {
+			fmt.Fprintf(&b, "%s\n    %s\n", m.name, strings.ReplaceAll(m.doc, "\n", "\n    "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -182,23 +182,19 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 }
 
 // trecEvalEvaluate is rankeval trec_eval's evaluation: the ordinary one,
-// quiet, over one TREC run.
+// quiet but for what the join left out, over one TREC run, each query
+// handed to pq.
 func trecEvalEvaluate(stderr io.Writer) treceval.Evaluate {
-	return func(ctx context.Context, s *evalflags.Settings, src *evalflags.Sources, runFile string, perQuery io.Writer, unsorted bool) (*summary.Run, *pipeline.Result, *reader.Qrels, error) {
+	return func(ctx context.Context, s *evalflags.Settings, src *evalflags.Sources, runFile string, pq pipeline.PerQuery, unsorted bool) (*reader.Qrels, error) {
 		c := &config{shared: s, batch: 8192, quiet: true, src: src, inputs: []string{runFile}}
 		if unsorted {
 			c.unsorted, c.tmpDir, c.memLimit = true, os.TempDir(), pipeline.DefaultMemLimit
 		}
-		run := c.summaryRun()
-		var pq pipeline.PerQuery
-		if perQuery != nil {
-			pq = pipeline.PerQuery{W: perQuery, Format: run.QueryFormat("trec")}
-		}
-		res, trec, err := evaluate(ctx, c, run, pq, stderr)
+		_, trec, err := evaluate(ctx, c, c.summaryRun(), pq, stderr)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		return run, res, trec.qrels, nil
+		return trec.qrels, nil
 	}
 }
 

@@ -56,6 +56,7 @@ func (t *trecInput) source(name string) pipeline.Source {
 			Skipped:      skipped,
 			DeferJoin:    true, // the pipeline's workers join (Rules.Qrels)
 			Comments:     t.c.src.Comments,
+			ExtraFields:  t.c.src.ExtraFields,
 		})
 	}}
 }

@@ -1,0 +1,74 @@
+package treceval
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/rankeval/rankeval/internal/printable"
+)
+
+// trec_eval's lines are printf's: "%-22s\t%s\t%6.4f\n" for a value,
+// "%ld" for a count, "'%s'" for relstring. These are the same, down to
+// C's spelling of a value that is not a number.
+
+// cFixed is C's %W.Pf of x (W the width, P the precision): glibc rounds
+// the exact binary value, as strconv does; nan, -nan, inf and -inf are
+// C's words.
+func cFixed(x float64, prec, width int) string {
+	var s string
+	switch {
+	case math.IsNaN(x) && math.Signbit(x):
+		s = "-nan"
+	case math.IsNaN(x):
+		s = "nan"
+	case math.IsInf(x, 1):
+		s = "inf"
+	case math.IsInf(x, -1):
+		s = "-inf"
+	default:
+		s = strconv.FormatFloat(x, 'f', prec, 64)
+	}
+	for len(s) < width {
+		s = " " + s
+	}
+	return s
+}
+
+// cLong is C's (long) x: truncated toward 0; x86's "integer indefinite",
+// the least long, when x is NaN or out of range.
+func cLong(x float64) int64 {
+	if !(x > -9223372036854775809.0 && x < 9223372036854775808.0) {
+		return math.MinInt64
+	}
+	return int64(x)
+}
+
+// appendHead appends "%-22s\t%s\t" of a measure's name and a query id,
+// the name after a Z under -Z. The query id is printed as read, but for
+// bytes a terminal would act on.
+func appendHead(b []byte, z bool, name, qid string) []byte {
+	w := len(b)
+	if z {
+		b = append(b, 'Z')
+		w++
+	}
+	b = append(b, name...)
+	for len(b)-w < 22 {
+		b = append(b, ' ')
+	}
+	b = append(b, '\t')
+	b = printable.Append(b, qid)
+	return append(b, '\t')
+}
+
+// appendValue appends one line: a count as "%ld" (but as "%6.4f" under
+// -Z), any other value as "%6.4f".
+func appendValue(b []byte, z bool, name, qid string, v float64, count bool) []byte {
+	b = appendHead(b, z, name, qid)
+	if count && !z {
+		b = strconv.AppendInt(b, cLong(v), 10)
+	} else {
+		b = append(b, cFixed(v, 4, 6)...)
+	}
+	return append(b, '\n')
+}

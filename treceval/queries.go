@@ -1,0 +1,187 @@
+package treceval
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rankeval/rankeval/metrics"
+)
+
+// What trec_eval does with each query's values: which queries it
+// evaluates, in which order, what a judged query the run lacks counts
+// for, the z-scores of -Z, the per-query lines of -q and the summary.
+
+// query is one query trec_eval evaluates, with its values.
+type query struct {
+	id   string
+	vals []float64
+}
+
+// queries lists the queries a's release evaluates, in its order (ids
+// sorted byte-wise as strcmp sorts them): 9.0.8 walks the run's queries
+// and skips those without judgments; 10.0 walks the judged queries, and
+// stops at one the run lacks (unless -c, which evaluates it on a ranking
+// of one unjudged document, as trec_eval does). -D 0.QID keeps only QID.
+func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
+	byID := make(map[string][]float64, len(ev.ids))
+	for i, id := range ev.ids {
+		byID[id] = ev.vals[i]
+	}
+	var ids []string
+	if a.release == "9.0.8" {
+		ids = slices.Clone(ev.ids)
+	} else {
+		ids = ev.qrels.IDs()
+	}
+	slices.Sort(ids)
+	var qs []query
+	for _, id := range ids {
+		if a.debugQuery != "" && id != a.debugQuery {
+			continue
+		}
+		v, ok := byID[id]
+		if !ok {
+			if !a.complete {
+				return nil, fmt.Errorf("%s: trec_eval: result qid '%s' not found in qrels (trec_eval 10.0 stops here; --release 9.0.8 skips the query, -c counts it)", a.run, id)
+			}
+			v = ev.bogus(id)
+		}
+		qs = append(qs, query{id, v})
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("%s, %s: trec_eval: No queries with both results and relevance info", a.qrels, a.run)
+	}
+	return qs, nil
+}
+
+// bogus is trec_eval 10.0's values under -c for a judged query the run
+// lacks: those of a ranking of one document the qrels do not judge,
+// computed by the metrics' own code, then the "leftovers" trec_eval
+// clears by name set to 0 (num_ret, utility, every unj, rbp_resid) and
+// relstring's string emptied.
+func (ev *evaluated) bogus(id string) []float64 {
+	l := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte("ceci_nest_pas_un_docno")},
+		Status: []metrics.Judgment{metrics.Unjudged}, Judged: ev.qrels.Judged([]byte(id))}
+	vals := make([]float64, ev.numVals)
+	metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options).Eval(&l, vals)
+	slot := 0
+	for _, v := range ev.sel.values {
+		switch {
+		case v.name == "num_ret", v.name == "utility", strings.HasPrefix(v.name, "unj"), v.name == "rbp_resid":
+			vals[slot] = 0
+		case v.name == "relstring":
+			for i := range v.metrics {
+				vals[slot+i] = math.NaN() // past the string's end
+			}
+		}
+		slot += len(v.metrics)
+	}
+	return vals
+}
+
+// write prints the per-query lines (-q) and the summary (unless -n) of
+// qs, as z-scores under -Z; tag is the run's, for runid.
+func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zscores, tag string) error {
+	sel := ev.sel
+	sums := make([]float64, len(sel.values))
+	var b []byte
+	for _, q := range qs {
+		if z != nil {
+			z.convert(q.id, sel.values, q.vals)
+		}
+		b = b[:0]
+		slot := 0
+		for i, v := range sel.values {
+			var x float64
+			if len(v.metrics) > 0 {
+				x = q.vals[slot]
+			}
+			sums[i] += x
+			if a.perQuery {
+				switch v.rule {
+				case ruleMean:
+					b = appendValue(b, z != nil, v.name, q.id, x, false)
+				case ruleCount, ruleNumRel:
+					b = appendValue(b, z != nil, v.name, q.id, x, true)
+				case ruleString:
+					b = appendRelstring(b, v.name, q.id, q.vals[slot:slot+len(v.metrics)])
+				}
+			}
+			slot += len(v.metrics)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	if a.noSummary {
+		return nil
+	}
+	// the averages are over the queries evaluated, or with -c every
+	// judged query (te_calc_avg_meas_s)
+	evaluatedQueries := int64(len(qs))
+	n := evaluatedQueries
+	if a.complete {
+		n = int64(ev.qrels.Queries())
+	}
+	b = b[:0]
+	for i, v := range sel.values {
+		s := sums[i]
+		switch v.rule {
+		case ruleRunID:
+			b = append(appendHead(b, false, "runid", "all"), tag...)
+			b = append(b, '\n')
+			continue
+		case ruleString:
+			continue
+		case ruleNumQ:
+			s = float64(n)
+		case ruleNumRel:
+			if a.complete {
+				s = float64(ev.qrels.Positive())
+			}
+		case ruleMean:
+			if n > 0 {
+				s /= float64(n)
+			}
+		case ruleGeo:
+			if a.complete {
+				// the queries not evaluated were perfect at 0: patch them
+				// to the floor (te_calc_avg_meas_s_gm)
+				s += float64(n-evaluatedQueries) * math.Log(0.00001)
+			}
+			s = math.Exp(s / float64(n))
+		}
+		count := v.rule == ruleCount || v.rule == ruleNumRel || v.rule == ruleNumQ
+		b = appendValue(b, z != nil, v.name, "all", s, count)
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// appendRelstring appends relstring's line: "%-22s\t%s\t'%s'", one
+// character per judgment of codes, up to the first NaN (the ranking's
+// end).
+func appendRelstring(b []byte, name, qid string, codes []float64) []byte {
+	b = appendHead(b, false, name, qid)
+	b = append(b, '\'')
+	for _, c := range codes {
+		switch {
+		case math.IsNaN(c):
+			return append(b, "'\n"...)
+		case c > 9:
+			b = append(b, '>')
+		case c >= 0:
+			b = append(b, byte('0'+int(c)))
+		case c == -1:
+			b = append(b, '-')
+		case c == -2:
+			b = append(b, '.')
+		default:
+			b = append(b, '<')
+		}
+	}
+	return append(b, "'\n"...)
+}
