@@ -2,7 +2,9 @@
 // from a seed, with the awkward cases peers disagree on: tied scores,
 // judged documents never retrieved, retrieved documents never judged,
 // queries with no relevant document, and queries only in the qrels or only
-// in the run.
+// in the run; on demand, negative judgments (-1, -2: pooled, not judged)
+// and queries judged only so, binary or finer grades (above 9, which
+// relstring prints as >), and rankings of any length up to -depth.
 //
 //	go run ./scripts/gentrec -lines 10000000 -qrels /tmp/q.txt -run /tmp/r.txt
 package main
@@ -22,8 +24,11 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	qrelsPath := flag.String("qrels", "", "qrels output")
 	runPath := flag.String("run", "", "run output")
+	flag.IntVar(&opt.grades, "grades", 3, "relevant judgments are 1 to this (1: binary qrels)")
+	flag.IntVar(&opt.negative, "negative", 0, "percent of judgments that are negative (-1 or -2); with it, every 25th query is judged only so")
+	flag.BoolVar(&opt.vary, "vary", false, "each query retrieves from 1 to -depth documents, not -depth")
 	flag.Parse()
-	if *qrelsPath == "" || *runPath == "" || *depth < 1 {
+	if *qrelsPath == "" || *runPath == "" || *depth < 1 || opt.grades < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -31,6 +36,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gentrec:", err)
 		os.Exit(1)
 	}
+}
+
+// opt are the cases beyond the default ones; their zero values (but
+// grades, 3) leave the output as it was before they existed.
+var opt struct {
+	grades, negative int
+	vary             bool
 }
 
 func write(qrelsPath, runPath string, lines, depth int, seed uint64) error {
@@ -56,6 +68,10 @@ func write(qrelsPath, runPath string, lines, depth int, seed uint64) error {
 		inQrels := q%40 != 3 || !inRun        // every 40th query only in the run
 		noRel := q%25 == 11                   // judged, nothing relevant
 		n := min(depth, lines-written)
+		if opt.vary {
+			n = min(1+r.IntN(depth), lines-written)
+		}
+		negOnly := opt.negative > 0 && q%25 == 17 // judged, every judgment negative
 		if !inRun {
 			n = 0
 			if written >= lines {
@@ -70,7 +86,10 @@ func write(qrelsPath, runPath string, lines, depth int, seed uint64) error {
 				}
 				label := 0
 				if !noRel && r.IntN(3) == 0 {
-					label = 1 + r.IntN(3)
+					label = 1 + r.IntN(opt.grades)
+				}
+				if negOnly || opt.negative > 0 && r.IntN(100) < opt.negative {
+					label = -1 - r.IntN(2)
 				}
 				buf = append(buf[:0], qid...)
 				buf = append(buf, " 0 D"...)
