@@ -163,6 +163,9 @@ func selectMeasures(args []string, release string) (*selection, error) {
 		}
 		marked[m] = true
 	}
+	if err := checkSharedGains(marked, params, release); err != nil {
+		return nil, err
+	}
 	sel := &selection{}
 	c := &initContext{release: release}
 	for _, m := range table {

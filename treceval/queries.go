@@ -54,6 +54,7 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("%s, %s: trec_eval: No queries with both results and relevance info", a.qrels, a.run)
 	}
+	ev.staleIdeal(qs)
 	return qs, nil
 }
 

@@ -35,29 +35,49 @@ var trecEvalData = []struct{ name, qrels, run string }{
 	{"trec_b", "reference/trec_b/qrels.txt", "reference/trec_b/run.txt"},
 	{"upstream", "trec_eval/upstream/qrels.test.zst", "trec_eval/upstream/results.test.zst"},
 	{"upstream_graded", "trec_eval/upstream/qrels.rel_level.zst", "trec_eval/upstream/results.test.zst"},
+	// scripts/gentrec's pairs (testdata/trec_eval/gen/README.md)
+	{"gen_binary", "trec_eval/gen/binary.qrels.zst", "trec_eval/gen/binary.run.zst"},
+	{"gen_graded", "trec_eval/gen/graded.qrels.zst", "trec_eval/gen/graded.run.zst"},
+	{"gen_short", "trec_eval/gen/short.qrels.zst", "trec_eval/gen/short.run.zst"},
 }
 
-// trecEvalCommands are the option sets, each run on every data set.
-var trecEvalCommands = []struct{ name, args string }{
-	{"default", ""},
-	{"q", "-q"},
-	{"c", "-c"},
-	{"qc", "-q -c"},
-	{"l2", "-l 2"},
-	{"ql2", "-q -l2"},
-	{"cl2", "-c -l 2"},
-	{"M100", "-M 100"},
-	{"qM100", "-q -M 100"},
-	{"qJ", "-q -J"},
-	{"qnJM5", "-qn -J -M 5"},
-	{"mlist", "-q -m map -m P.5,10 -m ndcg_cut.5,10 -m recip_rank -m num_q"},
-	{"mmixed", "-q -c -m official -m recall.5,100 -m ndcg -m map_cut.5,1000 -m success.1,5 -m iprec_at_recall.0.25,0.5 -m P.20"},
-	{"mlong", "--query_eval_wanted --measure=bpref --measure gm_map --level_for_rel=1"},
-	{"mset", "-q -m set_P -m set_relative_P -m set_recall -m set_map -m set_F -m num_nonrel_judged_ret -m P.5"},
-	{"m11pt", "-q -m 11pt_avg -m iprec_at_recall -m map -m gm_bpref -m relative_P"},
-	{"mrelP", "-q -c -J -m relative_P.1,3,50,2000 -m gm_bpref -m bpref"},
-	{"m11ptcJ", "-q -c -J -M 30 -l 2 -m 11pt_avg"},
-	{"msetcJM", "-q -c -J -M 50 -l 2 -m set_F -m set_map -m set_P -m set_relative_P -m set_recall -m num_nonrel_judged_ret"},
+// trecEvalCommands are the option sets, each run on every data set, by
+// both releases or the one named.
+var trecEvalCommands = []struct{ name, args, only string }{
+	{"default", "", ""},
+	{"q", "-q", ""},
+	{"c", "-c", ""},
+	{"qc", "-q -c", ""},
+	{"l2", "-l 2", ""},
+	{"ql2", "-q -l2", ""},
+	{"cl2", "-c -l 2", ""},
+	{"M100", "-M 100", ""},
+	{"qM100", "-q -M 100", ""},
+	{"qJ", "-q -J", ""},
+	{"qnJM5", "-qn -J -M 5", ""},
+	{"mlist", "-q -m map -m P.5,10 -m ndcg_cut.5,10 -m recip_rank -m num_q", ""},
+	{"mmixed", "-q -c -m official -m recall.5,100 -m ndcg -m map_cut.5,1000 -m success.1,5 -m iprec_at_recall.0.25,0.5 -m P.20", ""},
+	{"mlong", "--query_eval_wanted --measure=bpref --measure gm_map --level_for_rel=1", ""},
+	{"mset", "-q -m set_P -m set_relative_P -m set_recall -m set_map -m set_F -m num_nonrel_judged_ret -m P.5", ""},
+	{"m11pt", "-q -m 11pt_avg -m iprec_at_recall -m map -m gm_bpref -m relative_P", ""},
+	{"mrelP", "-q -c -J -m relative_P.1,3,50,2000 -m gm_bpref -m bpref", ""},
+	{"m11ptcJ", "-q -c -J -M 30 -l 2 -m 11pt_avg", ""},
+	{"msetcJM", "-q -c -J -M 50 -l 2 -m set_F -m set_map -m set_P -m set_relative_P -m set_recall -m num_nonrel_judged_ret", ""},
+	// every measure of all_trec
+	{"aq", "-q -m all_trec", ""},
+	{"aqc", "-q -c -m all_trec", ""},
+	{"aql2", "-q -l 2 -m all_trec", ""},
+	{"aqcl2", "-q -c -l2 -m all_trec", ""},
+	{"aqcM100", "-q -c -M 100 -m all_trec", ""},
+	{"aqcJ", "-q -c -J -m all_trec", ""},
+	{"acJMl2", "-c -J -M 20 -l 2 -m all_trec", ""},
+	// every form of parameters
+	{"mparams", "-q -c -N 5000 -m ndcg.0=1,1=0.5,2=2.5,3=7 -m G.1=2,2=0.7 -m ndcg_rel.2=5 -m Rndcg.1=3 -m utility.1,-2,0.5,0.001 " +
+		"-m 11pt_avg.0.3,0.1,0.9 -m set_F.0.25 -m relstring.15 -m Rprec_mult.0.5,3 -m iprec_at_recall.0.33,0.66,1.5 -m yaap " +
+		"-m success.3 -m binG -m map_cut.2,7 -m ndcg_cut.3", ""},
+	{"mrbp", "-q -c -m rbp.p=0.8,1=3,2=5 -m rbp_resid.p=0.5 -m unj.1,3,50", "10.0"},
+	{"mdcg", "-q -c -m dcg -m ideal_dcg -m ndcg", "10.0"},
+	{"mdcgp", "-q -c -m ideal_dcg.1=2,3=0.5", "10.0"},
 }
 
 // TestTrecEvalDropIn checks that rankeval trec_eval --release R prints,
@@ -71,6 +91,9 @@ func TestTrecEvalDropIn(t *testing.T) {
 	for _, rel := range trecReleases {
 		for _, d := range trecEvalData {
 			for _, c := range trecEvalCommands {
+				if c.only != "" && c.only != rel.release {
+					continue
+				}
 				name := d.name + "." + c.name
 				t.Run(rel.release+"/"+name, func(t *testing.T) {
 					args := strings.Fields(c.args)
@@ -338,5 +361,30 @@ func TestRepeatedMetricFlags(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%v: metrics %v, want %v\n%s", c.args, got, c.want, out)
 		}
+	}
+}
+
+// TestTrecEvalSharedGains: in trec_eval 10.0, dcg, ideal_dcg and ndcg
+// share their parameters and each frees them: asked for together with
+// parameters, trec_eval aborts and prints nothing, and so does the
+// drop-in, saying why; apart, or without parameters, they are computed.
+func TestTrecEvalSharedGains(t *testing.T) {
+	td := filepath.Join("..", "..", "testdata", "trec_eval", "upstream")
+	q, r := filepath.Join(td, "qrels.rel_level.zst"), filepath.Join(td, "results.test.zst")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-m", "dcg.1=2", "-m", "ndcg"}, 1},
+		{[]string{"-m", "ideal_dcg", "-m", "ndcg.1=2"}, 1},
+		{[]string{"-m", "dcg", "-m", "ideal_dcg", "-m", "ndcg"}, 0},
+		{[]string{"-m", "ideal_dcg.1=2", "-m", "Rndcg.1=2"}, 0},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, stderr := cli(t, append(append([]string{"trec_eval"}, tc.args...), q, r)...)
+			if code != tc.code || tc.code == 1 && (out != "" || !strings.Contains(stderr, "double free")) {
+				t.Fatalf("exit %d, stdout %d bytes, stderr %q; want exit %d", code, len(out), stderr, tc.code)
+			}
+		})
 	}
 }
