@@ -65,6 +65,20 @@ type Options struct {
 	// NumDocs is the number of documents in the collection (trec_eval's
 	// -N), which utility's fourth coefficient weighs.
 	NumDocs int64
+	// PropClip is the least propensity an IPS estimate divides a click
+	// by: a clicked row's propensity below it counts as PropClip (and
+	// Evaluator.ClickWeight counts it as clipped).
+	PropClip float64
+}
+
+// Relevant reports whether label y is relevant under o (SPEC §3): y >=
+// RelThreshold when HasThreshold, else y > 0. A click metric's row is
+// clicked when it is relevant.
+func (o *Options) Relevant(y float64) bool {
+	if o.HasThreshold {
+		return y >= o.RelThreshold
+	}
+	return y > 0
 }
 
 // DefaultOptions are SPEC's defaults.
@@ -118,4 +132,8 @@ type List struct {
 	// (bpref, judged@k, Options.JudgedOnly); nil means every row is
 	// judged, as in a log, whose labels are its judgments.
 	Status []Judgment
+	// Prop, when non-nil, holds each row's propensity of examination at
+	// its logged position, in [0, 1]: the IPS estimates divide each click
+	// by it (Options.PropClip at least). Those metrics need it.
+	Prop []float64
 }

@@ -22,6 +22,9 @@ type Evaluator struct {
 	corrCut bool    // some correlation cuts the list, so it needs the sorted order
 	wantERR bool    // the ERR sums (and their DP under TiesAverage) are needed
 	own     bool    // some metric is computed apart (trecm.go)
+	clicks  bool    // some metric is a click metric (clicks.go)
+	ips     bool    // some metric is an IPS estimate: the click weight is kept
+	ipsDCG  bool    // some IPS estimate is discounted
 
 	ents  []ent
 	tmp   []ent     // the radix sort's scratch
@@ -47,6 +50,11 @@ type Evaluator struct {
 	gt    []relGain // a gain table (trecgain.go), its sort's scratch
 	gtmp  []relGain
 	gl    []float64 // the table's gains by judgment, from relUnjudged
+	cgs   []clickGroup
+	// the click weight of the query last evaluated, and its clicks clipped
+	// (ClickWeight)
+	weight  float64
+	clipped int
 }
 
 // ent is one row in the sort that builds the ranking. key orders the rows
@@ -112,6 +120,9 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 		}
 		e.ranked = true
 		e.own = e.own || nd&needOwn != 0
+		e.clicks = e.clicks || nd&needClicks != 0
+		e.ips = e.ips || nd&needProp != 0
+		e.ipsDCG = e.ipsDCG || m.Kind == KindIPSDCG || m.Kind == KindSNIPSDCG
 		e.ideal = e.ideal || nd&needIdeal != 0
 		e.wantERR = e.wantERR || nd&needERR != 0
 	}
@@ -131,12 +142,7 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 	return e
 }
 
-func (e *Evaluator) rel(y float64) bool {
-	if e.o.HasThreshold {
-		return y >= e.o.RelThreshold
-	}
-	return y > 0
-}
+func (e *Evaluator) rel(y float64) bool { return e.o.Relevant(y) }
 
 func (e *Evaluator) emptyValue() float64 {
 	switch e.o.Empty {
@@ -185,8 +191,9 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	empty = nRel == 0
 	skip := empty && !e.o.NoEmpty // the empty-query policy gives the values
 	work := e.ranked && !skip
-	if work || e.corr || e.own {
-		e.order(l, work || e.corrCut || e.own)
+	apart := e.own || e.clicks // metrics computed apart, whether the query is empty or not
+	if work || e.corr || apart {
+		e.order(l, work || e.corrCut || apart)
 	}
 	if e.corr {
 		e.correlations(l, out)
@@ -194,13 +201,18 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	if !e.ranked {
 		return empty
 	}
-	if work || e.own {
+	if work || apart {
 		n = e.keep(l, n)
 	}
-	broken := e.own // the whole ranking's ties are broken: the sweep need not again
-	if e.own {
+	broken := apart // the whole ranking's ties are broken: the sweep need not again
+	if apart {
 		e.breakTies(l, n) // they read the whole ranking
+	}
+	if e.own {
 		e.ownValues(l, n, nRel, judged, out)
+	}
+	if e.clicks {
+		e.clickValues(l, n, out)
 	}
 	if skip {
 		v := e.emptyValue()
@@ -219,7 +231,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	var lims, ilims sweepLims
 	for j, m := range e.ms {
 		f := &families[m.Kind]
-		if f.needs&(needScores|needOwn) != 0 {
+		if f.needs&(needScores|needOwn|needClicks) != 0 {
 			continue
 		}
 		p := cutAt(m.K, n)
@@ -275,7 +287,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	for j := range e.ms {
 		m := &e.ms[j]
 		nd := families[m.Kind].needs
-		if nd&(needScores|needOwn) != 0 {
+		if nd&(needScores|needOwn|needClicks) != 0 {
 			continue
 		}
 		a, ia := &none, &none
@@ -374,6 +386,9 @@ func (e *Evaluator) order(l *List, sorted bool) {
 // breakTies reorders each group of equal keys that starts above lim by the
 // tie policy; TiesInput and TiesAverage keep the input order.
 func (e *Evaluator) breakTies(l *List, lim int) {
+	if lim == 0 {
+		return // nothing ranked (an empty list reads no doc ids)
+	}
 	var by func(a, b ent) int
 	switch e.o.Ties {
 	case TiesTrec:

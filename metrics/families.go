@@ -73,7 +73,24 @@ const (
 	KindUnj       // unjudged share of the first k rows (unj)
 	KindYaap      // yet another AP (yaap)
 	KindRelAt     // the judgment at rank k (relstring's characters)
+	// click metrics (clicks.go): of a click log's impressions, defined
+	// whatever the empty-query policy says
+	KindClicks
+	KindCTR
+	KindAbandon
+	KindFirstClick
+	KindLastClick
+	// IPS estimates of a ranking that did not produce the clicks (clicks.go)
+	KindIPSClicks
+	KindIPSP
+	KindIPSDCG
+	KindSNIPSClicks
+	KindSNIPSP
+	KindSNIPSDCG
 )
+
+// lastKind is the last Kind: families has one entry for each up to it.
+const lastKind = KindSNIPSDCG
 
 // ValueRange says where a metric's values lie.
 type ValueRange int
@@ -91,6 +108,10 @@ const (
 	AggMean Aggregation = iota // the mean over queries
 	AggSum                     // the total: trec_eval's num_* counts
 	AggGeo                     // exp of the mean: per query the value is a logarithm (gm_map)
+	// AggRatio is a ratio of sums over queries: Σ value / Σ weight, the
+	// weight being the query's click weight (Evaluator.ClickWeight): the
+	// self-normalized IPS estimates (snips_*)
+	AggRatio
 )
 
 // Aggregate says how m's per-query values make its summary.
@@ -109,19 +130,35 @@ func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Geometric() 
 func (m Metric) Geometric() bool { return families[m.Kind].agg == AggGeo }
 
 // FollowsEmpty reports whether the empty-query policy (SPEC §3) applies to
-// m: every metric but the correlations, the counts and judged@k, which do
-// not depend on there being a relevant row.
-func (m Metric) FollowsEmpty() bool { return !m.Correlation() && !m.Count() && m.Kind != KindJudged }
+// m: every metric but the correlations, the counts, judged@k and the click
+// metrics, which do not depend on there being a relevant row (an
+// impression without a click is the very event the click metrics measure,
+// and leaving it out of an IPS estimate would bias it).
+func (m Metric) FollowsEmpty() bool {
+	return !m.Correlation() && !m.Count() && m.Kind != KindJudged && families[m.Kind].needs&needClicks == 0
+}
+
+// Clicks reports whether m is a click metric or an IPS estimate (clicks.go),
+// defined on every impression.
+func (m Metric) Clicks() bool { return families[m.Kind].needs&needClicks != 0 }
+
+// Propensities reports whether m reads each row's propensity of
+// examination (List.Prop): the IPS estimates.
+func (m Metric) Propensities() bool { return families[m.Kind].needs&needProp != 0 }
+
+// Ratio reports whether m's summary is a ratio of sums (AggRatio).
+func (m Metric) Ratio() bool { return families[m.Kind].agg == AggRatio }
 
 // Missing is m's value for a query a system did not return (--missing
 // zero, and trec_eval's -c): what an empty ranking scores. It is NaN for
-// the correlations (undefined), 1 for num_q (the query counts), gm_map's
-// logarithm of its floor, and 0 for every other metric.
+// the correlations and the click ranks (undefined), 1 for num_q (the query
+// counts) and abandon (nothing clicked), gm_map's logarithm of its floor,
+// and 0 for every other metric.
 func (m Metric) Missing() float64 {
 	switch {
-	case m.Correlation():
+	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick:
 		return math.NaN()
-	case m.Kind == KindNumQ:
+	case m.Kind == KindNumQ, m.Kind == KindAbandon:
 		return 1
 	case m.Geometric():
 		return geoTerm(0)
@@ -172,6 +209,8 @@ const (
 	needScores                   // no sweep: a correlation of scores and labels (corr.go)
 	needOwn                      // no sweep: trec_eval's measures computed apart (trecm.go)
 	needRels                     // trec_eval's ranked judgments, levels and gains (trecrels.go)
+	needClicks                   // no sweep: the click metrics, computed apart for every impression (clicks.go)
+	needProp                     // the rows' propensities (List.Prop): the IPS estimates
 )
 
 // family is one metric family; families holds them by Kind.
@@ -460,6 +499,69 @@ var families = [...]family{
 		cut: cutRequired, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
 		help: "the judgment at rank k",
 	},
+	// The click metrics: c_i = b_i, the row at rank i is clicked (label > 0,
+	// or >= the threshold); defined for every impression.
+	//
+	// clicks@k = Σ_{i≤min(k,n)} c_i.
+	KindClicks: {
+		names: []string{"clicks"}, cut: cutOptional,
+		rng: RangeOpen, needs: needClicks, help: "clicked rows among the first k",
+	},
+	// ctr@k = clicks@k / min(k, n).
+	KindCTR: {
+		names: []string{"ctr"}, cut: cutOptional,
+		rng: RangeUnit, needs: needClicks, help: "click-through rate: clicks@k over min(k, n)",
+	},
+	// abandon = 1 when no row is clicked, else 0.
+	KindAbandon: {
+		names: []string{"abandon"}, cut: cutNone,
+		rng: RangeUnit, needs: needClicks, help: "1 when no row is clicked, else 0",
+	},
+	// first_click = the rank of the first clicked row; undefined (left
+	// out of the mean) without a click.
+	KindFirstClick: {
+		names: []string{"first_click"}, cut: cutNone,
+		rng: RangeOpen, needs: needClicks, help: "rank of the first clicked row (none: left out)",
+	},
+	// last_click = the rank of the last clicked row; undefined without a
+	// click.
+	KindLastClick: {
+		names: []string{"last_click"}, cut: cutNone,
+		rng: RangeOpen, needs: needClicks, help: "rank of the last clicked row (none: left out)",
+	},
+	// The IPS estimates: a clicked row weighs w_i = 1/max(p_i, clip), p_i
+	// its propensity of examination at its logged position; i is its rank
+	// in the ranking under test.
+	//
+	// ips_clicks@k = Σ_{i≤min(k,n)} c_i·w_i.
+	KindIPSClicks: {
+		names: []string{"ips_clicks"}, cut: cutOptional,
+		rng: RangeOpen, needs: needClicks | needProp, help: "IPS estimate of relevant rows in the first k",
+	},
+	// ips_p@k = ips_clicks@k / k.
+	KindIPSP: {
+		names: []string{"ips_p"}, cut: cutRequired,
+		rng: RangeOpen, needs: needClicks | needProp, help: "IPS estimate of p@k: ips_clicks@k over k",
+	},
+	// ips_dcg@k = Σ_{i≤min(k,n)} c_i·w_i / log2(i+1).
+	KindIPSDCG: {
+		names: []string{"ips_dcg"}, cut: cutOptional,
+		rng: RangeOpen, needs: needClicks | needProp, help: "IPS estimate of dcg@k (a click's gain is 1)",
+	},
+	// snips_X = Σ_q ips_X(q) / Σ_q W_q over the queries, W_q = Σ_i c_i·w_i
+	// (ips_clicks of the whole list): a ratio of sums, not a mean.
+	KindSNIPSClicks: {
+		names: []string{"snips_clicks"}, cut: cutOptional,
+		rng: RangeOpen, needs: needClicks | needProp, agg: AggRatio, help: "ips_clicks@k over the click weight (SNIPS)",
+	},
+	KindSNIPSP: {
+		names: []string{"snips_p"}, cut: cutRequired,
+		rng: RangeOpen, needs: needClicks | needProp, agg: AggRatio, help: "ips_p@k over the click weight (SNIPS)",
+	},
+	KindSNIPSDCG: {
+		names: []string{"snips_dcg"}, cut: cutOptional,
+		rng: RangeOpen, needs: needClicks | needProp, agg: AggRatio, help: "ips_dcg@k over the click weight (SNIPS)",
+	},
 }
 
 // value is m's value from a, the sums of the ranking down to m's cut, and
@@ -529,6 +631,9 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 		return ia.dcg
 	case KindKendall, KindSpearman:
 		panic("metrics: value of a correlation") // Eval leaves them to corr.go
+	case KindClicks, KindCTR, KindAbandon, KindFirstClick, KindLastClick, KindIPSClicks, KindIPSP, KindIPSDCG,
+		KindSNIPSClicks, KindSNIPSP, KindSNIPSDCG:
+		panic("metrics: value of a click metric") // clicks.go
 	default:
 		panic("metrics: value of a measure computed apart") // trecm.go
 	}

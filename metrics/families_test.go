@@ -9,8 +9,8 @@ import (
 // name and trec_eval spelling in it parses back to its family, and Help has
 // a line for each.
 func TestFamilies(t *testing.T) {
-	if len(families) != int(KindRelAt)+1 {
-		t.Fatalf("%d families for %d kinds", len(families), KindRelAt+1)
+	if len(families) != int(lastKind)+1 {
+		t.Fatalf("%d families for %d kinds", len(families), lastKind+1)
 	}
 	help := Help()
 	listed := 0
