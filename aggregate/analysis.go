@@ -19,6 +19,12 @@ type Layout struct {
 	Bootstrap int // replicates; 0 for none
 	Hist      bool
 	Compare
+	// Weights keeps each query's click weight and clipped clicks
+	// (Query.Weight, Query.Clipped): the run has IPS estimates. Ratio, nil
+	// or one per core metric, marks the metrics whose summary is Σ v / Σ w,
+	// a ratio of sums (ratio.go); it needs Weights.
+	Weights bool
+	Ratio   []bool
 }
 
 // Compare is how a run compares its systems.
@@ -61,6 +67,10 @@ type Query struct {
 	Vals    [][]float64 // per system, one value per metric (NaN = undefined)
 	Empty   []bool      // per system: no relevant row
 	Missing []bool      // per system: absent from that system's log, counted as 0
+	// Weight and Clipped are per system the query's click weight and its
+	// clicks whose propensity was clipped; read only when Layout.Weights.
+	Weight  []float64
+	Clipped []int
 }
 
 // Analysis is one worker's (or the merged) aggregate of a run with
@@ -81,7 +91,10 @@ type Analysis struct {
 	Boot *Boots
 	// Perm holds the replicates of the randomization test or Tukey HSD;
 	// nil under the t-test.
-	Perm  *Perms
+	Perm *Perms
+	// W holds the click weights' sums; nil unless L.Weights.
+	W     *WeightSums
+	ratio []int // L.ratios()
 	pairs [][2]int
 	w     []uint8
 	bvals []float64 // one query's values for Boot
@@ -93,6 +106,7 @@ type Slice struct {
 	Rows, Queries, Empty, Missing []int64       // per system
 	Stats                         [][]SmallStat // per system, per core metric
 	Diff                          [][]SmallStat // per pair, per core metric
+	W                             *SliceWeights // nil unless Layout.Weights
 }
 
 // diffRange is the fixed-point range of a difference of metrics of range
@@ -110,7 +124,7 @@ var ErrBootstrapRange = fmt.Errorf("value beyond the range of the bootstrap and 
 
 // NewAnalysis makes an empty aggregate for l.
 func NewAnalysis(l *Layout) *Analysis {
-	a := &Analysis{L: l, Missing: make([]int64, l.Systems), pairs: l.Pairs()}
+	a := &Analysis{L: l, Missing: make([]int64, l.Systems), pairs: l.Pairs(), ratio: l.ratios()}
 	nc := len(l.Core)
 	for range l.Systems {
 		a.Sys = append(a.Sys, NewSet(l.Metrics))
@@ -135,9 +149,16 @@ func NewAnalysis(l *Layout) *Analysis {
 			diffs = append(diffs, diffRange(r))
 		}
 	}
+	if l.Weights {
+		a.W = newWeightSums(l.Systems, len(a.pairs), len(a.ratio))
+	}
 	if l.Bootstrap > 0 {
+		var weights []Range
+		for range l.bootExtra() {
+			weights = append(weights, RangeOpen)
+		}
 		a.w = make([]uint8, l.Bootstrap)
-		a.Boot = NewBoots(l.Bootstrap, slices.Concat(sys, diffs))
+		a.Boot = NewBoots(l.Bootstrap, slices.Concat(sys, diffs, weights))
 		a.bvals = make([]float64, a.Boot.K)
 	}
 	switch l.Test {
@@ -161,6 +182,9 @@ func (a *Analysis) newSlice() *Slice {
 	}
 	for range a.pairs {
 		sl.Diff = append(sl.Diff, make([]SmallStat, len(l.Core)))
+	}
+	if l.Weights {
+		sl.W = newSliceWeights(l.Systems, len(a.pairs), len(a.ratio))
 	}
 	return sl
 }
@@ -191,7 +215,11 @@ func (a *Analysis) Add(q *Query) error {
 		}
 		if a.Hist != nil {
 			for m := range nc {
-				a.Hist[s][m].Add(vals[m])
+				v := vals[m]
+				if l.Ratio != nil && l.Ratio[m] {
+					v /= q.Weight[s] // the query's own ratio; NaN without a click
+				}
+				a.Hist[s][m].Add(v)
 			}
 		}
 		if a.Boot != nil {
@@ -231,6 +259,14 @@ func (a *Analysis) Add(q *Query) error {
 			if l.Test == TestRandom {
 				a.pvals[p*nc+m] = d
 			}
+		}
+	}
+	if a.W != nil {
+		if err := a.addWeights(q, sl); err != nil {
+			return err
+		}
+		if a.Boot != nil && len(a.ratio) > 0 {
+			copy(a.bvals[(l.Systems+len(a.pairs))*nc:], q.Weight)
 		}
 	}
 	if a.Boot != nil {
@@ -297,6 +333,9 @@ func (a *Analysis) merge(o *Analysis, slice []int) {
 	if a.Perm != nil {
 		a.Perm.Merge(o.Perm)
 	}
+	if a.W != nil {
+		a.W.merge(o.W)
+	}
 	for i, osl := range o.Slices {
 		if osl == nil {
 			continue
@@ -331,6 +370,9 @@ func (sl *Slice) merge(o *Slice) {
 			sl.Diff[p][m].Merge(&o.Diff[p][m])
 		}
 	}
+	if sl.W != nil {
+		sl.W.merge(o.W)
+	}
 }
 
 // Pairs returns, per pair of L.Pairs(), the comparison of every core
@@ -348,11 +390,12 @@ func (a *Analysis) Pairs(c Correction) [][]Paired {
 	for p, pr := range a.L.Pairs() {
 		out[p] = make([]Paired, nc)
 		for m := range nc {
-			d := PairedOf(&a.Diff[p][m])
+			s := a.diffSummary(p, m)
+			d := pairedOf(s)
 			d.I, d.J = pr[0], pr[1]
-			d.Effect = EffectOf(a.Diff[p][m].Summary())
+			d.Effect = EffectOf(s)
 			if a.Boot != nil {
-				d.BootLo, d.BootHi = a.Boot.CI95((a.L.Systems+p)*nc + m)
+				d.BootLo, d.BootHi = a.bootCI((a.L.Systems+p)*nc+m, pr[0], m)
 			}
 			d.Test = a.L.Test
 			if d.N > 0 { // else no test: P stays NaN
@@ -386,7 +429,17 @@ func (a *Analysis) BootCI(s, m int) (lo, hi float64) {
 	if a.Boot == nil {
 		return math.NaN(), math.NaN()
 	}
-	return a.Boot.CI95(s*len(a.L.Core) + m)
+	return a.bootCI(s*len(a.L.Core)+m, s, m)
+}
+
+// bootCI is the bootstrap interval of mean k, of core metric m, whose
+// weights (for a ratio) are system s's.
+func (a *Analysis) bootCI(k, s, m int) (lo, hi float64) {
+	if a.ratioIndex(m) >= 0 {
+		l := a.L
+		return a.Boot.ratioBootCI(k, (l.Systems+len(a.pairs))*len(l.Core)+s)
+	}
+	return a.Boot.CI95(k)
 }
 
 // Pairs is Analysis.Pairs for the slice of a run of layout l, by the
@@ -396,18 +449,10 @@ func (sl *Slice) Pairs(l *Layout, c Correction) [][]Paired {
 	for p, pr := range l.Pairs() {
 		out[p] = make([]Paired, len(sl.Diff[p]))
 		for m := range sl.Diff[p] {
-			st := sl.Diff[p][m].Stat()
-			out[p][m] = PairedOf(&st)
+			out[p][m] = pairedOf(sl.diffSummary(l, p, m))
 			out[p][m].I, out[p][m].J = pr[0], pr[1]
 		}
 	}
 	Correct(out, c)
 	return out
-}
-
-// Summary is the mean and interval of core metric m of system s in the
-// slice.
-func (sl *Slice) Summary(s, m int) Summary {
-	st := sl.Stats[s][m].Stat()
-	return st.Summary()
 }

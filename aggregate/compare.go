@@ -31,8 +31,11 @@ type Paired struct {
 }
 
 // PairedOf reads the paired t-test from the exact sums of the differences.
-func PairedOf(d *Stat) Paired {
-	s := d.Summary()
+func PairedOf(d *Stat) Paired { return pairedOf(d.Summary()) }
+
+// pairedOf reads the paired t-test from the summary of the differences: a
+// mean's, or a ratio's (its Stdev the linearized values').
+func pairedOf(s Summary) Paired {
 	out := Paired{N: s.N, Mean: s.Mean, Lo: math.NaN(), Hi: math.NaN(), T: math.NaN(), PT: math.NaN(), P: math.NaN(),
 		PAdj: math.NaN(), BootLo: math.NaN(), BootHi: math.NaN(), Effect: EffectSize(s)}
 	if s.N < 2 || math.IsNaN(s.Stdev) {

@@ -17,14 +17,20 @@ import (
 // rebuilt.
 //
 //	analysis = version layout set×S missing×S diff-stat×P·C
-//	           [hist-count×S·C·bins] [boots] [perms] n-slices (0 | 1 slice)×n
+//	           [hist-count×S·C·bins] [boots] [perms] [weights]
+//	           n-slices (0 | 1 slice)×n
 //	layout   = version metrics n-core range-byte×n-core systems bootstrap flags
-//	           [test-byte permutations seed]
+//	           [test-byte permutations seed] [ratio-bits]
 //	slice    = rows×S queries×S empty×S missing×S small-stat×S·C small-stat×P·C
+//	           [slice-weights]
+//	weights  = (stat clipped sum×R)×S sum×P·R
+//	slice-weights = (small-stat small×R)×S small×P·R
 //
 // flags: bit 0 histograms, bit 1 all pairs, bit 2 a randomization test
-// (then its byte, 1 or 2, and uvarints). P is the number of pairs: S-1,
-// or S(S-1)/2 with all pairs.
+// (then its byte, 1 or 2, and uvarints), bit 3 click weights (the weights
+// parts are there), bit 4 ratio metrics (then ratio-bits: a bit per core
+// metric, bit m%8 of byte m/8, set for a ratio; R is how many are set).
+// P is the number of pairs: S-1, or S(S-1)/2 with all pairs.
 // Counts are uvarints; set and stat are Set's and Stat's encodings
 // (encode.go); small-stat and boots are in encode_parts.go. Trailing nil
 // slices are not written: a slice exists only once a query of it was added.
@@ -40,7 +46,8 @@ func (l *Layout) Equal(o *Layout) bool {
 		return l == o
 	}
 	return l.Metrics == o.Metrics && l.Systems == o.Systems && l.Bootstrap == o.Bootstrap &&
-		l.Hist == o.Hist && slices.Equal(l.Core, o.Core) && l.Compare == o.Compare
+		l.Hist == o.Hist && slices.Equal(l.Core, o.Core) && l.Compare == o.Compare &&
+		l.Weights == o.Weights && slices.Equal(l.Ratio, o.Ratio)
 }
 
 func (l *Layout) check() error {
@@ -59,6 +66,9 @@ func (l *Layout) check() error {
 		if r < RangeUnit || r > RangeOpen {
 			return fmt.Errorf("layout: core metric %d: unknown range %d: %w", m, r, ErrLayout)
 		}
+	}
+	if l.Ratio != nil && (len(l.Ratio) != len(l.Core) || !l.Weights || !slices.Contains(l.Ratio, true)) {
+		return fmt.Errorf("layout: ratio metrics without click weights, or not one flag per core metric: %w", ErrLayout)
 	}
 	return nil
 }
@@ -85,12 +95,31 @@ func (l *Layout) AppendBinary(b []byte) ([]byte, error) {
 	if l.AllPairs {
 		flags |= 2
 	}
-	if l.Test == TestT {
-		return append(b, flags), nil
+	if l.Test != TestT {
+		flags |= 4
 	}
-	b = append(b, flags|4, byte(l.Test))
-	b = binary.AppendUvarint(b, uint64(l.Permutations))
-	return binary.AppendUvarint(b, l.Seed), nil
+	if l.Weights {
+		flags |= 8
+	}
+	if l.Ratio != nil {
+		flags |= 16
+	}
+	b = append(b, flags)
+	if l.Test != TestT {
+		b = append(b, byte(l.Test))
+		b = binary.AppendUvarint(b, uint64(l.Permutations))
+		b = binary.AppendUvarint(b, l.Seed)
+	}
+	if l.Ratio != nil {
+		bits := make([]byte, (len(l.Ratio)+7)/8)
+		for m, r := range l.Ratio {
+			if r {
+				bits[m/8] |= 1 << (m % 8)
+			}
+		}
+		b = append(b, bits...)
+	}
+	return b, nil
 }
 
 // MarshalBinary encodes l (see AppendBinary).
@@ -133,22 +162,32 @@ func (l *Layout) decode(d *dec) {
 	l.Bootstrap = int(d.uvarint("layout: bootstrap", maxDim))
 	switch f := d.u8("layout: flags"); {
 	case d.err != nil:
-	case f > 7:
+	case f > 31 || f&16 != 0 && f&8 == 0:
 		d.fail("layout: bad flags %d", f)
 	default:
-		l.Hist, l.AllPairs = f&1 != 0, f&2 != 0
-		if f&4 == 0 {
-			break
+		l.Hist, l.AllPairs, l.Weights = f&1 != 0, f&2 != 0, f&8 != 0
+		if f&4 != 0 {
+			if t := Test(d.u8("layout: test")); d.err == nil && (t == TestRandom || t == TestTukey) {
+				l.Test = t
+			} else if d.err == nil {
+				d.fail("layout: unknown test %d", t)
+			}
+			l.Permutations = int(d.uvarint("layout: permutations", maxDim))
+			l.Seed = d.uvarint("layout: seed", math.MaxUint64)
+			if d.err == nil && l.Permutations == 0 {
+				d.fail("layout: a randomization test of no replicate")
+			}
 		}
-		if t := Test(d.u8("layout: test")); d.err == nil && (t == TestRandom || t == TestTukey) {
-			l.Test = t
-		} else if d.err == nil {
-			d.fail("layout: unknown test %d", t)
-		}
-		l.Permutations = int(d.uvarint("layout: permutations", maxDim))
-		l.Seed = d.uvarint("layout: seed", math.MaxUint64)
-		if d.err == nil && l.Permutations == 0 {
-			d.fail("layout: a randomization test of no replicate")
+		if nb := (len(l.Core) + 7) / 8; f&16 != 0 && d.need(uint64(nb), "layout: ratio bits") {
+			bits := d.b[:nb]
+			d.b = d.b[nb:]
+			l.Ratio = make([]bool, len(l.Core))
+			for m := range l.Ratio {
+				l.Ratio[m] = bits[m/8]&(1<<(m%8)) != 0
+			}
+			if rem := len(l.Core) % 8; rem != 0 && bits[nb-1]>>rem != 0 || !slices.Contains(l.Ratio, true) {
+				d.fail("layout: bad ratio bits")
+			}
 		}
 	}
 	if d.err == nil && l.Systems < 1 {
@@ -187,13 +226,25 @@ func (l *Layout) minBytes() uint64 {
 		n = satAdd(n, satMul(S, satMul(C, unitBins)))
 	}
 	if l.Bootstrap > 0 {
-		B, K := uint64(l.Bootstrap), satMul(satAdd(S, P), C)
+		B, K := uint64(l.Bootstrap), l.bootMeans()
 		n = satAdd(n, satAdd(satMul(B, satAdd(1, satMul(K, 9))), 1))
 	}
 	if l.Test != TestT {
 		n = satAdd(n, satMul(satAdd(uint64(l.Permutations), 1), satMul(l.permMeans(), 9)))
 	}
+	if l.Weights {
+		// per system a stat, a clipped count and an empty sum (3 bytes) per
+		// ratio metric; per pair an empty sum per ratio metric
+		R := uint64(len(l.ratios()))
+		n = satAdd(n, satAdd(satMul(S, satAdd(minStatBytes+1, satMul(R, 3))), satMul(satMul(P, R), 3)))
+	}
 	return satAdd(n, 1) // the number of slices
+}
+
+// bootMeans is the number of means the bootstrap keeps: every core metric
+// of every system and difference, and the systems' weights for a ratio.
+func (l *Layout) bootMeans() uint64 {
+	return satAdd(satMul(satAdd(uint64(l.Systems), l.numPairs()), uint64(len(l.Core))), uint64(l.bootExtra()))
 }
 
 // ReplicateBytes is the memory of the replicate sums of an analysis of l:
@@ -201,8 +252,7 @@ func (l *Layout) minBytes() uint64 {
 // bootstrap's weight of undefined values, 8 bytes a sum, which the first
 // undefined value allocates (leaving it out let 1.5GiB pass a 1GiB bound).
 func (l *Layout) ReplicateBytes() int64 {
-	C := uint64(len(l.Core))
-	n := satMul(satMul(uint64(l.Bootstrap), satMul(satAdd(uint64(l.Systems), l.numPairs()), C)), 24)
+	n := satMul(satMul(uint64(l.Bootstrap), l.bootMeans()), 24)
 	if l.Test != TestT {
 		n = satAdd(n, satMul(satMul(uint64(l.Permutations)+1, l.permMeans()), 16))
 	}
@@ -234,7 +284,14 @@ func (l *Layout) permMeans() uint64 {
 // included.
 func (l *Layout) minSliceBytes() uint64 {
 	S, C := uint64(l.Systems), uint64(len(l.Core))
-	return satAdd(1+4*S, satMul(satMul(satAdd(S, l.numPairs()), C), minSmallStatBytes))
+	n := satAdd(1+4*S, satMul(satMul(satAdd(S, l.numPairs()), C), minSmallStatBytes))
+	if l.Weights {
+		// a small stat a system, an empty small (1 byte) per ratio metric
+		// of each system and pair
+		R := uint64(len(l.ratios()))
+		n = satAdd(n, satAdd(satMul(S, minSmallStatBytes), satMul(satAdd(S, l.numPairs()), R)))
+	}
+	return n
 }
 
 // check reports an analysis whose parts do not have its layout's shape
@@ -292,13 +349,29 @@ func (a *Analysis) check() error {
 		}
 	}
 	if bs := a.Boot; (l.Bootstrap > 0) != (bs != nil) || bs != nil && (bs.B != l.Bootstrap ||
-		bs.K != (S+P)*C || len(bs.lo) != bs.B*bs.K || len(bs.hi) != bs.B*bs.K || len(bs.total) != bs.B ||
+		uint64(bs.K) != l.bootMeans() || len(bs.lo) != bs.B*bs.K || len(bs.hi) != bs.B*bs.K || len(bs.total) != bs.B ||
 		bs.miss != nil && len(bs.miss) != bs.B*bs.K) {
 		return bad("bootstrap")
 	}
 	if pm := a.Perm; (l.Test != TestT) != (pm != nil) || pm != nil && (pm.Test != l.Test || pm.B != l.Permutations ||
 		pm.Seed != l.Seed || uint64(pm.K) != l.permMeans() || len(pm.lo) != (pm.B+1)*pm.K || len(pm.hi) != len(pm.lo)) {
 		return bad("randomization test")
+	}
+	R := len(l.ratios())
+	if w := a.W; l.Weights != (w != nil) || w != nil && (len(w.Sys) != S || len(w.Pair) != P) {
+		return bad("click weights")
+	}
+	if a.W != nil {
+		for _, ws := range a.W.Sys {
+			if len(ws.Cross) != R || ws.W.N < 0 || ws.Clipped < 0 {
+				return bad("click weights")
+			}
+		}
+		for _, c := range a.W.Pair {
+			if len(c) != R {
+				return bad("click weights")
+			}
+		}
 	}
 	for _, sl := range a.Slices {
 		if sl == nil {
@@ -307,6 +380,16 @@ func (a *Analysis) check() error {
 		if len(sl.Rows) != S || len(sl.Queries) != S || len(sl.Empty) != S || len(sl.Missing) != S ||
 			len(sl.Stats) != S || len(sl.Diff) != P {
 			return bad("slice")
+		}
+		if w := sl.W; l.Weights != (w != nil) || w != nil && (len(w.W) != S || len(w.Cross) != S || len(w.Pair) != P) {
+			return bad("slice")
+		}
+		if sl.W != nil {
+			for _, c := range append(slices.Clip(sl.W.Cross), sl.W.Pair...) {
+				if len(c) != R {
+					return bad("slice")
+				}
+			}
 		}
 		for _, st := range append(slices.Clip(sl.Stats), sl.Diff...) {
 			if len(st) != C {
@@ -335,6 +418,9 @@ func (a *Analysis) counts() string {
 				return "system metric count"
 			}
 		}
+		if a.W != nil && a.W.Sys[s].W.N > set.Queries {
+			return "click weight count"
+		}
 	}
 	pairs := a.L.Pairs()
 	for p, ds := range a.Diff {
@@ -356,6 +442,9 @@ func (a *Analysis) counts() string {
 				if n := sl.Stats[s][m].N; n < 0 || n > q {
 					return "slice metric count"
 				}
+			}
+			if sl.W != nil && (sl.W.W[s].N < 0 || sl.W.W[s].N > q) {
+				return "slice click weight count"
 			}
 		}
 		for p, ds := range sl.Diff {
@@ -402,6 +491,9 @@ func (a *Analysis) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if a.Perm != nil {
 		a.Perm.appendBinary(&e)
+	}
+	if a.W != nil {
+		a.W.appendBinary(&e)
 	}
 	n := len(a.Slices)
 	for n > 0 && a.Slices[n-1] == nil {
@@ -473,6 +565,9 @@ func (a *Analysis) UnmarshalBinary(data []byte) error {
 	if out.Perm != nil {
 		out.Perm.decode(&d)
 	}
+	if out.W != nil {
+		out.W.decode(&d)
+	}
 	n := d.uvarint("analysis: slices", uint64(len(d.b)))
 	out.Slices = make([]*Slice, n)
 	var sl slab
@@ -518,6 +613,9 @@ func (sl *Slice) appendBinary(e *enc) {
 			}
 		}
 	}
+	if sl.W != nil {
+		sl.W.appendBinary(e)
+	}
 }
 
 func (sl *Slice) decode(d *dec, sb *slab) {
@@ -532,5 +630,8 @@ func (sl *Slice) decode(d *dec, sb *slab) {
 				st[m].decode(d, sb)
 			}
 		}
+	}
+	if sl.W != nil {
+		sl.W.decode(d, sb)
 	}
 }

@@ -25,6 +25,12 @@ var testLayouts = map[string]*Layout{
 		Compare: Compare{AllPairs: true, Test: TestRandom, Permutations: 70, Seed: 9}, Bootstrap: 5},
 	"tukey": {Metrics: 2, Core: []Range{RangeUnit, RangeOpen}, Systems: 4, Compare: Compare{Test: TestTukey, Permutations: 33, Seed: 1}},
 	"bare":  {Systems: 1},
+	// click weights, ratio metrics among the core (the self-normalized
+	// estimates), with everything else a run can ask for
+	"ratio": {Metrics: 4, Core: []Range{RangeOpen, RangeUnit, RangeOpen}, Systems: 3, Bootstrap: 9, Hist: true,
+		Compare: Compare{Test: TestRandom, Permutations: 20, Seed: 3}, Weights: true, Ratio: []bool{true, false, true}},
+	"weights": {Metrics: 2, Core: []Range{RangeOpen}, Systems: 2, Weights: true,
+		Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: 11}},
 }
 
 // tq is a query with its slice's key; Slice holds the key's index in one
@@ -61,7 +67,7 @@ func randQueries(r *rand.Rand, l *Layout, n, keys int) []tq {
 				default:
 					v = r.Float64() * math.Ldexp(1, r.IntN(30))
 				}
-				if r.IntN(9) == 0 {
+				if r.IntN(9) == 0 && !(l.Ratio != nil && m < len(l.Ratio) && l.Ratio[m]) { // a ratio's value is defined
 					v = math.NaN()
 				}
 				vals[m] = v
@@ -70,6 +76,17 @@ func randQueries(r *rand.Rand, l *Layout, n, keys int) []tq {
 			q.Rows = append(q.Rows, r.IntN(100))
 			q.Empty = append(q.Empty, r.IntN(7) == 0)
 			q.Missing = append(q.Missing, s > 0 && r.IntN(11) == 0)
+			if l.Weights {
+				// one log's clicks: every system's weight is the first's
+				w := 0.0
+				if s > 0 {
+					w = q.Weight[0]
+				} else if r.IntN(3) > 0 {
+					w = float64(1+r.IntN(4)) / (0.05 + r.Float64())
+				}
+				q.Weight = append(q.Weight, w)
+				q.Clipped = append(q.Clipped, r.IntN(2)*r.IntN(3))
+			}
 		}
 		key := ""
 		if keys > 0 {
@@ -147,10 +164,20 @@ func render(a *Analysis) string {
 	}
 	nc := len(a.L.Core)
 	for s, set := range a.Sys {
-		fmt.Fprintf(&w, "system %d: %d %d %d %d %d\n", s, set.Rows, set.Queries, set.Empty, set.Dropped, a.Missing[s])
+		fmt.Fprintf(&w, "system %d: %d %d %d %d %d %d\n", s, set.Rows, set.Queries, set.Empty, set.Dropped, a.Missing[s], a.Clipped(s))
 		for m := range set.Stats {
+			if m < nc {
+				sum(a.SysSummary(s, m))
+			}
 			sum(set.Stats[m].Summary())
 			f(set.Stats[m].Sum.Float64(), set.Stats[m].SumSq.Float64())
+		}
+		if a.W != nil {
+			ws := &a.W.Sys[s]
+			sum(ws.W.Summary())
+			for r := range ws.Cross {
+				f(ws.Cross[r].Float64())
+			}
 		}
 		for m := range nc {
 			f(a.BootCI(s, m))
@@ -187,7 +214,7 @@ func render(a *Analysis) string {
 		fmt.Fprintf(&w, "slice %d: %v %v %v %v\n", i, sl.Rows, sl.Queries, sl.Empty, sl.Missing)
 		for s := range sl.Stats {
 			for m := range sl.Stats[s] {
-				sum(sl.Summary(s, m))
+				sum(sl.SysSummary(a.L, s, m))
 			}
 		}
 		pairs(sl.Pairs(a.L, CorrHolm))

@@ -1,0 +1,379 @@
+package aggregate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+)
+
+// Click weights and ratio metrics. A run with IPS estimates keeps, per
+// system, each query's click weight w (the sum of its clicks' inverse
+// propensities) and its clipped clicks. A ratio metric (the
+// self-normalized estimates) has the summary Σ v / Σ w over the queries,
+// not the mean of v: its sums are those of v (the metric's Stat), of w,
+// w² and of v·w, all exact, so the ratio merges like every other figure.
+// Its interval is the delta method's: with r = Σv/Σw and z_q = v_q − r·w_q,
+// Var(r) ≈ Σ z² / ((n−1)·n·w̄²), w̄ = Σw/n, and Σ z² = Σv² − 2r·Σvw + r²·Σw²
+// comes from the sums. A difference between two systems of one log is a
+// ratio too, Σ(v_j − v_i)/Σw: both rankings' clicks and weights are the
+// log's, so w is the same for both (Add checks), and the randomization
+// tests, whose statistics are the numerators' sums, need nothing more
+// (dividing every replicate by the same Σw moves none past another).
+
+// ErrRatioWeights reports a query whose two systems compared by a ratio
+// metric have different click weights: they are not rankings of one log.
+var ErrRatioWeights = errors.New("systems compared by a self-normalized metric have different click weights (they must rank one log's clicks)")
+
+// WeightSums are a run's sums of click weights (Layout.Weights).
+type WeightSums struct {
+	Sys  []SysWeights // per system
+	Pair [][]Sum      // per pair, per ratio metric: Σ (v_j − v_i)·w_i
+}
+
+// SysWeights are one system's click weights: their count and sums, the
+// clicks clipped, and per ratio metric Σ v·w.
+type SysWeights struct {
+	W       Stat
+	Clipped int64
+	Cross   []Sum
+}
+
+// SliceWeights are WeightSums for one slice, with Small sums.
+type SliceWeights struct {
+	W     []SmallStat // per system
+	Cross [][]Small   // per system, per ratio metric
+	Pair  [][]Small   // per pair, per ratio metric
+}
+
+// ratios lists the core metrics that are ratios, in order.
+func (l *Layout) ratios() []int {
+	var out []int
+	for m, r := range l.Ratio {
+		if r {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// bootExtra is the number of bootstrap means past the metrics' and the
+// differences': each system's weight, when a ratio metric needs it.
+func (l *Layout) bootExtra() int {
+	if len(l.ratios()) == 0 {
+		return 0
+	}
+	return l.Systems
+}
+
+func newWeightSums(S, P, R int) *WeightSums {
+	w := &WeightSums{Sys: make([]SysWeights, S), Pair: make([][]Sum, P)}
+	for s := range w.Sys {
+		w.Sys[s].Cross = make([]Sum, R)
+	}
+	for p := range w.Pair {
+		w.Pair[p] = make([]Sum, R)
+	}
+	return w
+}
+
+func newSliceWeights(S, P, R int) *SliceWeights {
+	w := &SliceWeights{W: make([]SmallStat, S), Cross: make([][]Small, S), Pair: make([][]Small, P)}
+	for s := range w.Cross {
+		w.Cross[s] = make([]Small, R)
+	}
+	for p := range w.Pair {
+		w.Pair[p] = make([]Small, R)
+	}
+	return w
+}
+
+// product is v·w exactly, as hi + lo (see square).
+func product(v, w float64) (hi, lo float64) {
+	hi = v * w
+	if math.IsInf(hi, 0) {
+		return hi, 0
+	}
+	return hi, math.FMA(v, w, -hi)
+}
+
+type adder interface{ Add(float64) }
+
+func addProduct(s adder, v, w float64) {
+	hi, lo := product(v, w)
+	s.Add(hi)
+	s.Add(lo)
+}
+
+// addWeights records q's click weights in a and in its slice sl (nil
+// without one). vals are q's values per system; pairs are the layout's.
+func (a *Analysis) addWeights(q *Query, sl *Slice) error {
+	W := a.W
+	for s := range W.Sys {
+		w := q.Weight[s]
+		ws := &W.Sys[s]
+		ws.W.Add(w)
+		ws.Clipped += int64(q.Clipped[s])
+		for r, m := range a.ratio {
+			addProduct(&ws.Cross[r], q.Vals[s][m], w)
+		}
+		if sl != nil {
+			sl.W.W[s].Add(w)
+			for r, m := range a.ratio {
+				addProduct(&sl.W.Cross[s][r], q.Vals[s][m], w)
+			}
+		}
+	}
+	if len(a.ratio) == 0 {
+		return nil
+	}
+	for p, pr := range a.pairs {
+		w := q.Weight[pr[0]]
+		if w != q.Weight[pr[1]] {
+			return fmt.Errorf("weights %v and %v: %w", w, q.Weight[pr[1]], ErrRatioWeights)
+		}
+		vi, vj := q.Vals[pr[0]], q.Vals[pr[1]]
+		for r, m := range a.ratio {
+			d := vj[m] - vi[m]
+			addProduct(&W.Pair[p][r], d, w)
+			if sl != nil {
+				addProduct(&sl.W.Pair[p][r], d, w)
+			}
+		}
+	}
+	return nil
+}
+
+func (w *WeightSums) merge(o *WeightSums) {
+	for s := range w.Sys {
+		w.Sys[s].W.Merge(&o.Sys[s].W)
+		w.Sys[s].Clipped += o.Sys[s].Clipped
+		for r := range w.Sys[s].Cross {
+			w.Sys[s].Cross[r].Merge(&o.Sys[s].Cross[r])
+		}
+	}
+	for p := range w.Pair {
+		for r := range w.Pair[p] {
+			w.Pair[p][r].Merge(&o.Pair[p][r])
+		}
+	}
+}
+
+func (w *SliceWeights) merge(o *SliceWeights) {
+	for s := range w.W {
+		w.W[s].Merge(&o.W[s])
+		for r := range w.Cross[s] {
+			w.Cross[s][r].Merge(&o.Cross[s][r])
+		}
+	}
+	for p := range w.Pair {
+		for r := range w.Pair[p] {
+			w.Pair[p][r].Merge(&o.Pair[p][r])
+		}
+	}
+}
+
+// ratioIndex is core metric m's index among the ratio metrics, or -1.
+func (a *Analysis) ratioIndex(m int) int {
+	for r, rm := range a.ratio {
+		if rm == m {
+			return r
+		}
+	}
+	return -1
+}
+
+// Clipped is the number of clicks of system s whose propensity was raised
+// to the clip (0 without click weights).
+func (a *Analysis) Clipped(s int) int64 {
+	if a.W == nil {
+		return 0
+	}
+	return a.W.Sys[s].Clipped
+}
+
+// SysSummary is the summary of metric m of system s: the mean and its
+// interval, or for a ratio metric the ratio of sums and the delta
+// method's interval.
+func (a *Analysis) SysSummary(s, m int) Summary {
+	st := &a.Sys[s].Stats[m]
+	if r := a.ratioIndex(m); r >= 0 {
+		ws := &a.W.Sys[s]
+		return ratioSummary(st.N, &st.Sum, &st.SumSq, &ws.W.Sum, &ws.W.SumSq, &ws.Cross[r])
+	}
+	return st.Summary()
+}
+
+// diffSummary is the summary of pair p's difference of core metric m.
+func (a *Analysis) diffSummary(p, m int) Summary {
+	d := &a.Diff[p][m]
+	if r := a.ratioIndex(m); r >= 0 {
+		w := &a.W.Sys[a.pairs[p][0]].W
+		return ratioSummary(d.N, &d.Sum, &d.SumSq, &w.Sum, &w.SumSq, &a.W.Pair[p][r])
+	}
+	return d.Summary()
+}
+
+// Ratio reports whether core metric m of the slice's run is a ratio.
+func (sl *Slice) ratio(l *Layout, m int) int {
+	r := -1
+	for i, rm := range l.ratios() {
+		if rm == m {
+			r = i
+		}
+	}
+	return r
+}
+
+// SysSummary is Analysis.SysSummary for the slice, of a run of layout l.
+func (sl *Slice) SysSummary(l *Layout, s, m int) Summary {
+	st := sl.Stats[s][m].Stat()
+	if r := sl.ratio(l, m); r >= 0 {
+		w, c := sl.W.W[s].Stat(), sl.W.Cross[s][r].Full()
+		return ratioSummary(st.N, &st.Sum, &st.SumSq, &w.Sum, &w.SumSq, &c)
+	}
+	return st.Summary()
+}
+
+func (sl *Slice) diffSummary(l *Layout, p, m int) Summary {
+	d := sl.Diff[p][m].Stat()
+	if r := sl.ratio(l, m); r >= 0 {
+		w, c := sl.W.W[l.Pairs()[p][0]].Stat(), sl.W.Pair[p][r].Full()
+		return ratioSummary(d.N, &d.Sum, &d.SumSq, &w.Sum, &w.SumSq, &c)
+	}
+	return d.Summary()
+}
+
+// ratioSummary is the summary of Σv/Σw over n queries from the exact sums
+// of v, v², w, w² and v·w: the ratio rounded once; Stdev the standard
+// deviation of the linearized values (v − r·w)/w̄, so that Lo and Hi are
+// r ∓ 1.96·Stdev/√n, the delta method's interval, and a difference's
+// t-test and effect size read it as they read a mean's. The ratio is
+// undefined (NaN) when Σw is 0: no click anywhere.
+func ratioSummary(n int64, sv, sv2, sw, sw2, svw *Sum) Summary {
+	out := Summary{Mean: math.NaN(), N: n, Lo: math.NaN(), Hi: math.NaN(), Stdev: math.NaN()}
+	V, V2, W, W2, VW := sv.Big(), sv2.Big(), sw.Big(), sw2.Big(), svw.Big()
+	if n == 0 || V == nil || V2 == nil || W == nil || W2 == nil || VW == nil || W.Sign() == 0 {
+		return out
+	}
+	nf := func() *big.Float { return new(big.Float).SetPrec(bigPrec) }
+	r := nf().Quo(V, W)
+	out.Mean, _ = r.Float64()
+	if n < 2 {
+		return out
+	}
+	// Σ z² = Σv² − 2r·Σvw + r²·Σw², never below 0
+	q := nf().Mul(r, VW)
+	q.Mul(q, big.NewFloat(2))
+	q.Sub(V2, q)
+	q.Add(q, nf().Mul(nf().Mul(r, r), W2))
+	if q.Sign() < 0 {
+		q.SetInt64(0)
+	}
+	// Stdev = √(Σz²/(n−1)) / (Σw/n)
+	q.Quo(q, nf().SetInt64(n-1))
+	q.Sqrt(q)
+	q.Mul(q, nf().SetInt64(n))
+	q.Quo(q, W)
+	out.Stdev, _ = q.Float64()
+	out.Stdev = math.Abs(out.Stdev) // Σw < 0 cannot be, but a crafted state's can
+	half := z95 * out.Stdev / math.Sqrt(float64(n))
+	out.Lo, out.Hi = out.Mean-half, out.Mean+half
+	return out
+}
+
+// ratioBootCI is the bootstrap interval of a ratio: per replicate Σw_b·v
+// over Σw_b·w, k the numerator's mean and kw the weight's.
+func (bs *Boots) ratioBootCI(k, kw int) (lo, hi float64) {
+	out := make([]float64, 0, bs.B)
+	for b := range bs.B {
+		i, iw := b*bs.K+k, b*bs.K+kw
+		den := new(big.Float).SetPrec(bigPrec).SetInt(i128{bs.hi[iw], bs.lo[iw]}.big())
+		if den.Sign() == 0 {
+			continue
+		}
+		den.SetMantExp(den, -bs.frac[kw])
+		f := new(big.Float).SetPrec(bigPrec).SetInt(i128{bs.hi[i], bs.lo[i]}.big())
+		f.SetMantExp(f, -bs.frac[k])
+		f.Quo(f, den)
+		m, _ := f.Float64()
+		out = append(out, m)
+	}
+	return percentileCI(out)
+}
+
+// appendBinary writes the weights' sums (encode_analysis.go: weights).
+func (w *WeightSums) appendBinary(e *enc) {
+	for s := range w.Sys {
+		ws := &w.Sys[s]
+		e.b, _ = ws.W.AppendBinary(e.b)
+		e.count(ws.Clipped, "clipped clicks")
+		for r := range ws.Cross {
+			e.b, _ = ws.Cross[r].AppendBinary(e.b)
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			e.b, _ = c[r].AppendBinary(e.b)
+		}
+	}
+}
+
+func (w *WeightSums) decode(d *dec) {
+	sum := func(s *Sum, what string) {
+		if d.err != nil {
+			return
+		}
+		var err error
+		if d.b, err = s.decode(d.b); err != nil {
+			d.err, d.b = fmt.Errorf("%s: %w", what, err), nil
+		}
+	}
+	for s := range w.Sys {
+		ws := &w.Sys[s]
+		if d.err == nil {
+			var err error
+			if d.b, err = ws.W.decode(d.b); err != nil {
+				d.err, d.b = fmt.Errorf("click weights: %w", err), nil
+			}
+		}
+		ws.Clipped = d.count("clipped clicks")
+		for r := range ws.Cross {
+			sum(&ws.Cross[r], "click weights")
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			sum(&c[r], "click weights of a comparison")
+		}
+	}
+}
+
+// appendBinary writes a slice's weights (encode_analysis.go: slice-weights).
+func (w *SliceWeights) appendBinary(e *enc) {
+	for s := range w.W {
+		w.W[s].appendBinary(e)
+		for r := range w.Cross[s] {
+			e.b = w.Cross[s][r].appendBinary(e.b)
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			e.b = c[r].appendBinary(e.b)
+		}
+	}
+}
+
+func (w *SliceWeights) decode(d *dec, sl *slab) {
+	for s := range w.W {
+		w.W[s].decode(d, sl)
+		for r := range w.Cross[s] {
+			w.Cross[s][r].decode(d, sl)
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			c[r].decode(d, sl)
+		}
+	}
+}
