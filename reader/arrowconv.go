@@ -82,6 +82,8 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 			err = cv.text(&b.Extra[r.x], arr, lo, hi, r, unit, before)
 		case kExtraScore:
 			b.ExtraScore[r.x], err = cv.floats(b.ExtraScore[r.x], arr, lo, hi)
+		case kNumber:
+			b.Numbers[r.x], err = cv.floats(b.Numbers[r.x], arr, lo, hi)
 		}
 		if err != nil {
 			return err

@@ -15,14 +15,17 @@ import (
 const (
 	kExtra      = nFields + iota // a slice column (Columns.Extra), read as text
 	kExtraScore                  // a further score column (Columns.ExtraScore)
+	kNumber                      // a numeric column of a run's rules (Columns.Numbers)
 )
 
 // colReq is one column a columnar reader must find.
 type colReq struct {
-	name     string
-	kind     int  // fQuery..fRank, kExtra or kExtraScore
-	x        int  // index in Columns.Extra or Columns.ExtraScore
-	optional bool // may be absent or null (the doc column with DocOptional)
+	name string
+	kind int // fQuery..fRank, kExtra, kExtraScore or kNumber
+	x    int // index in Columns.Extra, Columns.ExtraScore or Columns.Numbers
+	// what and flag name a kNumber column in messages (Numeric.Role, Flag)
+	what, flag string
+	optional   bool // may be absent or null (the doc column with DocOptional)
 }
 
 func (c Columns) requests() []colReq {
@@ -38,6 +41,9 @@ func (c Columns) requests() []colReq {
 	for x, n := range c.ExtraScore {
 		rs = append(rs, colReq{name: n, kind: kExtraScore, x: x})
 	}
+	for x, n := range c.Numbers {
+		rs = append(rs, colReq{name: n.Name, kind: kNumber, x: x, what: n.Role, flag: n.Flag})
+	}
 	return rs
 }
 
@@ -48,8 +54,18 @@ func (r colReq) role() string {
 		return "a slice column"
 	case kExtraScore:
 		return "a score column"
+	case kNumber:
+		return r.what
 	}
 	return "the " + fieldRole[r.kind] + " column"
+}
+
+// flagName is the flag that names the request's column.
+func (r colReq) flagName() string {
+	if r.kind == kNumber {
+		return r.flag
+	}
+	return kindFlag(r.kind)
 }
 
 // types says, for an error message, which Arrow types the request accepts.
@@ -57,7 +73,7 @@ func (r colReq) types() string {
 	switch r.kind {
 	case fQuery, fDoc:
 		return "string, large_string, binary, string_view, dictionary of strings, or an integer"
-	case fScore, kExtraScore:
+	case fScore, kExtraScore, kNumber:
 		return "float, integer or decimal"
 	case fLabel:
 		return "integer, float or boolean"
@@ -106,7 +122,7 @@ func accepts(kind int, dt arrow.DataType) bool {
 			return isStringish(v) || isInt(v)
 		}
 		return isStringish(id) || isInt(id)
-	case fScore, kExtraScore:
+	case fScore, kExtraScore, kNumber:
 		return isFloat(id) || isInt(id) || isDecimal(id)
 	case fLabel:
 		return isFloat(id) || isInt(id) || id == arrow.BOOL
@@ -145,12 +161,12 @@ func bindSchema(name string, sc *arrow.Schema, reqs []colReq, parts [][2]string)
 				continue
 			}
 			return nil, fmt.Errorf("%s: no column %q (%s); the file has %s; name %s with %s: %w",
-				name, r.name, r.role(), listColumns(sc), r.role(), kindFlag(r.kind), ErrColumn)
+				name, r.name, r.role(), listColumns(sc), r.role(), r.flagName(), ErrColumn)
 		}
 		dt := sc.Field(is[0]).Type
 		if !accepts(r.kind, dt) {
 			return nil, fmt.Errorf("%s: column %q has type %s; %s must be %s; convert it, or name another column with %s: %w",
-				name, r.name, dt, r.role(), r.types(), kindFlag(r.kind), ErrColumn)
+				name, r.name, dt, r.role(), r.types(), r.flagName(), ErrColumn)
 		}
 		bs[i].col = is[0]
 	}

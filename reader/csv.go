@@ -112,7 +112,7 @@ func newCSVLayout(name string, d csvDialect, names [][]byte, line int64, cols Co
 				continue
 			}
 			return nil, fmt.Errorf("%s:%d: no column %q (%s); the header has %s; name %s with %s: %w",
-				name, line, r.name, r.role(), headerNames(names), r.role(), kindFlag(r.kind), ErrColumn)
+				name, line, r.name, r.role(), headerNames(names), r.role(), r.flagName(), ErrColumn)
 		}
 		for j := i + 1; j < len(names); j++ {
 			if string(names[j]) == r.name {
@@ -440,6 +440,8 @@ func (l *csvLayout) value(b *Batch, c *colReq, v []byte, line int64) error {
 			b.Score = append(b.Score, x)
 		case fLabel:
 			b.Label = append(b.Label, x)
+		case kNumber:
+			b.Numbers[c.x] = append(b.Numbers[c.x], x)
 		default:
 			b.ExtraScore[c.x] = append(b.ExtraScore[c.x], x)
 		}

@@ -68,7 +68,9 @@ type jsonl struct {
 	// Extra and ExtraScore columns: their keys, and the current line's
 	// values (one scratch buffer per text column, as several may need
 	// unescaping on one line).
-	xkeys []string // Extra then ExtraScore
+	xkeys []string // Extra, ExtraScore, then Numbers
+	// xnumbers are Numbers, whose values follow ExtraScore's in xnum
+	xnumbers []Numeric
 	// byLen[n] has bit f set when field f is read and its name is n
 	// bytes long (anyLen: every field read), xLen[n] when a name in xkeys
 	// is.
@@ -115,12 +117,16 @@ func newJSONLParser(name string, cols Columns, opt Options) *jsonl {
 		name: name, bs: opt.batchSize(), docOpt: cols.DocOptional,
 		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
 	}
-	if n := len(cols.Extra) + len(cols.ExtraScore); n > 0 {
+	if n := len(cols.Extra) + len(cols.ExtraScore) + len(cols.Numbers); n > 0 {
 		j.xkeys = append(append([]string{}, cols.Extra...), cols.ExtraScore...)
+		for _, c := range cols.Numbers {
+			j.xkeys = append(j.xkeys, c.Name)
+		}
+		j.xnumbers = cols.Numbers
 		j.nxText = len(cols.Extra)
 		j.xtext = make([][]byte, len(cols.Extra))
 		j.xScratch = make([][]byte, len(cols.Extra))
-		j.xnum = make([]float64, len(cols.ExtraScore))
+		j.xnum = make([]float64, len(cols.ExtraScore)+len(cols.Numbers))
 	}
 	for f, k := range j.keys {
 		if k != "" {
@@ -231,11 +237,7 @@ func (j *jsonl) parse(s []byte) error {
 	if want := uint64(1)<<len(j.xkeys) - 1; j.xseen != want {
 		for x, k := range j.xkeys {
 			if j.xseen&(1<<x) == 0 {
-				kind := kExtra
-				if x >= j.nxText {
-					kind = kExtraScore
-				}
-				return j.fail(ErrColumn, "no %q field (%s); %s; name %s with %s", k, j.xrole(x), j.fieldNames(s), j.xrole(x), kindFlag(kind))
+				return j.fail(ErrColumn, "no %q field (%s); %s; name %s with %s", k, j.xrole(x), j.fieldNames(s), j.xrole(x), j.xflag(x))
 			}
 		}
 	}
@@ -256,6 +258,9 @@ func (j *jsonl) parse(s []byte) error {
 	}
 	for c := range b.ExtraScore {
 		b.ExtraScore[c] = append(b.ExtraScore[c], j.xnum[c])
+	}
+	for c := range b.Numbers {
+		b.Numbers[c] = append(b.Numbers[c], j.xnum[len(b.ExtraScore)+c])
 	}
 	b.Pos = append(b.Pos, j.line)
 	b.N++
@@ -306,7 +311,21 @@ func (j *jsonl) xrole(x int) string {
 	if x < j.nxText {
 		return "a slice column"
 	}
+	if n := x - (len(j.xkeys) - len(j.xnumbers)); n >= 0 {
+		return j.xnumbers[n].Role
+	}
 	return "a score column"
+}
+
+// xflag is the flag that names extra column x.
+func (j *jsonl) xflag(x int) string {
+	if x < j.nxText {
+		return kindFlag(kExtra)
+	}
+	if n := x - (len(j.xkeys) - len(j.xnumbers)); n >= 0 {
+		return j.xnumbers[n].Flag
+	}
+	return kindFlag(kExtraScore)
 }
 
 // extraValue parses the value of extra column x at s[p:].

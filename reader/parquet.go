@@ -219,12 +219,12 @@ func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int,
 				names[i] = strconv.Quote(m.Fields[i].Field.Name)
 			}
 			return nil, nil, fmt.Errorf("%s: no column %q (%s); the file has %s; name %s with %s: %w",
-				name, r.name, r.role(), listNames(names), r.role(), kindFlag(r.kind), ErrColumn)
+				name, r.name, r.role(), listNames(names), r.role(), r.flagName(), ErrColumn)
 		}
 		dt := fld.Field.Type
 		if !fld.IsLeaf() || !accepts(r.kind, dt) {
 			return nil, nil, fmt.Errorf("%s: column %q has type %s; %s must be %s; convert it, or name another column with %s: %w",
-				name, r.name, dt, r.role(), r.types(), kindFlag(r.kind), ErrColumn)
+				name, r.name, dt, r.role(), r.types(), r.flagName(), ErrColumn)
 		}
 		leaves = append(leaves, fld.ColIndex)
 		fields = append(fields, fld.Field)

@@ -36,10 +36,18 @@ type Columns struct {
 	// ExtraScore columns are further numeric scores (other models' ranking
 	// of the same rows), read like Score.
 	ExtraScore []string
+	// Numbers are further numeric columns read like Score for a run's
+	// rules about rows (the click metrics' propensity or logged position),
+	// each named in messages by its role and the flag that names it.
+	Numbers []Numeric
 	// DocOptional lets rows lack the doc column (their doc id is empty);
 	// otherwise a row without it is an error.
 	DocOptional bool
 }
+
+// Numeric is a numeric column of Columns.Numbers: its name, its role in
+// messages ("the propensity column") and its flag ("--propensity-col").
+type Numeric struct{ Name, Role, Flag string }
 
 // Strings is a column of byte strings packed into one buffer, so a batch of
 // any size costs two allocations that are reused from batch to batch.
@@ -82,6 +90,9 @@ type Batch struct {
 	// of Columns.ExtraScore[c]. Both are nil when none are asked for.
 	Extra      []Strings
 	ExtraScore [][]float64
+	// Numbers[c] holds the values of Columns.Numbers[c]; nil when none are
+	// asked for.
+	Numbers [][]float64
 	// Pos is the 1-based line (text formats) or row within the file
 	// (columnar formats) of each row, for error messages.
 	Pos []int64
@@ -118,6 +129,9 @@ func (b *Batch) Reset() {
 	for c := range b.ExtraScore {
 		b.ExtraScore[c] = b.ExtraScore[c][:0]
 	}
+	for c := range b.Numbers {
+		b.Numbers[c] = b.Numbers[c][:0]
+	}
 }
 
 // ResetLike empties b and gives it the columns of t: the same source and
@@ -132,6 +146,7 @@ func (b *Batch) ResetLike(t *Batch) {
 	}
 	b.Extra = resizeNil(b.Extra, t.Extra)
 	b.ExtraScore = resizeNil(b.ExtraScore, t.ExtraScore)
+	b.Numbers = resizeNil(b.Numbers, t.Numbers)
 	b.Reset()
 }
 
@@ -168,6 +183,9 @@ func (c Columns) shape(source string) *Batch {
 	}
 	if len(c.ExtraScore) > 0 {
 		b.ExtraScore = make([][]float64, len(c.ExtraScore))
+	}
+	if len(c.Numbers) > 0 {
+		b.Numbers = make([][]float64, len(c.Numbers))
 	}
 	return b
 }
