@@ -76,6 +76,8 @@ type Values struct {
 	// MaxGradeSet: --max-grade was given (by hand or by a profile), so a
 	// run on 0/1 labels with ERR need not be warned.
 	MaxGradeSet bool
+	// Clicks are the IPS estimates' flags (clicks.go).
+	Clicks ClickValues
 }
 
 // Settings are the shared flags resolved.
@@ -101,6 +103,9 @@ type Settings struct {
 	// Correction how their p-values are adjusted together.
 	Compare    aggregate.Compare
 	Correction aggregate.Correction
+	// IPS says where the IPS estimates' propensities come from (zero
+	// without them); Rules.Propensity puts it in force.
+	IPS summary.IPS
 }
 
 // DefaultPermutations is --permutations under a randomization test when
@@ -110,7 +115,7 @@ const DefaultPermutations = 1000
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
 	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
-	"pairs", "test", "permutations", "seed", "correction"})
+	"pairs", "test", "permutations", "seed", "correction"}, ClickNames)
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -198,6 +203,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.IntVar(&v.Permutations, "permutations", 0, fmt.Sprintf("replicates of --test randomization or tukey (%d when not given; 10000 for a\npaper); giving it picks --test randomization", DefaultPermutations))
 	fs.Uint64Var(&v.Seed, "seed", 0, "seed of the randomization tests' draws")
 	fs.StringVar(&v.Correction, "correction", "holm", "adjustment of the p-values of the comparisons a run makes together (every pair\nand metric; each slice's apart): holm (family-wise error), bh (Benjamini-Hochberg,\nfalse discovery rate) or none")
+	RegisterClicks(fs, &v.Clicks)
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.StringVar(&v.MaxGroupBytes, "max-group-bytes", bytesize.Format(pipeline.DefaultMaxGroupBytes), "a query holding more bytes than this is an error rather than an out-of-memory:\nits ids' and values' bytes and some 100 bytes a row for its evaluation\n(at most 1GiB; under --unsorted at most an eighth of --mem-limit)")
 	return v
@@ -278,8 +284,14 @@ func (v *Values) Finish(fs *flag.FlagSet) (*Settings, error) {
 	if set["permutations"] && v.Permutations == 0 { // 0 is "not given" in Values
 		return nil, Usagef("--permutations 0: want 1 to 100000 replicates")
 	}
+	if set["propensity-clip"] && v.Clicks.PropensityClip == 0 { // likewise
+		return nil, Usagef("--propensity-clip 0: want a number from %g to 1", MinPropensityClip)
+	}
 	FinishColumns(fs, &v.Columns)
 	if err := ApplyReadTimeout(v.ReadTimeout); err != nil {
+		return nil, err
+	}
+	if err := v.Clicks.finish(); err != nil {
 		return nil, err
 	}
 	return v.Resolve()
@@ -391,6 +403,9 @@ func (v *Values) Resolve() (*Settings, error) {
 		s.Columns.Score, s.Columns.ExtraScore = scores[0], scores[1:]
 		r.Systems = scores
 	}
+	if err := v.Clicks.resolve(s); err != nil {
+		return nil, err
+	}
 	if err := s.Columns.Check(); err != nil {
 		return nil, usageErr{err}
 	}
@@ -485,7 +500,7 @@ const MaxReplicateBytes = 1 << 30
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
 		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
-		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction}
+		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS}
 }
 
 // CheckFormat checks a --format value.

@@ -102,6 +102,9 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 	if err := s.CheckSystems(); err != nil { // --system added systems
 		return nil, err
 	}
+	if err := checkClickSystems(rules.Metrics, len(logs)); err != nil {
+		return nil, err
+	}
 	if err := s.CheckCompare(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -208,6 +209,11 @@ func (c *Config) Layout() *aggregate.Layout {
 		Compare: c.Analysis.Compare}
 	for _, m := range c.Rules.Metrics[:c.core()] {
 		l.Core = append(l.Core, RangeOf(m))
+		l.Weights = l.Weights || m.Propensities()
+		l.Ratio = append(l.Ratio, m.Ratio())
+	}
+	if !slices.Contains(l.Ratio, true) {
+		l.Ratio = nil
 	}
 	return l
 }

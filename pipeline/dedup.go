@@ -118,6 +118,9 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 		if len(g.Rank) > 0 {
 			g.Rank[kept] = g.Rank[i]
 		}
+		if len(g.Prop) > 0 {
+			g.Prop[kept] = g.Prop[i]
+		}
 		for _, xs := range g.XScore {
 			xs[kept] = xs[i]
 		}
@@ -131,6 +134,9 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 	}
 	if len(g.Rank) > 0 {
 		g.Rank = g.Rank[:kept]
+	}
+	if len(g.Prop) > 0 {
+		g.Prop = g.Prop[:kept]
 	}
 	for c := range g.XScore {
 		g.XScore[c] = g.XScore[c][:kept]

@@ -23,6 +23,9 @@ type Group struct {
 	Where  []uint64    // packed position of each row
 	XScore [][]float64 // the extra score columns of one log (systems 2..)
 	Key    reader.Strings
+	// Prop holds each row's propensity of examination (Rules.Propensity);
+	// empty when the run reads none.
+	Prop []float64
 }
 
 // N is the number of rows.
@@ -35,6 +38,7 @@ func (g *Group) Reset() {
 	g.Score = g.Score[:0]
 	g.Label = g.Label[:0]
 	g.Rank = g.Rank[:0]
+	g.Prop = g.Prop[:0]
 	g.Where = g.Where[:0]
 	g.Doc.Reset()
 	g.Key.Reset()
@@ -53,7 +57,7 @@ const evalRowBytes = 96
 // (--max-group-bytes; --mem-limit under --unsorted): the bytes of its ids
 // and slice values, its columns' values, and evalRowBytes a row.
 func (g *Group) Bytes() int64 {
-	vals := len(g.Label) + len(g.Where) + len(g.Score) + len(g.Rank)
+	vals := len(g.Label) + len(g.Where) + len(g.Score) + len(g.Rank) + len(g.Prop)
 	for _, xs := range g.XScore {
 		vals += len(xs)
 	}
@@ -75,6 +79,7 @@ const (
 	encScore = 1 << iota
 	encRank
 	encDoc
+	encProp
 )
 
 // AppendBinary appends g in the form that crosses a spill file or a
@@ -114,6 +119,9 @@ func (g *Group) AppendBinary(b []byte) []byte {
 		if flags&encDoc != 0 {
 			b = appendBytes(b, g.Doc.At(i))
 		}
+		if flags&encProp != 0 {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Prop[i]))
+		}
 	}
 	return b
 }
@@ -129,6 +137,9 @@ func (g *Group) columns() byte {
 	}
 	if g.hasDoc() {
 		flags |= encDoc
+	}
+	if len(g.Prop) > 0 {
+		flags |= encProp
 	}
 	return flags
 }
@@ -191,7 +202,7 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	if d.Err() != nil {
 		return d.Err()
 	}
-	if flags&^(encScore|encRank|encDoc) != 0 {
+	if flags&^(encScore|encRank|encDoc|encProp) != 0 {
 		return fmt.Errorf("unknown column flags %#x: %w", flags, ErrEncoding)
 	}
 	// one log's extra score columns, all or none (lockstep logs have none)
@@ -243,6 +254,9 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 		}
 		if flags&encDoc != 0 {
 			g.Doc.Append(d.Bytes())
+		}
+		if flags&encProp != 0 {
+			g.Prop = append(g.Prop, d.Float64())
 		}
 	}
 	if d.Err() != nil {

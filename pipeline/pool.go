@@ -147,6 +147,7 @@ func newQuery(cfg *Config, logs int) *query {
 	for s := range q.res.Vals {
 		q.res.Vals[s] = make([]float64, len(cfg.Rules.Metrics))
 	}
+	cfg.Rules.ClickWeights(&q.res)
 	return q
 }
 

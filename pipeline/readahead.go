@@ -108,6 +108,9 @@ func copyBatch(dst, src *reader.Batch) {
 	for c := range src.ExtraScore {
 		dst.ExtraScore[c] = append(dst.ExtraScore[c], src.ExtraScore[c]...)
 	}
+	for c := range src.Numbers {
+		dst.Numbers[c] = append(dst.Numbers[c], src.Numbers[c]...)
+	}
 }
 
 func copyStrings(dst, src *reader.Strings) {

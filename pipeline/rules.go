@@ -60,6 +60,9 @@ type Rules struct {
 	// run's qrels): rows take their labels from it, and R and the ideal
 	// rankings come from it.
 	Qrels Judgments
+	// Propensity gives each row its propensity of examination, for the
+	// IPS estimates (propensity.go).
+	Propensity Propensity
 }
 
 // Judgments are a qrels file's labels (reader.Qrels). Both methods are
@@ -177,7 +180,7 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 		for c := range b.Extra {
 			g.Key.Append(b.Extra[c].At(i))
 		}
-	} else if batchColumns(b) != g.columns() || len(b.ExtraScore) != g.extraScores() {
+	} else if r.batchColumns(b) != g.columns() || len(b.ExtraScore) != g.extraScores() {
 		return mixedColumns(b.Where(i), g, t.where)
 	}
 	for c := range b.Extra {
@@ -204,6 +207,12 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 	if b.Rank != nil {
 		g.Rank = append(g.Rank, b.Rank[i:j]...)
 	}
+	if r.Propensity.From != PropNone {
+		var err error
+		if g.Prop, err = t.appendProps(g.Prop, b, i, j); err != nil {
+			return err
+		}
+	}
 	if len(b.Doc.Off) > 1 {
 		g.Doc.Buf = append(g.Doc.Buf, b.Doc.Buf[b.Doc.Off[i]:b.Doc.Off[j]]...)
 		base := int32(len(g.Doc.Buf)) - b.Doc.Off[j]
@@ -217,8 +226,9 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 	return nil
 }
 
-// batchColumns says which optional columns b has, as Group.columns does.
-func batchColumns(b *reader.Batch) byte {
+// batchColumns says which optional columns the rows of b give a Group,
+// as Group.columns does.
+func (r *Rules) batchColumns(b *reader.Batch) byte {
 	var flags byte
 	if len(b.Score) > 0 {
 		flags |= encScore
@@ -228,6 +238,9 @@ func batchColumns(b *reader.Batch) byte {
 	}
 	if len(b.Doc.Off) > 1 {
 		flags |= encDoc
+	}
+	if r.Propensity.From != PropNone {
+		flags |= encProp
 	}
 	return flags
 }

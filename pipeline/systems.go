@@ -29,6 +29,9 @@ func (u *Unit) EvalSystems(logs []*Group, res *aggregate.Query, dropped []int64)
 		if g == nil {
 			u.r.missingValues(res.Vals[s])
 			res.Rows[s], res.Empty[s] = 0, false
+			if res.Weight != nil {
+				res.Weight[s], res.Clipped[s] = 0, 0
+			}
 			continue
 		}
 		// one log's rows serve every score column: prepare them once
@@ -51,8 +54,22 @@ func (u *Unit) EvalSystems(logs []*Group, res *aggregate.Query, dropped []int64)
 		if res.Empty[s], err = u.Eval(g, score, res.Vals[s]); err != nil {
 			return err
 		}
+		if res.Weight != nil {
+			res.Weight[s], res.Clipped[s] = u.ev.ClickWeight()
+		}
 	}
 	return nil
+}
+
+// ClickWeights readies res to carry each system's click weight and
+// clipped clicks, when some metric is an IPS estimate.
+func (r *Rules) ClickWeights(res *aggregate.Query) {
+	for _, m := range r.Metrics {
+		if m.Propensities() {
+			res.Weight, res.Clipped = make([]float64, len(res.Vals)), make([]int, len(res.Vals))
+			return
+		}
+	}
 }
 
 // Absent fills res for a query no log holds that counts all the same: a
@@ -62,6 +79,9 @@ func (r *Rules) Absent(res *aggregate.Query) {
 	for s := range res.Vals {
 		r.missingValues(res.Vals[s])
 		res.Rows[s], res.Empty[s], res.Missing[s] = 0, false, true
+		if res.Weight != nil {
+			res.Weight[s], res.Clipped[s] = 0, 0
+		}
 	}
 }
 

@@ -109,6 +109,9 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	if u.wantStatus && len(u.status) == len(g.Label) {
 		l.Status = u.status
 	}
+	if len(g.Prop) > 0 {
+		l.Prop = g.Prop
+	}
 	if u.r.NoteBinaryLabels && !u.nonBinary {
 		u.labels = u.labels || len(g.Label) > 0
 		for _, y := range g.Label {

@@ -39,13 +39,24 @@ type header struct {
 	Bootstrap    int      `json:"bootstrap"`
 	// The comparison's flags, left out at their defaults so that a state
 	// written before they existed reads the same.
-	Pairs        string   `json:"pairs,omitempty"`
-	Test         string   `json:"test,omitempty"`
-	Permutations int      `json:"permutations,omitempty"`
-	Seed         uint64   `json:"seed,omitempty"`
-	Correction   string   `json:"correction,omitempty"`
-	Labels       string   `json:"labels"`
-	Inputs       []string `json:"inputs"`
+	Pairs        string `json:"pairs,omitempty"`
+	Test         string `json:"test,omitempty"`
+	Permutations int    `json:"permutations,omitempty"`
+	Seed         uint64 `json:"seed,omitempty"`
+	Correction   string `json:"correction,omitempty"`
+	// IPS is where the IPS estimates' propensities came from, left out
+	// without them (a state written before they existed reads the same).
+	IPS    *ipsHeader `json:"ips,omitempty"`
+	Labels string     `json:"labels"`
+	Inputs []string   `json:"inputs"`
+}
+
+// ipsHeader is summary.IPS and the clip, as the click flags give them.
+type ipsHeader struct {
+	PropensityCol string  `json:"propensity_col"`
+	PositionCol   string  `json:"position_col"`
+	PositionBias  string  `json:"position_bias"`
+	Clip          float64 `json:"propensity_clip"`
 }
 
 // columns are the column names a run read, as the file spells them.
@@ -86,6 +97,10 @@ func headerOf(r *summary.Run) header {
 	}
 	if r.Correction != aggregate.CorrHolm {
 		h.Correction = r.Correction.String()
+	}
+	if r.IPS.On() {
+		h.IPS = &ipsHeader{PropensityCol: r.IPS.PropensityCol, PositionCol: r.IPS.PositionCol, PositionBias: r.IPS.PositionBias,
+			Clip: r.Options.PropClip}
 	}
 	return h
 }
@@ -138,6 +153,10 @@ func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
 		Pairs: h.Pairs, Test: h.Test, Permutations: h.Permutations, Seed: h.Seed, Correction: h.Correction}
 	if h.RelThreshold != nil {
 		v.RelThreshold = strconv.FormatFloat(*h.RelThreshold, 'g', -1, 64)
+	}
+	if h.IPS != nil {
+		v.Clicks = evalflags.ClickValues{PropensityCol: h.IPS.PropensityCol, PositionCol: h.IPS.PositionCol,
+			PositionBias: h.IPS.PositionBias, PropensityClip: h.IPS.Clip}
 	}
 	if len(h.Slices) == 0 {
 		v.MaxSlices = pipeline.DefaultMaxSlices // not recorded without slices

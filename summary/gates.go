@@ -102,7 +102,7 @@ func (r *Results) CheckGates(g *GateSpec) *Gates {
 	ms, set := r.Run.Metrics, r.Agg.Sys[0]
 	out := &Gates{FailOnEmpty: g.FailOnEmpty}
 	for _, u := range g.Under {
-		mean := Summarize(ms[u.Metric], &set.Stats[u.Metric]).Mean
+		mean := r.sys[0][u.Metric].Mean
 		out.Checks = append(out.Checks, GateCheck{Name: ms[u.Metric].Name, Min: u.Min, Mean: mean, Passed: mean >= u.Min})
 	}
 	for _, w := range g.Worse {

@@ -1,6 +1,9 @@
 package summary
 
 import (
+	"math"
+	"slices"
+
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 )
@@ -13,7 +16,14 @@ import (
 func (c *Run) QueryFormat(format string) func(b, id []byte, slice []string, q *aggregate.Query) []byte {
 	if format == "trec" {
 		return func(b, id []byte, _ []string, q *aggregate.Query) []byte {
-			return TrecQuery(b, c.Metrics, id, q.Vals[0])
+			vals := q.Vals[0]
+			if q.Weight != nil && slices.ContainsFunc(c.Metrics, metrics.Metric.Ratio) {
+				vals = slices.Clone(vals) // a ratio's per-query value is not what the aggregate sums
+				for i, m := range c.Metrics {
+					vals[i] = queryValue(m, vals[i], q.Weight[0])
+				}
+			}
+			return TrecQuery(b, c.Metrics, id, vals)
 		}
 	}
 	return c.appendQueryJSON
@@ -41,7 +51,7 @@ func (c *Run) appendQueryJSON(b, id []byte, slice []string, q *aggregate.Query) 
 		b = append(b, '}')
 	}
 	if len(c.Systems) <= 1 {
-		b = appendValues(b, c.Metrics, q.Vals[0], q.Empty[0])
+		b = appendValues(b, c.Metrics, q, 0)
 		return append(b, '}', '\n')
 	}
 	b = append(b, `,"systems":{`...)
@@ -57,24 +67,43 @@ func (c *Run) appendQueryJSON(b, id []byte, slice []string, q *aggregate.Query) 
 		}
 		b = append(b, '{')
 		start := len(b)
-		b = appendValues(b, c.Metrics, q.Vals[s], q.Empty[s])
+		b = appendValues(b, c.Metrics, q, s)
 		b = append(b[:start], b[start+1:]...) // the first value's comma
 		b = append(b, '}')
 	}
 	return append(b, '}', '}', '\n')
 }
 
-// appendValues appends ,"name":value for each metric.
-func appendValues(b []byte, ms []metrics.Metric, vals []float64, empty bool) []byte {
+// appendValues appends ,"name":value for each metric of system s.
+func appendValues(b []byte, ms []metrics.Metric, q *aggregate.Query, s int) []byte {
+	vals, empty := q.Vals[s], q.Empty[s]
 	for i, m := range ms {
 		b = append(b, ',')
 		b = AppendJSONString(b, []byte(m.Name))
 		b = append(b, ':')
-		if empty && m.FollowsEmpty() {
+		switch {
+		case empty && m.FollowsEmpty():
 			b = append(b, "null"...)
-		} else {
+		case m.Ratio():
+			b = AppendJSONFloat(b, queryValue(m, vals[i], q.Weight[s]))
+		default:
 			b = AppendJSONFloat(b, vals[i])
 		}
 	}
 	return b
+}
+
+// queryValue is what one query's record says of metric m, whose value
+// is v: v itself, but for a ratio of sums (the self-normalized estimates)
+// the query's own ratio v/w, its IPS value over its click weight;
+// undefined (null) without a click. The summary is the mean of these
+// weighted by w, Σv/Σw.
+func queryValue(m metrics.Metric, v, w float64) float64 {
+	if !m.Ratio() {
+		return v
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return v / w
 }

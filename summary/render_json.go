@@ -15,6 +15,10 @@ func (r *Results) JSON() []byte {
 	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
 	b = append(b, "\n  }"...)
 	b = appendTotals(b, r.Agg.Sys[0], c.DedupFirst)
+	if c.IPS.On() {
+		b = append(b, ",\n  \"clicks_clipped\": "...)
+		b = strconv.AppendInt(b, r.Agg.Clipped(0), 10)
+	}
 	if r.nsys > 1 {
 		b = append(b, ",\n  \"systems\": ["...)
 		for s := range r.nsys {
@@ -104,6 +108,10 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary,
 	b = AppendJSONString(b, []byte(r.systems[s]))
 	b = append(b, `, "rows": `...)
 	b = appendCounts(b, set, missing)
+	if c.IPS.On() {
+		b = append(b, `, "clicks_clipped": `...)
+		b = strconv.AppendInt(b, r.Agg.Clipped(s), 10)
+	}
 	b = append(b, `, "metrics": {`...)
 	b = appendMetrics(b, c, sums, boot, " ")
 	return append(b, "}}"...)

@@ -52,7 +52,11 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 	for s, set := range a.Sys {
 		sums := make([]aggregate.Summary, nc)
 		for m := range sums {
-			sums[m] = Summarize(run.Metrics[m], &set.Stats[m])
+			if run.Metrics[m].Ratio() {
+				sums[m] = a.SysSummary(s, m)
+			} else {
+				sums[m] = Summarize(run.Metrics[m], &set.Stats[m])
+			}
 		}
 		r.sys = append(r.sys, sums)
 		if a.Boot != nil {
@@ -92,6 +96,10 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 			for s := range r.nsys {
 				sums := make([]aggregate.Summary, nc)
 				for m := range sums {
+					if run.Metrics[m].Ratio() {
+						sums[m] = sr.sl.SysSummary(a.L, s, m)
+						continue
+					}
 					st := sr.sl.Stats[s][m].Stat()
 					sums[m] = Summarize(run.Metrics[m], &st)
 				}
@@ -129,7 +137,8 @@ func permutationFloor(run *Run, pairs [][]aggregate.Paired) string {
 }
 
 // Summarize is the summary of metric m from its aggregate: the mean and
-// its interval, or what m's Aggregation makes of them. A count's summary
+// its interval, or what m's Aggregation makes of them; a ratio's
+// (AggRatio) needs its weights too, aggregate.Analysis.SysSummary. A count's summary
 // is its exact total (no interval: the total is not an estimate); gm_map's
 // is exp of the mean of its logarithms, and so are its bounds.
 func Summarize(m metrics.Metric, st *aggregate.Stat) aggregate.Summary {

@@ -70,6 +70,28 @@ type Run struct {
 	// default maximum grade: "binary" (all 0 or 1: Warnings says so),
 	// "graded", or "" (not noted, or no rows). Merged states combine it.
 	Labels string
+	// IPS says where the IPS estimates' propensities came from; zero
+	// without IPS estimates. Their clip is Options.PropClip.
+	IPS IPS
+}
+
+// IPS names the source of the propensities of the IPS estimates: a
+// column (PropensityCol), or a position-based model (PositionBias, in its
+// canonical form) of a column of logged positions (PositionCol).
+type IPS struct {
+	PropensityCol, PositionCol, PositionBias string
+}
+
+// On reports whether the run has IPS estimates.
+func (i IPS) On() bool { return i.PropensityCol != "" || i.PositionCol != "" }
+
+// Source says in words where the propensities came from, for the text
+// summary and the report.
+func (i IPS) Source() string {
+	if i.PropensityCol != "" {
+		return "column " + strconv.Quote(i.PropensityCol)
+	}
+	return i.PositionBias + " of column " + strconv.Quote(i.PositionCol)
 }
 
 // BinaryERRWarning says that ERR was computed on 0/1 labels under the
@@ -136,6 +158,20 @@ func AppendOptions(b []byte, c *Run) []byte {
 		} else {
 			b = AppendJSONString(b, []byte(col.v))
 		}
+	}
+	if c.IPS.On() {
+		for _, col := range []struct{ k, v string }{
+			{"propensity_col", c.IPS.PropensityCol}, {"position_col", c.IPS.PositionCol}, {"position_bias", c.IPS.PositionBias},
+		} {
+			b = append(b, `, "`+col.k+`": `...)
+			if col.v == "" {
+				b = append(b, "null"...)
+			} else {
+				b = AppendJSONString(b, []byte(col.v))
+			}
+		}
+		b = append(b, `, "propensity_clip": `...)
+		b = AppendJSONFloat(b, c.Options.PropClip)
 	}
 	if len(c.Slices) > 0 {
 		b = append(b, `, "by": `...)

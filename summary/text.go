@@ -78,7 +78,7 @@ func (r *Results) Text() []byte {
 	if r.nsys == 1 && len(c.Slices) == 0 {
 		w.WriteByte('\n')
 	}
-	writeFooter(&w, c.Options, c.DedupFirst, r.Agg.Sys[0], c.Gates)
+	writeFooter(&w, c, r.Agg, c.Gates)
 	return w.Bytes()
 }
 
@@ -214,7 +214,8 @@ func pval(p float64, undefined string) string {
 // writeFooter ends a text summary, for one system or several alike: the
 // counts of set (system 0, the baseline), the conventions in force, and
 // the quality gates.
-func writeFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggregate.Set, g *Gates) {
+func writeFooter(w *bytes.Buffer, c *Run, a *aggregate.Analysis, g *Gates) {
+	o, dedupFirst, set := c.Options, c.DedupFirst, a.Sys[0]
 	rel := "label > 0"
 	if o.HasThreshold {
 		rel = "label >= " + strconv.FormatFloat(o.RelThreshold, 'g', -1, 64)
@@ -227,6 +228,10 @@ func writeFooter(w *bytes.Buffer, o metrics.Options, dedupFirst bool, set *aggre
 	}
 	fmt.Fprintf(w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		o.Ties, o.Gain, o.MaxGrade, rel)
+	if c.IPS.On() {
+		fmt.Fprintf(w, "IPS: a click weighs 1/propensity, the propensity from %s, clipped at %g: %d clicks clipped.\n",
+			c.IPS.Source(), o.PropClip, a.Clipped(0))
+	}
 	writeGates(w, g)
 }
 

@@ -83,6 +83,10 @@ func (s *delimitedSink) add(r *Row) error {
 	if s.l.rank {
 		b = strconv.AppendInt(append(b, s.sep), r.Rank, 10)
 	}
+	if s.l.clicks {
+		b = strconv.AppendInt(append(b, s.sep), r.Position, 10)
+		b = appendNumber(append(b, s.sep), r.Propensity)
+	}
 	b = append(b, '\n')
 	s.buf = b
 	_, err := s.bw.Write(b)

@@ -32,6 +32,12 @@ type Row struct {
 	Rank    int64
 	HasRank bool
 	NoScore bool
+	// Position (1 = top) and Propensity are a click log's logged position
+	// and its propensity of examination, written as "position" and
+	// "propensity" when HasClicks (ClickSim sets them).
+	Position   int64
+	Propensity float64
+	HasClicks  bool
 }
 
 // Source yields rows in order; Next returns false at the end.

@@ -197,6 +197,12 @@ func (s *jsonlSink) add(r *Row) error {
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendInt(b, r.Rank, 10)
 	}
+	if r.HasClicks {
+		b = append(b, `,"position":`...)
+		b = strconv.AppendInt(b, r.Position, 10)
+		b = append(b, `,"propensity":`...)
+		b = appendNumber(b, r.Propensity)
+	}
 	b = append(b, "}\n"...)
 	s.buf = b
 	_, err := s.bw.Write(b)
@@ -248,10 +254,11 @@ func (s *jsonlSink) close() error {
 func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, layout{}) }
 
 // layout is which optional columns a file has, as its first row shows.
-type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank bool }
+type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank, clicks bool }
 
 func layoutOf(r *Row) layout {
-	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, scoreD: r.HasScoreD, rank: r.HasRank}
+	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, scoreD: r.HasScoreD,
+		rank: r.HasRank, clicks: r.HasClicks}
 }
 
 func schema(floatLabels bool, l layout) *arrow.Schema {
@@ -281,6 +288,10 @@ func schema(floatLabels bool, l layout) *arrow.Schema {
 	}
 	if l.rank {
 		fields = append(fields, arrow.Field{Name: "rank", Type: arrow.PrimitiveTypes.Int64})
+	}
+	if l.clicks {
+		fields = append(fields, arrow.Field{Name: "position", Type: arrow.PrimitiveTypes.Int64},
+			arrow.Field{Name: "propensity", Type: arrow.PrimitiveTypes.Float64})
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -349,6 +360,11 @@ func (s *recordSink) add(r *Row) error {
 	}
 	if s.l.rank {
 		s.b.Field(f).(*array.Int64Builder).Append(r.Rank)
+		f++
+	}
+	if s.l.clicks {
+		s.b.Field(f).(*array.Int64Builder).Append(r.Position)
+		s.b.Field(f + 1).(*array.Float64Builder).Append(r.Propensity)
 	}
 	if s.n++; s.n == s.opt.batch() {
 		return s.flush()

@@ -157,6 +157,10 @@ type Result struct {
 	Vals    [][]float64
 	Empty   []bool
 	Missing []bool // per system: absent from its log (--missing zero)
+	// Weight and Clipped: per system the click weight and the clicks
+	// clipped, with IPS estimates (nil otherwise)
+	Weight  []float64
+	Clipped []int64
 	// Unseen: a judged query absent from the TREC run, counted under
 	// --complete; it has no per-query record, as with rankeval
 	Unseen bool
@@ -168,9 +172,12 @@ type Result struct {
 
 // query is r as the aggregate takes it, in slice idx (-1: none).
 func (r *Result) query(idx int, hash bool) *aggregate.Query {
-	q := &aggregate.Query{Slice: idx, Vals: r.Vals, Empty: r.Empty, Missing: r.Missing}
+	q := &aggregate.Query{Slice: idx, Vals: r.Vals, Empty: r.Empty, Missing: r.Missing, Weight: r.Weight}
 	for _, n := range r.Rows {
 		q.Rows = append(q.Rows, int(n))
+	}
+	for _, n := range r.Clipped {
+		q.Clipped = append(q.Clipped, int(n))
 	}
 	if hash {
 		q.Hash = aggregate.QueryHash([]byte(r.Query))

@@ -118,6 +118,7 @@ func (e *evaluator) setup(cfg *Config) error {
 	for i := range e.res.Vals {
 		e.res.Vals[i] = make([]float64, len(s.Rules.Metrics))
 	}
+	s.Rules.ClickWeights(&e.res)
 	e.dropped = make([]int64, systems)
 	return nil
 }
@@ -193,6 +194,10 @@ func (e *evaluator) result(id string) Result {
 	for s := range q.Vals {
 		r.Rows = append(r.Rows, int64(q.Rows[s]))
 		r.Vals = append(r.Vals, slices.Clone(q.Vals[s]))
+	}
+	r.Weight = slices.Clone(q.Weight)
+	for _, n := range q.Clipped {
+		r.Clipped = append(r.Clipped, int64(n))
 	}
 	return r
 }
