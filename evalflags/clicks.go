@@ -90,12 +90,12 @@ func (c *ClickValues) resolve(s *Settings) error {
 		return Usagef("--propensity-clip %v: want a number from %g to 1", clip, MinPropensityClip)
 	case c.PropensityCol != "" && (c.PositionCol != "" || c.PositionBias != ""):
 		return Usagef("--propensity-col gives the propensities; --position-col and --position-bias would give them again: give one or the other")
-	case c.PropensityCol == "" && c.PositionBias == "":
-		return Usagef("%s weighs clicks by their propensity of examination: give --propensity-col, or --position-col with --position-bias", ips)
 	case c.PositionBias != "" && c.PositionCol == "":
 		return Usagef("--position-bias needs the logged positions: give --position-col")
 	case c.PositionCol != "" && c.PositionBias == "":
 		return Usagef("--position-col is read to look up --position-bias: give it too")
+	case c.PropensityCol == "" && c.PositionBias == "":
+		return Usagef("%s weighs clicks by their propensity of examination: give --propensity-col, or --position-col with --position-bias", ips)
 	}
 	r.Options.PropClip = clip
 	s.IPS = summary.IPS{PropensityCol: c.PropensityCol, PositionCol: c.PositionCol}
