@@ -102,7 +102,7 @@ func TestClicksWorked(t *testing.T) {
 		"last_click":  (3 + 1) / 2.0,
 		"ips_dcg@2":   (2/l3 + 1 + 0) / 3,
 		"snips_dcg@2": (2/l3 + 1) / (wa + 1 + 0), // Σ ips_dcg@2 / Σ W
-		"ndcg@2":      ((1 / l3) / (1 + 1/l3) + 1) / 2, // c has no relevant row: left out
+		"ndcg@2":      ((1/l3)/(1+1/l3) + 1) / 2, // c has no relevant row: left out
 	}
 	queries := map[string]int64{"first_click": 2, "last_click": 2, "ndcg@2": 2}
 	for name, w := range want {
