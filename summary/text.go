@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/rankeval/rankeval/internal/printable"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -222,6 +223,9 @@ func writeFooter(w *bytes.Buffer, c *Run, a *aggregate.Analysis, g *Gates) {
 	}
 	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
 		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[o.Empty]
+	if slices.ContainsFunc(c.Metrics, metrics.Metric.Clicks) && o.Empty != metrics.EmptyError {
+		emptyNote += "; the click metrics count them, as impressions without a click"
+	}
 	fmt.Fprintf(w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
 	if dedupFirst {
 		fmt.Fprintf(w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
