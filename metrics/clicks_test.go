@@ -1,11 +1,9 @@
 package metrics
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -154,22 +152,7 @@ func TestClickEmptyPolicy(t *testing.T) {
 // comparator, TiesAverage by enumerating every order of the rows of every
 // tied group. It shares no code with the Evaluator beyond the API types.
 func refClicks(ms []Metric, o Options, l *List) []float64 {
-	rows := refRows(l)
-	sort.SliceStable(rows, func(a, b int) bool {
-		x, y := rows[a], rows[b]
-		if x.key != y.key {
-			return x.key > y.key
-		}
-		switch o.Ties {
-		case TiesTrec:
-			return bytes.Compare(x.doc, y.doc) > 0
-		case TiesOptimistic:
-			return x.label > y.label
-		case TiesPessimistic:
-			return x.label < y.label
-		}
-		return false
-	})
+	rows := refRank(refRows(l), o.Ties)
 	one := func(order []refRow) []float64 {
 		out := make([]float64, len(ms))
 		var clicked []int // 1-based ranks
@@ -229,41 +212,13 @@ func refClicks(ms []Metric, o Options, l *List) []float64 {
 	if o.Ties != TiesAverage {
 		return one(rows)
 	}
-	var groups [][2]int
-	for i, r := range rows {
-		if i == 0 || r.key != rows[i-1].key {
-			groups = append(groups, [2]int{i, i + 1})
-		} else {
-			groups[len(groups)-1][1] = i + 1
-		}
-	}
+	groups := refGroups(rows)
 	sum := make([]kahan, len(ms))
-	count := 0
-	var walk func(g int)
-	walk = func(g int) {
-		if g == len(groups) {
-			for j, v := range one(rows) {
-				sum[j].add(v)
-			}
-			count++
-			return
+	count := forEachOrder(groups, func(p, q int) { rows[p], rows[q] = rows[q], rows[p] }, func() {
+		for j, v := range one(rows) {
+			sum[j].add(v)
 		}
-		end := groups[g][1]
-		var perm func(p int)
-		perm = func(p int) {
-			if p >= end-1 {
-				walk(g + 1)
-				return
-			}
-			for q := p; q < end; q++ {
-				rows[p], rows[q] = rows[q], rows[p]
-				perm(p + 1)
-				rows[p], rows[q] = rows[q], rows[p]
-			}
-		}
-		perm(groups[g][0])
-	}
-	walk(0)
+	})
 	out := make([]float64, len(ms))
 	for j := range out {
 		out[j] = sum[j].value() / float64(count)

@@ -130,22 +130,7 @@ func refEval(ms []Metric, o Options, l *List) []float64 {
 		}
 	}
 	if o.Ties != TiesAverage {
-		ranked := append([]refRow(nil), rows...)
-		sort.SliceStable(ranked, func(a, b int) bool {
-			x, y := ranked[a], ranked[b]
-			if x.key != y.key {
-				return x.key > y.key
-			}
-			switch o.Ties {
-			case TiesTrec:
-				return bytes.Compare(x.doc, y.doc) > 0
-			case TiesOptimistic:
-				return x.label > y.label
-			case TiesPessimistic:
-				return x.label < y.label
-			}
-			return false
-		})
+		ranked := refRank(append([]refRow(nil), rows...), o.Ties)
 		ys := make([]float64, len(ranked))
 		for i, r := range ranked {
 			ys[i] = r.label
@@ -163,26 +148,71 @@ func refEval(ms []Metric, o Options, l *List) []float64 {
 	// TiesAverage: the mean over every order of every tied group, summed
 	// with compensation so that 8! terms keep 1e-15 accuracy.
 	ys := make([]float64, len(input))
-	var groups [][2]int
 	for i, r := range input {
 		ys[i] = r.label
-		if i == 0 || r.key != input[i-1].key {
+	}
+	groups := refGroups(input)
+	sum := make([]kahan, len(ms))
+	acc := make([]float64, len(ms))
+	count := forEachOrder(groups, func(p, q int) { ys[p], ys[q] = ys[q], ys[p] }, func() {
+		clear(acc)
+		one(ys, acc)
+		for j := range sum {
+			sum[j].add(acc[j])
+		}
+	})
+	for j, m := range ms {
+		if m.Kind != KindKendall && m.Kind != KindSpearman {
+			out[j] = sum[j].value() / float64(count)
+		}
+	}
+	return out
+}
+
+// refRank sorts rows into their ranking under the tie policy t (but
+// TiesAverage, whose ties keep the input order): a plain stable sort with
+// the full comparator.
+func refRank(rows []refRow, t Ties) []refRow {
+	sort.SliceStable(rows, func(a, b int) bool {
+		x, y := rows[a], rows[b]
+		if x.key != y.key {
+			return x.key > y.key
+		}
+		switch t {
+		case TiesTrec:
+			return bytes.Compare(x.doc, y.doc) > 0
+		case TiesOptimistic:
+			return x.label > y.label
+		case TiesPessimistic:
+			return x.label < y.label
+		}
+		return false
+	})
+	return rows
+}
+
+// refGroups lists the tied groups of a ranking, as [start, end) spans.
+func refGroups(ranked []refRow) [][2]int {
+	var groups [][2]int
+	for i, r := range ranked {
+		if i == 0 || r.key != ranked[i-1].key {
 			groups = append(groups, [2]int{i, i + 1})
 		} else {
 			groups[len(groups)-1][1] = i + 1
 		}
 	}
-	sum := make([]kahan, len(ms))
-	acc := make([]float64, len(ms))
+	return groups
+}
+
+// forEachOrder calls visit once for every order of the positions of every
+// group (spans [start, end) of a ranking), which swap exchanges, and
+// returns how many orders there were.
+func forEachOrder(groups [][2]int, swap func(p, q int), visit func()) int {
 	count := 0
 	var walk func(g int)
 	walk = func(g int) {
 		if g == len(groups) {
-			clear(acc)
-			one(ys, acc)
-			for j := range sum {
-				sum[j].add(acc[j])
-			}
+			visit()
 			count++
 			return
 		}
@@ -194,20 +224,15 @@ func refEval(ms []Metric, o Options, l *List) []float64 {
 				return
 			}
 			for q := p; q < end; q++ {
-				ys[p], ys[q] = ys[q], ys[p]
+				swap(p, q)
 				perm(p + 1)
-				ys[p], ys[q] = ys[q], ys[p]
+				swap(p, q)
 			}
 		}
 		perm(groups[g][0])
 	}
 	walk(0)
-	for j, m := range ms {
-		if m.Kind != KindKendall && m.Kind != KindSpearman {
-			out[j] = sum[j].value() / float64(count)
-		}
-	}
-	return out
+	return count
 }
 
 // kahan is Neumaier's compensated sum.

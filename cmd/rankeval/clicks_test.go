@@ -35,11 +35,7 @@ func writeTemp(t *testing.T, name, data string) string {
 }
 
 type clickSummary struct {
-	Metrics map[string]struct {
-		Mean    *float64  `json:"mean"`
-		Queries int64     `json:"queries"`
-		CI95    []float64 `json:"ci95"`
-	} `json:"metrics"`
+	summaryJSON
 	Clipped int64 `json:"clicks_clipped"`
 	Systems []struct {
 		Name    string `json:"name"`
@@ -59,7 +55,6 @@ type clickSummary struct {
 			Mean *float64 `json:"mean"`
 		} `json:"metrics"`
 	} `json:"slices"`
-	Options map[string]any `json:"options"`
 }
 
 func parseClicks(t *testing.T, out string) clickSummary {

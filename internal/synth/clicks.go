@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -132,7 +133,7 @@ func (c *ClickSim) impression() {
 	for d := range n {
 		c.order = append(c.order, d)
 	}
-	slices.SortStableFunc(c.order, func(a, b int) int { return -cmpFloat(prods[a], prods[b]) })
+	slices.SortStableFunc(c.order, func(a, b int) int { return -cmp.Compare(prods[a], prods[b]) })
 	for k, d := range c.order {
 		pos := k + 1
 		p := math.Pow(float64(pos), -c.eta)
@@ -159,7 +160,7 @@ func (c *ClickSim) impression() {
 		if i == 1 {
 			score = func(j int) float64 { return c.rows[j].ScoreB }
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return -cmpFloat(score(a), score(b)) })
+		slices.SortStableFunc(idx, func(a, b int) int { return -cmp.Compare(score(a), score(b)) })
 		dcg := 0.0
 		for r, j := range idx[:min(n, c.truth.K)] {
 			dcg += c.gamma[j] * c.disc[r]
@@ -172,14 +173,4 @@ func (c *ClickSim) impression() {
 	}
 	c.truth.Impressions++
 	c.next = 0
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
