@@ -80,15 +80,15 @@ func writeZst(t *testing.T, path string, lines []string) {
 }
 
 // clickLines is a click log: boolean labels, two scores, a market and a
-// device, queries in id order.
+// device, the logged position, queries in id order.
 func clickLines(seed uint64, queries int) []string {
 	r := rand.New(rand.NewPCG(seed, 1))
 	var out []string
 	for q := range queries {
 		m, d := []string{"de", "fr", "us"}[q%3], []string{"web", "app"}[q%2]
 		for doc := range 10 {
-			out = append(out, fmt.Sprintf(`{"query_id":"q%04d","doc_id":"d%d","score":%.4f,"score_b":%.4f,"label":%v,"market":%q,"device":%q}`,
-				q, doc, r.Float64(), r.Float64(), r.IntN(4) == 0, m, d))
+			out = append(out, fmt.Sprintf(`{"query_id":"q%04d","doc_id":"d%d","score":%.4f,"score_b":%.4f,"label":%v,"market":%q,"device":%q,"position":%d}`,
+				q, doc, r.Float64(), r.Float64(), r.IntN(4) == 0, m, d, doc+1))
 		}
 	}
 	return out
