@@ -74,6 +74,9 @@ func (a *Analysis) Check(ranges []Range) error {
 			return err
 		}
 	}
+	if a.W != nil {
+		return a.checkWeights()
+	}
 	return nil
 }
 

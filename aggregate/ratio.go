@@ -377,3 +377,81 @@ func (w *SliceWeights) decode(d *dec, sl *slab) {
 		}
 	}
 }
+
+// checkWeights verifies the click weights' sums (Check): weights are
+// never negative, and each Σ v·w is within what Σv² and Σw² allow
+// (Cauchy-Schwarz: (Σvw)² <= Σv²·Σw²), for every system, pair and slice.
+func (a *Analysis) checkWeights() error {
+	weights := func(w *Stat, where string) error {
+		if err := plausible(w, RangeOpen, false); err != nil {
+			return fmt.Errorf("%s: click weights: %w", where, err)
+		}
+		if s := w.Sum.Big(); s != nil && s.Sign() < 0 {
+			return fmt.Errorf("%s: a negative sum of click weights: %w", where, ErrImpossible)
+		}
+		return nil
+	}
+	cross := func(v, w *Stat, vw *Sum, where string) error {
+		vsq, wsq, c := v.SumSq.Big(), w.SumSq.Big(), vw.Big()
+		if vsq == nil || wsq == nil || c == nil {
+			return fmt.Errorf("%s: a sum holds a non-finite value: %w", where, ErrImpossible)
+		}
+		lhs := new(big.Float).SetPrec(checkPrec).Mul(c, c)
+		rhs := new(big.Float).SetPrec(checkPrec).Mul(vsq, wsq)
+		rhs.Mul(rhs, big.NewFloat(slack))
+		// each product's exact value is summed, so only the squares' own
+		// rounding (below 2^-1074 a value) needs the slack
+		rhs.Add(rhs, new(big.Float).SetMantExp(big.NewFloat(float64(v.N+1)), -1000))
+		if lhs.Cmp(rhs) > 0 {
+			return fmt.Errorf("%s: a sum of products beyond what the sums of squares allow: %w", where, ErrImpossible)
+		}
+		return nil
+	}
+	for s := range a.W.Sys {
+		ws := &a.W.Sys[s]
+		where := fmt.Sprintf("system %d", s)
+		if err := weights(&ws.W, where); err != nil {
+			return err
+		}
+		for r, m := range a.ratio {
+			if err := cross(&a.Sys[s].Stats[m], &ws.W, &ws.Cross[r], where); err != nil {
+				return err
+			}
+		}
+	}
+	for p, pr := range a.pairs {
+		for r, m := range a.ratio {
+			if err := cross(&a.Diff[p][m], &a.W.Sys[pr[0]].W, &a.W.Pair[p][r], fmt.Sprintf("difference %d", p+1)); err != nil {
+				return err
+			}
+		}
+	}
+	for i, sl := range a.Slices {
+		if sl == nil {
+			continue
+		}
+		for s := range sl.W.W {
+			where := fmt.Sprintf("slice %d, system %d", i, s)
+			w := sl.W.W[s].Stat()
+			if err := weights(&w, where); err != nil {
+				return err
+			}
+			for r, m := range a.ratio {
+				v, c := sl.Stats[s][m].Stat(), sl.W.Cross[s][r].Full()
+				if err := cross(&v, &w, &c, where); err != nil {
+					return err
+				}
+			}
+		}
+		for p, pr := range a.pairs {
+			w := sl.W.W[pr[0]].Stat()
+			for r, m := range a.ratio {
+				d, c := sl.Diff[p][m].Stat(), sl.W.Pair[p][r].Full()
+				if err := cross(&d, &w, &c, fmt.Sprintf("slice %d, difference %d", i, p+1)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

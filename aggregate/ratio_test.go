@@ -194,3 +194,42 @@ func TestRatioMergeOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRatioCheck: a crafted state's click weights are refused when no
+// queries give them: a negative weight total, a sum of products beyond
+// what the sums of squares allow (Cauchy-Schwarz); real ones pass.
+func TestRatioCheck(t *testing.T) {
+	l := ratioLayout(2, 0)
+	build := func() *Analysis {
+		a := NewAnalysis(l)
+		for i := range 20 {
+			q := clickQuery([]float64{float64(i % 3), float64(i % 5)}, float64(i%4), 0)
+			q.Slice = i % 2
+			if err := a.Add(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	ranges := []Range{RangeOpen, RangeOpen}
+	if err := build().Check(ranges); err != nil {
+		t.Fatalf("real figures refused: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		tamper func(a *Analysis)
+	}{
+		{"negative weights", func(a *Analysis) { a.W.Sys[1].W.Sum.Add(-1000) }},
+		{"cross beyond Cauchy-Schwarz", func(a *Analysis) { a.W.Sys[0].Cross[0].Add(1e6) }},
+		{"pair cross", func(a *Analysis) { a.W.Pair[0][0].Add(-1e6) }},
+		{"slice cross", func(a *Analysis) { a.Slices[1].W.Cross[1][0].Add(1e6) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := build()
+			tc.tamper(a)
+			if err := a.Check(ranges); !errors.Is(err, ErrImpossible) {
+				t.Errorf("Check: %v, want ErrImpossible", err)
+			}
+		})
+	}
+}
