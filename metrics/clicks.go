@@ -39,14 +39,44 @@ func (e *Evaluator) clickValues(l *List, n int, out []float64) {
 		}
 		e.clickWeight(l)
 	}
-	avg := e.o.Ties == TiesAverage
 	e.cgs = e.cgs[:0]
+	if e.o.Ties != TiesAverage {
+		e.clickRows(l, n)
+	} else {
+		e.clickGroups(l, n)
+	}
+	if e.ipsDCG {
+		e.growDisc(n)
+	}
+	for j := range e.ms {
+		m := &e.ms[j]
+		if families[m.Kind].needs&needClicks != 0 {
+			out[j] = e.clickValue(m, n)
+		}
+	}
+}
+
+// clickRows sets e.cgs to the clicked rows of a ranking without ties, a
+// group each: the loop every click log's query takes, kept lean.
+func (e *Evaluator) clickRows(l *List, n int) {
+	thr, t := e.o.HasThreshold, e.o.RelThreshold
+	for s, en := range e.ents[:n] {
+		if y := l.Label[en.i]; thr && y >= t || !thr && y > 0 {
+			g := clickGroup{s: s, m: 1, r: 1}
+			if e.ips {
+				g.w = e.clickWeightOf(l.Prop[en.i])
+			}
+			e.cgs = append(e.cgs, g)
+		}
+	}
+}
+
+// clickGroups sets e.cgs to the tied groups that hold clicks.
+func (e *Evaluator) clickGroups(l *List, n int) {
 	for s := 0; s < n; {
 		end := s + 1
-		if avg {
-			for end < n && sameKey(e.ents[s], e.ents[end]) {
-				end++
-			}
+		for end < n && sameKey(e.ents[s], e.ents[end]) {
+			end++
 		}
 		g := clickGroup{s: s, m: end - s}
 		for _, en := range e.ents[s:end] {
@@ -61,15 +91,6 @@ func (e *Evaluator) clickValues(l *List, n int, out []float64) {
 			e.cgs = append(e.cgs, g)
 		}
 		s = end
-	}
-	if e.ipsDCG {
-		e.growDisc(n)
-	}
-	for j := range e.ms {
-		m := &e.ms[j]
-		if families[m.Kind].needs&needClicks != 0 {
-			out[j] = e.clickValue(m, n)
-		}
 	}
 }
 

@@ -350,3 +350,19 @@ func TestClickNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvalClicks: the default metrics alone, and with the click
+// metrics and IPS estimates, on click-shaped impressions of 10 rows: what
+// the click metrics add to a query's evaluation.
+func BenchmarkEvalClicks(b *testing.B) {
+	clicks := append(append([]string{}, benchDefault...), "clicks@10", "ctr@10", "abandon", "first_click", "last_click")
+	ips := append(append([]string{}, clicks...), "ips_dcg@10", "snips_dcg@10")
+	for _, c := range []struct {
+		name  string
+		names []string
+	}{{"default", benchDefault}, {"default+clicks", clicks}, {"default+clicks+ips", ips}} {
+		b.Run(c.name, func(b *testing.B) {
+			benchEval(b, c.names, Options{Ties: TiesInput, MaxGrade: 4, PropClip: 0.01}, 1000, 10, 1e6)
+		})
+	}
+}

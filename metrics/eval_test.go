@@ -160,6 +160,9 @@ func benchEval(b *testing.B, names []string, o Options, queries, rows, distinct 
 	lists := make([]List, queries)
 	for i := range lists {
 		lists[i] = randomList(rng, rows, distinct)
+		for j := range rows {
+			lists[i].Prop = append(lists[i].Prop, 1/float64(j+1)) // for the IPS estimates
+		}
 	}
 	ms := mustParseList(b, names)
 	e := NewEvaluator(ms, o)

@@ -7,8 +7,8 @@
 # propensities come from --position-bias pow:1 at the logged position,
 # a column more to read). Runs are interleaved (A B C A B C ...) so that
 # drift on a shared machine hits each alike; the table gives each one's
-# median wall and CPU time and the median over repetitions of its ratio
-# to the plain run of the same repetition.
+# median wall and CPU time (user + system) and the medians over
+# repetitions of its ratios to the default run of the same repetition.
 #
 #   scripts/bench-clicks.sh [ROWS] [REPS]   (default 5000000 7; CLICKBENCH_DIR=/tmp/rankeval-clickbench,
 #   FILE=plain|zst the copy of the log read, default zst; GOMAXPROCS as set)
@@ -34,16 +34,19 @@ declare -A args=(
 	[clicks]="-m $defaults,clicks@10,ctr@10,abandon,first_click,last_click"
 	[ips]="-m $defaults,clicks@10,ctr@10,abandon,first_click,last_click,ips_dcg@10,snips_dcg@10 --position-col position --position-bias pow:1"
 )
-declare -A wall=() cpu=() ratio=()
+declare -A wall=() cpu=() ratio=() cratio=()
 for ((r = 0; r < reps; r++)); do
 	for n in "${names[@]}"; do
 		# shellcheck disable=SC2086 # the arguments are word lists
 		/usr/bin/time -f "%e %U %S" -o "$dir/t" "$dir/rankeval" --quiet --format json ${args[$n]} "$in" >"$dir/$n.json"
 		read -r s u y <"$dir/t"
+		c=$(awk -v u="$u" -v y="$y" 'BEGIN{print u + y}')
 		wall[$n]+="$s "
-		cpu[$n]+="$(awk -v u="$u" -v y="$y" 'BEGIN{print u + y}') "
+		cpu[$n]+="$c "
 		base=$(echo ${wall[default]} | awk '{print $NF}')
+		cbase=$(echo ${cpu[default]} | awk '{print $NF}')
 		ratio[$n]+="$(awk -v a="$s" -v b="$base" 'BEGIN{print a / b}') "
+		cratio[$n]+="$(awk -v a="$c" -v b="$cbase" 'BEGIN{print a / b}') "
 	done
 done
 # the default metrics print the same whatever else is asked
@@ -56,9 +59,12 @@ for n in clicks ips; do
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 echo "log: $in ($rows rows), $reps interleaved repetitions, GOMAXPROCS=${GOMAXPROCS:-$(nproc)}"
-printf '| %-48s | %9s | %9s | %16s |\n' run "wall" "CPU" "wall / default"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..50})" ----------- ----------- ------------------
+printf '| %-8s | %9s | %9s | %15s | %14s |\n' run "wall" "CPU" "wall / default" "CPU / default"
+printf '|%s|%s|%s|%s|%s|\n' ---------- ----------- ----------- ----------------- ----------------
 for n in "${names[@]}"; do
-	printf '| %-48s | %7.2f s | %7.2f s | %15.3f× |\n' "$n: ${args[$n]:0:40}" "$(echo ${wall[$n]} | median)" "$(echo ${cpu[$n]} | median)" "$(echo ${ratio[$n]} | median)"
+	printf '| %-8s | %7.2f s | %7.2f s | %14.3f× | %13.3f× |\n' "$n" "$(echo ${wall[$n]} | median)" "$(echo ${cpu[$n]} | median)" \
+		"$(echo ${ratio[$n]} | median)" "$(echo ${cratio[$n]} | median)"
 done
-echo "ratios per repetition: clicks ${ratio[clicks]}; ips ${ratio[ips]}"
+for n in "${names[@]}"; do echo "$n: ${args[$n]}"; done
+echo "wall ratios per repetition: clicks ${ratio[clicks]}; ips ${ratio[ips]}"
+echo "CPU ratios per repetition: clicks ${cratio[clicks]}; ips ${cratio[ips]}"
