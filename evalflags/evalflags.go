@@ -1,10 +1,10 @@
 // Package evalflags registers and checks the flags every rankeval command
 // shares (rankeval and rankeval-beam): the metrics, the conventions, the
 // columns, peer profiles, repeated documents, the largest query and the
-// summary format; and what a run reads besides its INPUT files (--system
-// logs, TREC --qrels and the notes on what their join left out:
-// sources.go). Each flag, its default, its help and its messages exist
-// here once.
+// summary format; the IPS estimates' propensities (clicks.go); and what a
+// run reads besides its INPUT files (--system logs, TREC --qrels and the
+// notes on what their join left out: sources.go). Each flag, its default,
+// its help and its messages exist here once.
 package evalflags
 
 import (

@@ -17,4 +17,7 @@
 //     down it that keeps the running sums (acc) at every cut, exact
 //     expectations under TiesAverage; sort.go: the ranking's sort.
 //   - corr.go: Kendall's tau-b and Spearman's rho, from the scores.
+//   - clicks.go: the click metrics and the IPS estimates, from the clicked
+//     rows' places in the ranking (and their propensities), for every
+//     impression; ClickWeight, the denominator of the self-normalized ones.
 package metrics
