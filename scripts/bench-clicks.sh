@@ -17,13 +17,8 @@ rows=${1:-5000000}
 reps=${2:-7}
 dir=${CLICKBENCH_DIR:-/tmp/rankeval-clickbench}
 cd "$(dirname "$0")/.."
-mkdir -p "$dir"
-log=$dir/clicks.$rows.jsonl
-if [ ! -s "$log" ]; then
-	go run ./scripts/genclicks -rows "$rows" -seed 1 >"$log.tmp"
-	mv "$log.tmp" "$log"
-fi
-[ -s "$log.zst" ] || zstd -q -3 -f "$log" -o "$log.zst"
+# shellcheck source=clicklog.sh
+. scripts/clicklog.sh
 in=$log.zst
 [ "${FILE:-zst}" = plain ] && in=$log
 go build -o "$dir/rankeval" ./cmd/rankeval

@@ -17,13 +17,8 @@ rows=${1:-5000000}
 dir=${CLICKBENCH_DIR:-/tmp/rankeval-clickbench}
 repeat=${REPEAT:-3}
 cd "$(dirname "$0")/.."
-mkdir -p "$dir"
-log=$dir/clicks.$rows.jsonl
-if [ ! -s "$log" ]; then
-	go run ./scripts/genclicks -rows "$rows" -seed 1 >"$log.tmp"
-	mv "$log.tmp" "$log"
-fi
-[ -s "$log.zst" ] || zstd -q -3 -f "$log" -o "$log.zst"
+# shellcheck source=clicklog.sh
+. scripts/clicklog.sh
 [ -s "$log.gz" ] || gzip -6 -c "$log" >"$log.gz"
 csv=$dir/clicks.$rows.csv # the same rows as CSV, a header row and the title quoted
 if [ ! -s "$csv.zst" ]; then
