@@ -14,9 +14,12 @@ import (
 func smallEncodings(t testing.TB) [][]byte {
 	var out [][]byte
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, name := range []string{"full", "boot", "hist", "one sys", "no core", "bare"} {
+	for _, name := range []string{"full", "boot", "hist", "one sys", "no core", "bare", "ratio", "weights"} {
 		l := *testLayouts[name]
 		l.Bootstrap = min(l.Bootstrap, 4)
+		if l.Test != TestT {
+			l.Permutations = min(l.Permutations, 8)
+		}
 		qs := randQueries(r, &l, 12, 3)
 		number(qs, map[string]int{})
 		out = append(out, encode(t, build(t, &l, qs)))

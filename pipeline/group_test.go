@@ -144,13 +144,16 @@ func FuzzGroupDecode(f *testing.F) {
 		var g Group
 		r.NewTaker(noWhere).Append(&g, testBatch(3, doc), 0, 3, 2)
 		f.Add(g.AppendBinary(nil))
+		g.Prop = []float64{1, 0.5, 0.25} // a click log's propensities
+		f.Add(g.AppendBinary(nil))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var g Group
 		if err := r.NewTaker(noWhere).Decode(&g, data); err != nil {
 			return
 		}
-		if n := g.N(); len(g.Where) != n || (len(g.Score) != 0 && len(g.Score) != n) || (len(g.Rank) != 0 && len(g.Rank) != n) {
+		if n := g.N(); len(g.Where) != n || (len(g.Score) != 0 && len(g.Score) != n) || (len(g.Rank) != 0 && len(g.Rank) != n) ||
+			(len(g.Prop) != 0 && len(g.Prop) != n) {
 			t.Fatalf("columns out of step: %+v", g)
 		}
 	})
