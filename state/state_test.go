@@ -319,6 +319,8 @@ func TestDecodeAllocatesWhatTheFileHolds(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	b, _ := testState(f).AppendBinary(nil)
 	f.Add(b)
+	ips, _ := ipsState(f, 0.01).AppendBinary(nil)
+	f.Add(ips)
 	f.Add([]byte(Magic))
 	header, rest := split(f, b)
 	f.Add(craft(bytes.Replace(header, []byte(`"ndcg@10"`), []byte(`"ndcg@9200000000000000000"`), 1), rest))
@@ -432,5 +434,63 @@ func TestMismatchDefault(t *testing.T) {
 				t.Errorf("the other way: Mismatch = %q, want %q", got, rev)
 			}
 		})
+	}
+}
+
+// ipsState is a state of IPS estimates: a propensity model recorded in
+// the header, click weights and a ratio metric in the aggregate.
+func ipsState(t testing.TB, clip float64) *State {
+	v := evalflags.Values{Metrics: "ips_dcg@10,snips_dcg@10,abandon", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
+		Format: "json", InputFormat: "auto", MaxGroupRows: 1000, Columns: reader.Columns{Query: "q", Doc: "d", Score: "a,b", Label: "l"},
+		By: "market", MaxSlices: 100, Bootstrap: 20,
+		Clicks: evalflags.ClickValues{PositionCol: "pos", PositionBias: "table:1,0.5,0.25", PropensityClip: clip}}
+	s, err := v.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := s.Summary()
+	run.Curves = summary.CurvesFor(run.Metrics)
+	run.Inputs = []string{"day1.jsonl"}
+	a := aggregate.NewAnalysis(layout(&run, s))
+	for i := range 30 {
+		w := float64(i % 4)
+		vals := [][]float64{make([]float64, a.L.Metrics), make([]float64, a.L.Metrics)}
+		for m := range vals[0] {
+			vals[0][m], vals[1][m] = w*float64(i%3)/4, w/2
+		}
+		q := aggregate.Query{Slice: i % 3, Hash: aggregate.QueryHash([]byte{byte(i)}), Rows: []int{10, 10},
+			Vals: vals, Empty: []bool{w == 0, w == 0}, Missing: []bool{false, false}, Weight: []float64{w, w}, Clipped: []int{i % 2, i % 2}}
+		if err := a.Add(&q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &State{Run: &run, Agg: a, SliceKeys: [][]string{{"de"}, {"fr"}, {"us"}}}
+}
+
+// TestIPSRoundTrip: a state of IPS estimates records where the
+// propensities came from, decodes to the same bytes, and does not merge
+// with one made under another clip.
+func TestIPSRoundTrip(t *testing.T) {
+	s := ipsState(t, 0.05)
+	b := encode(t, s)
+	header, _ := split(t, b)
+	if want := `"ips":{"propensity_col":"","position_col":"pos","position_bias":"table:1,0.5,0.25","propensity_clip":0.05}`; !strings.Contains(string(header), want) {
+		t.Fatalf("header %s lacks %s", header, want)
+	}
+	d, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := encode(t, d); !bytes.Equal(again, b) {
+		t.Fatal("decoded state encodes to other bytes")
+	}
+	if got := Mismatch(s, ipsState(t, 0.01)); !strings.Contains(got, "ips") {
+		t.Fatalf("Mismatch = %q, want the ips field named", got)
+	}
+	// a header without its ips field is one no run writes
+	_, rest := split(t, b)
+	stripped := bytes.Replace(header, []byte(`"ips":{"propensity_col":"","position_col":"pos","position_bias":"table:1,0.5,0.25","propensity_clip":0.05},`), nil, 1)
+	if _, err := Decode(craft(stripped, rest)); err == nil {
+		t.Fatal("a state of IPS estimates without its propensities decoded")
 	}
 }
