@@ -177,3 +177,34 @@ func shiftScores(run []byte, k int) []byte {
 	}
 	return []byte(strings.Join(lines, "\n") + "\n")
 }
+
+// TestReadmeShape: the README is a guide a newcomer reads in ten minutes
+// (at most 450 lines; reference lives in docs/), it opens with the two
+// commands a new user runs, and it links every page of docs/, so any flag
+// or format rule is one click away.
+func TestReadmeShape(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	if n := strings.Count(readme, "\n"); n > 450 {
+		t.Errorf("README.md has %d lines, more than 450: move reference into docs/", n)
+	}
+	_, rest, _ := strings.Cut(readme, "```sh\n")
+	first, _, _ := strings.Cut(rest, "```")
+	for _, want := range []string{"go run ./cmd/rankeval testdata/sample.jsonl.zst", "go test ./..."} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the README's first commands lack %q:\n%s", want, first)
+		}
+	}
+	pages, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if len(pages) < 10 {
+		t.Fatalf("only %d pages in docs/", len(pages))
+	}
+	for _, p := range pages {
+		if link := "](docs/" + filepath.Base(p) + ")"; !strings.Contains(readme, link) {
+			t.Errorf("the README does not link %s", "docs/"+filepath.Base(p))
+		}
+	}
+}
