@@ -49,7 +49,13 @@ type Evaluator struct {
 	tr    trecRels
 	gt    []relGain // a gain table (trecgain.go), its sort's scratch
 	gtmp  []relGain
-	gl    []float64 // the table's gains by judgment, from relUnjudged
+	gl    []float64  // the table's gains by judgment, from relUnjudged
+	lg    []float64  // lg[k] = log2(k)
+	pws   []powTable // the powers of rbp's persistences (trecrels.go)
+	gp    []int32    // positions gaining under a gain table (gainPos)
+	st    []Judgment // per rank: the row's judgment, nil when every row is judged (rankedRows)
+	rpos  []int32    // the positions of the relevant rows, from 0 (rankedRows)
+	stBuf []Judgment
 	cgs   []clickGroup
 	// the click weight of the query last evaluated, and its clicks clipped
 	// (ClickWeight)
@@ -209,6 +215,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		e.breakTies(l, n) // they read the whole ranking
 	}
 	if e.own {
+		e.rankedRows(l, n)
 		e.ownValues(l, n, nRel, judged, out)
 	}
 	if e.clicks {
@@ -263,9 +270,11 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		if !broken {
 			e.breakTies(l, lim)
 		}
-		e.y = grow(e.y, n)
-		for p, en := range e.ents[:n] {
-			e.y[p] = l.Label[en.i]
+		if !e.own { // else ranked has
+			e.y = grow(e.y, n)
+			for p, en := range e.ents[:n] {
+				e.y[p] = l.Label[en.i]
+			}
 		}
 		var tie []bool
 		if e.o.Ties == TiesAverage {
@@ -300,6 +309,30 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		out[j] = value(m, a, ia, fR)
 	}
 	return empty
+}
+
+// rankedRows sets e.y and e.st to the labels and judgments of the first n
+// rows of the ranking (e.st nil when l has none), and e.rpos to the
+// positions of its relevant rows, which the measures computed apart walk.
+func (e *Evaluator) rankedRows(l *List, n int) {
+	e.y = grow(e.y, n)
+	for p, en := range e.ents[:n] {
+		e.y[p] = l.Label[en.i]
+	}
+	e.rpos = e.rpos[:0]
+	for p, y := range e.y[:n] {
+		if e.rel(y) {
+			e.rpos = append(e.rpos, int32(p))
+		}
+	}
+	e.st = nil
+	if l.Status != nil {
+		e.stBuf = grow(e.stBuf, n)
+		for p, en := range e.ents[:n] {
+			e.stBuf[p] = l.Status[en.i]
+		}
+		e.st = e.stBuf
+	}
 }
 
 // keep applies Options.MaxRanked and Options.JudgedOnly to the ranking in

@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // trec_eval's gain table (its gain_init.c, and setup_gains in 9.0.8's
 // m_ndcg.c) and the measures that read it: G, ndcg, dcg and ideal_dcg
@@ -70,6 +73,31 @@ func (e *Evaluator) gainOf(i int) float64 {
 		return e.gl[k]
 	}
 	return lookupGain(e.gt, r)
+}
+
+// gainPos is the positions from i0 on whose document gains something
+// under the table gainTable built last: a judged document's, or every one
+// when the table gains documents outside the pool (a level -1). The
+// measures walk the ranking rank by rank while the ideal ranking lasts,
+// then only these.
+func (e *Evaluator) gainPos(i0 int) []int32 {
+	t := &e.tr
+	e.gp = e.gp[:0]
+	if e.gl[relNonpool-relUnjudged] != 0 {
+		for i := i0; i < t.numRet; i++ {
+			if e.gainOf(i) != 0 {
+				e.gp = append(e.gp, int32(i))
+			}
+		}
+		return e.gp
+	}
+	k, _ := slices.BinarySearch(t.jpos, int32(i0))
+	for _, p := range t.jpos[k:] {
+		if e.gainOf(int(p)) != 0 {
+			e.gp = append(e.gp, p)
+		}
+	}
+	return e.gp
 }
 
 // cmpGain is trec_eval's comp_rel_gain: the difference of the gains,
@@ -146,8 +174,16 @@ func (it *idealGains) next() float64 {
 	return it.gain
 }
 
+// log2 is math.Log2 of the whole number k, from a table.
+func (e *Evaluator) log2(k int) float64 {
+	for len(e.lg) <= k {
+		e.lg = append(e.lg, math.Log2(float64(len(e.lg))))
+	}
+	return e.lg[k]
+}
+
 // discount is trec_eval's log2(i + 2) of the document at rank i + 1.
-func discount(i int) float64 { return math.Log2(float64(i + 2)) }
+func (e *Evaluator) discount(i int) float64 { return e.log2(i + 2) }
 
 // gainValue is the value of metric j, m, of a family that reads a gain
 // table.
@@ -185,20 +221,18 @@ func (e *Evaluator) gainDCG(g []relGain, n int) (dcg, ideal float64) {
 	i := 0
 	for ; i < n && it.gain > 0; i++ {
 		if rg := e.gainOf(i); rg != 0 {
-			dcg += rg / discount(i)
+			dcg += rg / e.discount(i)
 		}
 		if ig := it.next(); ig > 0 {
-			ideal += ig / discount(i)
+			ideal += ig / e.discount(i)
 		}
 	}
-	for ; i < n; i++ {
-		if rg := e.gainOf(i); rg != 0 {
-			dcg += rg / discount(i)
-		}
+	for _, p := range e.gainPos(i) {
+		dcg += e.gainOf(int(p)) / e.discount(int(p))
 	}
-	for ; it.gain > 0; i++ {
+	for i = max(i, n); it.gain > 0; i++ {
 		if ig := it.next(); ig > 0 {
-			ideal += ig / discount(i)
+			ideal += ig / e.discount(i)
 		}
 	}
 	return dcg, ideal
@@ -215,31 +249,29 @@ func (e *Evaluator) ndcgRel(g []relGain, n int) float64 {
 	for ; i < n && it.gain > 0; i++ {
 		rg := e.gainOf(i)
 		if rg != 0 {
-			dcg += rg / discount(i)
+			dcg += rg / e.discount(i)
 		}
 		if ig := it.next(); ig > 0 {
 			numRel++
-			ideal += ig / discount(i)
+			ideal += ig / e.discount(i)
 		}
 		if rg > 0 {
 			sum += dcg / ideal
 			numRelRet++
 		}
 	}
-	for ; i < n; i++ {
-		rg := e.gainOf(i)
-		if rg != 0 {
-			dcg += rg / discount(i)
-		}
+	for _, p := range e.gainPos(i) {
+		rg := e.gainOf(int(p))
+		dcg += rg / e.discount(int(p))
 		if rg > 0 {
 			sum += dcg / ideal
 			numRelRet++
 		}
 	}
-	for ; it.gain > 0; i++ {
+	for i = max(i, n); it.gain > 0; i++ {
 		if ig := it.next(); ig > 0 {
 			numRel++
-			ideal += ig / discount(i)
+			ideal += ig / e.discount(i)
 		}
 	}
 	sum += float64(float64(numRel-numRelRet)*dcg) / ideal
@@ -274,28 +306,27 @@ func (e *Evaluator) rndcg(g []relGain, n int) float64 {
 		it.next()
 		at()
 		if rg != 0 {
-			dcg += rg / discount(i)
+			dcg += rg / e.discount(i)
 		}
 		if it.gain > 0 {
-			ideal += it.gain / discount(i)
+			ideal += it.gain / e.discount(i)
 		}
 	}
 	if i < n {
-		for ; i < n; i++ {
-			if rg := e.gainOf(i); rg != 0 {
-				dcg += rg / discount(i)
-			}
+		for _, p := range e.gainPos(i) {
+			dcg += e.gainOf(int(p)) / e.discount(int(p))
 		}
 		if ideal > 0 {
 			sum += dcg / ideal
 			changed++
 		}
+		i = n
 	}
 	for ; it.gain > 0; i++ {
 		it.next()
 		at()
 		if it.gain > 0 {
-			ideal += it.gain / discount(i)
+			ideal += it.gain / e.discount(i)
 		}
 	}
 	return sum / float64(changed)
@@ -325,11 +356,26 @@ func (e *Evaluator) gG(g []relGain, n int) float64 {
 			resultsG += rg / math.Log2(2+sumCost-sumResults)
 		}
 	}
+	// past the ideal ranking the cost grows by 1 a rank, and a document
+	// without gain adds nothing else: with a cost that is a whole number
+	// (whole gains), every sum of trec_eval's walk is exact, and the cost
+	// at rank i is the one before plus the ranks since
+	gp := e.gainPos(i)
+	if sumCost == math.Trunc(sumCost) && sumCost+float64(n) < 1<<53 {
+		base := sumCost - float64(i)
+		for _, p := range gp {
+			rg := e.gainOf(int(p))
+			sumResults += rg
+			resultsG += rg / math.Log2(2+(base+float64(p+1))-sumResults)
+		}
+		i = n
+	}
 	for ; i < n; i++ {
-		rg := e.gainOf(i)
-		sumResults += rg
-		sumCost += minCost
-		if rg != 0 {
+		sumCost += minCost // rounded a rank at a time, as trec_eval's sum
+		if len(gp) > 0 && int(gp[0]) == i {
+			gp = gp[1:]
+			rg := e.gainOf(i)
+			sumResults += rg
 			resultsG += rg / math.Log2(2+sumCost-sumResults)
 		}
 	}
@@ -368,12 +414,10 @@ func (e *Evaluator) rbp(g []relGain, n int, p float64) float64 {
 			e.gl[k] = lookupGain(g, int64(k)+relUnjudged)
 		}
 	}
-	sum, cur := 0.0, 1.0
-	for i := range n {
-		if gain := e.gainOf(i); gain != 0 {
-			sum += float64(gain * cur)
-		}
-		cur *= p
+	pw := e.powers(p, n)
+	sum := 0.0
+	for _, i := range e.gainPos(0) {
+		sum += float64(e.gainOf(int(i)) * pw[i])
 	}
 	return float64((1.0 - p) * sum)
 }

@@ -24,11 +24,13 @@ func negativeJudgment(v float64) bool { return v == 0 && math.Signbit(v) }
 // among judged. The counts and judged@k are defined for every query; bpref
 // and iprec are left to the empty-query policy when nRel is 0.
 func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []float64) {
-	relRet := 0
-	for _, en := range e.ents[:n] {
-		if e.rel(l.Label[en.i]) {
-			relRet++
+	relRet := len(e.rpos)
+	bpref := math.NaN() // computed once for bpref and gm_bpref
+	bprefOnce := func() float64 {
+		if bpref != bpref {
+			bpref = e.bpref(l, n, nRel, judged)
 		}
+		return bpref
 	}
 	e.ip = e.ip[:0]
 	if e.rels {
@@ -49,12 +51,12 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 		case KindBpref:
 			out[j] = 0
 			if nRel > 0 {
-				out[j] = e.bpref(l, n, nRel, judged)
+				out[j] = bprefOnce()
 			}
 		case KindGMBpref:
 			out[j] = geoTerm(0)
 			if nRel > 0 {
-				out[j] = geoTerm(e.bpref(l, n, nRel, judged))
+				out[j] = geoTerm(bprefOnce())
 			}
 		case KindSetP:
 			out[j] = 0
@@ -86,8 +88,8 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			}
 		case KindNumNonrelJudgedRet:
 			c := 0
-			for _, en := range e.ents[:n] {
-				if (l.Status == nil || l.Status[en.i] == Judged) && !e.rel(l.Label[en.i]) {
+			for p, y := range e.y[:n] {
+				if (e.st == nil || e.st[p] == Judged) && !e.rel(y) {
 					c++
 				}
 			}
@@ -117,8 +119,8 @@ func (e *Evaluator) judgedAt(l *List, k int) float64 {
 		return 1
 	}
 	c := 0
-	for _, en := range e.ents[:k] {
-		if l.Status[en.i] != Unjudged {
+	for _, st := range e.st[:k] {
+		if st != Unjudged {
 			c++
 		}
 	}
@@ -137,11 +139,11 @@ func (e *Evaluator) bpref(l *List, n, nRel int, judged []float64) float64 {
 	}
 	var b float64
 	nonrel := 0
-	for _, en := range e.ents[:n] {
-		if l.Status != nil && l.Status[en.i] != Judged {
+	for p, y := range e.y[:n] {
+		if e.st != nil && e.st[p] != Judged {
 			continue
 		}
-		if !e.rel(l.Label[en.i]) {
+		if !e.rel(y) {
 			nonrel++
 			continue
 		}
@@ -179,19 +181,18 @@ func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64
 	for _, c := range ip {
 		out[c.j] = 0
 	}
+	// trec_eval takes the precision at every rank going up; the best one
+	// so far, read at the relevant rows, is the best at those rows (the
+	// precision grows up to each from the row below it)
 	best := float64(relRet) / float64(n)
-	seen := relRet
-	for i := n; i > 0 && seen > 0; i-- {
-		if p := float64(seen) / float64(i); best < p {
+	for seen := relRet; seen > 0; seen-- {
+		if p := float64(seen) / float64(e.rpos[seen-1]+1); best < p {
 			best = p
 		}
-		if e.rel(l.Label[e.ents[i-1].i]) {
-			for _, c := range ip {
-				if c.cut == seen {
-					out[c.j] = best
-				}
+		for _, c := range ip {
+			if c.cut == seen {
+				out[c.j] = best
 			}
-			seen--
 		}
 	}
 	for _, c := range ip {
@@ -230,18 +231,14 @@ func (e *Evaluator) elevenPoint(l *List, n, nRel, relRet int, xs []float64) floa
 		cur--
 	}
 	best := float64(relRet) / float64(n)
-	seen := relRet
 	sum := 0.0
-	for i := n; i > 0 && seen > 0; i-- {
-		if p := float64(seen) / float64(i); best < p {
+	for seen := relRet; seen > 0; seen-- { // as iprecAt
+		if p := float64(seen) / float64(e.rpos[seen-1]+1); best < p {
 			best = p
 		}
-		if e.rel(l.Label[e.ents[i-1].i]) {
-			for cur >= 0 && seen == cut(cur) {
-				sum += best
-				cur--
-			}
-			seen--
+		for cur >= 0 && seen == cut(cur) {
+			sum += best
+			cur--
 		}
 	}
 	for ; cur >= 0; cur-- {

@@ -25,6 +25,8 @@ const maxDenseLevel = 1 << 16
 
 type trecRels struct {
 	rel                       []int64 // per rank: the document's level, relNonpool or relUnjudged
+	pre                       []int32 // pre[i]: the relevant documents among the first i
+	rpos, jpos, npos          []int32 // the positions (from 0) of the relevant documents, of those in the qrels, of those unjudged
 	levels                    []int64 // per level from 0: the judged documents at it (rel_levels)
 	sparse                    []levelCount
 	numRel, numRelRet, numRet int
@@ -43,23 +45,31 @@ func (t *trecRels) read(e *Evaluator, l *List, n int, judged []float64) {
 	} else {
 		t.thr = math.SmallestNonzeroFloat64 // label > 0
 	}
-	t.rel = grow(t.rel, n)
-	for p, en := range e.ents[:n] {
+	t.rel, t.pre = grow(t.rel, n), grow(t.pre, n+1)
+	t.rpos, t.jpos, t.npos = t.rpos[:0], t.jpos[:0], t.npos[:0]
+	t.pre[0] = 0
+	for p, y := range e.y[:n] {
+		r := int64(y)
 		switch {
-		case l.Status != nil && l.Status[en.i] == Unjudged:
-			t.rel[p] = relNonpool
-		case l.Status != nil && l.Status[en.i] == JudgedOut, l.Label[en.i] < 0:
-			t.rel[p] = relUnjudged
-		default:
-			t.rel[p] = int64(l.Label[en.i])
+		case e.st != nil && e.st[p] == Unjudged:
+			r = relNonpool
+		case e.st != nil && e.st[p] == JudgedOut, y < 0:
+			r = relUnjudged
 		}
-	}
-	t.numRelRet = 0
-	for _, r := range t.rel[:n] {
+		t.rel[p] = r
+		t.pre[p+1] = t.pre[p]
+		if r != relNonpool {
+			t.jpos = append(t.jpos, int32(p))
+		}
+		if r < 0 {
+			t.npos = append(t.npos, int32(p))
+		}
 		if t.relevant(r) {
-			t.numRelRet++
+			t.pre[p+1]++
+			t.rpos = append(t.rpos, int32(p))
 		}
 	}
+	t.numRelRet = len(t.rpos)
 	t.levels, t.sparse = t.levels[:0], t.sparse[:0]
 	for _, v := range judged {
 		if v < 0 || negativeJudgment(v) && l.Judged != nil {
@@ -100,7 +110,7 @@ func (t *trecRels) addSparse(lv int64) {
 	t.sparse = append(t.sparse, levelCount{lv, 1})
 }
 
-// relevant reports whether a ranked document's judgment is relevant.
+// relevant reports whether a judgment is relevant.
 func (t *trecRels) relevant(r int64) bool { return float64(r) >= t.thr }
 
 // trecValue is the value of metric j, m, of a family that needs the view.
@@ -118,7 +128,7 @@ func (e *Evaluator) trecValue(j int, m *Metric) float64 {
 		// float64() rounds each product, as C does: no fused multiply-add
 		return float64(float64(float64(c[0]*a)+float64(c[1]*b))+float64(c[2]*cc)) + float64(c[3]*d)
 	case KindBinG:
-		return t.binG()
+		return t.binG(e)
 	case KindUnj:
 		return t.unj(m.K)
 	case KindYaap:
@@ -129,24 +139,24 @@ func (e *Evaluator) trecValue(j int, m *Metric) float64 {
 		}
 		return float64(t.rel[m.K-1])
 	case KindRBPResid:
-		return t.rbpResid(m.Beta)
+		return t.rbpResid(e, m.Beta)
 	}
 	return e.gainValue(j, m)
 }
 
-// infAP is m_infap.c's inferred AP.
+// infAP is m_infap.c's inferred AP (it skips the documents outside the
+// pool: the walk is over the others).
 func (t *trecRels) infAP() float64 {
 	const eps = 0.00001 // INFAP_EPSILON
 	var relSoFar, nonrelSoFar, unjudgedSoFar int64
 	infAP := 0.0
-	for j, r := range t.rel[:t.numRet] {
-		switch {
-		case r == relNonpool:
-			continue
+	for _, p := range t.jpos {
+		j := int(p)
+		switch r := t.rel[j]; {
 		case r == relUnjudged:
 			unjudgedSoFar++
 			continue
-		case r >= 0 && !t.relevant(r):
+		case !t.relevant(r):
 			nonrelSoFar++
 			continue
 		}
@@ -168,35 +178,27 @@ func (t *trecRels) infAP() float64 {
 
 // rprecMult is m_Rprec_mult.c's precision at ⌊x·R + 0.9⌋ documents: the
 // relevant documents ranked over that number when the ranking is
-// shorter.
+// shorter. (trec_eval walks up from the bottom, and gives the precision
+// where it meets the cut, 0 when it runs out of relevant documents
+// first: the relevant documents above the cut, over the cut.)
 func (t *trecRels) rprecMult(x float64) float64 {
 	cut := int64(float64(x*float64(t.numRel)) + 0.9)
-	if cut > int64(t.numRet) {
+	switch {
+	case cut > int64(t.numRet):
 		return float64(t.numRelRet) / float64(cut)
+	case cut <= 0 || t.pre[cut] == 0:
+		return 0
 	}
-	relSoFar := t.numRelRet
-	for i := t.numRet; i > 0 && relSoFar > 0; i-- {
-		if int64(i) == cut {
-			return float64(relSoFar) / float64(i)
-		}
-		if t.relevant(t.rel[i-1]) {
-			relSoFar--
-		}
-	}
-	return 0
+	return float64(t.pre[cut]) / float64(cut)
 }
 
-// binG is m_binG.c's.
-func (t *trecRels) binG() float64 {
+// binG is m_binG.c's (its walk adds at the relevant documents only).
+func (t *trecRels) binG(e *Evaluator) float64 {
 	sum := 0.0
-	relSoFar := 0
-	for i, r := range t.rel[:t.numRet] {
-		if t.relevant(r) {
-			relSoFar++
-			sum += 1.0 / math.Log2(float64(3+i-relSoFar))
-		}
+	for k, p := range t.rpos {
+		sum += 1.0 / e.log2(2+int(p)-k) // 3 + i - relevant so far
 	}
-	if relSoFar > 0 {
+	if len(t.rpos) > 0 {
 		return sum / float64(t.numRel)
 	}
 	return 0
@@ -207,10 +209,11 @@ func (t *trecRels) binG() float64 {
 // length.
 func (t *trecRels) unj(k int) float64 {
 	c := 0
-	for _, r := range t.rel[:min(k, t.numRet)] {
-		if r == relNonpool || r == relUnjudged {
-			c++
+	for _, p := range t.npos {
+		if int(p) >= k {
+			break
 		}
+		c++
 	}
 	return float64(c) / float64(k)
 }
@@ -218,31 +221,47 @@ func (t *trecRels) unj(k int) float64 {
 // yaap is m_yaap.c's.
 func (t *trecRels) yaap() float64 {
 	sum := 0.0
-	relSoFar := 0
-	for i, r := range t.rel[:t.numRet] {
-		if t.relevant(r) {
-			relSoFar++
-			sum += float64(relSoFar) / float64(i+1)
-		}
+	for k, p := range t.rpos {
+		sum += float64(k+1) / float64(p+1)
 	}
 	return math.Log((1.0 + sum) / (1.0 + float64(t.numRel) - sum))
 }
 
 // rbpResid is m_rbp_resid.c's: with p the persistence, p^n plus (1-p)
 // times the sum of p^(i-1) over the unjudged documents at ranks i, when
-// there is one; else 0.
-func (t *trecRels) rbpResid(p float64) float64 {
-	sum, cur := 0.0, 1.0
-	unj := false
-	for _, r := range t.rel[:t.numRet] {
-		if r < 0 {
-			unj = true
-			sum += cur
-		}
-		cur *= p
-	}
-	if !unj {
+// there is one; else 0. (p^i is the product trec_eval takes rank after
+// rank, from a table.)
+func (t *trecRels) rbpResid(e *Evaluator, p float64) float64 {
+	if len(t.npos) == 0 {
 		return 0
 	}
-	return cur + float64((1-p)*sum)
+	pw := e.powers(p, t.numRet)
+	sum := 0.0
+	for _, i := range t.npos {
+		sum += pw[i]
+	}
+	return pw[t.numRet] + float64((1-p)*sum)
+}
+
+// powers is p^0, ..., p^n as trec_eval computes them, each the product of
+// the one before and p; one table a persistence, grown as rankings grow.
+func (e *Evaluator) powers(p float64, n int) []float64 {
+	k := 0
+	for k < len(e.pws) && e.pws[k].p != p {
+		k++
+	}
+	if k == len(e.pws) {
+		e.pws = append(e.pws, powTable{p: p, pw: []float64{1}})
+	}
+	t := &e.pws[k]
+	for len(t.pw) <= n {
+		t.pw = append(t.pw, t.pw[len(t.pw)-1]*p)
+	}
+	return t.pw
+}
+
+// powTable is the powers of one persistence.
+type powTable struct {
+	p  float64
+	pw []float64
 }

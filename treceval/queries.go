@@ -67,7 +67,10 @@ func (ev *evaluated) bogus(id string) []float64 {
 	l := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte("ceci_nest_pas_un_docno")},
 		Status: []metrics.Judgment{metrics.Unjudged}, Judged: ev.qrels.Judged([]byte(id))}
 	vals := make([]float64, ev.numVals)
-	metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options).Eval(&l, vals)
+	if ev.bogusEval == nil {
+		ev.bogusEval = metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
+	}
+	ev.bogusEval.Eval(&l, vals)
 	slot := 0
 	for _, v := range ev.sel.values {
 		switch {

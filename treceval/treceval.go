@@ -26,6 +26,7 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -197,6 +198,8 @@ type evaluated struct {
 	ids     []string    // the run's queries with judgments, as read
 	vals    [][]float64 // their values
 	numVals int
+	// bogusEval evaluates the judged queries the run lacks (bogus)
+	bogusEval *metrics.Evaluator
 }
 
 // evaluateQrels runs the ordinary pipeline over run under the trec_eval
