@@ -55,6 +55,7 @@ type Evaluator struct {
 	gp    []int32    // positions gaining under a gain table (gainPos)
 	st    []Judgment // per rank: the row's judgment, nil when every row is judged (rankedRows)
 	rpos  []int32    // the positions of the relevant rows, from 0 (rankedRows)
+	rb    []bool     // per rank: the row is relevant (relRow)
 	stBuf []Judgment
 	cgs   []clickGroup
 	// the click weight of the query last evaluated, and its clicks clipped
@@ -150,6 +151,22 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 
 func (e *Evaluator) rel(y float64) bool { return e.o.Relevant(y) }
 
+// relRow reports whether row i of l is relevant: its label passes the
+// threshold, but for a row the qrels do not judge, or judge negatively,
+// which is relevant only when trec_eval's codes for them (-1, -2) pass it
+// (at a threshold of -1 or less, which trec_eval's -l allows).
+func (e *Evaluator) relRow(l *List, i int32) bool {
+	if l.Status != nil {
+		switch l.Status[i] {
+		case Unjudged:
+			return e.rel(relNonpool)
+		case JudgedOut:
+			return e.rel(relUnjudged)
+		}
+	}
+	return e.rel(l.Label[i])
+}
+
 func (e *Evaluator) emptyValue() float64 {
 	switch e.o.Empty {
 	case EmptyZero:
@@ -190,7 +207,8 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	}
 	nRel := 0
 	for _, v := range judged {
-		if e.rel(v) {
+		// a negative judgment is never relevant, whatever the threshold
+		if e.rel(v) && !(l.Judged != nil && negativeJudgment(v)) {
 			nRel++
 		}
 	}
@@ -270,10 +288,11 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		if !broken {
 			e.breakTies(l, lim)
 		}
-		if !e.own { // else ranked has
-			e.y = grow(e.y, n)
+		if !e.own { // else rankedRows has
+			e.y, e.rb = grow(e.y, n), grow(e.rb, n)
 			for p, en := range e.ents[:n] {
 				e.y[p] = l.Label[en.i]
+				e.rb[p] = e.relRow(l, en.i)
 			}
 		}
 		var tie []bool
@@ -284,11 +303,11 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 			}
 			tie = e.tie
 		}
-		e.sweep(e.y, tie, e.cuts, e.snap, lims)
+		e.sweep(e.y, e.rb, tie, e.cuts, e.snap, lims)
 	}
 	if e.ideal && len(e.icuts) > 0 {
 		e.idealLabels(judged, e.icuts[len(e.icuts)-1])
-		e.sweep(e.iy, nil, e.icuts, e.isnap, ilims)
+		e.sweep(e.iy, nil, nil, e.icuts, e.isnap, ilims)
 	}
 
 	fR := float64(nRel)
@@ -315,13 +334,12 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 // rows of the ranking (e.st nil when l has none), and e.rpos to the
 // positions of its relevant rows, which the measures computed apart walk.
 func (e *Evaluator) rankedRows(l *List, n int) {
-	e.y = grow(e.y, n)
+	e.y, e.rb = grow(e.y, n), grow(e.rb, n)
+	e.rpos = e.rpos[:0]
 	for p, en := range e.ents[:n] {
 		e.y[p] = l.Label[en.i]
-	}
-	e.rpos = e.rpos[:0]
-	for p, y := range e.y[:n] {
-		if e.rel(y) {
+		e.rb[p] = e.relRow(l, en.i)
+		if e.rb[p] {
 			e.rpos = append(e.rpos, int32(p))
 		}
 	}
@@ -471,7 +489,7 @@ func (e *Evaluator) gain(y float64) (g, ex float64) {
 // stores the running sums at every cut into snap. A group is one row, or
 // under TiesAverage (tie != nil) a run of tied rows whose every order is
 // equally likely; see group for how its expectations are taken.
-func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc, lims sweepLims) {
+func (e *Evaluator) sweep(y []float64, rb, tie []bool, cuts []int, snap []acc, lims sweepLims) {
 	if !e.wantERR {
 		lims.err = 0
 	}
@@ -485,7 +503,11 @@ func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc, lims 
 			}
 		}
 		if end-s > 1 {
-			e.group(&st, y[s:end], s, lim)
+			var grb []bool
+			if rb != nil {
+				grb = rb[s:end]
+			}
+			e.group(&st, y[s:end], grb, s, lim)
 			s = end
 			continue
 		}
@@ -504,7 +526,7 @@ func (e *Evaluator) sweep(y []float64, tie []bool, cuts []int, snap []acc, lims 
 				st.reach *= 1 - r
 			}
 		}
-		if e.rel(v) {
+		if rb != nil && rb[s] || rb == nil && e.rel(v) {
 			st.c++
 			a.rel++
 			a.ap += float64(st.c) / i
@@ -567,17 +589,17 @@ func (st *sweepState) record(i int) {
 //     group, the item at t stops the user with probability M_{t-1} - M_t
 //     given they reached the group. M comes from a DP that adds one item at
 //     a time: M_j <- ((n-j)/n)·M_j + (j/n)·x_n·M_{j-1}.
-func (e *Evaluator) group(st *sweepState, g []float64, s, lim int) {
+func (e *Evaluator) group(st *sweepState, g []float64, rb []bool, s, lim int) {
 	m := len(g)
 	r := 0
 	var sumY, sumG float64
 	prodX := 1.0
 	e.xs = e.xs[:0]
-	for _, v := range g {
+	for k, v := range g {
 		gv, ex := e.gain(v)
 		sumY += v
 		sumG += gv
-		if e.rel(v) {
+		if rb != nil && rb[k] || rb == nil && e.rel(v) {
 			r++
 		}
 		x := 1 - ex*e.invG

@@ -88,8 +88,8 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			}
 		case KindNumNonrelJudgedRet:
 			c := 0
-			for p, y := range e.y[:n] {
-				if (e.st == nil || e.st[p] == Judged) && !e.rel(y) {
+			for p := range n {
+				if (e.st == nil || e.st[p] == Judged) && !e.rb[p] {
 					c++
 				}
 			}

@@ -56,6 +56,11 @@ type Rules struct {
 	// NoteBinaryLabels has the workers note whether every label they see
 	// is 0 or 1 (Result.BinaryLabels).
 	NoteBinaryLabels bool
+	// NonFinite lets a metric's value be infinite: rankeval trec_eval
+	// prints what trec_eval prints (inf, from a division by 0 its
+	// measures do not guard), where the ordinary command stops
+	// (ErrOverflow).
+	NonFinite bool
 	// Qrels, when set, gives the labels of every judged document (a TREC
 	// run's qrels): rows take their labels from it, and R and the ideal
 	// rankings come from it.

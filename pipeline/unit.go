@@ -125,7 +125,7 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	if empty && u.r.Options.Empty == metrics.EmptyError {
 		return empty, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", u.where(g.First), g.ID, ErrEmptyQuery)
 	}
-	if !empty {
+	if !empty && !u.r.NonFinite {
 		return false, u.checkFinite(g, &l, vals)
 	}
 	return empty, nil

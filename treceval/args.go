@@ -133,7 +133,12 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 		case 'm':
 			a.measures = append(a.measures, val)
 		case 'l':
-			a.level, err = whole(opt, val, "the lowest relevant judgment")
+			if a.level, err = whole(opt, val, "the lowest relevant judgment"); err == nil && a.level < 0 {
+				// trec_eval then counts a document outside the qrels as
+				// relevant in some measures (its ranked judgment, -1, is
+				// >= -l) and not in others (num_rel_ret and those reading it)
+				err = trecUsagef("trec_eval: -l %d: rankeval trec_eval takes a level from 0 up (below, trec_eval counts the unjudged documents as relevant in some measures and not in others)", a.level)
+			}
 		case 'M':
 			if a.maxDocs, err = whole(opt, val, "documents per query"); err == nil && a.maxDocs < 1 {
 				err = trecUsagef("trec_eval: -M %q: want a number of documents >= 1", val)

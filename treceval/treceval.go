@@ -221,6 +221,7 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 	}
 	// the measures' metrics, built by the table, not names
 	s.Rules.Metrics = sel.metrics
+	s.Rules.NonFinite = true
 	o := &s.Rules.Options
 	o.MaxRanked = int(min(a.maxDocs, 1<<31-1))
 	o.JudgedOnly = a.judgedOnly

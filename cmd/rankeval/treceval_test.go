@@ -68,6 +68,7 @@ var trecEvalCommands = []struct{ name, args, only string }{
 	{"aqc", "-q -c -m all_trec", ""},
 	{"aql2", "-q -l 2 -m all_trec", ""},
 	{"aqcl2", "-q -c -l2 -m all_trec", ""},
+	{"aqcl0", "-q -c -l 0 -m all_trec", ""},
 	{"aqcM100", "-q -c -M 100 -m all_trec", ""},
 	{"aqcJ", "-q -c -J -m all_trec", ""},
 	{"acJMl2", "-c -J -M 20 -l 2 -m all_trec", ""},
@@ -238,6 +239,7 @@ func TestTrecEvalArgs(t *testing.T) {
 		{"long prefix", []string{"--meas=num_q", "--Judged"}, 0, []string{"num_q"}, ""},
 		{"ambiguous long prefix", []string{"--Re", "qrels"}, 2, nil, "unknown option --Re"},
 		{"bad -l", []string{"-l", "x"}, 2, nil, "-l \"x\""},
+		{"negative -l", []string{"-l", "-1"}, 2, nil, "-l -1: rankeval trec_eval takes a level from 0 up"},
 		{"one file", nil, 2, nil, "want two files"},
 	}
 	for _, tc := range tests {
