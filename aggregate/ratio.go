@@ -381,6 +381,12 @@ func (w *SliceWeights) decode(d *dec, sl *slab) {
 // checkWeights verifies the click weights' sums (Check): weights are
 // never negative, and each Σ v·w is within what Σv² and Σw² allow
 // (Cauchy-Schwarz: (Σvw)² <= Σv²·Σw²), for every system, pair and slice.
+// A ratio metric's numerator is a query's clicks' weights, each counted
+// at most once and by a factor in [0, 1] (a discount, a share of a tied
+// group, 1/k), so 0 <= v <= w, and a difference's |v_j − v_i| <= w: then
+// Σv, Σv² and Σvw are at most ΣW and ΣW² (a difference's in magnitude),
+// and the ratio lies in [0, 1]; a state whose weights were scaled down
+// would otherwise print a self-normalized estimate of 60.
 func (a *Analysis) checkWeights() error {
 	weights := func(w *Stat, where string) error {
 		if err := plausible(w, RangeOpen, false); err != nil {
@@ -391,10 +397,20 @@ func (a *Analysis) checkWeights() error {
 		}
 		return nil
 	}
-	cross := func(v, w *Stat, vw *Sum, where string) error {
+	cross := func(v, w *Stat, vw *Sum, where string, diff bool) error {
 		vsq, wsq, c := v.SumSq.Big(), w.SumSq.Big(), vw.Big()
-		if vsq == nil || wsq == nil || c == nil {
+		vs, ws := v.Sum.Big(), w.Sum.Big()
+		if vsq == nil || wsq == nil || c == nil || vs == nil || ws == nil {
 			return fmt.Errorf("%s: a sum holds a non-finite value: %w", where, ErrImpossible)
+		}
+		// |Σv| <= ΣW, Σv² <= ΣW², |Σvw| <= ΣW² (the rounding of each
+		// value allowed for), and Σv >= 0 but for a difference
+		atMost := func(x, bound *big.Float) bool {
+			b := new(big.Float).SetPrec(checkPrec).Mul(bound, big.NewFloat(slack))
+			return new(big.Float).SetPrec(checkPrec).Abs(x).Cmp(b) <= 0
+		}
+		if !atMost(vs, ws) || !atMost(vsq, wsq) || !atMost(c, wsq) || !diff && vs.Sign() < 0 {
+			return fmt.Errorf("%s: values of a ratio metric beyond their click weights: %w", where, ErrImpossible)
 		}
 		lhs := new(big.Float).SetPrec(checkPrec).Mul(c, c)
 		rhs := new(big.Float).SetPrec(checkPrec).Mul(vsq, wsq)
@@ -414,14 +430,14 @@ func (a *Analysis) checkWeights() error {
 			return err
 		}
 		for r, m := range a.ratio {
-			if err := cross(&a.Sys[s].Stats[m], &ws.W, &ws.Cross[r], where); err != nil {
+			if err := cross(&a.Sys[s].Stats[m], &ws.W, &ws.Cross[r], where, false); err != nil {
 				return err
 			}
 		}
 	}
 	for p, pr := range a.pairs {
 		for r, m := range a.ratio {
-			if err := cross(&a.Diff[p][m], &a.W.Sys[pr[0]].W, &a.W.Pair[p][r], fmt.Sprintf("difference %d", p+1)); err != nil {
+			if err := cross(&a.Diff[p][m], &a.W.Sys[pr[0]].W, &a.W.Pair[p][r], fmt.Sprintf("difference %d", p+1), true); err != nil {
 				return err
 			}
 		}
@@ -438,7 +454,7 @@ func (a *Analysis) checkWeights() error {
 			}
 			for r, m := range a.ratio {
 				v, c := sl.Stats[s][m].Stat(), sl.W.Cross[s][r].Full()
-				if err := cross(&v, &w, &c, where); err != nil {
+				if err := cross(&v, &w, &c, where, false); err != nil {
 					return err
 				}
 			}
@@ -447,7 +463,7 @@ func (a *Analysis) checkWeights() error {
 			w := sl.W.W[pr[0]].Stat()
 			for r, m := range a.ratio {
 				d, c := sl.Diff[p][m].Stat(), sl.W.Pair[p][r].Full()
-				if err := cross(&d, &w, &c, fmt.Sprintf("slice %d, difference %d", i, p+1)); err != nil {
+				if err := cross(&d, &w, &c, fmt.Sprintf("slice %d, difference %d", i, p+1), true); err != nil {
 					return err
 				}
 			}

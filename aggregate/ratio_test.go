@@ -200,10 +200,13 @@ func TestRatioMergeOrder(t *testing.T) {
 // what the sums of squares allow (Cauchy-Schwarz); real ones pass.
 func TestRatioCheck(t *testing.T) {
 	l := ratioLayout(2, 0)
-	build := func() *Analysis {
+	// scale multiplies the weights: 1 gives a real run's figures (each
+	// numerator a share of its query's weight, 0 <= v <= w)
+	buildScaled := func(scale float64) *Analysis {
 		a := NewAnalysis(l)
 		for i := range 20 {
-			q := clickQuery([]float64{float64(i % 3), float64(i % 5)}, float64(i%4), 0)
+			w := float64(i%4) + 1
+			q := clickQuery([]float64{w * float64(i%3) / 2, w * float64(i%5) / 4}, w*scale, 0)
 			q.Slice = i % 2
 			if err := a.Add(q); err != nil {
 				t.Fatal(err)
@@ -211,6 +214,7 @@ func TestRatioCheck(t *testing.T) {
 		}
 		return a
 	}
+	build := func() *Analysis { return buildScaled(1) }
 	ranges := []Range{RangeOpen, RangeOpen}
 	if err := build().Check(ranges); err != nil {
 		t.Fatalf("real figures refused: %v", err)
@@ -223,6 +227,19 @@ func TestRatioCheck(t *testing.T) {
 		{"cross beyond Cauchy-Schwarz", func(a *Analysis) { a.W.Sys[0].Cross[0].Add(1e6) }},
 		{"pair cross", func(a *Analysis) { a.W.Pair[0][0].Add(-1e6) }},
 		{"slice cross", func(a *Analysis) { a.Slices[1].W.Cross[1][0].Add(1e6) }},
+		// every sum consistent, Cauchy-Schwarz met, but the weights a
+		// 64th of what the numerators need: the ratio would be 64 times
+		// what it can be
+		{"weights scaled down", func(a *Analysis) { *a = *buildScaled(1.0 / 64) }},
+		{"negative numerator", func(a *Analysis) {
+			b := NewAnalysis(l)
+			for i := range 4 {
+				if err := b.Add(clickQuery([]float64{-float64(i), 0}, float64(i)+1, 0)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			*a = *b
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := build()
