@@ -146,6 +146,22 @@ func (m Metric) Clicks() bool { return families[m.Kind].needs&needClicks != 0 }
 // examination (List.Prop): the IPS estimates.
 func (m Metric) Propensities() bool { return families[m.Kind].needs&needProp != 0 }
 
+// Better says which mean of m is the better one: 1 the higher (every
+// metric but three), -1 the lower (abandon, first_click), 0 neither
+// (last_click). Gates and the table's best mean read it.
+func (m Metric) Better() int {
+	switch families[m.Kind].better {
+	case 0:
+		return 1
+	case noBetter:
+		return 0
+	}
+	return -1
+}
+
+// noBetter is family.better of a metric with no better direction.
+const noBetter = 2
+
 // Ratio reports whether m's summary is a ratio of sums (AggRatio).
 func (m Metric) Ratio() bool { return families[m.Kind].agg == AggRatio }
 
@@ -231,6 +247,10 @@ type family struct {
 	// dropIn: only rankeval trec_eval computes it (package treceval makes
 	// its Metric); Parse, TrecName and Help leave it out
 	dropIn bool
+	// better is which mean is the better one (Metric.Better): higher for
+	// every family but abandon and first_click (lower) and last_click
+	// (neither: a late last click is a long look or a long search)
+	better int8
 }
 
 var families = [...]family{
@@ -515,19 +535,19 @@ var families = [...]family{
 	// abandon = 1 when no row is clicked, else 0.
 	KindAbandon: {
 		names: []string{"abandon"}, cut: cutNone,
-		rng: RangeUnit, needs: needClicks, help: "1 when no row is clicked, else 0",
+		rng: RangeUnit, needs: needClicks, better: -1, help: "1 when no row is clicked, else 0",
 	},
 	// first_click = the rank of the first clicked row; undefined (left
 	// out of the mean) without a click.
 	KindFirstClick: {
 		names: []string{"first_click"}, cut: cutNone,
-		rng: RangeOpen, needs: needClicks, help: "rank of the first clicked row (none: left out)",
+		rng: RangeOpen, needs: needClicks, better: -1, help: "rank of the first clicked row (none: left out)",
 	},
 	// last_click = the rank of the last clicked row; undefined without a
 	// click.
 	KindLastClick: {
 		names: []string{"last_click"}, cut: cutNone,
-		rng: RangeOpen, needs: needClicks, help: "rank of the last clicked row (none: left out)",
+		rng: RangeOpen, needs: needClicks, better: noBetter, help: "rank of the last clicked row (none: left out)",
 	},
 	// The IPS estimates: a clicked row weighs w_i = 1/max(p_i, clip), p_i
 	// its propensity of examination at its logged position; i is its rank

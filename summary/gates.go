@@ -63,6 +63,11 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 		if idx < 0 {
 			return nil, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
 		}
+		if ms[idx].Better() <= 0 {
+			// the gates fail a mean or a difference that is too low: on
+			// abandon or a click's rank that passes what is worse
+			return nil, fmt.Errorf("%s: %s is not better higher (a gate fails a value too low); gate ctr@k or clicks@k instead", flag, ms[idx].Name)
+		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil || math.IsNaN(v) {
 			return nil, fmt.Errorf("%s: %q is not a number", flag, val)

@@ -104,3 +104,39 @@ func TestGateMetricNames(t *testing.T) {
 		})
 	}
 }
+
+// TestGateDirection: the gates fail a value too low, so a metric whose
+// lower mean is the better one (abandon, first_click) or that has no
+// better side (last_click) is refused, naming it: --fail-if-worse
+// first_click=0.01 passed a candidate whose first click was 0.41 ranks
+// further down, and --fail-under abandon=0.5 failed the runs with less
+// abandonment.
+func TestGateDirection(t *testing.T) {
+	ms, err := metrics.ParseList("ctr@10,abandon,first_click,last_click,ips_dcg@10,snips_dcg@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		gate string
+		ok   bool
+	}{
+		{"ctr@10", true}, {"ips_dcg@10", true}, {"snips_dcg@10", true},
+		{"abandon", false}, {"first_click", false}, {"last_click", false},
+	} {
+		t.Run(tc.gate, func(t *testing.T) {
+			for _, flag := range []string{"--fail-under", "--fail-if-worse"} {
+				under, worse := tc.gate+"=0.01", ""
+				if flag == "--fail-if-worse" {
+					under, worse = "", under
+				}
+				_, err := ParseGates(under, worse, false, ms)
+				if tc.ok && err != nil {
+					t.Errorf("%s: %v", flag, err)
+				}
+				if !tc.ok && (err == nil || !strings.Contains(err.Error(), flag+": "+tc.gate+" is not better higher")) {
+					t.Errorf("%s: error %v, want it refused naming %s", flag, err, tc.gate)
+				}
+			}
+		})
+	}
+}

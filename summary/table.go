@@ -87,15 +87,17 @@ func (r *Results) table(d *tableDialect) []byte {
 		w.WriteString("\\hline\n")
 	}
 	letters := c.Compare.AllPairs && r.nsys > 1
-	// best per column: the greatest mean (counts are totals, not ranked)
+	// best per column: the greatest mean, the least where lower is better
+	// (counts are totals, not ranked, nor is a metric with no better side)
 	best := make([]float64, len(c.Metrics))
 	for m, mt := range c.Metrics {
 		best[m] = math.NaN()
-		if mt.Count() {
+		dir := float64(mt.Better())
+		if mt.Count() || dir == 0 {
 			continue
 		}
 		for s := range r.nsys {
-			if v := r.sys[s][m].Mean; !math.IsNaN(v) && (math.IsNaN(best[m]) || v > best[m]) {
+			if v := r.sys[s][m].Mean; !math.IsNaN(v) && (math.IsNaN(best[m]) || dir*v > dir*best[m]) {
 				best[m] = v
 			}
 		}

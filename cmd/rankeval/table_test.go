@@ -110,3 +110,68 @@ func TestTableEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestTableBestClickMetrics: the table's bold best mean is the least of
+// abandon and first_click (lower is better), none of last_click (no
+// better side), the greatest of the others: the candidate whose first
+// click lands lower was bold. Hand-made log: "prod" ranks the clicked
+// row of q1 and q2 first, "cand" second; both rank all rows of q3, which
+// has no click.
+func TestTableBestClickMetrics(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "clicks.jsonl")
+	var b strings.Builder
+	for _, q := range []string{"q1", "q2", "q3"} {
+		for d, clicked := range []bool{true, false, false} {
+			if q == "q3" {
+				clicked = false
+			}
+			fmt.Fprintf(&b, `{"query_id":%q,"doc_id":"d%d","label":%v,"prod":%d,"cand":%d}`+"\n", q, d, clicked, 3-d, []int{2, 3, 1}[d])
+		}
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// prod: first_click 1, last_click 1, ctr@1 2/3; cand: 2, 2, 0;
+	// abandon 1/3 for both (one log's clicks)
+	for _, tc := range []struct {
+		format, bold string
+	}{
+		{"markdown", `**%s**`},
+		{"latex", `\textbf{%s}`},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			code, out, stderr := cli(t, "--quiet", "-m", "first_click,last_click,ctr@1,abandon", "--score-col", "prod,cand",
+				"--format", tc.format, log)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			bold := func(v string) string { return fmt.Sprintf(tc.bold, v) }
+			var prod, cand string
+			for _, line := range strings.Split(out, "\n") {
+				switch {
+				case strings.Contains(line, "prod"):
+					prod = line
+				case strings.Contains(line, "cand"):
+					cand = line
+				}
+			}
+			for _, c := range []struct {
+				line, cell string
+				bold       bool
+			}{
+				{prod, "1.0000", true}, {cand, "2.0000", false}, // first_click, last_click
+				{prod, "0.6667", true}, {cand, "0.0000", false}, // ctr@1
+				{prod, "0.3333", true}, {cand, "0.3333", true}, // abandon, tied
+			} {
+				if got := strings.Contains(c.line, bold(c.cell)); got != c.bold {
+					t.Errorf("%q: %s bold %v, want %v", c.line, c.cell, got, c.bold)
+				}
+			}
+			// last_click is never bold: prod's 1.0000 appears bold once
+			// (first_click), cand's 2.0000 never
+			if n := strings.Count(prod, bold("1.0000")); n != 1 {
+				t.Errorf("%q: %d bold 1.0000, want 1 (first_click, not last_click)", prod, n)
+			}
+		})
+	}
+}
