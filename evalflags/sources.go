@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
@@ -55,6 +56,11 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 	}
 	if len(s.Slices) > 0 && src.Qrels != "" {
 		return nil, Usagef("--by cannot slice TREC runs: they have no other columns")
+	}
+	if s.Rules.Propensity.From != pipeline.PropNone && src.Qrels != "" {
+		// a TREC run has no such column: the reader gave none and the
+		// first row's lookup panicked
+		return nil, Usagef("the IPS estimates read each row's propensity or logged position from a click log; TREC runs (--qrels) have neither")
 	}
 	if s.InputFormat != reader.FormatAuto && src.Qrels != "" {
 		return nil, Usagef("--input-format names the format of logs; with --qrels the inputs are TREC runs")

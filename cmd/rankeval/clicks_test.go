@@ -213,6 +213,8 @@ func TestClicksPropensitySources(t *testing.T) {
 func TestClicksUsageErrors(t *testing.T) {
 	in := writeTemp(t, "clicks.jsonl", clickLog)
 	logs := []string{"--system", "a=" + in, "--system", "b=" + in}
+	qrels := writeTemp(t, "qrels.txt", "q1 0 a 1\n")
+	const trec = "the IPS estimates read each row's propensity or logged position from a click log; TREC runs (--qrels) have neither"
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -229,6 +231,9 @@ func TestClicksUsageErrors(t *testing.T) {
 		{"bad power", []string{"-m", "ips_dcg@10", "--position-col", "position", "--position-bias", "pow:x"}, `--position-bias "pow:x": want pow:η with η from 0 to 10`},
 		{"bad table", []string{"-m", "ips_dcg@10", "--position-col", "position", "--position-bias", "table:1,0"}, `position 2: propensity "0": want a number in (0, 1]`},
 		{"propensity column is the position column", []string{"-m", "ips_dcg@10", "--position-col", "score", "--position-bias", "pow:1"}, `column "score" is named for two roles`},
+		// a TREC run has no such column: the first row's lookup panicked
+		{"TREC run with a position model", []string{"-m", "ips_dcg", "--qrels", qrels, "--position-col", "rank", "--position-bias", "pow:1"}, trec},
+		{"TREC run with propensities", []string{"-m", "snips_dcg", "--qrels", qrels, "--propensity-col", "p"}, trec},
 		{"ratio across logs", append([]string{"-m", "snips_dcg@10", "--propensity-col", "propensity", "--label-col", "click"}, logs...), "snips_dcg@10 divides by one log's click weights"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
