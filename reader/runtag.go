@@ -12,7 +12,13 @@ import (
 // run file (plain, gzip or zstd), which is what trec_eval prints as runid;
 // "" when the file has no line. A plain file is read from its end; a
 // compressed one has to be decompressed through.
-func RunTag(name string) (string, error) {
+func RunTag(name string) (string, error) { return runTag(name, false) }
+
+// RunTagComments is RunTag skipping comment lines (a first field starting
+// with '#'), as trec_eval 10.0 does.
+func RunTagComments(name string) (string, error) { return runTag(name, true) }
+
+func runTag(name string, comments bool) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", err
@@ -27,9 +33,9 @@ func RunTag(name string) (string, error) {
 	defer closeDec()
 	var last []byte
 	if src == io.Reader(br) {
-		last, err = lastLineOfFile(f)
+		last, err = lastLineOfFile(f, comments)
 	} else {
-		last, err = lastLine(src)
+		last, err = lastLine(src, comments)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
@@ -45,8 +51,8 @@ func RunTag(name string) (string, error) {
 }
 
 // lastLineOfFile reads backwards from the end of f to its last line that
-// is not blank.
-func lastLineOfFile(f *os.File) ([]byte, error) {
+// is not blank (nor, with comments, a comment).
+func lastLineOfFile(f *os.File, comments bool) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -55,7 +61,7 @@ func lastLineOfFile(f *os.File) ([]byte, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return lastLine(f)
+		return lastLine(f, comments)
 	}
 	const chunk = 64 << 10
 	var tail []byte
@@ -67,29 +73,37 @@ func lastLineOfFile(f *os.File) ([]byte, error) {
 		}
 		tail = append(buf, tail...)
 		end = start
-		if line, ok := lastNonBlank(tail, start == 0); ok {
+		if line, ok := lastNonBlank(tail, start == 0, comments); ok {
 			return line, nil
 		}
 	}
 	return nil, nil
 }
 
-// lastLine reads r through and keeps its last line that is not blank.
-func lastLine(r io.Reader) ([]byte, error) {
+// lastLine reads r through and keeps its last line that is not blank (nor,
+// with comments, a comment).
+func lastLine(r io.Reader, comments bool) ([]byte, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<30)
 	var last []byte
 	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+		if !skipped(sc.Bytes(), comments) {
 			last = append(last[:0], sc.Bytes()...)
 		}
 	}
 	return last, sc.Err()
 }
 
-// lastNonBlank finds the last line of tail that is not blank; a line is
-// only whole once a newline precedes it, or tail starts the file (whole).
-func lastNonBlank(tail []byte, whole bool) ([]byte, bool) {
+// skipped reports whether a line is blank, or with comments a comment.
+func skipped(line []byte, comments bool) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) == 0 || comments && t[0] == '#'
+}
+
+// lastNonBlank finds the last line of tail that is not blank (nor, with
+// comments, a comment); a line is only whole once a newline precedes it,
+// or tail starts the file (whole).
+func lastNonBlank(tail []byte, whole bool, comments bool) ([]byte, bool) {
 	end := len(tail)
 	for end > 0 {
 		nl := bytes.LastIndexByte(tail[:end], '\n')
@@ -97,7 +111,7 @@ func lastNonBlank(tail []byte, whole bool) ([]byte, bool) {
 		if nl < 0 && !whole {
 			return nil, false
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
+		if !skipped(line, comments) {
 			return line, true
 		}
 		if nl < 0 {

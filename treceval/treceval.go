@@ -140,7 +140,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 	}
 	var tag string
 	if !a.noSummary && sel.hasRunID() {
-		if tag, err = reader.RunTag(run); err != nil {
+		runTag := reader.RunTag
+		if a.release != "9.0.8" {
+			runTag = reader.RunTagComments
+		}
+		if tag, err = runTag(run); err != nil {
 			return err
 		}
 	}
