@@ -5,7 +5,10 @@
 # RUN` against `trec_eval QRELS RUN` (the default measures): time, memory,
 # and whether the outputs are byte-identical; with TREC_EVAL10 set, the
 # drop-in's default release, 10.0, against trec_eval 10.0 the same way
-# (with -c, since 10.0 stops at a judged query the run lacks).
+# (with -c, since 10.0 stops at a judged query the run lacks), and then
+# every measure of 10.0's all_trec, `-c -m all_trec`, REPEAT times (default
+# 3) with the two programs interleaved, so that a machine loaded by others
+# slows both alike: each pair's ratio and their median.
 #
 #   TREC_EVAL=/path/to/trec_eval TREC_EVAL10=/path/to/trec_eval10 \
 #     scripts/trec-compare.sh [RUN_LINES]
@@ -79,4 +82,19 @@ dropin() {
 dropin 9.0.8 "$TREC_EVAL"
 if [ -n "${TREC_EVAL10:-}" ]; then
 	dropin 10.0 "$TREC_EVAL10" -c
+	# all_trec, interleaved: trec_eval, rankeval, trec_eval, rankeval, ...
+	repeat=${REPEAT:-3}
+	echo "drop-in, trec_eval 10.0 -c -m all_trec QRELS RUN, $repeat interleaved pairs:"
+	ratios=()
+	for i in $(seq "$repeat"); do
+		timed trec_eval "$dir/te-all.txt" "$TREC_EVAL10" -c -m all_trec "$qrels" "$run"
+		timed rankeval "$dir/re-all.txt" "$dir/rankeval" trec_eval -c -m all_trec "$qrels" "$run"
+		read -r te_s te_kb <"$dir/trec_eval.time"
+		read -r re_s re_kb <"$dir/rankeval.time"
+		ratios+=("$(awk -v te="$te_s" -v re="$re_s" 'BEGIN { printf "%.2f", te / re }')")
+		awk -v te="$te_s" -v re="$re_s" -v tk="$te_kb" -v rk="$re_kb" \
+			'BEGIN { printf "pair: rankeval trec_eval is %.1fx faster, with %.2fx trec_eval'"'"'s peak RSS\n", te / re, rk / tk }'
+		cmp -s "$dir/te-all.txt" "$dir/re-all.txt" || { diff "$dir/te-all.txt" "$dir/re-all.txt" | head -20; exit 1; }
+	done
+	printf '%s\n' "${ratios[@]}" | sort -n | awk '{ r[NR] = $1 } END { printf "all_trec: median %.1fx faster over %d pairs (from %.1fx to %.1fx); outputs byte-identical (%s lines)\n", r[int((NR + 1) / 2)], NR, r[1], r[NR], "'"$(wc -l <"$dir/te-all.txt")"'" }'
 fi

@@ -1,0 +1,136 @@
+package treceval
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestCNumbers: atol and atof read the longest number at the start, 0
+// when there is none, as C's do (measure parameters are read so).
+func TestCNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		l    int64
+		f    float64
+		fNaN bool
+	}{
+		{"10", 10, 10, false},
+		{"  -3x", -3, -3, false},
+		{"+7", 7, 7, false},
+		{"23.4", 23, 23.4, false},
+		{".25", 0, 0.25, false},
+		{"1e3", 1, 1000, false},
+		{"1e", 1, 1, false},
+		{"1e+", 1, 1, false},
+		{"0x10", 0, 16, false},
+		{"0x1.8p1", 0, 3, false},
+		{"0x", 0, 0, false},
+		{"abc", 0, 0, false},
+		{"", 0, 0, false},
+		{"-", 0, 0, false},
+		{"inf", 0, math.Inf(1), false},
+		{"-Infinity", 0, math.Inf(-1), false},
+		{"nan", 0, 0, true},
+		{"99999999999999999999", math.MaxInt64, 1e20, false},
+		{"-99999999999999999999", math.MinInt64, -1e20, false},
+		{"1_000", 1, 1, false},
+	} {
+		if got := cAtol(tc.s); got != tc.l {
+			t.Errorf("atol(%q) = %d, want %d", tc.s, got, tc.l)
+		}
+		got := cAtof(tc.s)
+		if tc.fNaN && !math.IsNaN(got) || !tc.fNaN && got != tc.f {
+			t.Errorf("atof(%q) = %v, want %v", tc.s, got, tc.f)
+		}
+	}
+}
+
+// TestParamReaders: trec_eval's four ways of reading a measure's
+// parameters, and the names of its values.
+func TestParamReaders(t *testing.T) {
+	cuts, err := longCutoffs("10,20,23.4,5")
+	if err != nil || !slices.Equal(cuts, []int64{5, 10, 20, 23}) {
+		t.Errorf("longCutoffs: %v, %v", cuts, err)
+	}
+	for _, bad := range []string{"0", "5,x", "5,5", "-1,3"} {
+		if _, err := longCutoffs(bad); err == nil {
+			t.Errorf("longCutoffs(%q) accepted", bad)
+		}
+	}
+	levels, err := doubleCutoffs(".75,.10,1.5")
+	if err != nil || !slices.Equal(levels, []float64{0.1, 0.75, 1.5}) {
+		t.Errorf("doubleCutoffs: %v, %v", levels, err)
+	}
+	if _, err := doubleCutoffs(".5,0.50"); err == nil {
+		t.Error("doubleCutoffs took a duplicate")
+	}
+	if xs := doubleParams("2,-1,x,0.5"); !slices.Equal(xs, []float64{2, -1, 0, 0.5}) {
+		t.Errorf("doubleParams: %v", xs)
+	}
+	pairs, err := paramPairs("1=3,2=9,p=0.8")
+	if err != nil || !slices.Equal(pairs, []pair{{"1", 3}, {"2", 9}, {"p", 0.8}}) {
+		t.Errorf("paramPairs: %v, %v", pairs, err)
+	}
+	for _, bad := range []string{"1", "1=2,", "1==2", "1=2,,3=4", ",1=2"} {
+		if _, err := paramPairs(bad); err == nil {
+			t.Errorf("paramPairs(%q) accepted", bad)
+		}
+	}
+	for _, tc := range []struct{ got, want string }{
+		{levelName("iprec_at_recall", 0.1), "iprec_at_recall_0.10"},
+		{levelName("Rprec_mult", 5), "Rprec_mult_5.00"},
+		// trec_eval's buffer holds the name and 9 more bytes
+		{levelName("Rprec_mult", 123456), "Rprec_mult_123456.0"},
+		{cutName("P", 5), "P_5"},
+		{named("ndcg", "1=3,2=9"), "ndcg_1=3,2=9"},
+		{named("ndcg", ""), "ndcg"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("name %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestGainTable: 10.0 takes the pairs named by whole numbers, 9.0.8
+// every pair at its name's atol.
+func TestGainTable(t *testing.T) {
+	pairs := []pair{{"1", 3}, {"p", 0.8}, {"-1", 2}, {"+2", 9}, {"2x", 5}}
+	if g := gainTable(pairs, "10.0"); len(g) != 3 || g[0].Level != 1 || g[1].Level != -1 || g[2].Level != 2 {
+		t.Errorf("10.0: %v", g)
+	}
+	if g := gainTable(pairs, "9.0.8"); len(g) != 5 || g[1].Level != 0 || g[4].Level != 2 {
+		t.Errorf("9.0.8: %v", g)
+	}
+}
+
+// TestCFormat: printf's %6.4f and (long), C's words for what is not a
+// number.
+func TestCFormat(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.03125, "0.0312"}, // the exact binary value rounds half to even
+		{0.00005, "0.0001"}, // 0.00005 is a little above, as a double
+		{12345.678, "12345.6780"},
+		{math.Copysign(0, -1), "-0.0000"},
+		{math.Inf(1), "   inf"},
+		{math.Inf(-1), "  -inf"},
+		{math.NaN(), "   nan"},
+		{-math.NaN(), "  -nan"},
+	} {
+		if got := cFixed(tc.v, 4, 6); got != tc.want {
+			t.Errorf("%%6.4f of %v = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if cLong(2.9) != 2 || cLong(-2.9) != -2 || cLong(math.NaN()) != math.MinInt64 || cLong(1e300) != math.MinInt64 {
+		t.Error("(long) of a double")
+	}
+	if got := string(appendValue(nil, true, "num_q", "all", 3, true)); got != "Znum_q                 \tall\t3.0000\n" {
+		t.Errorf("a count under -Z: %q", got)
+	}
+	if got := string(appendValue(nil, false, "num_q", "all", 3, true)); got != "num_q                 \tall\t3\n" {
+		t.Errorf("a count: %q", got)
+	}
+}
