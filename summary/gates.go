@@ -63,10 +63,13 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 		if idx < 0 {
 			return nil, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
 		}
-		if ms[idx].Better() <= 0 {
-			// the gates fail a mean or a difference that is too low: on
-			// abandon or a click's rank that passes what is worse
-			return nil, fmt.Errorf("%s: %s is not better higher (a gate fails a value too low); gate ctr@k or clicks@k instead", flag, ms[idx].Name)
+		switch b := ms[idx].Better(); {
+		case b == 0:
+			return nil, fmt.Errorf("%s: %s has no better side (neither a higher nor a lower mean is better): it cannot be gated", flag, ms[idx].Name)
+		case b < 0 && flag == "--fail-under":
+			// a floor under a mean whose lower value is the better one
+			// would fail the runs that improved
+			return nil, fmt.Errorf("%s: %s is better lower (a floor would fail the runs that improve); gate it with --fail-if-worse, or gate ctr@k or clicks@k", flag, ms[idx].Name)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil || math.IsNaN(v) {
@@ -116,16 +119,30 @@ func (r *Results) CheckGates(g *GateSpec) *Gates {
 			if d.I != 0 {
 				continue
 			}
-			wc := WorseCheck{Metric: ms[w.Metric].Name, System: r.systems[d.J], Margin: w.Margin, Interval: "t", Lower: d.Lo}
+			lo, hi, interval := d.Lo, d.Hi, "t"
 			if r.Run.Bootstrap > 0 {
-				wc.Interval, wc.Lower = "bootstrap", d.BootLo
+				lo, hi, interval = d.BootLo, d.BootHi, "bootstrap"
 			}
-			wc.Passed = wc.Lower >= -w.Margin // NaN (too few queries) fails
+			wc := worseCheckOf(ms, w, lo, hi)
+			wc.System, wc.Interval = r.systems[d.J], interval
 			out.Worse = append(out.Worse, wc)
 		}
 	}
 	out.Empty = g.FailOnEmpty && (set.Rows == 0 || set.Queries == set.Empty)
 	return out
+}
+
+// worseCheckOf is the verdict of one --fail-if-worse margin on a
+// difference's 95% interval [lo, hi]: worse is a difference below
+// -margin, or above +margin for a metric whose lower mean is the better
+// one (abandon, first_click). An undefined bound (too few queries) fails.
+func worseCheckOf(ms []metrics.Metric, w Gate, lo, hi float64) WorseCheck {
+	c := WorseCheck{Metric: ms[w.Metric].Name, Margin: w.Margin, Bound: lo, Interval: "t"}
+	c.Passed = lo >= -w.Margin
+	if ms[w.Metric].Better() < 0 {
+		c.Upper, c.Bound, c.Passed = true, hi, hi <= w.Margin
+	}
+	return c
 }
 
 // Err describes the failures for stderr, wrapping ErrGateFailed; nil when
@@ -162,17 +179,31 @@ type Gates struct {
 
 // WorseCheck is one --fail-if-worse margin for one system: passed when
 // the lower bound of the 95% interval of its difference from the
-// baseline is at least -Margin.
+// baseline is at least -Margin, or, for a metric whose lower mean is the
+// better one (Upper), when the upper bound is at most Margin.
 type WorseCheck struct {
 	Metric, System string
-	Margin, Lower  float64
+	Margin, Bound  float64
+	Upper          bool   // Bound is the upper bound
 	Interval       string // t or bootstrap
 	Passed         bool
 }
 
+// side is "lower" or "upper", the bound checked.
+func (c *WorseCheck) side() string {
+	if c.Upper {
+		return "upper"
+	}
+	return "lower"
+}
+
 func (c *WorseCheck) String() string {
+	if c.Upper {
+		return fmt.Sprintf("%s of %s: upper bound %s of the 95%% %s interval of its difference from the baseline is above %g (%s is better lower)",
+			c.Metric, printable.String(c.System), lowerText(c.Bound), c.Interval, c.Margin, c.Metric)
+	}
 	return fmt.Sprintf("%s of %s: lower bound %s of the 95%% %s interval of its difference from the baseline is below %g",
-		c.Metric, printable.String(c.System), lowerText(c.Lower), c.Interval, -c.Margin+0)
+		c.Metric, printable.String(c.System), lowerText(c.Bound), c.Interval, -c.Margin+0)
 }
 
 // GateCheck is one --fail-under bar and how the run fared.
@@ -238,8 +269,10 @@ func appendGates(b []byte, g *Gates) []byte {
 			b = AppendJSONFloat(b, w.Margin)
 			b = append(b, `, "interval": `...)
 			b = strconv.AppendQuote(b, w.Interval)
-			b = append(b, `, "lower": `...)
-			b = AppendJSONFloat(b, w.Lower)
+			b = append(b, `, "`...)
+			b = append(b, w.side()...)
+			b = append(b, `": `...)
+			b = AppendJSONFloat(b, w.Bound)
 			b = append(b, `, "passed": `...)
 			b = strconv.AppendBool(b, w.Passed)
 			b = append(b, '}')
@@ -271,14 +304,14 @@ func writeGates(w *bytes.Buffer, g *Gates) {
 		if !c.Passed {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(w, "gate %s of %s not worse by %g: %s (lower bound %s, %s interval)\n", c.Metric, printable.String(c.System), c.Margin, verdict, lowerText(c.Lower), c.Interval)
+		fmt.Fprintf(w, "gate %s of %s not worse by %g: %s (%s bound %s, %s interval)\n", c.Metric, printable.String(c.System), c.Margin, verdict, c.side(), lowerText(c.Bound), c.Interval)
 	}
 	if g.Empty {
 		fmt.Fprintln(w, "gate --fail-on-empty: FAILED (no rows or no query with a relevant row)")
 	}
 }
 
-// lowerText is a gate's lower bound with the digits a margin needs: a
+// lowerText is a gate's bound with the digits a margin needs: a
 // bound of -0.00004 against a margin of 3e-05 must not read -0.0000.
 func lowerText(v float64) string {
 	if math.IsNaN(v) {

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func TestParseWorse(t *testing.T) {
 			if w.Metric != tc.metric || w.Margin != tc.margin || math.Signbit(w.Margin) {
 				t.Fatalf("gate %+v, want metric %d margin %v", w, tc.metric, tc.margin)
 			}
-			c := WorseCheck{Metric: ms[w.Metric].Name, System: "b", Margin: w.Margin, Lower: -0.5, Interval: "t"}
+			c := WorseCheck{Metric: ms[w.Metric].Name, System: "b", Margin: w.Margin, Bound: -0.5, Interval: "t"}
 			want := "is below -" + strconv.FormatFloat(tc.margin, 'g', -1, 64)
 			if tc.margin == 0 {
 				want = "is below 0" // not "-0": the bound is zero
@@ -105,37 +106,94 @@ func TestGateMetricNames(t *testing.T) {
 	}
 }
 
-// TestGateDirection: the gates fail a value too low, so a metric whose
-// lower mean is the better one (abandon, first_click) or that has no
-// better side (last_click) is refused, naming it: --fail-if-worse
+// TestGateDirection: a gate fails what is worse. --fail-if-worse
 // first_click=0.01 passed a candidate whose first click was 0.41 ranks
-// further down, and --fail-under abandon=0.5 failed the runs with less
-// abandonment.
+// further down (the gate read a higher mean as better), and --fail-under
+// abandon=0.5 failed the runs with less abandonment. On a metric whose
+// lower mean is the better one, --fail-if-worse now checks the upper bound
+// of the difference against +margin, and --fail-under is refused; a metric
+// with no better side (last_click) takes no gate.
 func TestGateDirection(t *testing.T) {
 	ms, err := metrics.ParseList("ctr@10,abandon,first_click,last_click,ips_dcg@10,snips_dcg@10")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		gate string
-		ok   bool
+		gate         string
+		under, worse string // "" accepted, else part of the error
 	}{
-		{"ctr@10", true}, {"ips_dcg@10", true}, {"snips_dcg@10", true},
-		{"abandon", false}, {"first_click", false}, {"last_click", false},
+		{gate: "ctr@10"}, {gate: "ips_dcg@10"}, {gate: "snips_dcg@10"},
+		{gate: "abandon", under: "abandon is better lower"},
+		{gate: "first_click", under: "first_click is better lower"},
+		{gate: "last_click", under: "last_click has no better side", worse: "last_click has no better side"},
 	} {
 		t.Run(tc.gate, func(t *testing.T) {
 			for _, flag := range []string{"--fail-under", "--fail-if-worse"} {
-				under, worse := tc.gate+"=0.01", ""
+				under, worse, want := tc.gate+"=0.01", "", tc.under
 				if flag == "--fail-if-worse" {
-					under, worse = "", under
+					under, worse, want = "", under, tc.worse
 				}
 				_, err := ParseGates(under, worse, false, ms)
-				if tc.ok && err != nil {
+				if want == "" && err != nil {
 					t.Errorf("%s: %v", flag, err)
 				}
-				if !tc.ok && (err == nil || !strings.Contains(err.Error(), flag+": "+tc.gate+" is not better higher")) {
-					t.Errorf("%s: error %v, want it refused naming %s", flag, err, tc.gate)
+				if want != "" && (err == nil || !strings.Contains(err.Error(), flag+": "+want)) {
+					t.Errorf("%s: error %v, want %q", flag, err, want)
 				}
+			}
+		})
+	}
+}
+
+// TestWorseDirection: --fail-if-worse on a better-lower metric fails when
+// the upper bound of the candidate's difference is above +margin, and says
+// so in the JSON summary and the message; on the others, the lower bound
+// below -margin, as before.
+func TestWorseDirection(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		metric         string
+		lo, hi, margin float64
+		passed         bool
+		bound          float64
+		text           string
+	}{
+		// a candidate abandons more: worse
+		{"abandon up", "abandon", 0.004, 0.03, 0.01, false, 0.03, "upper bound 0.03 of the 95% t interval of its difference from the baseline is above 0.01 (abandon is better lower)"},
+		// abandons less: better, whatever the lower bound
+		{"abandon down", "abandon", -0.2, -0.1, 0.01, true, -0.1, ""},
+		{"abandon at margin", "abandon", -0.1, 0.01, 0.01, true, 0.01, ""},
+		// the first click further down: worse
+		{"first_click down", "first_click", 0.3, 0.41, 0.01, false, 0.41, "above 0.01"},
+		// ctr down: worse, on the lower bound as before
+		{"ctr down", "ctr@10", -0.03, 0.01, 0.01, false, -0.03, "lower bound -0.03 of the 95% t interval of its difference from the baseline is below -0.01"},
+		{"ctr up", "ctr@10", 0.01, 0.03, 0.01, true, 0.01, ""},
+		{"undefined", "abandon", math.NaN(), math.NaN(), 0.01, false, math.NaN(), "undefined"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := metrics.ParseList(tc.metric)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := ParseGates("", fmt.Sprintf("%s=%g", tc.metric, tc.margin), false, ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := worseCheckOf(ms, g.Worse[0], tc.lo, tc.hi)
+			if c.Passed != tc.passed || !(c.Bound == tc.bound || math.IsNaN(c.Bound) && math.IsNaN(tc.bound)) {
+				t.Fatalf("passed %v bound %v, want %v %v", c.Passed, c.Bound, tc.passed, tc.bound)
+			}
+			gs := &Gates{Worse: []WorseCheck{c}}
+			js := string(appendGates(nil, gs))
+			side := `"lower": `
+			if ms[0].Better() < 0 {
+				side = `"upper": `
+			}
+			if !strings.Contains(js, side) {
+				t.Errorf("JSON %s lacks %s", js, side)
+			}
+			if tc.text != "" && (gs.Err() == nil || !strings.Contains(gs.Err().Error(), tc.text)) {
+				t.Errorf("message %v, want %q", gs.Err(), tc.text)
 			}
 		})
 	}
