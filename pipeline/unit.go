@@ -26,12 +26,17 @@ type Unit struct {
 	status     []metrics.Judgment
 	// labels seen, under Rules.NoteBinaryLabels: any, and any not 0 or 1
 	labels, nonBinary bool
+	// emptyErr: --empty error, and some metric follows the policy (the
+	// click metrics and correlations are defined without a relevant row,
+	// so a run of those alone has no empty query to refuse)
+	emptyErr bool
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
 	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
-		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options)}
+		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options),
+		emptyErr:   r.Options.Empty == metrics.EmptyError && slices.ContainsFunc(r.Metrics, metrics.Metric.FollowsEmpty)}
 }
 
 // Prepare readies g's rows for evaluation once, whatever the number of
@@ -122,7 +127,7 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 		}
 	}
 	empty = u.ev.Eval(&l, vals)
-	if empty && u.r.Options.Empty == metrics.EmptyError {
+	if empty && u.emptyErr {
 		return empty, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", u.where(g.First), g.ID, ErrEmptyQuery)
 	}
 	if !empty && !u.r.NonFinite {

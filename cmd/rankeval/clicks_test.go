@@ -433,3 +433,40 @@ func sameMetrics(a, b string) bool {
 	re := regexp.MustCompile(`(?s)"metrics":.*?\n  }`)
 	return re.FindString(a) != "" && re.FindString(a) == re.FindString(b)
 }
+
+// TestClicksEmptyError: --empty error refuses an impression without a
+// click only when some metric asked follows the empty-query policy; the
+// click metrics are defined on it (it is what abandon counts), so a run
+// of them alone stopped at the first impression without a click.
+func TestClicksEmptyError(t *testing.T) {
+	in := writeTemp(t, "clicks.jsonl", clickLog)
+	for _, tc := range []struct {
+		metrics string
+		code    int
+	}{
+		{"abandon,clicks@2,first_click", 0},
+		{"abandon,ips_dcg@2", 0},
+		{"abandon,ndcg@2", 1}, // ndcg follows the policy: c has no click
+	} {
+		t.Run(tc.metrics, func(t *testing.T) {
+			args := []string{"--quiet", "--format", "json", "--label-col", "click", "--empty", "error", "-m", tc.metrics, in}
+			if strings.Contains(tc.metrics, "ips_") {
+				args = append(args, "--propensity-col", "propensity")
+			}
+			code, out, stderr := cli(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if code != 0 {
+				if !strings.Contains(stderr, "has no relevant row (--empty error)") {
+					t.Fatalf("stderr %q", stderr)
+				}
+				return
+			}
+			// a: clicks at ranks 2 and 3, b: at rank 1, c: none
+			if m := parseClicks(t, out).Metrics["abandon"]; !near15(m.Mean, 1.0/3) || m.Queries != 3 {
+				t.Fatalf("abandon %v over %d, want 1/3 over 3", fmtp(m.Mean), m.Queries)
+			}
+		})
+	}
+}
