@@ -56,6 +56,7 @@ type Evaluator struct {
 	st    []Judgment // per rank: the row's judgment, nil when every row is judged (rankedRows)
 	rpos  []int32    // the positions of the relevant rows, from 0 (rankedRows)
 	rb    []bool     // per rank: the row is relevant (relRow)
+	jc    []uint8    // per rank: judgedRow | relevantRow (rankedRows)
 	stBuf []Judgment
 	cgs   []clickGroup
 	// the click weight of the query last evaluated, and its clicks clipped
@@ -334,24 +335,43 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 // rows of the ranking (e.st nil when l has none), and e.rpos to the
 // positions of its relevant rows, which the measures computed apart walk.
 func (e *Evaluator) rankedRows(l *List, n int) {
-	e.y, e.rb = grow(e.y, n), grow(e.rb, n)
+	e.y, e.rb, e.jc = grow(e.y, n), grow(e.rb, n), grow(e.jc, n)
 	e.rpos = e.rpos[:0]
-	for p, en := range e.ents[:n] {
-		e.y[p] = l.Label[en.i]
-		e.rb[p] = e.relRow(l, en.i)
-		if e.rb[p] {
-			e.rpos = append(e.rpos, int32(p))
-		}
-	}
 	e.st = nil
 	if l.Status != nil {
 		e.stBuf = grow(e.stBuf, n)
-		for p, en := range e.ents[:n] {
-			e.stBuf[p] = l.Status[en.i]
-		}
 		e.st = e.stBuf
 	}
+	for p, en := range e.ents[:n] {
+		e.y[p] = l.Label[en.i]
+		rb := e.relRow(l, en.i)
+		e.rb[p] = rb
+		c := uint8(judgedRow)
+		if e.st != nil {
+			st := l.Status[en.i]
+			e.st[p] = st
+			if st != Judged {
+				c = 0
+			}
+		}
+		if rb {
+			c |= relevantRow
+			e.rpos = append(e.rpos, int32(p))
+		}
+		e.jc[p] = c
+	}
 }
+
+// The bits of e.jc, a row's class for bpref and the judged counts.
+const (
+	judgedRow   = 1 << iota // judged (a label, not a negative judgment), or every row of a log
+	relevantRow             // relevant
+)
+
+// nonrelAt is 1 when a row of class c is judged and not relevant, else 0:
+// counted without a branch, which a ranking's random mix of classes would
+// mispredict.
+func nonrelAt(c uint8) int { return int(c & ^(c >> 1) & judgedRow) }
 
 // keep applies Options.MaxRanked and Options.JudgedOnly to the ranking in
 // e.ents (sorted), in trec_eval's order: the cut first, then the unjudged

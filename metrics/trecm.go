@@ -88,10 +88,8 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 			}
 		case KindNumNonrelJudgedRet:
 			c := 0
-			for p := range n {
-				if (e.st == nil || e.st[p] == Judged) && !e.rb[p] {
-					c++
-				}
+			for _, jc := range e.jc[:n] {
+				c += nonrelAt(jc)
 			}
 			out[j] = float64(c)
 		case Kind11pt:
@@ -139,19 +137,15 @@ func (e *Evaluator) bpref(l *List, n, nRel int, judged []float64) float64 {
 	}
 	var b float64
 	nonrel := 0
-	for p, y := range e.y[:n] {
-		if e.st != nil && e.st[p] != Judged {
-			continue
+	for _, c := range e.jc[:n] {
+		if c == judgedRow|relevantRow {
+			if nonrel > 0 {
+				b += 1.0 - float64(min(nonrel, nRel))/float64(min(numNonrel, nRel))
+			} else {
+				b += 1.0
+			}
 		}
-		if !e.rel(y) {
-			nonrel++
-			continue
-		}
-		if nonrel > 0 {
-			b += 1.0 - float64(min(nonrel, nRel))/float64(min(numNonrel, nRel))
-		} else {
-			b += 1.0
-		}
+		nonrel += nonrelAt(c)
 	}
 	return b / float64(nRel)
 }

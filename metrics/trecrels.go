@@ -46,27 +46,33 @@ func (t *trecRels) read(e *Evaluator, l *List, n int, judged []float64) {
 		t.thr = math.SmallestNonzeroFloat64 // label > 0
 	}
 	t.rel, t.pre = grow(t.rel, n), grow(t.pre, n+1)
-	t.rpos, t.jpos, t.npos = t.rpos[:0], t.jpos[:0], t.npos[:0]
+	t.jpos, t.npos = t.jpos[:0], t.npos[:0]
+	// a document is relevant when its code passes the threshold, as the
+	// evaluator's relRow has it (rankedRows): its positions serve here
+	t.rpos = e.rpos
 	t.pre[0] = 0
 	for p, y := range e.y[:n] {
 		r := int64(y)
 		switch {
-		case e.st != nil && e.st[p] == Unjudged:
+		case e.st == nil:
+			if y < 0 {
+				r = relUnjudged
+			}
+		case e.st[p] == Unjudged:
 			r = relNonpool
-		case e.st != nil && e.st[p] == JudgedOut, y < 0:
+		case e.st[p] == JudgedOut, y < 0:
 			r = relUnjudged
 		}
 		t.rel[p] = r
 		t.pre[p+1] = t.pre[p]
+		if e.rb[p] {
+			t.pre[p+1]++
+		}
 		if r != relNonpool {
 			t.jpos = append(t.jpos, int32(p))
 		}
 		if r < 0 {
 			t.npos = append(t.npos, int32(p))
-		}
-		if t.relevant(r) {
-			t.pre[p+1]++
-			t.rpos = append(t.rpos, int32(p))
 		}
 	}
 	t.numRelRet = len(t.rpos)
