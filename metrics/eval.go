@@ -52,7 +52,11 @@ type Evaluator struct {
 	gl    []float64  // the table's gains by judgment, from relUnjudged
 	lg    []float64  // lg[k] = log2(k)
 	pws   []powTable // the powers of rbp's persistences (trecrels.go)
-	gp    []int32    // positions gaining under a gain table (gainPos)
+	gp    []int32    // positions gaining under a gain table (gainPos), from 0
+	gpOK  bool       // gp is the table's
+	// the gain table built last is for this Param, in this query (gtOK)
+	gtFor string
+	gtOK  bool
 	st    []Judgment // per rank: the row's judgment, nil when every row is judged (rankedRows)
 	rpos  []int32    // the positions of the relevant rows, from 0 (rankedRows)
 	rb    []bool     // per rank: the row is relevant (relRow)
@@ -342,13 +346,19 @@ func (e *Evaluator) rankedRows(l *List, n int) {
 		e.stBuf = grow(e.stBuf, n)
 		e.st = e.stBuf
 	}
+	t := &e.tr
+	if e.rels {
+		t.start(n)
+	}
 	for p, en := range e.ents[:n] {
-		e.y[p] = l.Label[en.i]
+		y := l.Label[en.i]
+		e.y[p] = y
 		rb := e.relRow(l, en.i)
 		e.rb[p] = rb
 		c := uint8(judgedRow)
+		st := Judged
 		if e.st != nil {
-			st := l.Status[en.i]
+			st = l.Status[en.i]
 			e.st[p] = st
 			if st != Judged {
 				c = 0
@@ -359,6 +369,9 @@ func (e *Evaluator) rankedRows(l *List, n int) {
 			e.rpos = append(e.rpos, int32(p))
 		}
 		e.jc[p] = c
+		if e.rels {
+			t.add(p, y, st, rb)
+		}
 	}
 }
 

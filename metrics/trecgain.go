@@ -23,6 +23,10 @@ type relGain struct {
 // gainTable builds metric j's table for the query e.tr holds, into e.gt;
 // e.gainOf then gives the gain of a ranked document's judgment.
 func (e *Evaluator) gainTable(j int) []relGain {
+	if e.gtOK && e.gtFor == e.ms[j].Param {
+		return e.gt // several measures read the same table (all_trec's default)
+	}
+	e.gtFor, e.gtOK, e.gpOK = e.ms[j].Param, true, false
 	t := &e.tr
 	g := e.gt[:0]
 	for _, p := range e.par[j].gains {
@@ -81,23 +85,25 @@ func (e *Evaluator) gainOf(i int) float64 {
 // measures walk the ranking rank by rank while the ideal ranking lasts,
 // then only these.
 func (e *Evaluator) gainPos(i0 int) []int32 {
-	t := &e.tr
-	e.gp = e.gp[:0]
-	if e.gl[relNonpool-relUnjudged] != 0 {
-		for i := i0; i < t.numRet; i++ {
-			if e.gainOf(i) != 0 {
-				e.gp = append(e.gp, int32(i))
+	if !e.gpOK {
+		t := &e.tr
+		e.gp, e.gpOK = e.gp[:0], true
+		if e.gl[relNonpool-relUnjudged] != 0 {
+			for i := range t.numRet {
+				if e.gainOf(i) != 0 {
+					e.gp = append(e.gp, int32(i))
+				}
+			}
+		} else {
+			for _, p := range t.jpos {
+				if e.gainOf(int(p)) != 0 {
+					e.gp = append(e.gp, p)
+				}
 			}
 		}
-		return e.gp
 	}
-	k, _ := slices.BinarySearch(t.jpos, int32(i0))
-	for _, p := range t.jpos[k:] {
-		if e.gainOf(int(p)) != 0 {
-			e.gp = append(e.gp, p)
-		}
-	}
-	return e.gp
+	k, _ := slices.BinarySearch(e.gp, int32(i0))
+	return e.gp[k:]
 }
 
 // cmpGain is trec_eval's comp_rel_gain: the difference of the gains,
@@ -413,6 +419,7 @@ func (e *Evaluator) rbp(g []relGain, n int, p float64) float64 {
 		for k := range e.gl {
 			e.gl[k] = lookupGain(g, int64(k)+relUnjudged)
 		}
+		e.gtOK, e.gpOK = false, false // the table is rbp's now
 	}
 	pw := e.powers(p, n)
 	sum := 0.0

@@ -34,7 +34,7 @@ func (e *Evaluator) ownValues(l *List, n, nRel int, judged []float64, out []floa
 	}
 	e.ip = e.ip[:0]
 	if e.rels {
-		e.tr.read(e, l, n, judged)
+		e.readRels(l, n, judged)
 	}
 	for j, m := range e.ms {
 		switch m.Kind {

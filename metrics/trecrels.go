@@ -36,46 +36,52 @@ type trecRels struct {
 // levelCount counts the judgments at a level above maxDenseLevel.
 type levelCount struct{ level, count int64 }
 
-// read builds the view of the query whose ranking e.ents[:n] holds, whose
-// judged documents' labels are judged.
-func (t *trecRels) read(e *Evaluator, l *List, n int, judged []float64) {
+// start readies the view of a ranking of n rows, which add then gives
+// row by row (the evaluator's rankedRows walks the ranking once for both).
+func (t *trecRels) start(n int) {
+	t.rel, t.pre = grow(t.rel, n), grow(t.pre, n+1)
+	t.jpos, t.npos = t.jpos[:0], t.npos[:0]
+	t.pre[0] = 0
+}
+
+// add records the row at position p: its label y, its judgment st and
+// whether it is relevant (as the evaluator's relRow has it: a code passes
+// the threshold).
+func (t *trecRels) add(p int, y float64, st Judgment, rel bool) {
+	r := int64(y)
+	switch {
+	case st == Unjudged:
+		r = relNonpool
+	case st == JudgedOut, y < 0:
+		r = relUnjudged
+	}
+	t.rel[p] = r
+	t.pre[p+1] = t.pre[p]
+	if rel {
+		t.pre[p+1]++
+	}
+	if r != relNonpool {
+		t.jpos = append(t.jpos, int32(p))
+	}
+	if r < 0 {
+		t.npos = append(t.npos, int32(p))
+	}
+}
+
+// readRels completes the view of the query whose ranking e.ents[:n] holds
+// (rankedRows gave its rows), whose judged documents' labels are judged:
+// the judged documents per level, and R.
+func (e *Evaluator) readRels(l *List, n int, judged []float64) {
+	t := &e.tr
 	t.numRet = n
 	if e.o.HasThreshold {
 		t.thr = e.o.RelThreshold
 	} else {
 		t.thr = math.SmallestNonzeroFloat64 // label > 0
 	}
-	t.rel, t.pre = grow(t.rel, n), grow(t.pre, n+1)
-	t.jpos, t.npos = t.jpos[:0], t.npos[:0]
-	// a document is relevant when its code passes the threshold, as the
-	// evaluator's relRow has it (rankedRows): its positions serve here
 	t.rpos = e.rpos
-	t.pre[0] = 0
-	for p, y := range e.y[:n] {
-		r := int64(y)
-		switch {
-		case e.st == nil:
-			if y < 0 {
-				r = relUnjudged
-			}
-		case e.st[p] == Unjudged:
-			r = relNonpool
-		case e.st[p] == JudgedOut, y < 0:
-			r = relUnjudged
-		}
-		t.rel[p] = r
-		t.pre[p+1] = t.pre[p]
-		if e.rb[p] {
-			t.pre[p+1]++
-		}
-		if r != relNonpool {
-			t.jpos = append(t.jpos, int32(p))
-		}
-		if r < 0 {
-			t.npos = append(t.npos, int32(p))
-		}
-	}
 	t.numRelRet = len(t.rpos)
+	e.gtOK, e.gpOK = false, false
 	t.levels, t.sparse = t.levels[:0], t.sparse[:0]
 	for _, v := range judged {
 		if v < 0 || negativeJudgment(v) && l.Judged != nil {
