@@ -355,8 +355,8 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, comments 
 			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
 		}
 		qid, doc, lab := sc.field(0), sc.field(2), sc.field(3)
-		label, ok := parseNumber(lab)
-		if !ok || label != label || math.IsInf(label, 0) {
+		label, ok := ParseLabel(lab)
+		if !ok {
 			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
 		}
 		// qrels come grouped by query: the map only sees a query's first line
@@ -383,12 +383,9 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, comments 
 		g.docs = append(g.docs, doc...)
 		g.off = append(g.off, int64(len(g.docs)))
 		// A negative judgment (trec_eval: in the pool but unjudged) is
-		// never relevant and has gain 0, so it is kept as 0; as -0.0, which
-		// equals 0 everywhere, so that bpref can still tell it from a
-		// judged non-relevant document (metrics.List.Judged).
-		if label < 0 {
-			label = math.Copysign(0, -1)
-		}
+		// never relevant and has gain 0, so ParseLabel keeps it as 0; as
+		// -0.0, which equals 0 everywhere, so that bpref can still tell it
+		// from a judged non-relevant document (metrics.List.Judged).
 		g.labels = append(g.labels, label)
 	}
 	if n > 0 {

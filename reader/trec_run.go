@@ -66,7 +66,9 @@ func (c *SkipCount) add(ids [][]byte, rows int64) {
 
 // OpenRun opens a TREC run (`qid Q0 docno rank score runid`, plain, gzip or
 // zstd) and joins each row's label from the qrels: an unjudged document has
-// label 0. The rank column is ignored, as trec_eval ignores it.
+// label 0. The rank column is ignored, as trec_eval ignores it. With nil
+// qrels every row comes with label 0, for a caller whose judgments are
+// not a qrels file (trec_eval's prefs and qrels_jg formats).
 //
 // A regular file is parsed by Options.Decoders goroutines (default
 // GOMAXPROCS, at most maxLineDecoders), one block of lines each in turn, and
@@ -193,7 +195,12 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 			st.lastQ = append(st.lastQ[:0], qid...)
 			st.lastHas = true
 			st.lastQn = -1
-			if qn, ok := q.index[string(qid)]; ok {
+			var qn int32
+			ok := false
+			if q != nil {
+				qn, ok = q.index[string(qid)]
+			}
+			if ok {
 				st.lastQn = int(qn)
 				q.seen[qn].Store(true)
 				if !st.opt.DeferJoin {

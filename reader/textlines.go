@@ -1,0 +1,91 @@
+package reader
+
+import (
+	"bufio"
+	"math"
+)
+
+// TextLines reads a whitespace-separated text file (plain, gzip or zstd)
+// a line at a time with the scanner of the TREC run and qrels readers:
+// blank lines are skipped but counted, comment lines (first field
+// starting with '#') skipped when asked, a last line without a newline
+// read, and read errors reported as theirs are. It serves the text
+// formats whose rows are not a run's (trec_eval's prefs and qrels_jg
+// files), so that they number lines and fail as runs and qrels do.
+type TextLines struct {
+	sc    *fieldScanner
+	close func() error
+}
+
+// OpenTextLines opens name; comments skips comment lines, as trec_eval
+// 10.0 does.
+func OpenTextLines(name string, comments bool) (*TextLines, error) {
+	f, display, err := openLocal(name)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	head, _ := br.Peek(4)
+	src, closeDec, err := decompress(display, br, head)
+	closeSrc := inputCloser(f)
+	if err != nil {
+		closeSrc()
+		return nil, err
+	}
+	t := &TextLines{sc: newFieldScanner(display, src), close: func() error {
+		closeDec()
+		return closeSrc()
+	}}
+	t.sc.comments = comments
+	return t, nil
+}
+
+// Next reads the next line that has fields; false at the end or on an
+// error (Err).
+func (t *TextLines) Next() bool { return t.sc.next() }
+
+// Fields is the number of fields of the current line.
+func (t *TextLines) Fields() int { return t.sc.fields() }
+
+// Field returns field i of the current line, for i < min(Fields(), 8). It
+// aliases the scanner's buffer until the next call to Next.
+func (t *TextLines) Field(i int) []byte { return t.sc.field(i) }
+
+// Line is the number of the current line, from 1.
+func (t *TextLines) Line() int64 { return t.sc.n }
+
+// Name is the file's name as messages give it.
+func (t *TextLines) Name() string { return t.sc.name }
+
+// Err is the error that stopped Next, if any.
+func (t *TextLines) Err() error { return t.sc.err }
+
+// Close releases the file.
+func (t *TextLines) Close() error {
+	if t.close == nil {
+		return nil
+	}
+	c := t.close
+	t.close = nil
+	return c()
+}
+
+// ParseLabel reads a judgment as the qrels reader does: a finite number,
+// a negative one (trec_eval: in the pool but not judged) kept as -0.0,
+// which equals 0 everywhere but tells bpref and -J it was not judged
+// (metrics.JudgedOut). ok is false for anything else.
+func ParseLabel(b []byte) (label float64, ok bool) {
+	label, ok = parseNumber(b)
+	if !ok || label != label || math.IsInf(label, 0) {
+		return 0, false
+	}
+	if label < 0 {
+		label = math.Copysign(0, -1)
+	}
+	return label, true
+}
+
+// ParseNumber reads a number field as the TREC readers read a score: a
+// decimal, or NaN and ±Infinity by name (a value past float64's range is
+// ±Inf); ok is false for anything else.
+func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }

@@ -1,0 +1,87 @@
+package reader
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestTextLines: the lines and their numbers, blank and comment lines
+// skipped but counted, a last line without a newline, the same through
+// gzip and zstd; a truncated stream is an error naming its line.
+func TestTextLines(t *testing.T) {
+	text := "q u s A 2\n\n# judged by hand\nq u  s\tB 1\n   \nq u s C 0"
+	want := "1:[q u s A 2] 4:[q u s B 1] 6:[q u s C 0]"
+	for name, data := range map[string][]byte{"plain": []byte(text), "gz": gzipBytes([]byte(text)), "zst": zstdBytes([]byte(text))} {
+		t.Run(name, func(t *testing.T) {
+			got, err := textLines(writeFile(t, "prefs."+name, data), true)
+			if err != nil || got != want {
+				t.Fatalf("got %q, %v; want %q", got, err, want)
+			}
+			got, err = textLines(writeFile(t, "prefs."+name, data), false)
+			if err != nil || !strings.HasPrefix(got, "1:[q u s A 2] 3:[# judged by hand]") {
+				t.Fatalf("without comments: got %q, %v", got, err)
+			}
+		})
+	}
+	trunc := zstdBytes([]byte(strings.Repeat(text+"\n", 1000)))
+	if _, err := textLines(writeFile(t, "trunc.zst", trunc[:len(trunc)/2]), true); err == nil || !strings.Contains(err.Error(), "trunc.zst:") {
+		t.Fatalf("a truncated stream: %v", err)
+	}
+	if _, err := OpenTextLines(writeFile(t, "x", nil)+".missing", true); err == nil {
+		t.Fatal("a missing file opens")
+	}
+}
+
+func textLines(path string, comments bool) (string, error) {
+	l, err := OpenTextLines(path, comments)
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	var out []string
+	for l.Next() {
+		var f []string
+		for i := range min(l.Fields(), maxFields) {
+			f = append(f, string(l.Field(i)))
+		}
+		out = append(out, fmt.Sprintf("%d:%v", l.Line(), f))
+	}
+	return strings.Join(out, " "), l.Err()
+}
+
+// TestParseLabel: a qrels judgment: finite numbers, negative ones -0.
+func TestParseLabel(t *testing.T) {
+	for in, want := range map[string]float64{"1": 1, "2.5": 2.5, "0": 0, "-1": math.Copysign(0, -1), "-2": math.Copysign(0, -1)} {
+		got, ok := ParseLabel([]byte(in))
+		if !ok || got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Errorf("%q: %v %v, want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "x", "NaN", "Infinity", "1e999", "1,5"} {
+		if _, ok := ParseLabel([]byte(in)); ok {
+			t.Errorf("%q read as a label", in)
+		}
+	}
+}
+
+// TestRunWithoutQrels: OpenRun with nil qrels gives every row, label 0.
+func TestRunWithoutQrels(t *testing.T) {
+	p := writeFile(t, "run", []byte("1 Q0 a 1 2.5 r\n2 Q0 b 1 1 r\n"))
+	r, err := OpenRun(p, nil, RunOptions{Options: Options{Decoders: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows []string
+	for r.Next() {
+		b := r.Batch()
+		for i := range b.N {
+			rows = append(rows, fmt.Sprintf("%s/%s/%v/%v", b.Query.At(i), b.Doc.At(i), b.Score[i], b.Label[i]))
+		}
+	}
+	if r.Err() != nil || strings.Join(rows, " ") != "1/a/2.5/0 2/b/1/0" {
+		t.Fatalf("rows %v, err %v", rows, r.Err())
+	}
+}
