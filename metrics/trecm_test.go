@@ -153,3 +153,15 @@ func TestParseListTrecForms(t *testing.T) {
 		}
 	}
 }
+
+// TestTrecHugeLevel: a judgment past int64's range is a relevant level,
+// counted in R, not a negative index (it once panicked).
+func TestTrecHugeLevel(t *testing.T) {
+	l := List{Score: []float64{2, 1}, Label: []float64{1e300, 1}, Status: []Judgment{Judged, Judged}, Judged: []float64{1e300, 1}}
+	ms := []Metric{{Name: "Rprec_mult_1.00", Kind: KindRprecMult, Level: 1}, {Name: "infAP", Kind: KindInfAP}}
+	vals := make([]float64, len(ms))
+	NewEvaluator(ms, Options{NoEmpty: true}).Eval(&l, vals)
+	if vals[0] != 1 || !(vals[1] > 0.99 && vals[1] <= 1) {
+		t.Fatalf("Rprec_mult_1.00 %v, infAP %v; want 1, and about 1", vals[0], vals[1])
+	}
+}

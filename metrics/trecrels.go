@@ -48,7 +48,7 @@ func (t *trecRels) start(n int) {
 // whether it is relevant (as the evaluator's relRow has it: a code passes
 // the threshold).
 func (t *trecRels) add(p int, y float64, st Judgment, rel bool) {
-	r := int64(y)
+	r := level(y)
 	switch {
 	case st == Unjudged:
 		r = relNonpool
@@ -87,7 +87,7 @@ func (e *Evaluator) readRels(l *List, n int, judged []float64) {
 		if v < 0 || negativeJudgment(v) && l.Judged != nil {
 			continue // trec_eval counts the levels from 0
 		}
-		lv := int64(v)
+		lv := level(v)
 		if lv > maxDenseLevel {
 			t.addSparse(lv)
 			continue
@@ -110,6 +110,15 @@ func (e *Evaluator) readRels(l *List, n int, judged []float64) {
 			t.numRel += int(s.count)
 		}
 	}
+}
+
+// level is a judgment's level, its whole part (a label past int64's range
+// is its largest level, not what Go's conversion makes of it).
+func level(v float64) int64 {
+	if v >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(v)
 }
 
 func (t *trecRels) addSparse(lv int64) {
