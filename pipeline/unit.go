@@ -72,14 +72,7 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 		}
 		u.r.Qrels.Join(g.ID, g.Label, found, u.dedup.lookup)
 		for i, f := range found {
-			st := metrics.Unjudged
-			switch {
-			case f && g.Label[i] == 0 && math.Signbit(g.Label[i]):
-				st = metrics.JudgedOut // a negative judgment (reader.Qrels)
-			case f:
-				st = metrics.Judged
-			}
-			u.status = append(u.status, st)
+			u.status = append(u.status, JudgmentOf(f, g.Label[i]))
 		}
 		// the qrels loader has rejected labels that are not finite and
 		// made negative ones 0; the maximum grade is the run's to check
@@ -92,6 +85,19 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 		}
 	}
 	return dropped, nil
+}
+
+// JudgmentOf is what a qrels file says of a row: nothing when it does not
+// judge its document (not found), else judged, or in the pool but not
+// judged for a negative judgment, which reader.ParseLabel keeps as -0.0.
+func JudgmentOf(found bool, label float64) metrics.Judgment {
+	switch {
+	case found && label == 0 && math.Signbit(label):
+		return metrics.JudgedOut
+	case found:
+		return metrics.Judged
+	}
+	return metrics.Unjudged
 }
 
 // Eval evaluates g, prepared, ranked by score (g.Score or one of

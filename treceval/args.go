@@ -220,3 +220,7 @@ func parseTrecEvalArgs(args []string) (*trecEvalArgs, error) {
 	a.qrels, a.run = pos[0], pos[1]
 	return a, nil
 }
+
+// comments says whether the inputs may hold comment lines: trec_eval 10.0
+// skips them, 9.0.8 reads them as data.
+func (a *trecEvalArgs) comments() bool { return a.release != "9.0.8" }

@@ -15,6 +15,9 @@ type measure struct {
 	name string
 	// since is the first release that has it; "" for both
 	since string
+	// rel is the -R format whose judgments it reads: "" qrels, "prefs"
+	// (prefs or qrels_prefs), "qrels_jg" (runid and num_q: any)
+	rel string
 	// init reads the parameters of the first "-m name.PARAM" that gave
 	// some (param is "" when none did) as trec_eval's init_meas does, and
 	// returns the measure's values.
@@ -35,6 +38,18 @@ type value struct {
 	// metrics compute it for a query: one metric, or one per character of
 	// relstring; none for runid and num_q
 	metrics []metrics.Metric
+	// own: its family computes it from judgments of another -R format
+	// than qrels, without a metric (the prefs measures)
+	own bool
+}
+
+// width is how many of a query's values v takes: one per metric, one when
+// its family computes it (own).
+func (v value) width() int {
+	if v.own {
+		return 1
+	}
+	return len(v.metrics)
 }
 
 // rule is how a value prints per query and sums up in the summary.
@@ -57,8 +72,9 @@ var table = []*measure{
 	iprecAtRecall, precision, relstring, recall, infAP, gmBpref, rprecMult, utility, elevenPoint,
 	binG, gMeasure, dcg, idealDCG, ndcg, ndcgRel, rndcg, ndcgCut, mapCut, relativeP, success,
 	setP, setRelativeP, setRecall, setMAP, setF, numNonrelJudgedRet,
-	// the preference measures (prefs_*) and the judgment-group ones
-	// (map_avgjg, P_avgjg, Rprec_mult_avgjg) go here
+	prefsNumPrefsPoss, prefsNumPrefsFul, prefsNumPrefsFulRet, prefsSimp, prefsPair, prefsAvgJG,
+	prefsAvgJGRnonrel, prefsSimpRet, prefsPairRet, prefsAvgJGRet, prefsAvgJGRnonrelRet, prefsSimpImp,
+	prefsPairImp, prefsAvgJGImp, mapAvgJG, pAvgJG, rprecMultAvgJG,
 	yaap, rbp, rbpResid, unj,
 }
 
@@ -82,6 +98,12 @@ var nicknames = map[string]map[string][]string{
 			"Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
 			"num_nonrel_judged_ret"},
 	},
+	"all_prefs": {"": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+		"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+		"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"}},
+	"prefs": {"": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+		"prefs_simp", "prefs_pair", "prefs_avgjg"}},
+	"qrels_jg": {"": {"runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}},
 }
 
 // nickname is the set name names under release, or nil.
@@ -95,13 +117,6 @@ func nickname(name, release string) []string {
 	}
 	return sets[""]
 }
-
-// trecOthers are trec_eval's measures and sets that rankeval trec_eval
-// does not compute yet, refused with a message rather than called illegal.
-var trecOthers = []string{"prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-	"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-	"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-	"map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs", "qrels_jg"}
 
 // lookup is the measure of the table named name under release, or nil.
 func lookup(name, release string) *measure {
@@ -153,9 +168,6 @@ func selectMeasures(args []string, release string) (*selection, error) {
 		}
 		m := lookup(name, release)
 		if m == nil {
-			if slices.Contains(trecOthers, name) {
-				return nil, trecUsagef("trec_eval: measure '%s' is not computed by rankeval trec_eval yet (rankeval trec_eval -h lists those that are)", name)
-			}
 			if lookup(name, "10.0") != nil {
 				return nil, trecUsagef("trec_eval: illegal measure '%s' (trec_eval %s has no %s; --release 10.0 has)", name, release, name)
 			}

@@ -47,7 +47,10 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 			if !a.complete {
 				return nil, fmt.Errorf("%s: trec_eval: result qid '%s' not found in qrels (trec_eval 10.0 stops here; --release 9.0.8 skips the query, -c counts it)", a.run, id)
 			}
-			v = ev.bogus(id)
+			var err error
+			if v, err = ev.bogus(id); err != nil {
+				return nil, err
+			}
 		}
 		qs = append(qs, query{id, v})
 	}
@@ -62,9 +65,13 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 // lacks: those of a ranking of one document the qrels do not judge,
 // computed by the metrics' own code, then the "leftovers" trec_eval
 // clears by name set to 0 (num_ret, utility, every unj, rbp_resid) and
-// relstring's string emptied.
-func (ev *evaluated) bogus(id string) []float64 {
-	l := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte("ceci_nest_pas_un_docno")},
+// relstring's string emptied. The measures of another -R format evaluate
+// the same ranking their own way (bogusOf).
+func (ev *evaluated) bogus(id string) ([]float64, error) {
+	if ev.bogusOf != nil {
+		return ev.bogusOf(id)
+	}
+	l := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte(bogusDoc)},
 		Status: []metrics.Judgment{metrics.Unjudged}, Judged: ev.qrels.Judged([]byte(id))}
 	vals := make([]float64, ev.numVals)
 	if ev.bogusEval == nil {
@@ -81,10 +88,14 @@ func (ev *evaluated) bogus(id string) []float64 {
 				vals[slot+i] = math.NaN() // past the string's end
 			}
 		}
-		slot += len(v.metrics)
+		slot += v.width()
 	}
-	return vals
+	return vals, nil
 }
+
+// bogusDoc is the one document of trec_eval 10.0's ranking under -c for a
+// judged query the run lacks (score 1).
+const bogusDoc = "ceci_nest_pas_un_docno"
 
 // write prints the per-query lines (-q) and the summary (unless -n) of
 // qs, as z-scores under -Z; tag is the run's, for runid.
@@ -100,7 +111,7 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 		slot := 0
 		for i, v := range sel.values {
 			var x float64
-			if len(v.metrics) > 0 {
+			if v.width() > 0 {
 				x = q.vals[slot]
 			}
 			sums[i] += x
@@ -114,7 +125,7 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 					b = appendRelstring(b, v.name, q.id, q.vals[slot:slot+len(v.metrics)])
 				}
 			}
-			slot += len(v.metrics)
+			slot += v.width()
 		}
 		if _, err := w.Write(b); err != nil {
 			return err

@@ -4,10 +4,14 @@
 // and params.go), each family of measures (counts.go, ap.go, prec.go,
 // gain.go, judged.go), and what trec_eval does with a query's values:
 // the queries it evaluates, -c, -Z, the summary and the layout of its
-// lines (queries.go, zscores.go, format.go). The values themselves are
+// lines (queries.go, zscores.go, format.go). The values over qrels are
 // rankeval metrics (package metrics) computed by the ordinary pipeline
 // under the trec_eval profile, through the Evaluate function the command
-// gives it, so that no measure exists twice.
+// gives it, so that no measure exists twice. The judgments of the other
+// -R formats, and the families that read them, are this package's own
+// (relformat.go): preferences (prefs_read.go, prefs.go, recount.go,
+// prefs_measures.go) and judgment groups (jg.go, whose values are the
+// same metrics, per group).
 package treceval
 
 import (
@@ -32,7 +36,7 @@ import (
 )
 
 const trecEvalUsage = `Usage: rankeval trec_eval [--release 10.0|9.0.8] [-h] [-q] [-n] [-c] [-J] [-l N] [-M N]
-       [-N N] [-D 0.QID] [-Z ZSCORES] [-R qrels] [-T trec_results] {-m measure}* QRELS RUN
+       [-N N] [-D 0.QID] [-Z ZSCORES] [-R FORMAT] [-T trec_results] {-m measure}* QRELS RUN
 
 Evaluates a TREC run against qrels and prints exactly what trec_eval prints
 for the same command line: the same lines, in the same order, with the
@@ -46,9 +50,10 @@ trec_eval's (--query_eval_wanted, --measure=map, ...).
                 the measures (10.0 adds dcg, ideal_dcg, rbp, rbp_resid and
                 unj, and the last three to all_trec), in the judged
                 queries the run lacks (10.0 stops with an error unless -c;
-                with -c -q it prints their lines; 9.0.8 skips them), and
-                10.0 skips lines starting with # and reads RUN - from
-                standard input
+                with -c -q it prints their lines; 9.0.8 skips them), in
+                scores and prefs' levels (9.0.8 keeps 32-bit floats, 10.0
+                doubles), and 10.0 skips lines starting with # and reads
+                RUN - from standard input
 
   -q            also print each query's values (queries in trec_eval's order)
   -n            no summary (with -q: only the per-query lines)
@@ -65,8 +70,13 @@ trec_eval's (--query_eval_wanted, --measure=map, ...).
   -m MEASURE    a measure, a measure with trec_eval's parameters
                 (P.5,10  iprec_at_recall.0.5  ndcg.1=3,2=9  utility.2,-1,0,0),
                 or a set: official (the default when no -m is given), set,
-                all_trec; repeatable
-  -R FORMAT     the qrels' format: qrels (the default)
+                all_trec, all_prefs, prefs, qrels_jg; repeatable
+  -R FORMAT     what QRELS holds: qrels (the default); prefs, preferences
+                (qid jg jsg docno rel_level: within the judgment group jg
+                and its sub-group jsg, a higher rel_level is preferred);
+                qrels_prefs, a qrels file read as prefs (its iter field the
+                judgment group); qrels_jg, a qrels file whose iter field is
+                a judgment group
   -T FORMAT     the run's format: trec_results (the default)
   -o            accepted and ignored, as trec_eval does
   -v            print the version
@@ -77,9 +87,12 @@ recip_rank iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult
 utility 11pt_avg binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut
 relative_P success set_P set_relative_P set_recall set_map set_F
 num_nonrel_judged_ret yaap rbp rbp_resid unj.
-trec_eval's preference measures (-R prefs, qrels_prefs, all_prefs) and
-judgment groups (-R qrels_jg) are refused. Exit status: 0 ok, 1 input
-error, 2 usage error.
+With -R prefs or qrels_prefs: runid num_q prefs_num_prefs_poss
+prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair
+prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret
+prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp
+prefs_avgjg_imp. With -R qrels_jg: runid num_q map_avgjg P_avgjg
+Rprec_mult_avgjg. Exit status: 0 ok, 1 input error, 2 usage error.
 `
 
 // Evaluate is the ordinary command's evaluation of one TREC run: the
@@ -103,12 +116,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 	if err != nil {
 		return err
 	}
-	switch a.relFormat {
-	case "qrels":
-	case "prefs", "qrels_prefs", "qrels_jg":
-		return trecUsagef("trec_eval: -R %s is not supported by rankeval trec_eval yet", a.relFormat)
-	default:
-		return trecUsagef("trec_eval: Illegal rel_format '%s'", a.relFormat)
+	if err := checkFormat(sel, a.relFormat); err != nil {
+		return err
 	}
 	if a.resultsFormat != "trec_results" {
 		return trecUsagef("trec_eval: Illegal retrieval results format '%s'", a.resultsFormat)
@@ -130,7 +139,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 		return err
 	}
 	defer cleanup()
-	ev, err := evaluateQrels(ctx, a, sel, run, evaluate)
+	var ev *evaluated
+	if a.relFormat == "qrels" {
+		ev, err = evaluateQrels(ctx, a, sel, run, evaluate)
+	} else {
+		ev, err = evaluateRel(ctx, a, sel, run)
+	}
 	if err != nil {
 		return err
 	}
@@ -194,22 +208,68 @@ func runFile(a *trecEvalArgs) (string, func(), error) {
 }
 
 // evaluated is what the pipeline gave for the run: each query's values,
-// one per metric of the selection, and the qrels.
+// one per metric of the selection, and the qrels. For the judgments of
+// another -R format, a family's evaluation gave them (relformat.go):
+// one per slot of the selection (value.width), and bogusOf evaluates
+// trec_eval 10.0's bogus ranking.
 type evaluated struct {
 	sel     *selection
 	s       *evalflags.Settings
-	qrels   *reader.Qrels
+	qrels   judgments
 	ids     []string    // the run's queries with judgments, as read
 	vals    [][]float64 // their values
 	numVals int
 	// bogusEval evaluates the judged queries the run lacks (bogus)
 	bogusEval *metrics.Evaluator
+	bogusOf   func(id string) ([]float64, error)
+}
+
+// judgments are what trec_eval's loop over the queries reads of the
+// judgments file: its queries (IDs, in file order; Queries counts them),
+// every judgment above 0 (Positive, num_rel's total under -c), and the
+// judgments of a query (Judged, for the measures over qrels).
+type judgments interface {
+	IDs() []string
+	Queries() int
+	Positive() int
+	Judged(qid []byte) []float64
 }
 
 // evaluateQrels runs the ordinary pipeline over run under the trec_eval
 // profile of a's release, with the selection's metrics and trec_eval's
 // options, collecting every query's values.
 func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run string, evaluate Evaluate) (*evaluated, error) {
+	s, err := settings(a, sel)
+	if err != nil {
+		return nil, err
+	}
+	// Complete only words the note on the judged queries the run lacks:
+	// queries() counts them
+	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true}
+
+	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
+	var buf bytes.Buffer
+	pq := pipeline.PerQuery{W: &buf, Format: encodeQuery}
+	qrels, err := evaluate(ctx, s, src, run, pq, false)
+	if errors.Is(err, pipeline.ErrReappear) {
+		// trec_eval sorts the run itself: read it again, grouping by query
+		buf.Reset()
+		qrels, err = evaluate(ctx, s, src, run, pq, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev.qrels = qrels
+	if err := ev.decode(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// settings are the ordinary command's settings under the trec_eval
+// profile of a's release, with the selection's metrics and trec_eval's
+// options.
+func settings(a *trecEvalArgs, sel *selection) (*evalflags.Settings, error) {
 	// the ordinary flags, as a user would give them, so that every default
 	// and the profile's conventions are rankeval's own
 	fs := flag.NewFlagSet("trec_eval", flag.ContinueOnError)
@@ -231,26 +291,7 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 	o.JudgedOnly = a.judgedOnly
 	o.NoEmpty = true
 	o.NumDocs = a.numDocs
-	// Complete only words the note on the judged queries the run lacks:
-	// queries() counts them
-	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.release != "9.0.8", ExtraFields: true}
-
-	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
-	var buf bytes.Buffer
-	pq := pipeline.PerQuery{W: &buf, Format: encodeQuery}
-	ev.qrels, err = evaluate(ctx, s, src, run, pq, false)
-	if errors.Is(err, pipeline.ErrReappear) {
-		// trec_eval sorts the run itself: read it again, grouping by query
-		buf.Reset()
-		ev.qrels, err = evaluate(ctx, s, src, run, pq, true)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := ev.decode(buf.Bytes()); err != nil {
-		return nil, err
-	}
-	return ev, nil
+	return s, nil
 }
 
 // encodeQuery is a query's record: its id's length and bytes, then its

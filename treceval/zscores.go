@@ -83,7 +83,7 @@ func (z *zscores) convert(qid string, vs []value, vals []float64) {
 	})
 	slot := 0
 	for _, v := range vs {
-		k := len(v.metrics)
+		k := v.width()
 		if k != 1 {
 			slot += k // runid and num_q have no value; relstring's is a string
 			continue

@@ -102,24 +102,33 @@ func TestTrecEvalDropIn(t *testing.T) {
 					if *record {
 						recordTrecEval(t, rel.env, golden, args, filepath.Join(td, d.qrels), filepath.Join(td, d.run))
 					}
-					want := readZstd(t, golden)
-					code, out, stderr := cli(t, append(append([]string{"trec_eval", "--release", rel.release}, args...), filepath.Join(td, d.qrels), filepath.Join(td, d.run))...)
-					if wantErr, err := os.ReadFile(strings.TrimSuffix(golden, ".txt.zst") + ".err"); err == nil {
-						msg := strings.TrimSpace(strings.Split(string(wantErr), "\n")[0])
-						if code != 1 || out != "" || !strings.Contains(stderr, msg) {
-							t.Fatalf("exit %d, stdout %d bytes, stderr %q; trec_eval %s stopped: %q", code, len(out), stderr, rel.release, msg)
-						}
-						return
-					}
-					if code != 0 {
-						t.Fatalf("exit %d: %s", code, stderr)
-					}
-					if out != want {
-						t.Fatalf("differs from trec_eval %s (%s):\n%s", rel.release, golden, firstDiff(want, out))
-					}
+					checkTrecEval(t, rel.release, golden, args, filepath.Join(td, d.qrels), filepath.Join(td, d.run))
 				})
 			}
 		}
+	}
+}
+
+// checkTrecEval runs rankeval trec_eval --release release with args on
+// qrels and run, and compares its output with golden, what trec_eval
+// printed; where trec_eval stopped (NAME.err, its stderr), the drop-in
+// must fail with the same message and print nothing.
+func checkTrecEval(t *testing.T, release, golden string, args []string, qrels, run string) {
+	t.Helper()
+	want := readZstd(t, golden)
+	code, out, stderr := cli(t, append(append([]string{"trec_eval", "--release", release}, args...), qrels, run)...)
+	if wantErr, err := os.ReadFile(strings.TrimSuffix(golden, ".txt.zst") + ".err"); err == nil {
+		msg := strings.TrimSpace(strings.Split(string(wantErr), "\n")[0])
+		if code != 1 || out != "" || !strings.Contains(stderr, msg) {
+			t.Fatalf("exit %d, stdout %d bytes, stderr %q; trec_eval %s stopped: %q", code, len(out), stderr, release, msg)
+		}
+		return
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if out != want {
+		t.Fatalf("differs from trec_eval %s (%s):\n%s", release, golden, firstDiff(want, out))
 	}
 }
 
@@ -217,7 +226,8 @@ func TestTrecEvalArgs(t *testing.T) {
 		{"illegal", []string{"-m", "mapp"}, 2, nil, "illegal measure 'mapp'"},
 		{"illegal with params", []string{"-m", "mapp.5"}, 2, nil, "illegal measure 'mapp'"},
 		{"10.0's measure", []string{"-m", "rbp"}, 2, nil, "trec_eval 9.0.8 has no rbp"},
-		{"not computed", []string{"-m", "prefs_simp"}, 2, nil, "'prefs_simp' is not computed"},
+		{"prefs measure needs prefs", []string{"-m", "prefs_simp"}, 2, nil, "'prefs_simp' needs -R prefs or -R qrels_prefs (not -R qrels)"},
+		{"jg measure needs qrels_jg", []string{"-R", "qrels_prefs", "-m", "num_q", "-m", "P_avgjg"}, 2, nil, "'P_avgjg' needs -R qrels_jg"},
 		{"a set's params ignored", []string{"-m", "official.5", "-m", "set_F.0.5"}, 0,
 			[]string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
 				"iprec_at_recall_0.00", "iprec_at_recall_0.10", "iprec_at_recall_0.20", "iprec_at_recall_0.30",
@@ -231,7 +241,7 @@ func TestTrecEvalArgs(t *testing.T) {
 		{"utility's coefficients", []string{"-m", "utility.1,2"}, 2, nil, "utility takes 4 coefficients"},
 		{"gains named", []string{"-m", "ndcg.1=2", "-m", "G.0=1"}, 0, []string{"G_0=1", "ndcg_1=2"}, ""},
 		{"no zscores file", []string{"-Z", "z.txt"}, 1, nil, "Cannot read zscores file 'z.txt'"},
-		{"-R prefs refused", []string{"-R", "prefs"}, 2, nil, "-R prefs is not supported"},
+		{"official needs qrels", []string{"-R", "prefs"}, 2, nil, "measure 'num_ret' needs -R qrels (not -R prefs)"},
 		{"-R unknown", []string{"-R", "qrel"}, 2, nil, "Illegal rel_format 'qrel'"},
 		{"-T unknown", []string{"-T", "trec"}, 2, nil, "Illegal retrieval results format 'trec'"},
 		{"-D traces", []string{"-D", "1"}, 2, nil, "debug traces are not reproduced"},

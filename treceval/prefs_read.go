@@ -1,0 +1,87 @@
+package treceval
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rankeval/rankeval/reader"
+)
+
+// The judgments of -R prefs (get_prefs.c): lines
+//
+//	qid  jg  jsg  docno  rel_level
+//
+// A judgment group (jg) is one user's information need; within it, each
+// judgment sub-group (jsg) prefers every document to those of its lower
+// rel_levels, and the sub-groups' preferences join transitively. A
+// rel_level of 0 means not relevant. -R qrels_prefs reads a qrels file
+// (qid iter docno label) so: the iter field is the jg, one sub-group.
+// trec_eval 9.0.8 keeps a rel_level as a 32-bit float, 10.0 as a double.
+
+// prefLine is one line of a prefs file.
+type prefLine struct {
+	jg, jsg, doc string
+	rel          float64
+	line         int64
+}
+
+// prefsFile is a prefs (or qrels_prefs) file, read: its lines by query.
+type prefsFile struct {
+	name string
+	byQ  map[string][]prefLine
+}
+
+// readPrefs reads the prefs file of a's -R format (prefs or qrels_prefs).
+func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
+	t, err := reader.OpenTextLines(a.qrels, a.comments())
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	fields, shape := 5, "qid jg jsg docno rel_level"
+	if a.relFormat == "qrels_prefs" {
+		fields, shape = 4, "qid jg docno rel_level"
+	}
+	f := &prefsFile{name: t.Name(), byQ: map[string][]prefLine{}}
+	var lastQ string
+	var lines []prefLine
+	started := false
+	for t.Next() {
+		if n := t.Fields(); n != fields {
+			return nil, fmt.Errorf("%s:%d: a -R %s line has %d fields (%s), found %d: %w", t.Name(), t.Line(), a.relFormat, fields, shape, n, reader.ErrSyntax)
+		}
+		l := prefLine{jg: string(t.Field(1)), jsg: "0", line: t.Line()}
+		if fields == 5 {
+			l.jsg = string(t.Field(2))
+		}
+		l.doc = string(t.Field(fields - 2))
+		lev := t.Field(fields - 1)
+		rel, ok := reader.ParseNumber(lev)
+		if !ok || math.IsNaN(rel) || math.IsInf(rel, 0) {
+			return nil, fmt.Errorf("%s:%d: rel_level %q is not a number: %w", t.Name(), t.Line(), lev, reader.ErrValue)
+		}
+		if a.release == "9.0.8" {
+			if math.Abs(rel) > math.MaxFloat32 {
+				return nil, fmt.Errorf("%s:%d: rel_level %q is beyond the range of the 32-bit floats trec_eval 9.0.8 keeps it in: %w", t.Name(), t.Line(), lev, reader.ErrValue)
+			}
+			rel = float64(float32(rel))
+		}
+		l.rel = rel
+		// a query's lines usually come together: one map access each
+		if q := t.Field(0); !started || string(q) != lastQ {
+			if started {
+				f.byQ[lastQ] = lines
+			}
+			started, lastQ = true, string(q)
+			lines = f.byQ[lastQ]
+		}
+		lines = append(lines, l)
+	}
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
+	if started {
+		f.byQ[lastQ] = lines
+	}
+	return f, nil
+}
