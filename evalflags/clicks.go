@@ -101,7 +101,7 @@ func (c *ClickValues) resolve(s *Settings) error {
 	s.IPS = summary.IPS{PropensityCol: c.PropensityCol, PositionCol: c.PositionCol}
 	if c.PropensityCol != "" {
 		r.Propensity.From = pipeline.PropColumn
-		s.Columns.Numbers = []reader.Numeric{{Name: c.PropensityCol, Role: "the propensity column", Flag: "--propensity-col"}}
+		s.Columns.Numbers = []reader.Named{{Name: c.PropensityCol, Role: "the propensity column", Flag: "--propensity-col"}}
 		return nil
 	}
 	b, err := pipeline.ParsePositionBias(c.PositionBias)
@@ -114,7 +114,7 @@ func (c *ClickValues) resolve(s *Settings) error {
 		r.Propensity.FromRank = true // one column, read once, in both roles
 		return nil
 	}
-	s.Columns.Numbers = []reader.Numeric{{Name: c.PositionCol, Role: "the position column", Flag: "--position-col"}}
+	s.Columns.Numbers = []reader.Named{{Name: c.PositionCol, Role: "the position column", Flag: "--position-col"}}
 	return nil
 }
 

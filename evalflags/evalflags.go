@@ -1,7 +1,8 @@
 // Package evalflags registers and checks the flags every rankeval command
 // shares (rankeval and rankeval-beam): the metrics, the conventions, the
 // columns, peer profiles, repeated documents, the largest query and the
-// summary format; the IPS estimates' propensities (clicks.go); and what a
+// summary format; the IPS estimates' propensities (clicks.go); the teams
+// of an interleaved list (interleave.go); and what a
 // run reads besides its INPUT files (--system logs, TREC --qrels and the
 // notes on what their join left out: sources.go). Each flag, its default,
 // its help and its messages exist here once.
@@ -78,6 +79,8 @@ type Values struct {
 	MaxGradeSet bool
 	// Clicks are the IPS estimates' flags (clicks.go).
 	Clicks ClickValues
+	// Teams are the interleaving outcome's flags (interleave.go).
+	Teams TeamValues
 }
 
 // Settings are the shared flags resolved.
@@ -106,6 +109,10 @@ type Settings struct {
 	// IPS says where the IPS estimates' propensities come from (zero
 	// without them); Rules.Propensity puts it in force.
 	IPS summary.IPS
+	// Teams names the team column of an interleaved list and its two
+	// teams (zero without the interleave metric); Rules.Teams puts it in
+	// force.
+	Teams summary.Teams
 }
 
 // DefaultPermutations is --permutations under a randomization test when
@@ -115,7 +122,7 @@ const DefaultPermutations = 1000
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
 	"format", "input-format", ReadTimeoutName}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
-	"pairs", "test", "permutations", "seed", "correction"}, ClickNames)
+	"pairs", "test", "permutations", "seed", "correction"}, ClickNames, TeamNames)
 
 // profile sets every convention a peer tool uses at once (SPEC §6); a flag
 // given explicitly overrides its profile's value.
@@ -204,6 +211,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.Uint64Var(&v.Seed, "seed", 0, "seed of the randomization tests' draws")
 	fs.StringVar(&v.Correction, "correction", "holm", "adjustment of the p-values of the comparisons a run makes together (every pair\nand metric; each slice's apart): holm (family-wise error), bh (Benjamini-Hochberg,\nfalse discovery rate) or none")
 	RegisterClicks(fs, &v.Clicks)
+	RegisterTeams(fs, &v.Teams)
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.StringVar(&v.MaxGroupBytes, "max-group-bytes", bytesize.Format(pipeline.DefaultMaxGroupBytes), "a query holding more bytes than this is an error rather than an out-of-memory:\nits ids' and values' bytes and some 100 bytes a row for its evaluation\n(at most 1GiB; under --unsorted at most an eighth of --mem-limit)")
 	return v
@@ -406,6 +414,9 @@ func (v *Values) Resolve() (*Settings, error) {
 	if err := v.Clicks.resolve(s); err != nil {
 		return nil, err
 	}
+	if err := v.Teams.resolve(s); err != nil {
+		return nil, err
+	}
 	if err := s.Columns.Check(); err != nil {
 		return nil, usageErr{err}
 	}
@@ -500,7 +511,8 @@ const MaxReplicateBytes = 1 << 30
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
 		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
-		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS}
+		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS,
+		Teams: s.Teams}
 }
 
 // CheckFormat checks a --format value.

@@ -136,4 +136,8 @@ type List struct {
 	// its logged position, in [0, 1]: the IPS estimates divide each click
 	// by it (Options.PropClip at least). Those metrics need it.
 	Prop []float64
+	// Team, when non-nil, holds the team of an interleaved list that
+	// contributed each row: 0 for team A, 1 for team B. The interleaving
+	// outcome needs it.
+	Team []uint8
 }

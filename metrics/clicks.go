@@ -51,7 +51,7 @@ func (e *Evaluator) clickValues(l *List, n int, out []float64) {
 	for j := range e.ms {
 		m := &e.ms[j]
 		if families[m.Kind].needs&needClicks != 0 {
-			out[j] = e.clickValue(m, n)
+			out[j] = e.clickValue(l, m, n)
 		}
 	}
 }
@@ -121,8 +121,9 @@ func (e *Evaluator) clickWeight(l *List) {
 // the clip. Both are 0 unless an IPS estimate is among the metrics.
 func (e *Evaluator) ClickWeight() (w float64, clipped int) { return e.weight, e.clipped }
 
-// clickValue is one click metric from e.cgs, for a ranking of n rows.
-func (e *Evaluator) clickValue(m *Metric, n int) float64 {
+// clickValue is one click metric from e.cgs, for a ranking of n rows of
+// l.
+func (e *Evaluator) clickValue(l *List, m *Metric, n int) float64 {
 	p := cutAt(m.K, n)
 	switch m.Kind {
 	case KindAbandon:
@@ -136,6 +137,8 @@ func (e *Evaluator) clickValue(m *Metric, n int) float64 {
 		}
 		g := e.cgs[0]
 		return float64(g.s) + float64(g.m+1)/float64(g.r+1)
+	case KindInterleave:
+		return e.interleaveValue(l, n)
 	case KindLastClick:
 		if len(e.cgs) == 0 {
 			return math.NaN()

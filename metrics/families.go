@@ -87,10 +87,12 @@ const (
 	KindSNIPSClicks
 	KindSNIPSP
 	KindSNIPSDCG
+	// the outcome of an interleaved list (interleave.go)
+	KindInterleave
 )
 
 // lastKind is the last Kind: families has one entry for each up to it.
-const lastKind = KindSNIPSDCG
+const lastKind = KindInterleave
 
 // ValueRange says where a metric's values lie.
 type ValueRange int
@@ -162,17 +164,22 @@ func (m Metric) Better() int {
 // noBetter is family.better of a metric with no better direction.
 const noBetter = 2
 
+// Teams reports whether m reads each row's team of an interleaved list
+// (List.Team): the interleaving outcome, whose values are +1, -1 and 0
+// (its summary counts them: wins, losses and ties).
+func (m Metric) Teams() bool { return families[m.Kind].needs&needTeam != 0 }
+
 // Ratio reports whether m's summary is a ratio of sums (AggRatio).
 func (m Metric) Ratio() bool { return families[m.Kind].agg == AggRatio }
 
 // Missing is m's value for a query a system did not return (--missing
 // zero, and trec_eval's -c): what an empty ranking scores. It is NaN for
-// the correlations and the click ranks (undefined), 1 for num_q (the query
-// counts) and abandon (nothing clicked), gm_map's logarithm of its floor,
-// and 0 for every other metric.
+// the correlations, the click ranks and the interleaving outcome
+// (undefined), 1 for num_q (the query counts) and abandon (nothing
+// clicked), gm_map's logarithm of its floor, and 0 for every other metric.
 func (m Metric) Missing() float64 {
 	switch {
-	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick:
+	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick, m.Kind == KindInterleave:
 		return math.NaN()
 	case m.Kind == KindNumQ, m.Kind == KindAbandon:
 		return 1
@@ -216,7 +223,7 @@ const (
 
 // needs says what a family's value reads beyond the sums every sweep keeps
 // (rel, cg, ap, rr, hit).
-type needs uint8
+type needs uint16
 
 const (
 	needDCG    needs = 1 << iota // the DCG sums, down to the family's cut
@@ -227,6 +234,7 @@ const (
 	needRels                     // trec_eval's ranked judgments, levels and gains (trecrels.go)
 	needClicks                   // no sweep: the click metrics, computed apart for every impression (clicks.go)
 	needProp                     // the rows' propensities (List.Prop): the IPS estimates
+	needTeam                     // the rows' teams (List.Team): the interleaving outcome
 )
 
 // family is one metric family; families holds them by Kind.
@@ -582,6 +590,14 @@ var families = [...]family{
 		names: []string{"snips_dcg"}, cut: cutOptional,
 		rng: RangeOpen, needs: needClicks | needProp, agg: AggRatio, help: "ips_dcg@k over the click weight (SNIPS)",
 	},
+	// interleave = +1 when the rows of team B hold more clicks than team
+	// A's (B wins), −1 when team A's do (A wins), 0 when both hold the same
+	// number > 0 (a tie); undefined without a click. Its mean is the
+	// preference Δ = (wins_B − wins_A) / (wins + losses + ties).
+	KindInterleave: {
+		names: []string{"interleave", "interleaving"}, cut: cutNone,
+		rng: RangeSigned, needs: needClicks | needTeam, help: "team B wins 1, A wins -1, tie 0 (none: left out)",
+	},
 }
 
 // value is m's value from a, the sums of the ranking down to m's cut, and
@@ -652,8 +668,8 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 	case KindKendall, KindSpearman:
 		panic("metrics: value of a correlation") // Eval leaves them to corr.go
 	case KindClicks, KindCTR, KindAbandon, KindFirstClick, KindLastClick, KindIPSClicks, KindIPSP, KindIPSDCG,
-		KindSNIPSClicks, KindSNIPSP, KindSNIPSDCG:
-		panic("metrics: value of a click metric") // clicks.go
+		KindSNIPSClicks, KindSNIPSP, KindSNIPSDCG, KindInterleave:
+		panic("metrics: value of a click metric") // clicks.go, interleave.go
 	default:
 		panic("metrics: value of a measure computed apart") // trecm.go
 	}

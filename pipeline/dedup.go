@@ -121,6 +121,9 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 		if len(g.Prop) > 0 {
 			g.Prop[kept] = g.Prop[i]
 		}
+		if len(g.Team) > 0 {
+			g.Team[kept] = g.Team[i]
+		}
 		for _, xs := range g.XScore {
 			xs[kept] = xs[i]
 		}
@@ -137,6 +140,9 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 	}
 	if len(g.Prop) > 0 {
 		g.Prop = g.Prop[:kept]
+	}
+	if len(g.Team) > 0 {
+		g.Team = g.Team[:kept]
 	}
 	for c := range g.XScore {
 		g.XScore[c] = g.XScore[c][:kept]

@@ -26,6 +26,9 @@ type Group struct {
 	// Prop holds each row's propensity of examination (Rules.Propensity);
 	// empty when the run reads none.
 	Prop []float64
+	// Team holds each row's team (Rules.Teams: TeamA or TeamB); empty
+	// when the run reads none.
+	Team []uint8
 }
 
 // N is the number of rows.
@@ -39,6 +42,7 @@ func (g *Group) Reset() {
 	g.Label = g.Label[:0]
 	g.Rank = g.Rank[:0]
 	g.Prop = g.Prop[:0]
+	g.Team = g.Team[:0]
 	g.Where = g.Where[:0]
 	g.Doc.Reset()
 	g.Key.Reset()
@@ -61,7 +65,7 @@ func (g *Group) Bytes() int64 {
 	for _, xs := range g.XScore {
 		vals += len(xs)
 	}
-	b := int64(len(g.ID)+len(g.Key.Buf)+4*max(0, len(g.Key.Off)-1)) + 8*int64(vals) + evalRowBytes*int64(g.N())
+	b := int64(len(g.ID)+len(g.Key.Buf)+4*max(0, len(g.Key.Off)-1)+len(g.Team)) + 8*int64(vals) + evalRowBytes*int64(g.N())
 	if g.hasDoc() {
 		b += int64(len(g.Doc.Buf)) + 4*int64(len(g.Doc.Off)-1)
 	}
@@ -80,6 +84,7 @@ const (
 	encRank
 	encDoc
 	encProp
+	encTeam
 )
 
 // AppendBinary appends g in the form that crosses a spill file or a
@@ -122,6 +127,9 @@ func (g *Group) AppendBinary(b []byte) []byte {
 		if flags&encProp != 0 {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Prop[i]))
 		}
+		if flags&encTeam != 0 {
+			b = append(b, g.Team[i])
+		}
 	}
 	return b
 }
@@ -140,6 +148,9 @@ func (g *Group) columns() byte {
 	}
 	if len(g.Prop) > 0 {
 		flags |= encProp
+	}
+	if len(g.Team) > 0 {
+		flags |= encTeam
 	}
 	return flags
 }
@@ -202,7 +213,7 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	if d.Err() != nil {
 		return d.Err()
 	}
-	if flags&^(encScore|encRank|encDoc|encProp) != 0 {
+	if flags&^(encScore|encRank|encDoc|encProp|encTeam) != 0 {
 		return fmt.Errorf("unknown column flags %#x: %w", flags, ErrEncoding)
 	}
 	// one log's extra score columns, all or none (lockstep logs have none)
@@ -257,6 +268,13 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 		}
 		if flags&encProp != 0 {
 			g.Prop = append(g.Prop, d.Float64())
+		}
+		if flags&encTeam != 0 {
+			tm := d.Byte()
+			if tm > TeamB && d.Err() == nil {
+				return fmt.Errorf("team %d: %w", tm, ErrEncoding)
+			}
+			g.Team = append(g.Team, tm)
 		}
 	}
 	if d.Err() != nil {

@@ -111,6 +111,9 @@ func copyBatch(dst, src *reader.Batch) {
 	for c := range src.Numbers {
 		dst.Numbers[c] = append(dst.Numbers[c], src.Numbers[c]...)
 	}
+	for c := range src.Texts {
+		copyStrings(&dst.Texts[c], &src.Texts[c])
+	}
 }
 
 func copyStrings(dst, src *reader.Strings) {

@@ -68,6 +68,9 @@ type Rules struct {
 	// Propensity gives each row its propensity of examination, for the
 	// IPS estimates (propensity.go).
 	Propensity Propensity
+	// Teams names the teams of an interleaved list, which each row
+	// carries, for the interleaving outcome (teams.go).
+	Teams Teams
 }
 
 // Judgments are a qrels file's labels (reader.Qrels). Both methods are
@@ -218,6 +221,12 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 			return err
 		}
 	}
+	if r.Teams.On() {
+		var err error
+		if g.Team, err = t.appendTeams(g.Team, b, i, j); err != nil {
+			return err
+		}
+	}
 	if len(b.Doc.Off) > 1 {
 		g.Doc.Buf = append(g.Doc.Buf, b.Doc.Buf[b.Doc.Off[i]:b.Doc.Off[j]]...)
 		base := int32(len(g.Doc.Buf)) - b.Doc.Off[j]
@@ -246,6 +255,9 @@ func (r *Rules) batchColumns(b *reader.Batch) byte {
 	}
 	if r.Propensity.From != PropNone {
 		flags |= encProp
+	}
+	if r.Teams.On() {
+		flags |= encTeam
 	}
 	return flags
 }

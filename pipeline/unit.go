@@ -123,6 +123,9 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	if len(g.Prop) > 0 {
 		l.Prop = g.Prop
 	}
+	if len(g.Team) > 0 {
+		l.Team = g.Team
+	}
 	if u.r.NoteBinaryLabels && !u.nonBinary {
 		u.labels = u.labels || len(g.Label) > 0
 		for _, y := range g.Label {

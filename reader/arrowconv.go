@@ -84,6 +84,8 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 			b.ExtraScore[r.x], err = cv.floats(b.ExtraScore[r.x], arr, lo, hi)
 		case kNumber:
 			b.Numbers[r.x], err = cv.floats(b.Numbers[r.x], arr, lo, hi)
+		case kText:
+			err = cv.text(&b.Texts[r.x], arr, lo, hi, r, unit, before)
 		}
 		if err != nil {
 			return err
@@ -94,8 +96,8 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 }
 
 func (cv *converter) null(r colReq, unit int, row int64) error {
-	if r.kind == kExtra {
-		return fmt.Errorf("%s: %q (a slice column) is null; every row needs a value: %w", cv.where(unit, row), r.name, ErrValue)
+	if r.kind == kExtra || r.kind == kText {
+		return fmt.Errorf("%s: %q (%s) is null; every row needs a value: %w", cv.where(unit, row), r.name, r.role(), ErrValue)
 	}
 	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), r.name, ErrValue)
 }

@@ -16,14 +16,15 @@ const (
 	kExtra      = nFields + iota // a slice column (Columns.Extra), read as text
 	kExtraScore                  // a further score column (Columns.ExtraScore)
 	kNumber                      // a numeric column of a run's rules (Columns.Numbers)
+	kText                        // a text column of a run's rules (Columns.Texts)
 )
 
 // colReq is one column a columnar reader must find.
 type colReq struct {
 	name string
-	kind int // fQuery..fRank, kExtra, kExtraScore or kNumber
-	x    int // index in Columns.Extra, Columns.ExtraScore or Columns.Numbers
-	// what and flag name a kNumber column in messages (Numeric.Role, Flag)
+	kind int // fQuery..fRank, kExtra, kExtraScore, kNumber or kText
+	x    int // index in Columns.Extra, ExtraScore, Numbers or Texts
+	// what and flag name a kNumber or kText column in messages (Named.Role, Flag)
 	what, flag string
 	optional   bool // may be absent or null (the doc column with DocOptional)
 }
@@ -44,6 +45,9 @@ func (c Columns) requests() []colReq {
 	for x, n := range c.Numbers {
 		rs = append(rs, colReq{name: n.Name, kind: kNumber, x: x, what: n.Role, flag: n.Flag})
 	}
+	for x, n := range c.Texts {
+		rs = append(rs, colReq{name: n.Name, kind: kText, x: x, what: n.Role, flag: n.Flag})
+	}
 	return rs
 }
 
@@ -54,7 +58,7 @@ func (r colReq) role() string {
 		return "a slice column"
 	case kExtraScore:
 		return "a score column"
-	case kNumber:
+	case kNumber, kText:
 		return r.what
 	}
 	return "the " + fieldRole[r.kind] + " column"
@@ -62,7 +66,7 @@ func (r colReq) role() string {
 
 // flagName is the flag that names the request's column.
 func (r colReq) flagName() string {
-	if r.kind == kNumber {
+	if r.kind == kNumber || r.kind == kText {
 		return r.flag
 	}
 	return kindFlag(r.kind)
@@ -77,7 +81,7 @@ func (r colReq) types() string {
 		return "float, integer or decimal"
 	case fLabel:
 		return "integer, float or boolean"
-	case kExtra:
+	case kExtra, kText:
 		return "string, dictionary of strings, integer, float, boolean, date or decimal"
 	}
 	return "integer, or float of whole numbers"
@@ -126,7 +130,7 @@ func accepts(kind int, dt arrow.DataType) bool {
 		return isFloat(id) || isInt(id) || isDecimal(id)
 	case fLabel:
 		return isFloat(id) || isInt(id) || id == arrow.BOOL
-	case kExtra:
+	case kExtra, kText:
 		if d, ok := dt.(*arrow.DictionaryType); ok {
 			v := d.ValueType.ID()
 			return isStringish(v) || isInt(v)

@@ -409,6 +409,8 @@ func (l *csvLayout) value(b *Batch, c *colReq, v []byte, line int64) error {
 		b.Doc.Append(v)
 	case kExtra:
 		b.Extra[c.x].Append(v)
+	case kText:
+		b.Texts[c.x].Append(v)
 	case fRank:
 		r, bad := parseRank(v)
 		switch bad {

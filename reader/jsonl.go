@@ -44,8 +44,8 @@ func kindFlag(kind int) string {
 	return roleFlag[kind]
 }
 
-// maxExtra bounds Columns.Extra plus Columns.ExtraScore, so one word can
-// record which of them a line has.
+// maxExtra bounds Columns.Extra, Texts, ExtraScore and Numbers together,
+// so one word can record which of them a line has.
 const maxExtra = 64
 
 // jsonl parses JSON lines, one object a line, into batches: each decoder
@@ -68,16 +68,17 @@ type jsonl struct {
 	// Extra and ExtraScore columns: their keys, and the current line's
 	// values (one scratch buffer per text column, as several may need
 	// unescaping on one line).
-	xkeys []string // Extra, ExtraScore, then Numbers
-	// xnumbers are Numbers, whose values follow ExtraScore's in xnum
-	xnumbers []Numeric
+	xkeys []string // Extra, Texts, ExtraScore, then Numbers
+	// texts and numbers are Texts, whose values follow Extra's in xtext,
+	// and Numbers, whose values follow ExtraScore's in xnum
+	texts, numbers []Named
 	// byLen[n] has bit f set when field f is read and its name is n
 	// bytes long (anyLen: every field read), xLen[n] when a name in xkeys
 	// is.
 	byLen    [32]uint8
 	anyLen   uint8
 	xLen     [32]bool
-	nxText   int // how many of xkeys are text columns
+	nxText   int // how many of xkeys are text columns (Extra, then Texts)
 	xseen    uint64
 	xtext    [][]byte
 	xnum     []float64
@@ -117,15 +118,19 @@ func newJSONLParser(name string, cols Columns, opt Options) *jsonl {
 		name: name, bs: opt.batchSize(), docOpt: cols.DocOptional,
 		keys: [nFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
 	}
-	if n := len(cols.Extra) + len(cols.ExtraScore) + len(cols.Numbers); n > 0 {
-		j.xkeys = append(append([]string{}, cols.Extra...), cols.ExtraScore...)
+	if n := len(cols.Extra) + len(cols.Texts) + len(cols.ExtraScore) + len(cols.Numbers); n > 0 {
+		j.xkeys = append([]string{}, cols.Extra...)
+		for _, c := range cols.Texts {
+			j.xkeys = append(j.xkeys, c.Name)
+		}
+		j.xkeys = append(j.xkeys, cols.ExtraScore...)
 		for _, c := range cols.Numbers {
 			j.xkeys = append(j.xkeys, c.Name)
 		}
-		j.xnumbers = cols.Numbers
-		j.nxText = len(cols.Extra)
-		j.xtext = make([][]byte, len(cols.Extra))
-		j.xScratch = make([][]byte, len(cols.Extra))
+		j.texts, j.numbers = cols.Texts, cols.Numbers
+		j.nxText = len(cols.Extra) + len(cols.Texts)
+		j.xtext = make([][]byte, j.nxText)
+		j.xScratch = make([][]byte, j.nxText)
 		j.xnum = make([]float64, len(cols.ExtraScore)+len(cols.Numbers))
 	}
 	for f, k := range j.keys {
@@ -256,6 +261,9 @@ func (j *jsonl) parse(s []byte) error {
 	for c := range b.Extra {
 		b.Extra[c].Append(j.xtext[c])
 	}
+	for c := range b.Texts {
+		b.Texts[c].Append(j.xtext[len(b.Extra)+c])
+	}
 	for c := range b.ExtraScore {
 		b.ExtraScore[c] = append(b.ExtraScore[c], j.xnum[c])
 	}
@@ -307,23 +315,34 @@ func (j *jsonl) fieldNames(s []byte) string {
 	return "the line has fields " + listNames(names)
 }
 
+// xnamed is extra column x when it is one of Texts or Numbers.
+func (j *jsonl) xnamed(x int) (Named, bool) {
+	if n := x - (j.nxText - len(j.texts)); x < j.nxText && n >= 0 {
+		return j.texts[n], true
+	}
+	if n := x - (len(j.xkeys) - len(j.numbers)); n >= 0 {
+		return j.numbers[n], true
+	}
+	return Named{}, false
+}
+
 func (j *jsonl) xrole(x int) string {
+	if c, ok := j.xnamed(x); ok {
+		return c.Role
+	}
 	if x < j.nxText {
 		return "a slice column"
-	}
-	if n := x - (len(j.xkeys) - len(j.xnumbers)); n >= 0 {
-		return j.xnumbers[n].Role
 	}
 	return "a score column"
 }
 
 // xflag is the flag that names extra column x.
 func (j *jsonl) xflag(x int) string {
+	if c, ok := j.xnamed(x); ok {
+		return c.Flag
+	}
 	if x < j.nxText {
 		return kindFlag(kExtra)
-	}
-	if n := x - (len(j.xkeys) - len(j.xnumbers)); n >= 0 {
-		return j.xnumbers[n].Flag
 	}
 	return kindFlag(kExtraScore)
 }
@@ -348,16 +367,16 @@ func (j *jsonl) extraValue(s []byte, p, x int) (int, error) {
 		j.xtext[x] = v
 		return np, err
 	case '{', '[':
-		return p, j.fail(ErrValue, "%q (a slice column) must be a string, number or boolean, found %s", j.xkeys[x], quoteSnippet(s[p:]))
+		return p, j.fail(ErrValue, "%q (%s) must be a string, number or boolean, found %s", j.xkeys[x], j.xrole(x), quoteSnippet(s[p:]))
 	}
 	tok, e := j.token(s, p)
 	if string(tok) == "null" {
-		return e, j.fail(ErrValue, "%q (a slice column) is null; every row needs a value", j.xkeys[x])
+		return e, j.fail(ErrValue, "%q (%s) is null; every row needs a value", j.xkeys[x], j.xrole(x))
 	}
 	if string(tok) != "true" && string(tok) != "false" {
 		var ok bool
 		if tok, e, ok = j.jsonNumber(s, p); !ok {
-			return e, j.fail(ErrValue, "%q (a slice column) must be a string, number or boolean, found %s%s", j.xkeys[x], quoteSnippet(valueText(s, p, tok)), numberHint(tok))
+			return e, j.fail(ErrValue, "%q (%s) must be a string, number or boolean, found %s%s", j.xkeys[x], j.xrole(x), quoteSnippet(valueText(s, p, tok)), numberHint(tok))
 		}
 	}
 	j.xtext[x] = tok

@@ -245,7 +245,7 @@ func (c Columns) Check() error {
 		}
 		return fmt.Errorf("column %q is named for two roles: %s and %s: %w", r.name, first, r.role(), ErrColumn)
 	}
-	if n := len(c.Extra) + len(c.ExtraScore) + len(c.Numbers); n > maxExtra {
+	if n := len(c.Extra) + len(c.ExtraScore) + len(c.Numbers) + len(c.Texts); n > maxExtra {
 		return fmt.Errorf("%d extra columns: at most %d: %w", n, maxExtra, ErrColumn)
 	}
 	return nil

@@ -39,15 +39,19 @@ type Columns struct {
 	// Numbers are further numeric columns read like Score for a run's
 	// rules about rows (the click metrics' propensity or logged position),
 	// each named in messages by its role and the flag that names it.
-	Numbers []Numeric
+	Numbers []Named
+	// Texts are further columns read as text, like Extra, for a run's
+	// rules about rows (the team of an interleaved list), each row its
+	// own value; named in messages as Numbers are.
+	Texts []Named
 	// DocOptional lets rows lack the doc column (their doc id is empty);
 	// otherwise a row without it is an error.
 	DocOptional bool
 }
 
-// Numeric is a numeric column of Columns.Numbers: its name, its role in
+// Named is a column of Columns.Numbers or Texts: its name, its role in
 // messages ("the propensity column") and its flag ("--propensity-col").
-type Numeric struct{ Name, Role, Flag string }
+type Named struct{ Name, Role, Flag string }
 
 // Strings is a column of byte strings packed into one buffer, so a batch of
 // any size costs two allocations that are reused from batch to batch.
@@ -90,9 +94,10 @@ type Batch struct {
 	// of Columns.ExtraScore[c]. Both are nil when none are asked for.
 	Extra      []Strings
 	ExtraScore [][]float64
-	// Numbers[c] holds the values of Columns.Numbers[c]; nil when none are
-	// asked for.
+	// Numbers[c] holds the values of Columns.Numbers[c], Texts[c] those
+	// of Columns.Texts[c]; nil when none are asked for.
 	Numbers [][]float64
+	Texts   []Strings
 	// Pos is the 1-based line (text formats) or row within the file
 	// (columnar formats) of each row, for error messages.
 	Pos []int64
@@ -132,6 +137,9 @@ func (b *Batch) Reset() {
 	for c := range b.Numbers {
 		b.Numbers[c] = b.Numbers[c][:0]
 	}
+	for c := range b.Texts {
+		b.Texts[c].Reset()
+	}
 }
 
 // ResetLike empties b and gives it the columns of t: the same source and
@@ -147,6 +155,7 @@ func (b *Batch) ResetLike(t *Batch) {
 	b.Extra = resizeNil(b.Extra, t.Extra)
 	b.ExtraScore = resizeNil(b.ExtraScore, t.ExtraScore)
 	b.Numbers = resizeNil(b.Numbers, t.Numbers)
+	b.Texts = resizeNil(b.Texts, t.Texts)
 	b.Reset()
 }
 
@@ -186,6 +195,9 @@ func (c Columns) shape(source string) *Batch {
 	}
 	if len(c.Numbers) > 0 {
 		b.Numbers = make([][]float64, len(c.Numbers))
+	}
+	if len(c.Texts) > 0 {
+		b.Texts = make([]Strings, len(c.Texts))
 	}
 	return b
 }

@@ -46,9 +46,19 @@ type header struct {
 	Correction   string `json:"correction,omitempty"`
 	// IPS is where the IPS estimates' propensities came from, left out
 	// without them (a state written before they existed reads the same).
-	IPS    *ipsHeader `json:"ips,omitempty"`
-	Labels string     `json:"labels"`
-	Inputs []string   `json:"inputs"`
+	IPS *ipsHeader `json:"ips,omitempty"`
+	// Teams are the interleaving outcome's team column and teams, left
+	// out without it.
+	Teams  *teamsHeader `json:"teams,omitempty"`
+	Labels string       `json:"labels"`
+	Inputs []string     `json:"inputs"`
+}
+
+// teamsHeader is summary.Teams.
+type teamsHeader struct {
+	Col string `json:"team_col"`
+	A   string `json:"a"`
+	B   string `json:"b"`
 }
 
 // ipsHeader is summary.IPS and the clip, as the click flags give them.
@@ -101,6 +111,9 @@ func headerOf(r *summary.Run) header {
 	if r.IPS.On() {
 		h.IPS = &ipsHeader{PropensityCol: r.IPS.PropensityCol, PositionCol: r.IPS.PositionCol, PositionBias: r.IPS.PositionBias,
 			Clip: r.Options.PropClip}
+	}
+	if r.Teams.On() {
+		h.Teams = &teamsHeader{Col: r.Teams.Col, A: r.Teams.A, B: r.Teams.B}
 	}
 	return h
 }
@@ -157,6 +170,9 @@ func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
 	if h.IPS != nil {
 		v.Clicks = evalflags.ClickValues{PropensityCol: h.IPS.PropensityCol, PositionCol: h.IPS.PositionCol,
 			PositionBias: h.IPS.PositionBias, PropensityClip: h.IPS.Clip}
+	}
+	if h.Teams != nil {
+		v.Teams = evalflags.TeamValues{TeamCol: h.Teams.Col, Teams: h.Teams.A + "," + h.Teams.B}
 	}
 	if len(h.Slices) == 0 {
 		v.MaxSlices = pipeline.DefaultMaxSlices // not recorded without slices

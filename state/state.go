@@ -235,7 +235,17 @@ func (s *State) check(want *aggregate.Layout, n int) error {
 	for _, m := range s.Run.Evaluated() {
 		ranges = append(ranges, pipeline.RangeOf(m))
 	}
-	return s.Agg.Check(ranges)
+	if err := s.Agg.Check(ranges); err != nil {
+		return err
+	}
+	for m, mt := range s.Run.Metrics {
+		if mt.Teams() {
+			if err := s.Agg.CheckOutcomes(m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // orDefault is a header field's value as a mismatch names it: a field

@@ -12,7 +12,7 @@ import (
 func (r *Results) JSON() []byte {
 	c := r.Run
 	b := []byte("{\n  \"metrics\": {")
-	b = appendMetrics(b, c, r.sys[0], r.bootOf(0), "\n    ")
+	b = appendMetrics(b, c, r.sys[0], r.outc[0], r.bootOf(0), "\n    ")
 	b = append(b, "\n  }"...)
 	b = appendTotals(b, r.Agg.Sys[0], c.DedupFirst)
 	if c.IPS.On() {
@@ -55,7 +55,7 @@ func (r *Results) JSON() []byte {
 }
 
 // appendMetrics writes the members of a metrics object, each after sep.
-func appendMetrics(b []byte, c *Run, sums []aggregate.Summary, boot [][2]float64, sep string) []byte {
+func appendMetrics(b []byte, c *Run, sums []aggregate.Summary, outs []*aggregate.Outcomes, boot [][2]float64, sep string) []byte {
 	for i, m := range c.Metrics {
 		if i > 0 {
 			b = append(b, ',')
@@ -75,6 +75,7 @@ func appendMetrics(b []byte, c *Run, sums []aggregate.Summary, boot [][2]float64
 			b = append(b, `, "ci95_bootstrap": `...)
 			b = appendInterval(b, boot[i][0], boot[i][1])
 		}
+		b = appendOutcomes(b, outs, i)
 		b = append(b, '}')
 	}
 	return b
@@ -113,7 +114,7 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary,
 		b = strconv.AppendInt(b, r.Agg.Clipped(s), 10)
 	}
 	b = append(b, `, "metrics": {`...)
-	b = appendMetrics(b, c, sums, boot, " ")
+	b = appendMetrics(b, c, sums, r.outc[s], boot, " ")
 	return append(b, "}}"...)
 }
 
@@ -182,7 +183,7 @@ func appendSlice(b []byte, c *Run, r *Results, sr *sliceResult) []byte {
 	b = append(b, `}, "rows": `...)
 	b = appendSliceCounts(b, sr.sl, 0, false)
 	b = append(b, `, "metrics": {`...)
-	b = appendMetrics(b, c, sr.sys[0], nil, " ")
+	b = appendMetrics(b, c, sr.sys[0], sr.outc[0], nil, " ")
 	b = append(b, '}')
 	if r.nsys > 1 {
 		b = append(b, `, "systems": [`...)
@@ -195,7 +196,7 @@ func appendSlice(b []byte, c *Run, r *Results, sr *sliceResult) []byte {
 			b = append(b, `, "rows": `...)
 			b = appendSliceCounts(b, sr.sl, s, true)
 			b = append(b, `, "metrics": {`...)
-			b = appendMetrics(b, c, sr.sys[s], nil, " ")
+			b = appendMetrics(b, c, sr.sys[s], sr.outc[s], nil, " ")
 			b = append(b, "}}"...)
 		}
 		b = append(b, `], "comparison": [`...)

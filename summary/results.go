@@ -20,6 +20,9 @@ type Results struct {
 	nsys int
 	sys  [][]aggregate.Summary // per system, per metric
 	boot [][][2]float64        // per system, per metric; nil without a bootstrap
+	// outc holds per system the interleaving counts (outcomesOf); nil
+	// without the interleave metric
+	outc [][]*aggregate.Outcomes
 	// pairs holds per pair of systems (Layout.Pairs), per metric, the
 	// comparison.
 	pairs   [][]aggregate.Paired
@@ -33,6 +36,7 @@ type sliceResult struct {
 	key   []string
 	sl    *aggregate.Slice
 	sys   [][]aggregate.Summary
+	outc  [][]*aggregate.Outcomes // per system, as Results.outc
 	pairs [][]aggregate.Paired
 }
 
@@ -59,6 +63,7 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 			}
 		}
 		r.sys = append(r.sys, sums)
+		r.outc = append(r.outc, outcomesOf(run, func(m int) (aggregate.Outcomes, error) { return a.SysOutcomes(s, m) }))
 		if a.Boot != nil {
 			bs := make([][2]float64, nc)
 			for m := range bs {
@@ -104,6 +109,7 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 					sums[m] = Summarize(run.Metrics[m], &st)
 				}
 				sr.sys = append(sr.sys, sums)
+				sr.outc = append(sr.outc, outcomesOf(run, func(m int) (aggregate.Outcomes, error) { return sr.sl.SliceOutcomes(s, m) }))
 			}
 			sr.pairs = sr.sl.Pairs(a.L, run.Correction)
 		}

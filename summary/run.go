@@ -73,7 +73,17 @@ type Run struct {
 	// IPS says where the IPS estimates' propensities came from; zero
 	// without IPS estimates. Their clip is Options.PropClip.
 	IPS IPS
+	// Teams names the team column of an interleaved list and the values
+	// of its two teams; zero without the interleave metric.
+	Teams Teams
 }
+
+// Teams are the team column of an interleaved list (Col) and the values
+// that name its teams, A (the baseline) and B.
+type Teams struct{ Col, A, B string }
+
+// On reports whether the run reads teams.
+func (t Teams) On() bool { return t.Col != "" }
 
 // IPS names the source of the propensities of the IPS estimates: a
 // column (PropensityCol), or a position-based model (PositionBias, in its
@@ -172,6 +182,12 @@ func AppendOptions(b []byte, c *Run) []byte {
 		}
 		b = append(b, `, "propensity_clip": `...)
 		b = AppendJSONFloat(b, c.Options.PropClip)
+	}
+	if c.Teams.On() {
+		b = append(b, `, "team_col": `...)
+		b = AppendJSONString(b, []byte(c.Teams.Col))
+		b = append(b, `, "teams": `...)
+		b = appendStrings(b, []string{c.Teams.A, c.Teams.B})
 	}
 	if len(c.Slices) > 0 {
 		b = append(b, `, "by": `...)

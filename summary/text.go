@@ -42,6 +42,7 @@ func (r *Results) Text() []byte {
 			}
 			w.WriteByte('\n')
 		}
+		writeOutcomes(&w, c, r.outc[s])
 		if r.nsys > 1 {
 			w.WriteByte('\n')
 		}

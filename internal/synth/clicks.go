@@ -101,6 +101,22 @@ func (t ClickTruth) StdErr(i int) float64 {
 	return math.Sqrt(v / float64(t.Impressions))
 }
 
+// drawGrade draws a hidden graded relevance y in 0..4, skewed toward 0
+// as in a log: P(y) = 0.5, 0.25, 0.13, 0.08, 0.04.
+func drawGrade(rng *rand.Rand) int {
+	switch u := rng.Float64(); {
+	case u < 0.5:
+		return 0
+	case u < 0.75:
+		return 1
+	case u < 0.88:
+		return 2
+	case u < 0.96:
+		return 3
+	}
+	return 4
+}
+
 func (c *ClickSim) impression() {
 	c.q++
 	n := c.docs
@@ -111,18 +127,7 @@ func (c *ClickSim) impression() {
 	prods := make([]float64, n)
 	ys := make([]int, n)
 	for d := range n {
-		y := 0
-		switch u := c.rng.Float64(); {
-		case u < 0.5:
-		case u < 0.75:
-			y = 1
-		case u < 0.88:
-			y = 2
-		case u < 0.96:
-			y = 3
-		default:
-			y = 4
-		}
+		y := drawGrade(c.rng)
 		ys[d] = y
 		prods[d] = math.Round((float64(y)+c.rng.NormFloat64()*1.2)*1e6) / 1e6
 		c.cands = append(c.cands, math.Round((float64(y)+c.rng.NormFloat64()*0.8)*1e6)/1e6)

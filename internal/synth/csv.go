@@ -87,6 +87,9 @@ func (s *delimitedSink) add(r *Row) error {
 		b = strconv.AppendInt(append(b, s.sep), r.Position, 10)
 		b = appendNumber(append(b, s.sep), r.Propensity)
 	}
+	if s.l.team {
+		b = s.text(append(b, s.sep), r.Team)
+	}
 	b = append(b, '\n')
 	s.buf = b
 	_, err := s.bw.Write(b)

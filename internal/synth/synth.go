@@ -38,6 +38,9 @@ type Row struct {
 	Position   int64
 	Propensity float64
 	HasClicks  bool
+	// Team is the team of an interleaved list that contributed the row,
+	// written as "team" when not empty (InterleaveSim sets it).
+	Team string
 }
 
 // Source yields rows in order; Next returns false at the end.

@@ -203,6 +203,10 @@ func (s *jsonlSink) add(r *Row) error {
 		b = append(b, `,"propensity":`...)
 		b = appendNumber(b, r.Propensity)
 	}
+	if r.Team != "" {
+		b = append(b, `,"team":`...)
+		b = appendJSONString(b, r.Team)
+	}
 	b = append(b, "}\n"...)
 	s.buf = b
 	_, err := s.bw.Write(b)
@@ -254,11 +258,11 @@ func (s *jsonlSink) close() error {
 func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, layout{}) }
 
 // layout is which optional columns a file has, as its first row shows.
-type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank, clicks bool }
+type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank, clicks, team bool }
 
 func layoutOf(r *Row) layout {
 	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, scoreD: r.HasScoreD,
-		rank: r.HasRank, clicks: r.HasClicks}
+		rank: r.HasRank, clicks: r.HasClicks, team: r.Team != ""}
 }
 
 func schema(floatLabels bool, l layout) *arrow.Schema {
@@ -292,6 +296,9 @@ func schema(floatLabels bool, l layout) *arrow.Schema {
 	if l.clicks {
 		fields = append(fields, arrow.Field{Name: "position", Type: arrow.PrimitiveTypes.Int64},
 			arrow.Field{Name: "propensity", Type: arrow.PrimitiveTypes.Float64})
+	}
+	if l.team {
+		fields = append(fields, arrow.Field{Name: "team", Type: arrow.BinaryTypes.String})
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -365,6 +372,10 @@ func (s *recordSink) add(r *Row) error {
 	if s.l.clicks {
 		s.b.Field(f).(*array.Int64Builder).Append(r.Position)
 		s.b.Field(f + 1).(*array.Float64Builder).Append(r.Propensity)
+		f += 2
+	}
+	if s.l.team {
+		s.b.Field(f).(*array.StringBuilder).Append(r.Team)
 	}
 	if s.n++; s.n == s.opt.batch() {
 		return s.flush()

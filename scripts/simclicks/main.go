@@ -24,6 +24,17 @@
 //
 //	go run ./scripts/simclicks -impressions 1000000 -o /tmp/sim.jsonl.zst -table /tmp/rankeval
 //	go run ./scripts/simclicks -impressions 100000 -seeds 20 -o /tmp/sim.jsonl.zst -table /tmp/rankeval
+//
+// With -interleave it simulates team-draft interleaving of two rankers
+// instead (internal/synth.InterleaveSim: the shown list's rows carry the
+// team, A or B, that contributed them; clicks from the same model) and
+// prints the truth, the preference Δ that the click model gives on the
+// lists shown; with -table, rankeval's interleave outcome (wins, losses,
+// ties, Δ, its interval and the sign test) for ranker B better than A and
+// for B a copy of A; with -seeds, how often the interval covered the
+// true Δ and 0 and how often p < 0.01.
+//
+//	go run ./scripts/simclicks -interleave -impressions 100000 -o /tmp/il.jsonl.zst -table /tmp/rankeval
 package main
 
 import (
@@ -50,6 +61,7 @@ func main() {
 	table := flag.Float64("position-bias", -1, "print the table k^-eta for positions 1..docs, with this eta, rounded to 3 digits, as a --position-bias file, and exit")
 	bin := flag.String("table", "", "rankeval binary: run it on the log and print the simulation table")
 	seeds := flag.Int("seeds", 1, "with -table: logs of this many seeds, and how often each interval covered the truth")
+	interleave := flag.Bool("interleave", false, "simulate team-draft interleaving of two rankers instead (a column \"team\", A or B;\nno score): ranker B better than A, then B a copy of A")
 	flag.Parse()
 	if *table >= 0 {
 		os.Stdout.WriteString(positionBias(*docs, *table))
@@ -58,6 +70,12 @@ func main() {
 	if *out == "" || *impressions < 1 || *docs < 1 || *k < 1 || *seeds < 1 || flag.NArg() > 0 || *seeds > 1 && *bin == "" {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if *interleave {
+		if err := simInterleave(*bin, *out, *impressions, *docs, *eta, *seed, *seeds); err != nil {
+			fail(err)
+		}
+		return
 	}
 	var all [][]row
 	for s := *seed; s < *seed+uint64(*seeds); s++ {
