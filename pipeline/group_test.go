@@ -147,13 +147,16 @@ func FuzzGroupDecode(f *testing.F) {
 		g.Prop = []float64{1, 0.5, 0.25} // a click log's propensities
 		f.Add(g.AppendBinary(nil))
 	}
+	var g Group // with teams (teams_test.go)
+	teamRules().NewTaker(noWhere).Append(&g, teamBatch("cand", "prod"), 0, 2, 2)
+	f.Add(g.AppendBinary(nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var g Group
 		if err := r.NewTaker(noWhere).Decode(&g, data); err != nil {
 			return
 		}
 		if n := g.N(); len(g.Where) != n || (len(g.Score) != 0 && len(g.Score) != n) || (len(g.Rank) != 0 && len(g.Rank) != n) ||
-			(len(g.Prop) != 0 && len(g.Prop) != n) {
+			(len(g.Prop) != 0 && len(g.Prop) != n) || (len(g.Team) != 0 && len(g.Team) != n) {
 			t.Fatalf("columns out of step: %+v", g)
 		}
 	})
