@@ -13,7 +13,11 @@ import (
 // simClicks is a simulated click log (synth.ClickSim) with its
 // impressions in shuffled order.
 func simClicks(seed uint64, impressions int) []synth.Row {
-	sim := synth.NewClickSim(seed, impressions, 10, 1, 10)
+	return shuffledQueries(seed, synth.NewClickSim(seed, impressions, 10, 1, 10))
+}
+
+// shuffledQueries are the rows of sim, their queries in shuffled order.
+func shuffledQueries(seed uint64, sim synth.Source) []synth.Row {
 	var byQuery [][]synth.Row
 	var r synth.Row
 	for sim.Next(&r) {
