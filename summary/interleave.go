@@ -54,6 +54,15 @@ func appendOutcomes(b []byte, outs []*aggregate.Outcomes, m int) []byte {
 // writeOutcomes writes a line under a system's metrics table for each
 // interleave metric: who won how often, and the sign test.
 func writeOutcomes(w *bytes.Buffer, c *Run, outs []*aggregate.Outcomes) {
+	for _, l := range outcomeLines(c, outs) {
+		w.WriteString(l + "\n")
+	}
+}
+
+// outcomeLines say, for each interleave metric, who won how often and the
+// sign test: the text summary's lines and the report's.
+func outcomeLines(c *Run, outs []*aggregate.Outcomes) []string {
+	var ls []string
 	for m, o := range outs {
 		if o == nil {
 			continue
@@ -62,7 +71,8 @@ func writeOutcomes(w *bytes.Buffer, c *Run, outs []*aggregate.Outcomes) {
 		if p[0] != '<' {
 			p = "= " + p
 		}
-		fmt.Fprintf(w, "%s: %s (B) won %d, %s (A) won %d, %d ties, %d impressions without a click; sign test p %s\n",
-			c.Metrics[m].Name, printable.String(c.Teams.B), o.Wins, printable.String(c.Teams.A), o.Losses, o.Ties, o.NoClick, p)
+		ls = append(ls, fmt.Sprintf("%s: %s (B) won %d, %s (A) won %d, %d ties, %d impressions without a click; sign test p %s",
+			c.Metrics[m].Name, printable.String(c.Teams.B), o.Wins, printable.String(c.Teams.A), o.Losses, o.Ties, o.NoClick, p))
 	}
+	return ls
 }

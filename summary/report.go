@@ -16,6 +16,14 @@ func (r *Results) WriteReport(w io.Writer) error {
 	set := r.Agg.Sys[0]
 	d.Lines = append(d.Lines, fmt.Sprintf("%d rows, %d queries, %d with no relevant row (empty: %s).", set.Rows, set.Queries, set.Empty, c.Options.Empty))
 	d.Lines = append(d.Lines, fmt.Sprintf("Ties %s, gain %s, max grade %g.", c.Options.Ties, c.Options.Gain, c.Options.MaxGrade))
+	for s := range r.nsys {
+		for _, l := range outcomeLines(c, r.outc[s]) {
+			if r.nsys > 1 {
+				l = r.systems[s] + ": " + l
+			}
+			d.Lines = append(d.Lines, l+".")
+		}
+	}
 	for _, m := range c.Metrics {
 		d.Metrics = append(d.Metrics, m.Name)
 	}

@@ -330,51 +330,62 @@ func TestClicksSameEverywhere(t *testing.T) {
 	} {
 		args := append(append([]string{}, clickArgs...), src...)
 		sameSummaries(t, ref, others, args...)
-		code, want, stderr := cli(t, append(append([]string{"--quiet"}, args...), ref)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		for _, extra := range [][]string{{"--workers", "1"}, {"--workers", "2", "--batch-size", "700"}, {"--workers", "8"}} {
-			code, got, stderr := cli(t, append(append(append([]string{"--quiet"}, args...), extra...), ref)...)
-			if code != 0 || body(got) != body(want) {
-				t.Fatalf("%v: exit %d %s\n got %s\nwant %s", extra, code, stderr, got, want)
-			}
-		}
-		// out of order: queries dealt out round-robin, a row at a time
-		dir := t.TempDir()
-		shuffled := filepath.Join(dir, "shuffled.jsonl")
-		var dealt []synth.Row
-		for i := 0; i < 10; i++ {
-			for q := 0; q*10+i < len(rows); q++ {
-				dealt = append(dealt, rows[q*10+i])
-			}
-		}
-		if err := synth.Write(shuffled, &synth.Rows{R: dealt}, -1, synth.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		code, got, stderr := cli(t, append(append([]string{"--quiet", "--unsorted"}, args...), shuffled)...)
+		sameEveryPath(t, rows, ref, args)
+	}
+}
+
+// sameEveryPath checks that args on the log ref, whose rows are rows in
+// queries of 10 rows each, give the same summary bytes for 1, 2 or 8
+// workers and small batches, under --unsorted on the rows out of order,
+// and as the merge of two days' states; it returns that summary.
+func sameEveryPath(t *testing.T, rows []synth.Row, ref string, args []string) string {
+	t.Helper()
+	code, want, stderr := cli(t, append(append([]string{"--quiet"}, args...), ref)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, extra := range [][]string{{"--workers", "1"}, {"--workers", "2", "--batch-size", "700"}, {"--workers", "8"}} {
+		code, got, stderr := cli(t, append(append(append([]string{"--quiet"}, args...), extra...), ref)...)
 		if code != 0 || body(got) != body(want) {
-			t.Fatalf("--unsorted: exit %d %s\n got %s\nwant %s", code, stderr, got, want)
-		}
-		// two days' states merged: the queries split in two files
-		day1, day2 := filepath.Join(dir, "d1.jsonl"), filepath.Join(dir, "d2.jsonl")
-		half := len(rows) / 20 * 10
-		for _, f := range []struct {
-			name string
-			rows []synth.Row
-		}{{day1, rows[:half]}, {day2, rows[half:]}} {
-			if err := synth.Write(f.name, &synth.Rows{R: f.rows}, -1, synth.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			if code, _, stderr := cli(t, append(append([]string{"--quiet", "--state", f.name + ".st"}, args...), f.name)...); code != 0 {
-				t.Fatalf("state: exit %d: %s", code, stderr)
-			}
-		}
-		code, got, stderr = cli(t, "merge", "--format", "json", day1+".st", day2+".st")
-		if code != 0 || body(got) != body(want) {
-			t.Fatalf("merge: exit %d %s\n got %s\nwant %s", code, stderr, got, want)
+			t.Fatalf("%v: exit %d %s\n got %s\nwant %s", extra, code, stderr, got, want)
 		}
 	}
+	// out of order: queries dealt out round-robin, a row at a time
+	dir := t.TempDir()
+	shuffled := filepath.Join(dir, "shuffled.jsonl")
+	var dealt []synth.Row
+	for i := 0; i < 10; i++ {
+		for q := 0; q*10+i < len(rows); q++ {
+			dealt = append(dealt, rows[q*10+i])
+		}
+	}
+	if err := synth.Write(shuffled, &synth.Rows{R: dealt}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	code, got, stderr := cli(t, append(append([]string{"--quiet", "--unsorted"}, args...), shuffled)...)
+	if code != 0 || body(got) != body(want) {
+		t.Fatalf("--unsorted: exit %d %s\n got %s\nwant %s", code, stderr, got, want)
+	}
+	// two days' states merged: the queries split in two files, of two
+	// formats
+	day1, day2 := filepath.Join(dir, "d1.jsonl"), filepath.Join(dir, "d2.parquet")
+	half := len(rows) / 20 * 10
+	for _, f := range []struct {
+		name string
+		rows []synth.Row
+	}{{day1, rows[:half]}, {day2, rows[half:]}} {
+		if err := synth.Write(f.name, &synth.Rows{R: f.rows}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := cli(t, append(append([]string{"--quiet", "--state", f.name + ".st"}, args...), f.name)...); code != 0 {
+			t.Fatalf("state: exit %d: %s", code, stderr)
+		}
+	}
+	code, got, stderr = cli(t, "merge", "--format", "json", day1+".st", day2+".st")
+	if code != 0 || body(got) != body(want) {
+		t.Fatalf("merge: exit %d %s\n got %s\nwant %s", code, stderr, got, want)
+	}
+	return want
 }
 
 // TestClicksSimulation is the unbiasedness check on simulated logs whose

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,6 +125,14 @@ func TestInterleaveWorked(t *testing.T) {
 	if want := "interleave: cand (B) won 2, prod (A) won 1, 1 ties, 1 impressions without a click; sign test p = 1.0000\n"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("exit %d %s: text summary\n%s\nwant the line %q", code, stderr, out, want)
 	}
+	// and so does the report
+	html := filepath.Join(t.TempDir(), "r.html")
+	if code, _, stderr := cli(t, append(append([]string{"--quiet", "-m", "interleave", "--report", html}, interleaveArgs...), in)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "interleave: cand (B) won 2, prod (A) won 1, 1 ties, 1 impressions without a click; sign test p = 1.0000.") {
+		t.Errorf("the report lacks the outcome line (%v)", err)
+	}
 }
 
 func TestInterleaveUsageErrors(t *testing.T) {
@@ -202,52 +211,8 @@ func TestInterleaveSameEverywhere(t *testing.T) {
 	ref, others := writeForms(t, rows, false)
 	args := append([]string{"--format", "json", "--by", "market", "--bootstrap", "20", "-m", "interleave,clicks@3,abandon,ndcg@5"}, simArgs...)
 	sameSummaries(t, ref, others, args...)
-	code, want, stderr := cli(t, append(append([]string{"--quiet"}, args...), ref)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(want, `"wins": `) || strings.Count(want, `"p_sign": `) != 1+len(synth.Markets) {
+	if want := sameEveryPath(t, rows, ref, args); !strings.Contains(want, `"wins": `) || strings.Count(want, `"p_sign": `) != 1+len(synth.Markets) {
 		t.Fatalf("no counts overall and per slice:\n%s", want)
-	}
-	for _, extra := range [][]string{{"--workers", "1"}, {"--workers", "2", "--batch-size", "700"}, {"--workers", "8"}} {
-		code, got, stderr := cli(t, append(append(append([]string{"--quiet"}, args...), extra...), ref)...)
-		if code != 0 || body(got) != body(want) {
-			t.Fatalf("%v: exit %d %s\n got %s\nwant %s", extra, code, stderr, got, want)
-		}
-	}
-	// out of order: queries dealt out round-robin, a row at a time
-	dir := t.TempDir()
-	shuffled := filepath.Join(dir, "shuffled.jsonl")
-	var dealt []synth.Row
-	for i := range 10 {
-		for q := 0; q*10+i < len(rows); q++ {
-			dealt = append(dealt, rows[q*10+i])
-		}
-	}
-	if err := synth.Write(shuffled, &synth.Rows{R: dealt}, -1, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	code, got, stderr := cli(t, append(append([]string{"--quiet", "--unsorted"}, args...), shuffled)...)
-	if code != 0 || body(got) != body(want) {
-		t.Fatalf("--unsorted: exit %d %s\n got %s\nwant %s", code, stderr, got, want)
-	}
-	// two days' states merged: the impressions split in two files
-	day1, day2 := filepath.Join(dir, "d1.csv"), filepath.Join(dir, "d2.parquet")
-	half := len(rows) / 20 * 10
-	for _, f := range []struct {
-		name string
-		rows []synth.Row
-	}{{day1, rows[:half]}, {day2, rows[half:]}} {
-		if err := synth.Write(f.name, &synth.Rows{R: f.rows}, -1, synth.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		if code, _, stderr := cli(t, append(append([]string{"--quiet", "--state", f.name + ".st"}, args...), f.name)...); code != 0 {
-			t.Fatalf("state: exit %d: %s", code, stderr)
-		}
-	}
-	code, got, stderr = cli(t, "merge", "--format", "json", day1+".st", day2+".st")
-	if code != 0 || body(got) != body(want) {
-		t.Fatalf("merge: exit %d %s\n got %s\nwant %s", code, stderr, got, want)
 	}
 }
 

@@ -87,8 +87,8 @@ func clickLines(seed uint64, queries int) []string {
 	for q := range queries {
 		m, d := []string{"de", "fr", "us"}[q%3], []string{"web", "app"}[q%2]
 		for doc := range 10 {
-			out = append(out, fmt.Sprintf(`{"query_id":"q%04d","doc_id":"d%d","score":%.4f,"score_b":%.4f,"label":%v,"market":%q,"device":%q,"position":%d}`,
-				q, doc, r.Float64(), r.Float64(), r.IntN(4) == 0, m, d, doc+1))
+			out = append(out, fmt.Sprintf(`{"query_id":"q%04d","doc_id":"d%d","score":%.4f,"score_b":%.4f,"label":%v,"market":%q,"device":%q,"position":%d,"team":%q}`,
+				q, doc, r.Float64(), r.Float64(), r.IntN(4) == 0, m, d, doc+1, []string{"prod", "cand"}[r.IntN(2)]))
 		}
 	}
 	return out
@@ -111,6 +111,7 @@ func TestReadmeRecipes(t *testing.T) {
 	const date = "2026-11-23"
 	writeZst(t, "logs/clicks-"+date+".jsonl.zst", clickLines(1, 200))
 	writeZst(t, "logs/day.jsonl.zst", clickLines(2, 200))
+	writeZst(t, "logs/interleaved-"+date+".jsonl.zst", clickLines(5, 200))
 	writeZst(t, "prod.jsonl.zst", clickLines(3, 100))
 	writeZst(t, "cand.jsonl.zst", clickLines(4, 100))
 	os.MkdirAll("eval", 0o755)

@@ -75,8 +75,12 @@ func simInterleave(bin, out string, impressions, docs int, eta float64, seed uin
 		fmt.Println("|---|--:|--:|--:|--:|--:|---|--:|--:|:-:|")
 		for c, ic := range interleaveCases {
 			o := results[c][0]
-			fmt.Printf("| %s | %d | %d | %d | %d | %+.4f | [%+.4f, %+.4f] | %.3g | %+.4f | %s |\n", ic.name, o.Wins, o.Losses, o.Ties, o.NoClick,
-				o.Mean, o.CI[0], o.CI[1], o.P, o.truth, yesNo(o.covers(o.truth)))
+			p := fmt.Sprintf("%.3g", o.P)
+			if o.P == 0 {
+				p = "< 1e-300" // the binomial tail underflows
+			}
+			fmt.Printf("| %s | %d | %d | %d | %d | %+.4f | [%+.4f, %+.4f] | %s | %+.4f | %s |\n", ic.name, o.Wins, o.Losses, o.Ties, o.NoClick,
+				o.Mean, o.CI[0], o.CI[1], p, o.truth, yesNo(o.covers(o.truth)))
 		}
 		return nil
 	}
