@@ -62,6 +62,9 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 		// first row's lookup panicked
 		return nil, Usagef("the IPS estimates read each row's propensity or logged position from a click log; TREC runs (--qrels) have neither")
 	}
+	if s.Rules.Teams.On() && src.Qrels != "" {
+		return nil, Usagef("the interleave outcome reads each row's team from a click log; TREC runs (--qrels) have none")
+	}
 	if s.InputFormat != reader.FormatAuto && src.Qrels != "" {
 		return nil, Usagef("--input-format names the format of logs; with --qrels the inputs are TREC runs")
 	}

@@ -152,6 +152,8 @@ func TestInterleaveUsageErrors(t *testing.T) {
 		{"the same team twice", []string{"-m", "interleave", "--team-col", "team", "--teams", "prod, prod"}, `--teams "prod, prod": want two different values`},
 		{"an empty team", []string{"-m", "interleave", "--team-col", "team", "--teams", "prod,"}, `--teams "prod,": want two different values`},
 		{"the team column in two roles", []string{"-m", "interleave", "--team-col", "market", "--teams", "prod,cand", "--by", "market"}, `column "market" is named for two roles: a slice column and the team column`},
+		// a TREC run has its six fields only (read, it would have no team)
+		{"TREC runs", []string{"-m", "interleave", "--team-col", "team", "--teams", "prod,cand", "--qrels", in}, "the interleave outcome reads each row's team from a click log; TREC runs (--qrels) have none"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, append(append(append([]string{}, base...), tc.args...), in)...)
