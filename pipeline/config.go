@@ -113,6 +113,9 @@ type Analysis struct {
 type PerQuery struct {
 	W      io.Writer
 	Format QueryFormat
+	// Only: the records are all the caller reads (rankeval trec_eval sums
+	// them itself, as trec_eval does), so the queries are not aggregated.
+	Only bool
 }
 
 // QueryFormat appends one query's record to b: its id, its slice's values

@@ -184,6 +184,24 @@ func (f *failWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// TestPerQueryOnly: with PerQuery.Only the records are the same and the
+// queries are not aggregated (rankeval trec_eval sums the records).
+func TestPerQueryOnly(t *testing.T) {
+	ms := mustMetrics(t, "map,ndcg@10,p@5")
+	in := sources(2, map[string][]memRow{"mem": {{"a", 2, 1}, {"a", 1, 0}, {"b", 1, 1}}}, "mem")
+	var want, got bytes.Buffer
+	all, err := Run(context.Background(), Config{Rules: Rules{Metrics: ms}, Workers: 2, PerQuery: jsonLines(&want, ms)}, in)
+	if err != nil || all.Queries != 2 {
+		t.Fatalf("%v, %d queries", err, all.Queries)
+	}
+	pq := jsonLines(&got, ms)
+	pq.Only = true
+	none, err := Run(context.Background(), Config{Rules: Rules{Metrics: ms}, Workers: 2, PerQuery: pq}, in)
+	if err != nil || none.Queries != 0 || got.String() != want.String() {
+		t.Fatalf("%v, %d queries aggregated; records\n%s\nwant\n%s", err, none.Queries, got.String(), want.String())
+	}
+}
+
 func TestPerQueryWriteErrorFails(t *testing.T) {
 	_, err := Run(context.Background(), Config{Rules: Rules{Metrics: mustMetrics(t, "map")}, Workers: 3, PerQuery: jsonLines(&failWriter{}, mustMetrics(t, "map"))},
 		sources(7, map[string][]memRow{"a": manyRows(500, 5)}, "a"))

@@ -164,6 +164,9 @@ func (w *worker) eval(q *query) error {
 		w.agg.Sys[s].Dropped += n
 		w.dropped[s] = 0
 	}
+	if w.cfg.PerQuery.Only {
+		return nil
+	}
 	if err := w.agg.Add(res); err != nil {
 		return fmt.Errorf("%s: query %q: %w", w.unit.where(q.First), q.ID, err)
 	}

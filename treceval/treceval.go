@@ -249,7 +249,7 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 
 	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
 	var buf bytes.Buffer
-	pq := pipeline.PerQuery{W: &buf, Format: encodeQuery}
+	pq := pipeline.PerQuery{W: &buf, Format: encodeQuery, Only: true}
 	qrels, err := evaluate(ctx, s, src, run, pq, false)
 	if errors.Is(err, pipeline.ErrReappear) {
 		// trec_eval sorts the run itself: read it again, grouping by query
