@@ -507,6 +507,9 @@ func (e *Evaluator) breakTies(l *List, lim int) {
 
 // gain returns g(y) and 2^y - 1 (the latter feeds ERR whatever the gain).
 func (e *Evaluator) gain(y float64) (g, ex float64) {
+	if e.o.Gain == GainLinear && !e.wantERR {
+		return y, 0 // nothing reads 2^y - 1 (ERR's sums are off)
+	}
 	if y >= 0 && y < 64 && y == math.Trunc(y) {
 		ex = float64(uint64(1)<<uint(y)) - 1 // exact, and far cheaper than Exp2
 	} else {

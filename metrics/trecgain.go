@@ -88,14 +88,24 @@ func (e *Evaluator) gainPos(i0 int) []int32 {
 	if !e.gpOK {
 		t := &e.tr
 		e.gp, e.gpOK = e.gp[:0], true
-		if e.gl[relNonpool-relUnjudged] != 0 {
+		// the candidates: every position, those in the qrels, or (when
+		// the codes and level 0 gain nothing, as by default) those judged
+		// above 0
+		switch {
+		case e.gl[relNonpool-relUnjudged] != 0:
 			for i := range t.numRet {
 				if e.gainOf(i) != 0 {
 					e.gp = append(e.gp, int32(i))
 				}
 			}
-		} else {
+		case e.gl[0] != 0 || len(e.gl) > -relUnjudged && e.gl[-relUnjudged] != 0: // a code, or level 0
 			for _, p := range t.jpos {
+				if e.gainOf(int(p)) != 0 {
+					e.gp = append(e.gp, p)
+				}
+			}
+		default:
+			for _, p := range t.ppos {
 				if e.gainOf(int(p)) != 0 {
 					e.gp = append(e.gp, p)
 				}

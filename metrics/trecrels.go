@@ -27,6 +27,7 @@ type trecRels struct {
 	rel                       []int64 // per rank: the document's level, relNonpool or relUnjudged
 	pre                       []int32 // pre[i]: the relevant documents among the first i
 	rpos, jpos, npos          []int32 // the positions (from 0) of the relevant documents, of those in the qrels, of those unjudged
+	ppos                      []int32 // the positions of the documents judged above level 0
 	levels                    []int64 // per level from 0: the judged documents at it (rel_levels)
 	sparse                    []levelCount
 	numRel, numRelRet, numRet int
@@ -40,7 +41,7 @@ type levelCount struct{ level, count int64 }
 // row by row (the evaluator's rankedRows walks the ranking once for both).
 func (t *trecRels) start(n int) {
 	t.rel, t.pre = grow(t.rel, n), grow(t.pre, n+1)
-	t.jpos, t.npos = t.jpos[:0], t.npos[:0]
+	t.jpos, t.npos, t.ppos = t.jpos[:0], t.npos[:0], t.ppos[:0]
 	t.pre[0] = 0
 }
 
@@ -65,6 +66,8 @@ func (t *trecRels) add(p int, y float64, st Judgment, rel bool) {
 	}
 	if r < 0 {
 		t.npos = append(t.npos, int32(p))
+	} else if r > 0 {
+		t.ppos = append(t.ppos, int32(p))
 	}
 }
 
