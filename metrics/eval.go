@@ -370,7 +370,7 @@ func (e *Evaluator) rankedRows(l *List, n int) {
 		}
 		e.jc[p] = c
 		if e.rels {
-			t.add(p, y, st, rb)
+			t.add(p, y, st)
 		}
 	}
 }

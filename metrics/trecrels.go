@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // trec_eval computes most of its measures from one view of a query, its
 // RES_RELS: the judgment of the document at each rank (a level, or a
@@ -25,7 +28,6 @@ const maxDenseLevel = 1 << 16
 
 type trecRels struct {
 	rel                       []int64 // per rank: the document's level, relNonpool or relUnjudged
-	pre                       []int32 // pre[i]: the relevant documents among the first i
 	rpos, jpos, npos          []int32 // the positions (from 0) of the relevant documents, of those in the qrels, of those unjudged
 	ppos                      []int32 // the positions of the documents judged above level 0
 	levels                    []int64 // per level from 0: the judged documents at it (rel_levels)
@@ -40,34 +42,27 @@ type levelCount struct{ level, count int64 }
 // start readies the view of a ranking of n rows, which add then gives
 // row by row (the evaluator's rankedRows walks the ranking once for both).
 func (t *trecRels) start(n int) {
-	t.rel, t.pre = grow(t.rel, n), grow(t.pre, n+1)
+	t.rel = grow(t.rel, n)
 	t.jpos, t.npos, t.ppos = t.jpos[:0], t.npos[:0], t.ppos[:0]
-	t.pre[0] = 0
 }
 
-// add records the row at position p: its label y, its judgment st and
-// whether it is relevant (as the evaluator's relRow has it: a code passes
-// the threshold).
-func (t *trecRels) add(p int, y float64, st Judgment, rel bool) {
-	r := level(y)
+// add records the row at position p: its label y and its judgment st.
+func (t *trecRels) add(p int, y float64, st Judgment) {
 	switch {
 	case st == Unjudged:
-		r = relNonpool
-	case st == JudgedOut, y < 0:
-		r = relUnjudged
-	}
-	t.rel[p] = r
-	t.pre[p+1] = t.pre[p]
-	if rel {
-		t.pre[p+1]++
-	}
-	if r != relNonpool {
-		t.jpos = append(t.jpos, int32(p))
-	}
-	if r < 0 {
+		t.rel[p] = relNonpool
 		t.npos = append(t.npos, int32(p))
-	} else if r > 0 {
-		t.ppos = append(t.ppos, int32(p))
+	case st == JudgedOut, y < 0:
+		t.rel[p] = relUnjudged
+		t.jpos = append(t.jpos, int32(p))
+		t.npos = append(t.npos, int32(p))
+	default:
+		r := level(y)
+		t.rel[p] = r
+		t.jpos = append(t.jpos, int32(p))
+		if r > 0 {
+			t.ppos = append(t.ppos, int32(p))
+		}
 	}
 }
 
@@ -207,13 +202,14 @@ func (t *trecRels) infAP() float64 {
 // first: the relevant documents above the cut, over the cut.)
 func (t *trecRels) rprecMult(x float64) float64 {
 	cut := int64(float64(x*float64(t.numRel)) + 0.9)
-	switch {
-	case cut > int64(t.numRet):
+	if cut > int64(t.numRet) {
 		return float64(t.numRelRet) / float64(cut)
-	case cut <= 0 || t.pre[cut] == 0:
+	}
+	above, _ := slices.BinarySearch(t.rpos, int32(cut)) // relevant rows among the first cut
+	if above == 0 {
 		return 0
 	}
-	return float64(t.pre[cut]) / float64(cut)
+	return float64(above) / float64(cut)
 }
 
 // binG is m_binG.c's (its walk adds at the relevant documents only).
