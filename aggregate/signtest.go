@@ -21,6 +21,10 @@ func SignTest(a, b int64) float64 {
 	if n == 0 || 2*k == n {
 		return 1
 	}
+	if k == 0 {
+		// all one way: the dyadic 2·2^−n, exactly (0 below 2^−1074)
+		return math.Ldexp(1, int(1-min(n, 1100)))
+	}
 	term := binomHalf(k, n)
 	tail := 0.0
 	// terms fall at least as fast as a geometric series once past the
@@ -35,7 +39,7 @@ func SignTest(a, b int64) float64 {
 // binomHalf is P(X = x) for X ~ Binomial(n, 1/2).
 func binomHalf(x, n int64) float64 {
 	if x == 0 || x == n {
-		return math.Exp(-float64(n) * math.Ln2)
+		return math.Ldexp(1, -int(min(n, 1100))) // 2^−n, exactly
 	}
 	fx, fn := float64(x), float64(n)
 	half := fn / 2

@@ -30,3 +30,30 @@ func TestSignTestMatchesScipy(t *testing.T) {
 		t.Errorf("negative count: %v, want NaN", p)
 	}
 }
+
+// TestSignTestSweep: when every decided impression went one way the
+// p-value is the dyadic 2·2^−n, exactly, not within rounding of it (it
+// was exp(−n·ln 2), 0.25000000000000006 for three wins); below the
+// smallest float it is 0.
+func TestSignTestSweep(t *testing.T) {
+	for _, tc := range []struct {
+		wins, losses int64
+		want         float64
+	}{
+		{3, 0, 0.25},
+		{0, 3, 0.25},
+		{7, 0, 1.0 / 64},
+		{0, 40, 0x1p-39},
+		{1000, 0, 0x1p-999},
+		{1074, 0, 0x1p-1073},
+		{1075, 0, 0x1p-1074},
+		{1076, 0, 0},
+		{1 << 40, 0, 0},
+	} {
+		t.Run(fmt.Sprintf("%d-%d", tc.wins, tc.losses), func(t *testing.T) {
+			if got := SignTest(tc.wins, tc.losses); got != tc.want {
+				t.Errorf("SignTest(%d, %d) = %v, want %v", tc.wins, tc.losses, got, tc.want)
+			}
+		})
+	}
+}
