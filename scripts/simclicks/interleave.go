@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/rankeval/rankeval/internal/synth"
@@ -17,11 +18,24 @@ import (
 
 // interleaveCases are the simulated pairs of rankers.
 var interleaveCases = []struct {
-	name string
-	cfg  synth.InterleaveConfig
+	name, tag string // tag names the case's log (caseLog)
+	cfg       synth.InterleaveConfig
 }{
-	{"B better (noise 0.8 against A's 1.2)", synth.InterleaveConfig{NoiseA: 1.2, NoiseB: 0.8}},
-	{"B a copy of A (noise 1.2)", synth.InterleaveConfig{NoiseA: 1.2, Same: true}},
+	{"B better (noise 0.8 against A's 1.2)", "better", synth.InterleaveConfig{NoiseA: 1.2, NoiseB: 0.8}},
+	{"B a copy of A (noise 1.2)", "same", synth.InterleaveConfig{NoiseA: 1.2, Same: true}},
+}
+
+// caseLog is the log of the case tagged tag: out with the tag before its
+// endings (/tmp/il.jsonl.zst: /tmp/il.better.jsonl.zst), so that each
+// case has its own file and its truth names it (one path for both left
+// the second case's log under the first's truth).
+func caseLog(out, tag string) string {
+	dir, base := filepath.Split(out)
+	stem, ends, _ := strings.Cut(base, ".")
+	if ends != "" {
+		ends = "." + ends
+	}
+	return dir + stem + "." + tag + ends
 }
 
 // outcome is rankeval's interleave summary of one log, and its truth.
@@ -38,7 +52,7 @@ type outcome struct {
 
 func (o outcome) covers(v float64) bool { return o.CI[0] <= v && v <= o.CI[1] }
 
-// simInterleave writes each case's log to out, prints its truth, and with
+// simInterleave writes each case's log (caseLog of out), prints its truth, and with
 // a rankeval binary prints the table of docs/metrics.md (one seed) or how
 // often the interval covered the truth and p fell below 0.01 (several).
 func simInterleave(bin, out string, impressions, docs int, eta float64, seed uint64, seeds int) error {
@@ -48,17 +62,18 @@ func simInterleave(bin, out string, impressions, docs int, eta float64, seed uin
 			cfg := ic.cfg
 			cfg.Impressions, cfg.Docs, cfg.Eta = impressions, docs, eta
 			sim := synth.NewInterleaveSim(s, cfg)
-			if err := synth.Write(out, sim, -1, synth.Options{}); err != nil {
+			log := caseLog(out, ic.tag)
+			if err := synth.Write(log, sim, -1, synth.Options{}); err != nil {
 				return err
 			}
 			t := sim.Truth()
-			b, _ := json.Marshal(map[string]any{"case": ic.name, "seed": s, "impressions": t.Impressions, "eta": eta,
+			b, _ := json.Marshal(map[string]any{"case": ic.name, "log": log, "seed": s, "impressions": t.Impressions, "eta": eta,
 				"true_wins": t.Wins, "true_losses": t.Losses, "true_clicked": t.Clicked, "true_delta": t.Delta()})
 			fmt.Println(string(b))
 			if bin == "" {
 				continue
 			}
-			o, err := runInterleave(bin, out)
+			o, err := runInterleave(bin, log)
 			if err != nil {
 				return err
 			}

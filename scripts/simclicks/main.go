@@ -27,9 +27,10 @@
 //
 // With -interleave it simulates team-draft interleaving of two rankers
 // instead (internal/synth.InterleaveSim: the shown list's rows carry the
-// team, A or B, that contributed them; clicks from the same model) and
-// prints the truth, the preference Δ that the click model gives on the
-// lists shown; with -table, rankeval's interleave outcome (wins, losses,
+// team, A or B, that contributed them; clicks from the same model), one
+// log a case (-o /tmp/il.jsonl.zst: /tmp/il.better.jsonl.zst and
+// /tmp/il.same.jsonl.zst), and prints the truth, the preference Δ that
+// the click model gives on the lists shown; with -table, rankeval's interleave outcome (wins, losses,
 // ties, Δ, its interval and the sign test) for ranker B better than A and
 // for B a copy of A; with -seeds, how often the interval covered the
 // true Δ and 0 and how often p < 0.01.
@@ -61,7 +62,7 @@ func main() {
 	table := flag.Float64("position-bias", -1, "print the table k^-eta for positions 1..docs, with this eta, rounded to 3 digits, as a --position-bias file, and exit")
 	bin := flag.String("table", "", "rankeval binary: run it on the log and print the simulation table")
 	seeds := flag.Int("seeds", 1, "with -table: logs of this many seeds, and how often each interval covered the truth")
-	interleave := flag.Bool("interleave", false, "simulate team-draft interleaving of two rankers instead (a column \"team\", A or B;\nno score): ranker B better than A, then B a copy of A")
+	interleave := flag.Bool("interleave", false, "simulate team-draft interleaving of two rankers instead (a column \"team\", A or B;\nno score): ranker B better than A, then B a copy of A, each its own log, -o with\n.better or .same before its endings")
 	flag.Parse()
 	if *table >= 0 {
 		os.Stdout.WriteString(positionBias(*docs, *table))
