@@ -478,6 +478,11 @@ func TestClicksEmptyError(t *testing.T) {
 			if m := parseClicks(t, out).Metrics["abandon"]; !near15(m.Mean, 1.0/3) || m.Queries != 3 {
 				t.Fatalf("abandon %v over %d, want 1/3 over 3", fmtp(m.Mean), m.Queries)
 			}
+			// the text footer must not call c's missing click an error
+			_, text, _ := cli(t, append(args[:1:1], args[3:]...)...) // without --format json
+			if want := "1 with no relevant row (no metric asked follows --empty error; the click metrics count them"; !strings.Contains(text, want) {
+				t.Fatalf("text summary lacks %q:\n%s", want, text)
+			}
 		})
 	}
 }
