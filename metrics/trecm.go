@@ -166,7 +166,7 @@ func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64
 		// (undefined), whether or not the query is empty
 		for _, c := range ip {
 			out[c.j] = 0
-			if c.cut == 0 {
+			if c.cut <= 0 {
 				out[c.j] = float64(relRet) / float64(n) // 0/0: NaN as C's, sign and all
 			}
 		}
@@ -189,8 +189,11 @@ func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64
 			}
 		}
 	}
+	// a cut the walk never reaches (0, or below 0 for a recall level
+	// below 0) gets the best precision of the whole ranking, as trec_eval
+	// leaves it
 	for _, c := range ip {
-		if c.cut == 0 {
+		if c.cut <= 0 {
 			out[c.j] = best
 		}
 	}

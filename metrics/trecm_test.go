@@ -165,3 +165,43 @@ func TestTrecHugeLevel(t *testing.T) {
 		t.Fatalf("Rprec_mult_1.00 %v, infAP %v; want 1, and about 1", vals[0], vals[1])
 	}
 }
+
+// TestIPrecBelowZero: a recall level below 0 (iprec_at_recall.-0.5, which
+// trec_eval takes) needs no relevant row or fewer, as level 0 does: its
+// value is the best precision of the whole ranking, or 0/0 with nothing
+// ranked, as trec_eval's loop leaves every cut it has not reached.
+func TestIPrecBelowZero(t *testing.T) {
+	l := List{
+		Score:  []float64{3, 2, 1},
+		Label:  []float64{0, 1, 1},
+		Status: []Judgment{Judged, Judged, Judged},
+		Judged: []float64{0, 1, 1, 1},
+		Doc:    [][]byte{[]byte("a"), []byte("b"), []byte("c")},
+	}
+	tests := []struct {
+		name  string
+		level float64
+		round bool
+		l     List
+		want  float64
+	}{
+		// precision 0, 1/2, 2/3: the best is 2/3
+		{"9.0.8 -0.5", -0.5, false, l, 2.0 / 3}, // (long)(-1.5 + 0.9) = 0
+		{"9.0.8 -2", -2, false, l, 2.0 / 3},     // (long)(-5.1) = -5
+		{"10.0 -0.5", -0.5, true, l, 2.0 / 3},   // lround(-1.5) = -2
+		{"10.0 -2", -2, true, l, 2.0 / 3},
+		{"10.0 0", 0, true, l, 2.0 / 3},
+		{"nothing ranked", -2, true, List{Judged: []float64{1}}, math.NaN()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.Ties, o.Empty, o.IPrecRound = TiesTrec, EmptyZero, tc.round
+			out := []float64{0}
+			NewEvaluator([]Metric{{Kind: KindIPrec, Level: tc.level}}, o).Eval(&tc.l, out)
+			if !(out[0] == tc.want || math.IsNaN(out[0]) && math.IsNaN(tc.want)) {
+				t.Fatalf("iprec at %v = %v, want %v", tc.level, out[0], tc.want)
+			}
+		})
+	}
+}
