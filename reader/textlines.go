@@ -79,8 +79,11 @@ func ParseLabel(b []byte) (label float64, ok bool) {
 	if !ok || label != label || math.IsInf(label, 0) {
 		return 0, false
 	}
-	if label < 0 {
+	switch {
+	case label < 0:
 		label = math.Copysign(0, -1)
+	case label == 0:
+		label = 0 // -0 written so is judged non-relevant, as trec_eval's atol reads it
 	}
 	return label, true
 }

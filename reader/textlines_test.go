@@ -51,9 +51,11 @@ func textLines(path string, comments bool) (string, error) {
 	return strings.Join(out, " "), l.Err()
 }
 
-// TestParseLabel: a qrels judgment: finite numbers, negative ones -0.
+// TestParseLabel: a qrels judgment: finite numbers, negative ones -0; a
+// label written -0 is 0, not a negative judgment (trec_eval's atol reads
+// 0: judged non-relevant).
 func TestParseLabel(t *testing.T) {
-	for in, want := range map[string]float64{"1": 1, "2.5": 2.5, "0": 0, "-1": math.Copysign(0, -1), "-2": math.Copysign(0, -1)} {
+	for in, want := range map[string]float64{"1": 1, "2.5": 2.5, "0": 0, "-0": 0, "-0.0": 0, "-1": math.Copysign(0, -1), "-2": math.Copysign(0, -1)} {
 		got, ok := ParseLabel([]byte(in))
 		if !ok || got != want || math.Signbit(got) != math.Signbit(want) {
 			t.Errorf("%q: %v %v, want %v", in, got, ok, want)
