@@ -57,6 +57,9 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("%s, %s: trec_eval: No queries with both results and relevance info", a.qrels, a.run)
 	}
+	if err := ev.negativeOnly(a, qs); err != nil {
+		return nil, err
+	}
 	ev.staleIdeal(qs)
 	return qs, nil
 }

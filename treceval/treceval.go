@@ -134,6 +134,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 			return err
 		}
 	}
+	if fi, err := os.Stat(a.run); a.run != reader.Stdin && err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		// trec_eval maps the run into memory, and an empty file is none
+		return fmt.Errorf("%s: trec_eval.get_results: Cannot read results file '%s' (the run is empty)", a.run, a.run)
+	}
 	run, cleanup, err := runFile(a)
 	if err != nil {
 		return err
@@ -160,6 +164,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 		}
 		if tag, err = runTag(run); err != nil {
 			return err
+		}
+		if tag == "" {
+			// no result line (comments only, or an empty standard input):
+			// trec_eval 10.0 prints the tag of a result it never read,
+			// whatever bytes its memory holds
+			return fmt.Errorf("%s: the run has no result line: trec_eval's runid would be uninitialised memory; rankeval refuses (ask without runid, or -n)", a.run)
 		}
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
