@@ -29,6 +29,9 @@ type Sources struct {
 	// ExtraFields lets a run's line have fields after its sixth, ignored
 	// as trec_eval ignores them; rankeval trec_eval sets it.
 	ExtraFields bool
+	// AtolLabels reads the qrels' labels as trec_eval does, with atol
+	// ("0.5" is 0, "1e2" is 1); rankeval trec_eval sets it.
+	AtolLabels bool
 }
 
 // SourceNames lists the flags RegisterSources defines.

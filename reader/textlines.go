@@ -88,6 +88,47 @@ func ParseLabel(b []byte) (label float64, ok bool) {
 	return label, true
 }
 
+// AtolLabel reads a judgment as trec_eval's qrels readers do (Atol); a
+// negative one -0.0, as ParseLabel keeps it.
+func AtolLabel(b []byte) float64 {
+	n := Atol(b)
+	if n < 0 {
+		return math.Copysign(0, -1)
+	}
+	return float64(n)
+}
+
+// Atol is C's atol (strtol in base 10): leading white space, an optional
+// sign and the digits that follow, up to the first other character
+// ("0.5" is 0, "1e2" is 1, "abc" 0); past the range of a long, its bound.
+func Atol(b []byte) int64 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	const limit = 1 << 63 // -LONG_MIN; LONG_MAX is one less
+	var n uint64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if n > limit/10 {
+			n = limit
+		} else {
+			n = min(n*10+uint64(b[i]-'0'), limit)
+		}
+	}
+	switch {
+	case neg:
+		return int64(-n) // -limit wraps to LONG_MIN
+	case n == limit:
+		return math.MaxInt64
+	}
+	return int64(n)
+}
+
 // ParseNumber reads a number field as the TREC readers read a score: a
 // decimal, or NaN and ±Infinity by name (a value past float64's range is
 // ±Inf); ok is false for anything else.

@@ -68,6 +68,32 @@ func TestParseLabel(t *testing.T) {
 	}
 }
 
+// TestAtol: C's atol, as trec_eval reads a qrels label (values from
+// glibc's).
+func TestAtol(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+	}{
+		{"3", 3}, {"+1", 1}, {"-2", -2}, {"-0", 0}, {"0.5", 0}, {"1.9", 1}, {"-1.5", -1},
+		{"1e2", 1}, {"0x1", 0}, {"abc", 0}, {"", 0}, {"-", 0}, {" 7", 7}, {"5abc", 5},
+		{"99999999999", 99999999999}, {"9223372036854775807", math.MaxInt64},
+		{"9223372036854775808", math.MaxInt64}, {"123456789012345678901234567890", math.MaxInt64},
+		{"-9223372036854775808", math.MinInt64}, {"-99999999999999999999999", math.MinInt64},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := Atol([]byte(tc.in)); got != tc.want {
+				t.Fatalf("Atol(%q) = %d, want %d", tc.in, got, tc.want)
+			}
+			label := AtolLabel([]byte(tc.in))
+			if want := float64(max(tc.want, 0)); label != want || math.Signbit(label) != (tc.want < 0) {
+				t.Fatalf("AtolLabel(%q) = %v, want %v (negative %v)", tc.in, label, want, tc.want < 0)
+			}
+		})
+	}
+}
+
 // TestRunWithoutQrels: OpenRun with nil qrels gives every row, label 0.
 func TestRunWithoutQrels(t *testing.T) {
 	p := writeFile(t, "run", []byte("1 Q0 a 1 2.5 r\n2 Q0 b 1 1 r\n"))

@@ -34,17 +34,32 @@ type Qrels struct {
 // ReadQrels loads a qrels file (plain, gzip or zstd). A docno judged twice
 // for one query is an error, as in trec_eval.
 func ReadQrels(name string) (*Qrels, error) {
-	return readQrels(name, runtime.GOMAXPROCS(0), false)
+	return ReadQrelsAs(name, QrelsFormat{})
 }
 
 // ReadQrelsComments is ReadQrels skipping comment lines, those whose first
 // field starts with '#', as trec_eval 10.0 does.
 func ReadQrelsComments(name string) (*Qrels, error) {
-	return readQrels(name, runtime.GOMAXPROCS(0), true)
+	return ReadQrelsAs(name, QrelsFormat{Comments: true})
+}
+
+// QrelsFormat is how a qrels file's lines read.
+type QrelsFormat struct {
+	// Comments skips the lines whose first field starts with '#'
+	// (trec_eval 10.0).
+	Comments bool
+	// Atol reads each label as trec_eval's atol does (AtolLabel), not as
+	// a number.
+	Atol bool
+}
+
+// ReadQrelsAs is ReadQrels reading lines as f says.
+func ReadQrelsAs(name string, f QrelsFormat) (*Qrels, error) {
+	return readQrels(name, runtime.GOMAXPROCS(0), f)
 }
 
 // readQrels reads a large plain file in up to parts pieces at once.
-func readQrels(name string, parts int, comments bool) (*Qrels, error) {
+func readQrels(name string, parts int, comments QrelsFormat) (*Qrels, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -303,7 +318,7 @@ func qrelsCut(f *os.File, from, size int64) int64 {
 // and at each cut on as many goroutines, and joins them. A piece numbers
 // its lines from 1; one with an error is parsed again from its true first
 // line, the lines before it counted, to name the line.
-func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts []int64, est, docLen int, comments bool) (*qrelsSegment, error) {
+func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts []int64, est, docLen int, comments QrelsFormat) (*qrelsSegment, error) {
 	n := len(cuts) + 1
 	all := newQrelsArrays(est, docLen, n)
 	edges := append(append([]int64{0}, cuts...), size)
@@ -345,9 +360,9 @@ func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
 // line base+1: the judgments in file order, appended to g's flat arrays.
 // It returns the number of lines in the stretch.
-func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, comments bool) (int64, error) {
+func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFormat) (int64, error) {
 	sc := newFieldScanner(name, r)
-	sc.comments = comments
+	sc.comments = f.Comments
 	sc.n = base
 	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
 	for sc.next() {
@@ -356,6 +371,9 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, comments 
 		}
 		qid, doc, lab := sc.field(0), sc.field(2), sc.field(3)
 		label, ok := ParseLabel(lab)
+		if f.Atol {
+			label, ok = AtolLabel(lab), true
+		}
 		if !ok {
 			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
 		}

@@ -17,7 +17,7 @@ func TestTrecComments(t *testing.T) {
 	qrelsMinSplit = 1 // split even this small file
 	defer func() { qrelsMinSplit = old }()
 	for _, parts := range []int{1, 3} {
-		q, err := readQrels(qp, parts, true)
+		q, err := readQrels(qp, parts, QrelsFormat{Comments: true})
 		if err != nil {
 			t.Fatalf("parts %d: %v", parts, err)
 		}

@@ -331,7 +331,7 @@ func TestQrelsSplit(t *testing.T) {
 	}
 	for name, data := range cases {
 		path := writeFile(t, "q.txt", []byte(data))
-		whole, errWhole := readQrels(path, 1, false)
+		whole, errWhole := readQrels(path, 1, QrelsFormat{})
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
 				old := qrelsMinSplit
@@ -343,7 +343,7 @@ func TestQrelsSplit(t *testing.T) {
 				if len(cuts) != parts-1 {
 					t.Fatalf("cuts %v for %d parts", cuts, parts)
 				}
-				split, errSplit := readQrels(path, parts, false)
+				split, errSplit := readQrels(path, parts, QrelsFormat{})
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}

@@ -29,7 +29,7 @@ var rprecMultAvgJG = &measure{name: "Rprec_mult_avgjg", rel: "qrels_jg",
 		"groups (-R qrels_jg; parameters: the multiples x, default .2,.4,...,2)"}
 
 // jgGroup is one judgment group of a query: its documents' labels (as
-// reader.ParseLabel reads them: negative ones -0.0) in file order.
+// reader.AtolLabel reads them: negative ones -0.0) in file order.
 type jgGroup struct {
 	index  map[string]int // by docno
 	labels []float64
@@ -53,9 +53,9 @@ func readJG(a *trecEvalArgs) (jgFile, error) {
 			return nil, fmt.Errorf("%s:%d: a -R qrels_jg line has 4 fields (qid jg docno label), found %d: %w", t.Name(), t.Line(), n, reader.ErrSyntax)
 		}
 		qid, jg, doc, lab := t.Field(0), t.Field(1), t.Field(2), t.Field(3)
-		label, ok := reader.ParseLabel(lab)
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: label %q is not a number: %w", t.Name(), t.Line(), lab, reader.ErrValue)
+		label := reader.AtolLabel(lab) // get_qrels_jg's atol
+		if label > maxLevel {
+			return nil, levelError(t.Name(), t.Line(), label)
 		}
 		groups := f[string(qid)]
 		if groups == nil {

@@ -72,7 +72,8 @@ func TestJGMeasures(t *testing.T) {
 func TestJGErrors(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"fields", "q 1 a\n", "qrels_jg:1: a -R qrels_jg line has 4 fields"},
-		{"label", "q 1 a x\n", "qrels_jg:1: label \"x\" is not a number"},
+		// a label reads as atol reads it ("x" is 0); one past maxLevel is refused
+		{"label", "q 1 a 1\nq 1 b 2000000\n", "qrels_jg:2: judgment 2000000 is above 1048576"},
 		{"twice in a group", "q 1 a 1\nq 2 a 0\nq 1 a 0\n", "qrels_jg:3: docno \"a\" judged twice for query \"q\" in judgment group \"1\" (first at line 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

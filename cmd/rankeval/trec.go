@@ -25,11 +25,7 @@ type trecInput struct {
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
 	start := time.Now()
-	read := reader.ReadQrels
-	if c.src.Comments {
-		read = reader.ReadQrelsComments
-	}
-	q, err := read(c.src.Qrels)
+	q, err := reader.ReadQrelsAs(c.src.Qrels, reader.QrelsFormat{Comments: c.src.Comments, Atol: c.src.AtolLabels})
 	if err != nil {
 		return nil, err
 	}

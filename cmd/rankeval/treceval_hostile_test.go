@@ -39,6 +39,16 @@ func TestTrecEvalHostile(t *testing.T) {
 			0, "num_q                 \tall\t2\n", ""},
 		{"label -0.0 is 0", "9.0.8", "1 0 a 1\n1 0 b -0.0\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n", []string{"-q", "-m", "relstring", "-m", "bpref"},
 			0, "bpref                 \t1\t1.0000\nrelstring             \t1\t'10'\nbpref                 \tall\t1.0000\n", ""},
+		// atol: "0.5" is 0, "1e2" is 1, "abc" 0
+		{"labels as atol reads them", "9.0.8", "1 0 a 0.5\n1 0 b 1e2\n1 0 c abc\n1 0 d 2\n", "1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n1 Q0 c 3 2 t\n1 Q0 d 4 1 t\n",
+			[]string{"-q", "-m", "relstring", "-m", "ndcg"}, 0,
+			"relstring             \t1\t'0102'\nndcg                  \t1\t0.5672\nndcg                  \tall\t0.5672\n", ""},
+		{"labels as atol reads them, qrels_jg", "10.0", "1 0 a 0.5\n1 0 b 1e2\n", "1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n",
+			[]string{"-R", "qrels_jg", "-m", "P_avgjg.1"}, 0, "P_avgjg_1             \tall\t0.0000\n", ""},
+		// the count of documents per level trec_eval allocates fails or
+		// not with the machine
+		{"huge label", "10.0", "1 0 a 1\n1 0 b 99999999999\n", twoQueries, []string{"-c", "-m", "P.5"}, 1, "", "judgment 99999999999 is above 1048576"},
+		{"huge label, qrels_jg", "10.0", "1 0 a 1\n1 0 b 99999999999\n", twoQueries, []string{"-R", "qrels_jg", "-c", "-m", "P_avgjg.5"}, 1, "", ":2: judgment 99999999999 is above"},
 		{"empty run", "9.0.8", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"empty run 10.0", "10.0", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"comments only, runid", "10.0", "1 0 a 1\n", "# nothing\n", []string{"-c", "-m", "runid"}, 1, "", "runid would be uninitialised memory"},

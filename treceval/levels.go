@@ -22,12 +22,43 @@ import (
 // Only measures that form the ranking's judgments (all but runid and
 // num_q) ask.
 
+// maxLevel is the highest judgment rankeval trec_eval takes. trec_eval
+// counts the documents of each level from 0 up to a query's highest
+// (max_rel + 1 longs, per judgment group for -R qrels_jg): past a few
+// million levels, whether that allocation succeeds, and so whether
+// trec_eval prints numbers, stops or crashes, depends on the machine.
+const maxLevel = 1 << 20
+
+// levelError refuses a judgment above maxLevel, at line of file.
+func levelError(file string, line int64, label float64) error {
+	at := file
+	if line > 0 {
+		at = fmt.Sprintf("%s:%d", file, line)
+	}
+	return fmt.Errorf("%s: judgment %.0f is above %d: trec_eval allocates a count for every level up to it, which succeeds or not with the machine's memory; rankeval refuses: %w", at, label, maxLevel, reader.ErrValue)
+}
+
+// highLevel refuses a judgment of a's qrels above maxLevel.
+func (ev *evaluated) highLevel(a *trecEvalArgs) error {
+	for _, id := range ev.qrels.IDs() {
+		for _, l := range ev.qrels.Judged([]byte(id)) {
+			if l > maxLevel {
+				return levelError(a.qrels, 0, l)
+			}
+		}
+	}
+	return nil
+}
+
 // negativeOnly is the error trec_eval stops with, or the crash rankeval
 // refuses, for the queries qs of a's qrels as trec_eval evaluates them,
 // or nil.
 func (ev *evaluated) negativeOnly(a *trecEvalArgs, qs []query) error {
 	if a.relFormat != "qrels" {
 		return nil // prefs' and jg's forms count levels from 0 up
+	}
+	if err := ev.highLevel(a); err != nil {
+		return err
 	}
 	forms := ""
 	for _, m := range ev.sel.marked {
@@ -74,9 +105,7 @@ func belowMinusOne(a *trecEvalArgs, ids []string) error {
 		if !ok || t.Fields() != 4 {
 			continue
 		}
-		// the qrels reader took it: a number
-		v, _ := reader.ParseNumber(t.Field(3))
-		highest[string(t.Field(0))] = max(h, math.Trunc(v))
+		highest[string(t.Field(0))] = max(h, float64(reader.Atol(t.Field(3))))
 	}
 	if err := t.Err(); err != nil {
 		return err
