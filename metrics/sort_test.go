@@ -23,6 +23,11 @@ func TestSortEnts(t *testing.T) {
 		"float32 scores":      func(i, n int) uint64 { return scoreKey(float64(float32(r.Float64() * 100))) },
 		"only the top byte":   func(i, n int) uint64 { return uint64(r.IntN(256))<<56 | 0x1234 },
 		"two separated bytes": func(i, n int) uint64 { return uint64(r.IntN(3))<<48 | uint64(r.IntN(256))<<8 },
+		// the high halves sorted, then the runs sharing one: doubles
+		// from short decimals, and keys made to share few high halves
+		"decimal doubles":    func(i, n int) uint64 { return scoreKey(float64(r.IntN(2000)) / 100) },
+		"random doubles":     func(i, n int) uint64 { return scoreKey(r.NormFloat64()) },
+		"shared high halves": func(i, n int) uint64 { return uint64(r.IntN(3))<<48 | uint64(r.IntN(2))<<40 | uint64(r.Uint32()) },
 	}
 	for name, key := range shapes {
 		for _, n := range []int{0, 1, 2, 11, 12, 13, 50, 1000, 20000} {
