@@ -108,7 +108,9 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 	var b []byte
 	for _, q := range qs {
 		if z != nil {
-			z.convert(q.id, sel.values, q.vals)
+			if err := z.convert(q.id, sel.values, q.vals); err != nil {
+				return err
+			}
 		}
 		b = b[:0]
 		slot := 0

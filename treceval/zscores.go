@@ -14,7 +14,8 @@ import (
 // ZSCORES, lines "qid measure mean stddev" (trec_eval's get_zscores.c and
 // convert_zscores.c). A value with no line, or with a stddev of 0 and
 // another value than the mean, becomes -1000000; a query with no line at
-// all has every value -1000000.
+// all has every value -1000000 (rankeval refuses one whose lookup makes
+// trec_eval read past its arrays, see convert).
 
 const missingZscore = -1000000 // MISSING_ZSCORE_VALUE
 
@@ -71,16 +72,22 @@ func readZscores(name string) (*zscores, error) {
 // values vs, into z-scores. The lookups are trec_eval's binary searches,
 // which end one past their array: for a query's measures that is the
 // next query's first line, which trec_eval then uses when its measure is
-// the one sought (past the last query, and for a query id above all of
-// ZSCORES', trec_eval reads beyond its arrays, and stops with a
-// segmentation fault; here the value is missing).
-func (z *zscores) convert(qid string, vs []value, vals []float64) {
+// the one sought. Past the last query (a query id above all of
+// ZSCORES'), and past the last query's last line, trec_eval reads beyond
+// its arrays: a segmentation fault, or whatever lies there, so rankeval
+// refuses.
+func (z *zscores) convert(qid string, vs []value, vals []float64) error {
+	past := false
 	q, ok := search(len(z.qids), func(i int) int {
 		if i == len(z.qids) {
-			return -1 // past the array: trec_eval's segmentation fault
+			past = true
+			return -1
 		}
 		return strings.Compare(qid, z.qids[i].qid)
 	})
+	if past {
+		return fmt.Errorf("-Z: query %s is after every query of the z-scores file: trec_eval reads past its array of queries (a segmentation fault); rankeval refuses", qid)
+	}
 	slot := 0
 	for _, v := range vs {
 		k := v.width()
@@ -97,10 +104,14 @@ func (z *zscores) convert(qid string, vs []value, vals []float64) {
 		zq := z.qids[q]
 		i, found := search(zq.n, func(i int) int {
 			if zq.start+i >= len(z.lines) {
-				return -1 // past the last line: not found
+				past = true
+				return -1
 			}
 			return strings.Compare(v.name, z.lines[zq.start+i].meas)
 		})
+		if past {
+			return fmt.Errorf("-Z: measure %s of query %s is after every line of the z-scores file: trec_eval reads past its array of lines; rankeval refuses", v.name, qid)
+		}
 		if !found {
 			*x = missingZscore
 			continue
@@ -115,6 +126,7 @@ func (z *zscores) convert(qid string, vs []value, vals []float64) {
 			*x = missingZscore
 		}
 	}
+	return nil
 }
 
 // search is convert_zscores.c's binary search over n entries, which

@@ -39,10 +39,11 @@ func TestZscores(t *testing.T) {
 		// stddev 0: 0 at the mean, missing elsewhere
 		{"303", []float64{2, 0.4, 9}, []float64{2, 0, missingZscore}},
 		{"300", []float64{1, 1, 1}, []float64{missingZscore, missingZscore, missingZscore}},
-		{"304", []float64{1, 1, 1}, []float64{missingZscore, missingZscore, missingZscore}},
 	} {
 		got := append([]float64(nil), tc.vals...)
-		z.convert(tc.qid, vs, got)
+		if err := z.convert(tc.qid, vs, got); err != nil {
+			t.Fatal(err)
+		}
 		for i := range got {
 			if got[i] != tc.out[i] {
 				t.Errorf("%s: %v, want %v", tc.qid, got, tc.out)
@@ -57,5 +58,37 @@ func TestZscores(t *testing.T) {
 		if _, err := readZscores(p); err == nil {
 			t.Errorf("%q read", bad)
 		}
+	}
+}
+
+// TestZscoresPastTheEnd: a query after every query of ZSCORES, or a
+// measure after every line of its last query, makes trec_eval's binary
+// search read past its array (a segmentation fault): refused.
+func TestZscoresPastTheEnd(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "z")
+	if err := os.WriteFile(p, []byte("301 P_5 0.1 0.2\n303 map 0 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z, err := readZscores(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, qid, meas string
+		refused         bool
+	}{
+		{"query after all", "304", "map", true},
+		{"measure after the last line", "303", "num_ret", true},
+		{"measure after a query's lines, not the last", "301", "map", false},
+		{"query before all", "300", "map", false},
+		{"found", "303", "map", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := []float64{0.5}
+			err := z.convert(tc.qid, []value{{name: tc.meas, metrics: []metrics.Metric{{}}}}, vals)
+			if (err != nil) != tc.refused {
+				t.Fatalf("err %v, want refused %v", err, tc.refused)
+			}
+		})
 	}
 }
