@@ -341,6 +341,13 @@ func (v *Values) Resolve() (*Settings, error) {
 	if o.Empty, err = metrics.ParseEmpty(v.Empty); err != nil {
 		return nil, Usagef("--empty %w", err)
 	}
+	// trec_eval evaluates a query with no relevant row by each measure's
+	// formula (0 where R divides), and its ndcg counts the gains of the
+	// judgments below -l: with --rel-threshold 2, "zero" gave such a
+	// query's ndcg 0 where trec_eval gives its gains' ndcg
+	if strings.HasPrefix(v.Profile, "trec_eval") && o.Empty == metrics.EmptyZero {
+		o.NoEmpty = true
+	}
 	if !(v.MaxGrade > 0) || v.MaxGrade > 1000 {
 		return nil, Usagef("--max-grade %v: want a number in (0, 1000]", v.MaxGrade)
 	}
