@@ -271,4 +271,3 @@ func (l *Layout) minSliceBytes() uint64 {
 	}
 	return n
 }
-
