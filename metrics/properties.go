@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // What a metric is, as the rest of the program asks it: how its values
 // aggregate, where they lie, which inputs it reads, which side is better,
@@ -122,3 +125,11 @@ func (m Metric) Range() ValueRange { return families[m.Kind].rng }
 // does not apply to it and a query absent from a system leaves it
 // undefined.
 func (m Metric) Correlation() bool { return families[m.Kind].needs&needScores != 0 }
+
+// RefusesEmpty reports whether a query with no relevant row stops a run of
+// ms under o: --empty error, and some metric follows the policy (the
+// click metrics and correlations are defined without a relevant row, so a
+// run of those alone has no empty query to refuse).
+func RefusesEmpty(ms []Metric, o Options) bool {
+	return o.Empty == EmptyError && slices.ContainsFunc(ms, Metric.FollowsEmpty)
+}

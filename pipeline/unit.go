@@ -26,17 +26,14 @@ type Unit struct {
 	status     []metrics.Judgment
 	// labels seen, under Rules.NoteBinaryLabels: any, and any not 0 or 1
 	labels, nonBinary bool
-	// emptyErr: --empty error, and some metric follows the policy (the
-	// click metrics and correlations are defined without a relevant row,
-	// so a run of those alone has no empty query to refuse)
-	emptyErr bool
+	emptyErr          bool // metrics.RefusesEmpty
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
 	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
 		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options),
-		emptyErr:   r.Options.Empty == metrics.EmptyError && slices.ContainsFunc(r.Metrics, metrics.Metric.FollowsEmpty)}
+		emptyErr:   metrics.RefusesEmpty(r.Metrics, r.Options)}
 }
 
 // Prepare readies g's rows for evaluation once, whatever the number of

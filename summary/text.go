@@ -224,13 +224,11 @@ func writeFooter(w *bytes.Buffer, c *Run, a *aggregate.Analysis, g *Gates) {
 	}
 	emptyNote := map[metrics.Empty]string{metrics.EmptySkip: "left out", metrics.EmptyZero: "counted as 0",
 		metrics.EmptyOne: "counted as 1", metrics.EmptyError: "an error"}[o.Empty]
-	// --empty error stops a run at an empty query only when some metric
-	// follows the policy (pipeline.Unit); the click metrics do not
-	follows := slices.ContainsFunc(c.Metrics, metrics.Metric.FollowsEmpty)
-	if o.Empty == metrics.EmptyError && !follows {
+	refuses := metrics.RefusesEmpty(c.Metrics, o)
+	if o.Empty == metrics.EmptyError && !refuses {
 		emptyNote = "no metric asked follows --empty error"
 	}
-	if slices.ContainsFunc(c.Metrics, metrics.Metric.Clicks) && (o.Empty != metrics.EmptyError || !follows) {
+	if slices.ContainsFunc(c.Metrics, metrics.Metric.Clicks) && !refuses {
 		emptyNote += "; the click metrics count them, as impressions without a click"
 	}
 	fmt.Fprintf(w, "%d rows, %d queries, %d with no relevant row (%s).\n", set.Rows, set.Queries, set.Empty, emptyNote)
