@@ -27,15 +27,15 @@ type Evaluator struct {
 	ipsDCG  bool    // some IPS estimate is discounted
 
 	ents  []ent
-	tmp   []ent     // the radix sort's scratch
-	y     []float64 // labels in ranked order
-	tie   []bool    // tie[p]: position p is tied with p-1 (TiesAverage only)
-	iy    []float64 // ideal labels, descending
-	disc  []float64 // disc[p] = 1/log2(p+2), the DCG discount of 0-based position p
-	xs    []float64 // 1 - R_i of the rows of one tied group
-	mdp   []float64 // M_t of the ERR DP
-	pos   []int     // per metric: its cut position in the ranking (0 = nothing)
-	ipos  []int     // per metric: its cut position in the ideal ranking
+	sorts sortScratch // the radix sort's scratch
+	y     []float64   // labels in ranked order
+	tie   []bool      // tie[p]: position p is tied with p-1 (TiesAverage only)
+	iy    []float64   // ideal labels, descending
+	disc  []float64   // disc[p] = 1/log2(p+2), the DCG discount of 0-based position p
+	xs    []float64   // 1 - R_i of the rows of one tied group
+	mdp   []float64   // M_t of the ERR DP
+	pos   []int       // per metric: its cut position in the ranking (0 = nothing)
+	ipos  []int       // per metric: its cut position in the ideal ranking
 	cuts  []int
 	icuts []int
 	snap  []acc
@@ -463,7 +463,7 @@ func (e *Evaluator) order(l *List, sorted bool) {
 		e.ents[i] = en
 	}
 	if sorted {
-		e.tmp = sortEnts(e.ents, e.tmp)
+		sortEnts(e.ents, &e.sorts)
 	}
 }
 

@@ -7,8 +7,8 @@ import "math/bits"
 // typed (comparisons inline) because the per-query sort is most of the
 // evaluation's CPU, and it returns at once on lists that arrive ranked,
 // as many logs do. Long lists (TREC runs rank 1000 documents) are radix
-// sorted, with tmp as scratch (grown as needed and returned).
-func sortEnts(a, tmp []ent) []ent {
+// sorted, with s as scratch (grown as needed; nil allocates).
+func sortEnts(a []ent, s *sortScratch) {
 	sorted := true
 	for i := 1; i < len(a); i++ {
 		if less(a[i], a[i-1]) {
@@ -19,11 +19,19 @@ func sortEnts(a, tmp []ent) []ent {
 	switch {
 	case sorted:
 	case len(a) >= radixMin:
-		tmp = radixEnts(a, tmp)
+		if s == nil {
+			s = new(sortScratch)
+		}
+		radixEnts(a, s)
 	default:
 		quickEnts(a, 2*bits.Len(uint(len(a))))
 	}
-	return tmp
+}
+
+// sortScratch is the radix sort's memory, kept from list to list.
+type sortScratch struct {
+	ents   []ent    // the other buffer of the entries' passes
+	packed []uint64 // two buffers of packed high halves (radixHigh)
 }
 
 // radixMin is the list length from which the radix sort beats the
@@ -35,17 +43,14 @@ var radixMin = 256
 // equal keys keep it. A byte that is the same in every key, as the low
 // bytes of a float32 score widened to float64 are, is neither counted nor
 // passed over: one pass of ORs finds them first. When the high halves of
-// the keys differ in two bytes or more (so that few keys share one) and
-// the low halves differ too, as doubles read from decimals ("3.26") do,
-// only the high half is passed over, and each run of keys that share it is
-// then ordered on the whole key (highHalfRuns): 4 passes and a scan
-// instead of 8 passes (BenchmarkSortKinds).
-func radixEnts(a, tmp []ent) []ent {
+// the keys differ in two bytes or more (so that few keys share one), or
+// only they differ, the high halves alone are sorted (radixHigh), and
+// when the low halves differ too, as doubles read from decimals ("3.26")
+// do, each run of keys that share a high half is then ordered on the whole
+// key (highHalfRuns): at most 4 passes and a scan instead of 8 passes
+// (BenchmarkSortKinds).
+func radixEnts(a []ent, s *sortScratch) {
 	n := len(a)
-	if cap(tmp) < n {
-		tmp = make([]ent, n, n+n/4)
-	}
-	tmp = tmp[:n]
 	k0 := a[0].key
 	var diff uint64
 	for _, e := range a {
@@ -62,11 +67,14 @@ func radixEnts(a, tmp []ent) []ent {
 			}
 		}
 	}
-	halves := high >= 2 && high < nb
-	if halves {
-		copy(shifts[:], shifts[nb-high:nb])
-		nb = high
+	if high >= 2 || high == nb && high > 0 {
+		radixHigh(a, s, diff)
+		return
 	}
+	if cap(s.ents) < n {
+		s.ents = make([]ent, n, n+n/4)
+	}
+	tmp := s.ents[:n]
 	var count [8][256]uint32
 	for _, e := range a {
 		k := e.key
@@ -91,10 +99,67 @@ func radixEnts(a, tmp []ent) []ent {
 	if &src[0] != &a[0] {
 		copy(a, src)
 	}
-	if halves {
+}
+
+// radixHigh sorts a on the high halves of the keys (diff marks the bits
+// that differ among them), each packed with its entry's place in a as
+// one 64-bit word: the passes move 8 bytes an entry, not 16, and the
+// histograms of the four bytes are counted in the packing's pass. The
+// entries are then gathered in that order; their places keep equal high
+// halves in index order, and when two neighbours share a high half but
+// not the whole key, highHalfRuns orders each run sharing a high half on
+// the whole key.
+func radixHigh(a []ent, s *sortScratch, diff uint64) {
+	n := len(a)
+	if cap(s.packed) < 2*n {
+		s.packed = make([]uint64, 2*n, 2*n+n/2)
+	}
+	if cap(s.ents) < n {
+		s.ents = make([]ent, n, n+n/4)
+	}
+	src, dst := s.packed[:n], s.packed[n:2*n]
+	var count [4][256]uint32
+	for j, e := range a {
+		h := e.key >> 32
+		src[j] = h<<32 | uint64(j)
+		count[0][byte(h)]++
+		count[1][byte(h>>8)]++
+		count[2][byte(h>>16)]++
+		count[3][byte(h>>24)]++
+	}
+	for b := range 4 {
+		shift := uint(32 + 8*b)
+		if byte(diff>>shift) == 0 {
+			continue
+		}
+		c := &count[b]
+		var sum uint32
+		for v := range c {
+			c[v], sum = sum, sum+c[v]
+		}
+		for _, p := range src {
+			v := byte(p >> shift)
+			dst[c[v]] = p
+			c[v]++
+		}
+		src, dst = dst, src
+	}
+	out := s.ents[:n]
+	// a run that shares a high half and not the whole key needs ordering;
+	// equal keys are already in index order (scores read from short
+	// decimals differ in their high halves, or are equal)
+	mixed := false
+	out[0] = a[uint32(src[0])]
+	for k := 1; k < n; k++ {
+		out[k] = a[uint32(src[k])]
+		if x := out[k].key ^ out[k-1].key; x != 0 && x>>32 == 0 {
+			mixed = true
+		}
+	}
+	copy(a, out)
+	if mixed {
 		highHalfRuns(a)
 	}
-	return tmp
 }
 
 // highHalfRuns orders each run of entries whose keys share their high 32

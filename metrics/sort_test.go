@@ -48,7 +48,7 @@ func TestSortEnts(t *testing.T) {
 					old := radixMin
 					radixMin = min
 					got := slices.Clone(a)
-					sortEnts(got, make([]ent, 3))
+					sortEnts(got, &sortScratch{ents: make([]ent, 3), packed: make([]uint64, 5)})
 					radixMin = old
 					if !slices.Equal(got, want) {
 						t.Fatalf("radixMin %d: order differs from slices.SortFunc", min)

@@ -37,7 +37,7 @@ func BenchmarkSortKinds(b *testing.B) {
 			for _, how := range []string{"radix", "intro"} {
 				b.Run(fmt.Sprintf("n%d/%s/%s", n, kind, how), func(b *testing.B) {
 					a := make([]ent, n)
-					var tmp []ent
+					var s sortScratch
 					l := 0
 					for b.Loop() {
 						ks := keys[l*n : (l+1)*n]
@@ -46,7 +46,7 @@ func BenchmarkSortKinds(b *testing.B) {
 							a[i] = ent{key: ks[i], i: int32(i)}
 						}
 						if how == "radix" {
-							tmp = radixEnts(a, tmp)
+							radixEnts(a, &s)
 						} else {
 							quickEnts(a, 2*bits.Len(uint(n)))
 						}
