@@ -70,7 +70,13 @@ func (gr *grouper) advance() (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		gr.r, gr.si, gr.named = newReadAhead(r), gr.base+gr.next, false
+		if _, ahead := r.(reader.Ahead); !ahead {
+			// a reader that decodes as it is asked overlaps the grouping
+			// through a read-ahead; one that decodes ahead already would
+			// only have each batch copied once more
+			r = newReadAhead(r)
+		}
+		gr.r, gr.si, gr.named = r, gr.base+gr.next, false
 		gr.next++
 	}
 	return true, nil

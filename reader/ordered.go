@@ -227,6 +227,8 @@ func (o *ordered[U, E]) work(w *orderedWorker[U, E]) {
 	}
 }
 
+func (o *ordered[U, E]) decodesAhead() {}
+
 func (o *ordered[U, E]) Batch() *Batch { return o.cur }
 func (o *ordered[U, E]) Err() error    { return o.err }
 

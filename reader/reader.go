@@ -229,6 +229,15 @@ type Reader interface {
 	Close() error
 }
 
+// Ahead is a Reader that decodes ahead on goroutines of its own (the
+// ordered parallel decoder of regular files: TREC runs, JSONL, Parquet,
+// Arrow IPC), so its caller needs no read-ahead of its own: Next hands on
+// a batch already decoded, and the batch stays valid until the next call.
+type Ahead interface {
+	Reader
+	decodesAhead()
+}
+
 // Filler is a Reader that can decode its next batch straight into a batch
 // the caller owns. A caller that keeps batches past the next call (the
 // pipeline's read-ahead does) so spares copying each one. The reader keeps
