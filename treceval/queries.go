@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rankeval/rankeval/metrics"
 )
@@ -38,6 +40,7 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 	}
 	slices.Sort(ids)
 	var qs []query
+	var lacking []int // the queries of qs the run lacks (-c)
 	for _, id := range ids {
 		if a.debugQuery != "" && id != a.debugQuery {
 			continue
@@ -47,40 +50,90 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 			if !a.complete {
 				return nil, fmt.Errorf("%s: trec_eval: result qid '%s' not found in qrels (trec_eval 10.0 stops here; --release 9.0.8 skips the query, -c counts it)", a.run, id)
 			}
-			var err error
-			if v, err = ev.bogus(id); err != nil {
-				return nil, err
-			}
+			lacking = append(lacking, len(qs))
 		}
 		qs = append(qs, query{id, v})
 	}
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("%s, %s: trec_eval: No queries with both results and relevance info", a.qrels, a.run)
 	}
-	if err := ev.negativeOnly(a, qs); err != nil {
-		return nil, err
+	// the values of the queries the run lacks and the check of the
+	// judgments are independent, and each reads all of a query's
+	// judgments: done at once, they take a core each, not one after the
+	// other once the run is read
+	var negErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { negErr = ev.negativeOnly(a, qs) })
+	vals, bogusErr := ev.bogusAll(qs, lacking)
+	wg.Wait()
+	if bogusErr != nil {
+		return nil, bogusErr
+	}
+	if negErr != nil {
+		return nil, negErr
+	}
+	for j, i := range lacking {
+		qs[i].vals = vals[j]
 	}
 	ev.staleIdeal(qs)
 	return qs, nil
 }
 
+// bogusAll returns the values of the queries qs[lacking] (bogus), on
+// GOMAXPROCS goroutines when the measures are metrics (each evaluator is
+// one goroutine's); the first error in qs's order is returned.
+func (ev *evaluated) bogusAll(qs []query, lacking []int) ([][]float64, error) {
+	vals := make([][]float64, len(lacking))
+	if ev.bogusOf != nil || len(lacking) < 64 {
+		for j, i := range lacking {
+			v, err := ev.bogus(qs[i].id, nil)
+			if err != nil {
+				return nil, err
+			}
+			vals[j] = v
+		}
+		return vals, nil
+	}
+	k := min(runtime.GOMAXPROCS(0), len(lacking)/32)
+	var wg sync.WaitGroup
+	for w := range k {
+		wg.Go(func() {
+			e := metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
+			for j := w; j < len(lacking); j += k {
+				vals[j] = ev.bogusValues(qs[lacking[j]].id, e)
+			}
+		})
+	}
+	wg.Wait()
+	return vals, nil
+}
+
 // bogus is trec_eval 10.0's values under -c for a judged query the run
 // lacks: those of a ranking of one document the qrels do not judge,
-// computed by the metrics' own code, then the "leftovers" trec_eval
-// clears by name set to 0 (num_ret, utility, every unj, rbp_resid) and
-// relstring's string emptied. The measures of another -R format evaluate
-// the same ranking their own way (bogusOf).
-func (ev *evaluated) bogus(id string) ([]float64, error) {
+// computed by the metrics' own code (bogusValues). The measures of
+// another -R format evaluate the same ranking their own way (bogusOf).
+// e evaluates, or nil for ev's own evaluator.
+func (ev *evaluated) bogus(id string, e *metrics.Evaluator) ([]float64, error) {
 	if ev.bogusOf != nil {
 		return ev.bogusOf(id)
 	}
+	if e == nil {
+		if ev.bogusEval == nil {
+			ev.bogusEval = metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
+		}
+		e = ev.bogusEval
+	}
+	return ev.bogusValues(id, e), nil
+}
+
+// bogusValues evaluates the ranking of bogusDoc for query id by e, then
+// sets the "leftovers" trec_eval clears by name to 0 (num_ret, utility,
+// every unj, rbp_resid) and empties relstring's string.
+func (ev *evaluated) bogusValues(id string, e *metrics.Evaluator) []float64 {
 	l := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte(bogusDoc)},
 		Status: []metrics.Judgment{metrics.Unjudged}, Judged: ev.qrels.Judged([]byte(id))}
 	vals := make([]float64, ev.numVals)
-	if ev.bogusEval == nil {
-		ev.bogusEval = metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
-	}
-	ev.bogusEval.Eval(&l, vals)
+	e.Eval(&l, vals)
 	slot := 0
 	for _, v := range ev.sel.values {
 		switch {
@@ -93,7 +146,7 @@ func (ev *evaluated) bogus(id string) ([]float64, error) {
 		}
 		slot += v.width()
 	}
-	return vals, nil
+	return vals
 }
 
 // bogusDoc is the one document of trec_eval 10.0's ranking under -c for a
@@ -105,6 +158,16 @@ const bogusDoc = "ceci_nest_pas_un_docno"
 func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zscores, tag string) error {
 	sel := ev.sel
 	sums := make([]float64, len(sel.values))
+	// each value's first slot in a query's values, -1 for none
+	slots := make([]int, len(sel.values))
+	slot := 0
+	for i := range sel.values {
+		slots[i] = -1
+		if w := sel.values[i].width(); w > 0 {
+			slots[i] = slot
+			slot += w
+		}
+	}
 	var b []byte
 	for _, q := range qs {
 		if z != nil {
@@ -112,25 +175,30 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 				return err
 			}
 		}
-		b = b[:0]
-		slot := 0
-		for i, v := range sel.values {
-			var x float64
-			if v.width() > 0 {
-				x = q.vals[slot]
-			}
-			sums[i] += x
-			if a.perQuery {
-				switch v.rule {
-				case ruleMean:
-					b = appendValue(b, z != nil, v.name, q.id, x, false)
-				case ruleCount, ruleNumRel:
-					b = appendValue(b, z != nil, v.name, q.id, x, true)
-				case ruleString:
-					b = appendRelstring(b, v.name, q.id, q.vals[slot:slot+len(v.metrics)])
+		if !a.perQuery {
+			for i, s := range slots {
+				if s >= 0 {
+					sums[i] += q.vals[s]
 				}
 			}
-			slot += v.width()
+			continue
+		}
+		b = b[:0]
+		for i := range sel.values {
+			v, s := &sel.values[i], slots[i]
+			var x float64
+			if s >= 0 {
+				x = q.vals[s]
+			}
+			sums[i] += x
+			switch v.rule {
+			case ruleMean:
+				b = appendValue(b, z != nil, v.name, q.id, x, false)
+			case ruleCount, ruleNumRel:
+				b = appendValue(b, z != nil, v.name, q.id, x, true)
+			case ruleString:
+				b = appendRelstring(b, v.name, q.id, q.vals[s:s+len(v.metrics)])
+			}
 		}
 		if _, err := w.Write(b); err != nil {
 			return err

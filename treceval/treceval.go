@@ -317,6 +317,9 @@ func encodeQuery(b, id []byte, _ []string, q *aggregate.Query) []byte {
 
 // decode reads the records encodeQuery wrote.
 func (ev *evaluated) decode(b []byte) error {
+	// every query's values in one array: a record is at least 8 bytes a
+	// value and 2 of id
+	all := make([]float64, 0, len(b)/(8*ev.numVals+2)*ev.numVals)
 	for len(b) > 0 {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < n+uint64(8*ev.numVals) {
@@ -324,7 +327,11 @@ func (ev *evaluated) decode(b []byte) error {
 		}
 		ev.ids = append(ev.ids, string(b[k:k+int(n)]))
 		b = b[k+int(n):]
-		v := make([]float64, ev.numVals)
+		if cap(all)-len(all) < ev.numVals {
+			all = make([]float64, 0, 64*ev.numVals)
+		}
+		v := all[len(all) : len(all)+ev.numVals]
+		all = all[:len(all)+ev.numVals]
 		for i := range v {
 			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 		}

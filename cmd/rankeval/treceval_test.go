@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -398,5 +399,69 @@ func TestTrecEvalSharedGains(t *testing.T) {
 				t.Fatalf("exit %d, stdout %d bytes, stderr %q; want exit %d", code, len(out), stderr, tc.code)
 			}
 		})
+	}
+}
+
+// TestTrecEvalLackingQueries: under -c, the judged queries a run lacks
+// (here 140, enough to be evaluated on several goroutines) print the
+// values of a ranking of trec_eval's one unjudged document: the same as
+// a run that ranks that document for them, but for the measures trec_eval
+// clears by name.
+func TestTrecEvalLackingQueries(t *testing.T) {
+	dir := t.TempDir()
+	var qrels, lacking, ranked strings.Builder
+	for q := range 150 {
+		for d := range 12 {
+			fmt.Fprintf(&qrels, "q%03d 0 d%d %d\n", q, d, (q+d)%4-1)
+		}
+		var rows string
+		if q < 10 {
+			for d := range 8 {
+				rows += fmt.Sprintf("q%03d Q0 d%d %d %d.5 tag\n", q, 2*d, d+1, 20-d)
+			}
+		} else {
+			ranked.WriteString(fmt.Sprintf("q%03d Q0 ceci_nest_pas_un_docno 1 1 tag\n", q))
+		}
+		lacking.WriteString(rows)
+		ranked.WriteString(rows)
+	}
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	q, a, b := write("qrels", qrels.String()), write("lacking", lacking.String()), write("ranked", ranked.String())
+	code, got, stderr := cli(t, "trec_eval", "-c", "-q", "-m", "all_trec", q, a)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, want, _ := cli(t, "trec_eval", "-c", "-q", "-m", "all_trec", q, b)
+	cleared := regexp.MustCompile(`^(num_ret|utility|unj_\d+|rbp_resid|relstring)\s`)
+	perQuery := func(out string) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) == 3 && f[1] != "all" && !cleared.MatchString(l) {
+				m[f[0]+" "+f[1]] = f[2]
+			}
+		}
+		return m
+	}
+	g, w := perQuery(got), perQuery(want)
+	if len(w) < 150*80 {
+		t.Fatalf("only %d per-query values", len(w))
+	}
+	for k, v := range w {
+		if g[k] != v {
+			t.Fatalf("%s: %s for the lacking query, %s ranking the unjudged document", k, g[k], v)
+		}
+	}
+	// and the cleared ones are cleared
+	for _, l := range strings.Split(got, "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "q100" && cleared.MatchString(l) && f[2] != "0" && f[2] != "0.0000" && f[2] != "''" {
+			t.Fatalf("%s: not cleared", l)
+		}
 	}
 }
