@@ -16,7 +16,6 @@ package treceval
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -258,21 +257,23 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, AtolLabels: true}
 
 	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
-	var buf bytes.Buffer
-	pq := pipeline.PerQuery{W: &buf, Format: encodeQuery, Only: true}
+	sink := &records{ev: ev}
+	pq := pipeline.PerQuery{W: sink, Format: encodeQuery, Only: true}
 	qrels, err := evaluate(ctx, s, src, run, pq, false)
 	if errors.Is(err, pipeline.ErrReappear) {
 		// trec_eval sorts the run itself: read it again, grouping by query
-		buf.Reset()
+		ev.ids, ev.vals = nil, nil
+		sink = &records{ev: ev}
+		pq.W = sink
 		qrels, err = evaluate(ctx, s, src, run, pq, true)
 	}
 	if err != nil {
 		return nil, err
 	}
-	ev.qrels = qrels
-	if err := ev.decode(buf.Bytes()); err != nil {
-		return nil, err
+	if len(sink.pending) > 0 {
+		return nil, errCutShort
 	}
+	ev.qrels = qrels
 	return ev, nil
 }
 
@@ -315,30 +316,58 @@ func encodeQuery(b, id []byte, _ []string, q *aggregate.Query) []byte {
 	return b
 }
 
-// decode reads the records encodeQuery wrote.
-func (ev *evaluated) decode(b []byte) error {
-	// every query's values in one array: a record is at least 8 bytes a
-	// value and 2 of id
-	all := make([]float64, 0, len(b)/(8*ev.numVals+2)*ev.numVals)
+var errCutShort = errors.New("rankeval trec_eval: a query's record is cut short")
+
+// records takes the records encodeQuery writes as the pipeline writes
+// them, one query's at a time, into ev's ids and values: the values of
+// every query are not first held as bytes (a 10k-query all_trec run's
+// buffer doubled to 16 MB, 48 MB allocated and copied in all).
+type records struct {
+	ev      *evaluated
+	pending []byte // a record's start, when a write ends inside it
+	all     []float64
+}
+
+func (r *records) Write(p []byte) (int, error) {
+	b := p
+	if len(r.pending) > 0 {
+		r.pending = append(r.pending, p...)
+		b = r.pending
+	}
+	rest, err := r.decode(b)
+	if err != nil {
+		return 0, err
+	}
+	r.pending = append(r.pending[:0], rest...) // rest may be pending's end: copy moves it down
+	return len(p), nil
+}
+
+// decode reads the whole records at b's start and returns what is left.
+func (r *records) decode(b []byte) ([]byte, error) {
+	ev, nv := r.ev, r.ev.numVals
 	for len(b) > 0 {
 		n, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < n+uint64(8*ev.numVals) {
-			return fmt.Errorf("rankeval trec_eval: a query's record is cut short")
+		if k < 0 {
+			return nil, errCutShort
+		}
+		if k == 0 || n > uint64(len(b)-k) || uint64(len(b)-k)-n < uint64(8*nv) {
+			return b, nil // the record goes on in the next write
 		}
 		ev.ids = append(ev.ids, string(b[k:k+int(n)]))
 		b = b[k+int(n):]
-		if cap(all)-len(all) < ev.numVals {
-			all = make([]float64, 0, 64*ev.numVals)
+		// the values of 64 queries a time in one array
+		if cap(r.all)-len(r.all) < nv {
+			r.all = make([]float64, 0, 64*nv)
 		}
-		v := all[len(all) : len(all)+ev.numVals]
-		all = all[:len(all)+ev.numVals]
+		v := r.all[len(r.all) : len(r.all)+nv]
+		r.all = r.all[:len(r.all)+nv]
 		for i := range v {
 			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 		}
 		ev.vals = append(ev.vals, v)
-		b = b[8*ev.numVals:]
+		b = b[8*nv:]
 	}
-	return nil
+	return nil, nil
 }
 
 // hasRunID reports whether runid was asked for.
