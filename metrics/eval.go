@@ -493,13 +493,26 @@ func (e *Evaluator) breakTies(l *List, lim int) {
 		for end < len(ents) && sameKey(ents[s], ents[end]) {
 			end++
 		}
-		if end-s > 1 {
-			slices.SortFunc(ents[s:end], func(a, b ent) int {
+		if g := ents[s:end]; len(g) > 12 {
+			slices.SortFunc(g, func(a, b ent) int {
 				if c := by(a, b); c != 0 {
 					return c
 				}
 				return cmp.Compare(a.i, b.i)
 			})
+		} else {
+			// most tied groups are a few rows: an insertion sort calls by
+			// once a comparison, where SortFunc's generic path cost twice
+			// as much (index order breaks by's ties, so any sort gives
+			// the one order)
+			for i := 1; i < len(g); i++ {
+				for j := i; j > 0; j-- {
+					if c := by(g[j], g[j-1]); c > 0 || c == 0 && g[j].i > g[j-1].i {
+						break
+					}
+					g[j], g[j-1] = g[j-1], g[j]
+				}
+			}
 		}
 		s = end
 	}

@@ -524,6 +524,29 @@ func TestBruteForce(t *testing.T) {
 	}
 }
 
+// TestLongTiedGroups: tied groups longer than the insertion sort's (12
+// rows) break as the reference says, for each policy that orders ties.
+func TestLongTiedGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, ties := range []Ties{TiesInput, TiesTrec, TiesOptimistic, TiesPessimistic} {
+		t.Run(fmt.Sprintf("ties=%d", ties), func(t *testing.T) {
+			for range 50 {
+				var l List
+				for range 60 {
+					y := rng.UintN(7)
+					l.Score = append(l.Score, float64(rng.UintN(3))) // groups of about 20
+					l.Label = append(l.Label, float64(y)/2)
+					l.Doc = append(l.Doc, []byte{'d', byte(rng.UintN(40))})
+				}
+				checkAgainstRef(t, Options{Ties: ties, MaxGrade: 3}, &l, 1e-12)
+				if t.Failed() {
+					return
+				}
+			}
+		})
+	}
+}
+
 // TestAverageOneBigGroup pins the TiesAverage formulas where a whole list is
 // one tied group, the case where they differ most from any single order.
 func TestAverageOneBigGroup(t *testing.T) {
