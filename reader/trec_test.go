@@ -283,6 +283,48 @@ func TestQrelsDuplicateSplit(t *testing.T) {
 	}
 }
 
+// TestQrelsDuplicateFirst: whether the duplicates are found as each
+// query is read (a file grouped by query) or by the check after (a query
+// whose judgments come back later), in one piece or several, the error
+// names the first query, in file order, with a docno judged twice.
+func TestQrelsDuplicateFirst(t *testing.T) {
+	gen := func(dupAt map[int]int, tail string) string {
+		var sb strings.Builder
+		for q := range 300 {
+			for d := range 50 {
+				doc := d
+				if at, ok := dupAt[q]; ok && d == at {
+					doc = 0
+				}
+				fmt.Fprintf(&sb, "%d 0 doc%d-%d %d\n", q, q, doc, d%3)
+			}
+		}
+		return sb.String() + tail
+	}
+	cases := []struct{ name, data, want string }{
+		{"early and late", gen(map[int]int{40: 7, 250: 3}, ""), `:2008: docno "doc40-0" judged twice for query "40" (first at line 2001)`},
+		{"late only", gen(map[int]int{250: 3}, ""), `:12504: docno "doc250-0" judged twice for query "250" (first at line 12501)`},
+		// query 5's judgments come back at the end with a docno it had:
+		// query 5 is before query 200, whose duplicate is within its lines
+		{"a query come back", gen(map[int]int{200: 9}, "5 0 doc5-3 1\n"), `:15001: docno "doc5-3" judged twice for query "5" (first at line 254)`},
+		{"come back without one", gen(map[int]int{200: 9}, "5 0 doc5-new 1\n"), `:10010: docno "doc200-0" judged twice for query "200" (first at line 10001)`},
+	}
+	for _, c := range cases {
+		path := writeFile(t, "q.txt", []byte(c.data))
+		for _, parts := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/parts=%d", c.name, parts), func(t *testing.T) {
+				old := qrelsMinSplit
+				qrelsMinSplit = 1
+				defer func() { qrelsMinSplit = old }()
+				_, err := readQrels(path, parts, QrelsFormat{})
+				if !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), c.want) {
+					t.Fatalf("err = %v, want %q", err, c.want)
+				}
+			})
+		}
+	}
+}
+
 // TestQrelsSplit loads qrels in 2, 3 and 5 pieces (the threshold lowered)
 // and in one piece: the same judgments, order and errors, line numbers included.
 func TestQrelsSplit(t *testing.T) {
