@@ -73,8 +73,23 @@ func (s *Strings) Reset() {
 
 // Append adds one string.
 func (s *Strings) Append(b []byte) {
-	s.Buf = append(s.Buf, b...)
+	s.Buf = appendShort(s.Buf, b)
 	s.Off = append(s.Off, int32(len(s.Buf)))
+}
+
+// appendShort is append(dst, b...) for the short strings of ids, which
+// it copies as one 16-byte move when both sides have the room (b's
+// capacity past its end, in its caller's buffer, is read, not kept): the
+// call of memmove that append makes for any length cost more than the
+// copy (query and doc ids of a TREC run: 590 -> 470 ms in a CPU profile
+// of 5 evaluations of 10M lines).
+func appendShort(dst, b []byte) []byte {
+	n := len(dst)
+	if len(b) <= 16 && cap(b) >= 16 && cap(dst)-n >= 16 {
+		*(*[16]byte)(dst[n : n+16]) = *(*[16]byte)(b[:16])
+		return dst[:n+len(b)]
+	}
+	return append(dst, b...)
 }
 
 // Batch is a run of consecutive rows of one input, stored by column.
