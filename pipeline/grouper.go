@@ -97,7 +97,7 @@ func (gr *grouper) fill(g *Group) (bool, error) {
 		}
 		// the run of rows of this batch that belong to one query
 		j := i + 1
-		for j < b.N && bytes.Equal(b.Query.At(j), id) {
+		for j < b.N && b.Query.Equal(j, id) {
 			j++
 		}
 		if g.N() == 0 {

@@ -191,7 +191,10 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 		if !ok {
 			return fmt.Errorf("%s:%d: score %q is not a number: %w", name, sc.n, sf, ErrValue)
 		}
-		if !st.lastHas || !bytes.Equal(qid, st.lastQ) {
+		if !st.lastHas || !equalShort(qid, st.lastQ) {
+			if st.lastQ == nil {
+				st.lastQ = make([]byte, 0, 64) // room for equalShort's words
+			}
 			st.lastQ = append(st.lastQ[:0], qid...)
 			st.lastHas = true
 			st.lastQn = -1
