@@ -370,9 +370,12 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
 		}
 		qid, doc, lab := sc.field(0), sc.field(2), sc.field(3)
-		label, ok := ParseLabel(lab)
+		var label float64
+		ok := true
 		if f.Atol {
-			label, ok = AtolLabel(lab), true
+			label = AtolLabel(lab)
+		} else {
+			label, ok = ParseLabel(lab)
 		}
 		if !ok {
 			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
