@@ -365,6 +365,7 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 	sc.comments = f.Comments
 	sc.n = base
 	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
+	last := make([]byte, 0, 64)  // query qn's id, with room for equalShort
 	for sc.next() {
 		if sc.k != 4 {
 			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
@@ -382,7 +383,8 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 		}
 		// qrels come grouped by query: the map only sees a query's first line
 		switch {
-		case qn < 0 || string(qid) != g.order[qn]:
+		case qn < 0 || !equalShort(qid, last):
+			last = append(last[:0], qid...)
 			if n > 0 {
 				g.runs = append(g.runs, qrelsRun{qn, n})
 			}
@@ -401,7 +403,7 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 			n = 0
 		}
 		n++
-		g.docs = append(g.docs, doc...)
+		g.docs = appendShort(g.docs, doc)
 		g.off = append(g.off, int64(len(g.docs)))
 		// A negative judgment (trec_eval: in the pool but unjudged) is
 		// never relevant and has gain 0, so ParseLabel keeps it as 0; as
