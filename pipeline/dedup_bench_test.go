@@ -11,14 +11,22 @@ import (
 // the query's rows.
 func BenchmarkDocSet(b *testing.B) {
 	const n, judged = 1000, 570
-	docs := make([][]byte, n)
-	for i := range docs {
-		docs[i] = fmt.Appendf(nil, "D%d", i*7)
+	// ids packed in one buffer each side, as a group's and the qrels' are
+	pack := func(n, step int) [][]byte {
+		var buf []byte
+		var off []int
+		for i := range n {
+			off = append(off, len(buf))
+			buf = fmt.Appendf(buf, "D%d", i*step)
+		}
+		off = append(off, len(buf))
+		ids := make([][]byte, n)
+		for i := range ids {
+			ids[i] = buf[off[i]:off[i+1]]
+		}
+		return ids
 	}
-	look := make([][]byte, judged)
-	for i := range look {
-		look[i] = fmt.Appendf(nil, "D%d", i*5) // every 7th one retrieved
-	}
+	docs, look := pack(n, 7), pack(judged, 5) // every 7th one retrieved
 	s := newDocSet()
 	found := 0
 	for range b.N {
