@@ -17,7 +17,7 @@ func TestDocSetShortIDs(t *testing.T) {
 				buf := []byte(other + id) // id inside, with room (if short) ...
 				inner := buf[len(other):len(buf):len(buf)]
 				tail := append([]byte(id), "padding-padding"...)[:len(id)] // ... and with room
-				last := []byte(id)[:len(id):len(id)]                        // and none
+				last := []byte(id)[:len(id):len(id)]                       // and none
 				s := newDocSet()
 				docs := [][]byte{tail, []byte(other), last}
 				dup, first := s.firstDuplicate(docs)
