@@ -14,10 +14,10 @@ func TestDocSetShortIDs(t *testing.T) {
 	for _, id := range ids {
 		for _, other := range ids {
 			t.Run(fmt.Sprintf("%q then %q", id, other), func(t *testing.T) {
-				buf := []byte(other + id) // id inside, with room (if short) ...
-				inner := buf[len(other):len(buf):len(buf)]
-				tail := append([]byte(id), "padding-padding"...)[:len(id)] // ... and with room
-				last := []byte(id)[:len(id):len(id)]                       // and none
+				// id inside a buffer, with room past it, and at a buffer's end
+				inner := []byte(other + id + "padding-padding")[len(other) : len(other)+len(id)]
+				tail := append([]byte(id), "padding-padding"...)[:len(id)]
+				last := []byte(id)[:len(id):len(id)]
 				s := newDocSet()
 				docs := [][]byte{tail, []byte(other), last}
 				dup, first := s.firstDuplicate(docs)
