@@ -2,17 +2,15 @@ package pipeline
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/maphash"
-	"math/rand/v2"
+
+	"github.com/rankeval/rankeval/internal/idhash"
 )
 
 // docSet finds a document id repeated within one query. Each worker owns
 // one; its table is reused from query to query, so checking allocates only
 // when a larger query than any before arrives.
 type docSet struct {
-	seed maphash.Seed
-	key  uint64 // hash's key for ids of up to 8 bytes (random)
+	ids idhash.Hasher
 	// row index + 1 in the low 32 bits (0 = empty), the top 32 bits of
 	// the doc id's hash in the high ones: a probe that meets another id
 	// is mostly told apart by them, without comparing the ids' bytes
@@ -25,7 +23,7 @@ type docSet struct {
 }
 
 func newDocSet() *docSet {
-	s := &docSet{seed: maphash.MakeSeed(), key: rand.Uint64()}
+	s := &docSet{ids: idhash.New()}
 	s.lookup = s.find
 	return s
 }
@@ -51,9 +49,9 @@ func (s *docSet) reset(docs [][]byte) {
 // Judgments.Join, so a TREC run's doc ids are hashed once, here, and not
 // again by the reader.
 func (s *docSet) find(d []byte) int {
-	hash, short := s.shortHash(d)
+	hash, short := s.ids.Short(d)
 	if !short {
-		hash = s.hash(d)
+		hash = s.ids.Hash(d)
 	}
 	tag := hash &^ (1<<32 - 1)
 	for h := hash & s.mask; ; h = (h + 1) & s.mask {
@@ -67,37 +65,6 @@ func (s *docSet) find(d []byte) int {
 	}
 }
 
-// hash hashes a doc id: maphash, but an id of at most 8 bytes, as one
-// word, by a keyed splitmix64 finish (mix). Where such an id has room
-// past its end to load 8 bytes (a group's ids but its last), shortHash
-// does it inline where it is called: maphash's call was a third of the
-// table's time on ids that short (MS MARCO's, most generated ones). An
-// id's hash depends on its bytes only, whichever path takes it.
-func (s *docSet) hash(d []byte) uint64 {
-	if n := len(d); n <= 8 {
-		var b [8]byte
-		copy(b[:], d)
-		return s.mix(binary.LittleEndian.Uint64(b[:]), uint(n))
-	}
-	return maphash.Bytes(s.seed, d)
-}
-
-func (s *docSet) shortHash(d []byte) (uint64, bool) {
-	n := uint(len(d))
-	if n > 8 || cap(d) < 8 {
-		return 0, false
-	}
-	return s.mix(binary.LittleEndian.Uint64(d[:8]), n), true
-}
-
-// mix hashes the n bytes at the bottom of w (the rest is ignored).
-func (s *docSet) mix(w uint64, n uint) uint64 {
-	x := w<<(64-8*n)>>(64-8*n) ^ s.key ^ uint64(n)<<59
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
 // seen looks up row i's doc id among those recorded and returns the
 // position recorded for it, or records at as its position and returns -1.
 // Rows without a doc id (empty) are never duplicates.
@@ -106,9 +73,9 @@ func (s *docSet) seen(i, at int) int {
 	if len(d) == 0 {
 		return -1
 	}
-	hash, short := s.shortHash(d)
+	hash, short := s.ids.Short(d)
 	if !short {
-		hash = s.hash(d)
+		hash = s.ids.Hash(d)
 	}
 	tag := hash &^ (1<<32 - 1)
 	for h := hash & s.mask; ; h = (h + 1) & s.mask {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/rankeval/rankeval/internal/idhash"
 )
 
 // Qrels holds every judgment of a TREC qrels file (`qid iter docno label`)
@@ -501,14 +502,14 @@ func (q *Qrels) Unseen() []string {
 // built when a run reaches the query and reused for the next, so the join
 // costs a hash per run row and the qrels keep no per-query index.
 type docTable struct {
-	seed  maphash.Seed
+	ids   idhash.Hasher
 	slots []int32 // judgment index - lo + 1; 0 = empty
 	mask  uint64
 }
 
 func (t *docTable) reset(n int) {
 	if t.slots == nil {
-		t.seed = maphash.MakeSeed()
+		t.ids = idhash.New()
 	}
 	size := 16
 	for size < 2*n {
@@ -527,7 +528,7 @@ func (t *docTable) reset(n int) {
 // returns an earlier judgment with the same docno, or -1.
 func (t *docTable) insert(q *Qrels, lo, k int) int {
 	d := q.doc(k)
-	for h := maphash.Bytes(t.seed, d) & t.mask; ; h = (h + 1) & t.mask {
+	for h := t.hash(d) & t.mask; ; h = (h + 1) & t.mask {
 		s := t.slots[h]
 		if s == 0 {
 			t.slots[h] = int32(k - lo + 1)
@@ -539,9 +540,17 @@ func (t *docTable) insert(q *Qrels, lo, k int) int {
 	}
 }
 
+func (t *docTable) hash(d []byte) uint64 {
+	h, ok := t.ids.Short(d)
+	if !ok {
+		h = t.ids.Hash(d)
+	}
+	return h
+}
+
 // find returns the judgment of docno d among a query's, or -1.
 func (t *docTable) find(q *Qrels, lo int, d []byte) int {
-	for h := maphash.Bytes(t.seed, d) & t.mask; ; h = (h + 1) & t.mask {
+	for h := t.hash(d) & t.mask; ; h = (h + 1) & t.mask {
 		s := t.slots[h]
 		if s == 0 {
 			return -1
