@@ -32,6 +32,10 @@ type Sources struct {
 	// AtolLabels reads the qrels' labels as trec_eval does, with atol
 	// ("0.5" is 0, "1e2" is 1); rankeval trec_eval sets it.
 	AtolLabels bool
+	// StrictLines reads the qrels' lines as trec_eval's reader does
+	// (reader.QrelsFormat.Strict: blank lines and the comments it
+	// misreads are errors); rankeval trec_eval sets it.
+	StrictLines bool
 }
 
 // SourceNames lists the flags RegisterSources defines.

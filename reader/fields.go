@@ -37,6 +37,9 @@ type fieldScanner struct {
 	// comments skips a line whose first field starts with '#', as
 	// trec_eval 10.0 skips comment lines (RunOptions.Comments)
 	comments bool
+	// strict reads lines as trec_eval's readers of judgments do
+	// (QrelsFormat.Strict); prevComment: the line before was a comment
+	strict, prevComment bool
 }
 
 const (
@@ -134,6 +137,9 @@ line:
 	for {
 		for s.p >= s.end {
 			if !s.refill() {
+				if s.err == nil && s.strict && s.prevComment {
+					s.err = fmt.Errorf("%s:%d: the file ends with a comment line, where trec_eval 10.0 reads past its buffer (it crashes); rankeval refuses: %w", s.name, s.n, ErrSyntax)
+				}
 				return false
 			}
 		}
@@ -161,6 +167,17 @@ line:
 				continue
 			}
 			if k == 0 || s.comments && b[s.edge[0]] == '#' { // a blank line, or a comment
+				if s.strict {
+					if err := s.strictLine(k, b[p]); err != nil {
+						s.err = err
+						return false
+					}
+					if b[p] != '#' { // a field that starts with '#' after blanks: a judgment
+						s.k = min(k, maxFields+1)
+						s.ls, s.le, s.p = p, e, e+1
+						return true
+					}
+				}
 				p, k = e+1, 0
 				if p == s.end {
 					s.p = p
@@ -169,11 +186,33 @@ line:
 				s.n++
 				continue
 			}
+			s.prevComment = false
 			s.k = min(k, maxFields+1)
 			s.ls, s.le, s.p = p, e, e+1
 			return true
 		}
 	}
+}
+
+// strictLine checks a blank line (k = 0) or a comment line whose first
+// byte is first under trec_eval's rules for judgments files (strict):
+// trec_eval reads a blank line as a malformed judgment, and 10.0 skips a
+// comment (a '#' at the line's start) but then reads the next line as a
+// judgment whatever it is, past the end of the array it sized for the
+// lines that are not comments. A '#' after blanks starts a judgment's
+// first field (prevComment is then cleared by the caller's return).
+func (s *fieldScanner) strictLine(k int, first byte) error {
+	switch {
+	case k == 0:
+		return fmt.Errorf("%s:%d: a blank line, which trec_eval reads as a malformed judgment and stops at: %w", s.name, s.n, ErrSyntax)
+	case first != '#':
+		s.prevComment = false
+		return nil
+	case s.prevComment:
+		return fmt.Errorf("%s:%d: a comment line right after another: trec_eval 10.0 reads the second as a judgment, past the end of its array of lines (undefined); rankeval refuses: %w", s.name, s.n, ErrSyntax)
+	}
+	s.prevComment = true
+	return nil
 }
 
 // mask sets sep[i] bit j when buf[64i+j] is a separator, for the lines

@@ -18,8 +18,9 @@ type TextLines struct {
 }
 
 // OpenTextLines opens name; comments skips comment lines, as trec_eval
-// 10.0 does.
-func OpenTextLines(name string, comments bool) (*TextLines, error) {
+// 10.0 does; strict reads lines as trec_eval's readers of judgments do
+// (QrelsFormat.Strict).
+func OpenTextLines(name string, comments, strict bool) (*TextLines, error) {
 	f, display, err := openLocal(name)
 	if err != nil {
 		return nil, err
@@ -36,7 +37,7 @@ func OpenTextLines(name string, comments bool) (*TextLines, error) {
 		closeDec()
 		return closeSrc()
 	}}
-	t.sc.comments = comments
+	t.sc.comments, t.sc.strict = comments, strict
 	return t, nil
 }
 

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -29,13 +30,13 @@ func TestTextLines(t *testing.T) {
 	if _, err := textLines(writeFile(t, "trunc.zst", trunc[:len(trunc)/2]), true); err == nil || !strings.Contains(err.Error(), "trunc.zst:") {
 		t.Fatalf("a truncated stream: %v", err)
 	}
-	if _, err := OpenTextLines(writeFile(t, "x", nil)+".missing", true); err == nil {
+	if _, err := OpenTextLines(writeFile(t, "x", nil)+".missing", true, false); err == nil {
 		t.Fatal("a missing file opens")
 	}
 }
 
 func textLines(path string, comments bool) (string, error) {
-	l, err := OpenTextLines(path, comments)
+	l, err := OpenTextLines(path, comments, false)
 	if err != nil {
 		return "", err
 	}
@@ -111,5 +112,63 @@ func TestRunWithoutQrels(t *testing.T) {
 	}
 	if r.Err() != nil || strings.Join(rows, " ") != "1/a/2.5/0 2/b/1/0" {
 		t.Fatalf("rows %v, err %v", rows, r.Err())
+	}
+}
+
+// TestStrictLines: judgments files read as trec_eval's readers read them
+// (QrelsFormat.Strict, and TextLines for prefs and qrels_jg): a blank
+// line stops them; under 10.0's comments a line starting with '#' is
+// skipped, a '#' after blanks is a query id, and a comment right after
+// another (read by trec_eval 10.0 as a judgment past its array) or at
+// the end (where it crashes) is refused. Checked against trec_eval 9.0.8
+// and 10.0 by TestTrecEvalJudgmentLines in cmd/rankeval.
+func TestStrictLines(t *testing.T) {
+	cases := []struct {
+		name, data string
+		comments   bool
+		want, err  string // the lines read, or the error's text
+	}{
+		{"plain", "1 0 a 1\n2 0 b 0\n", true, "1:[1 0 a 1] 2:[2 0 b 0]", ""},
+		{"a comment", "# header\n1 0 a 1\n2 0 b 0\n", true, "2:[1 0 a 1] 3:[2 0 b 0]", ""},
+		{"comments apart", "# h\n1 0 a 1\n# mid\n2 0 b 0\n", true, "2:[1 0 a 1] 4:[2 0 b 0]", ""},
+		{"a '#' after blanks", "1 0 a 1\n  # x y 1\n", true, "1:[1 0 a 1] 2:[# x y 1]", ""},
+		{"two comments", "# h\n# x y 1\n1 0 a 1\n", true, "", ":2: a comment line right after another"},
+		{"a comment last", "1 0 a 1\n# end\n", true, "", ":2: the file ends with a comment line"},
+		{"a comment last, no newline", "1 0 a 1\n# end", true, "", ":2: the file ends with a comment line"},
+		{"a blank line", "1 0 a 1\n\n2 0 b 0\n", true, "", ":2: a blank line"},
+		{"blanks only", "1 0 a 1\n \t \n", true, "", ":2: a blank line"},
+		{"a blank line first", "\n1 0 a 1\n", false, "", ":1: a blank line"},
+		{"9.0.8: '#' lines are judgments", "# x y 1\n# x z 1\n", false, "1:[# x y 1] 2:[# x z 1]", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := OpenTextLines(writeFile(t, "j", []byte(c.data)), c.comments, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			var got []string
+			for l.Next() {
+				var f []string
+				for i := range min(l.Fields(), 8) {
+					f = append(f, string(l.Field(i)))
+				}
+				got = append(got, fmt.Sprintf("%d:%v", l.Line(), f))
+			}
+			if c.err != "" {
+				if l.Err() == nil || !errors.Is(l.Err(), ErrSyntax) || !strings.Contains(l.Err().Error(), c.err) {
+					t.Fatalf("err %v, want %q", l.Err(), c.err)
+				}
+				return
+			}
+			if l.Err() != nil || strings.Join(got, " ") != c.want {
+				t.Fatalf("got %q, %v; want %q", strings.Join(got, " "), l.Err(), c.want)
+			}
+			// the qrels reader reads the same lines
+			_, qerr := ReadQrelsAs(writeFile(t, "q", []byte(c.data)), QrelsFormat{Comments: c.comments, Strict: true})
+			if qerr != nil {
+				t.Fatalf("ReadQrelsAs: %v", qerr)
+			}
+		})
 	}
 }

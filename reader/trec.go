@@ -52,6 +52,14 @@ type QrelsFormat struct {
 	// Atol reads each label as trec_eval's atol does (AtolLabel), not as
 	// a number.
 	Atol bool
+	// Strict reads lines as trec_eval's own reader of judgments does (the
+	// drop-in): a blank line is an error, as trec_eval stops at it (a
+	// malformed line); with Comments, a comment is a line that starts
+	// with '#' (a '#' after blanks starts a judgment's query id), and a
+	// comment right after another, or at the file's end, is an error, as
+	// trec_eval 10.0 reads the one as a judgment past its array and
+	// crashes at the other.
+	Strict bool
 }
 
 // ReadQrelsAs is ReadQrels reading lines as f says.
@@ -296,19 +304,24 @@ func qrelsCut(f *os.File, from, size int64) int64 {
 		return 0
 	}
 	pos := from + int64(len(line))
-	var first []byte
+	// a cut is a line of judgments after one of another query: never next
+	// to a blank or comment line, whose checks (Strict) read the line
+	// before
+	var prev []byte // the query of the line before, when it is one
 	var fs [][]byte
 	for pos < from+8<<20 { // give up past a query of 8 MiB
 		line, err := br.ReadSlice('\n')
 		if err != nil && (err != io.EOF || len(line) == 0) {
 			return 0
 		}
-		if fs = splitFields(line, fs[:0]); len(fs) > 0 {
-			if first == nil {
-				first = append([]byte{}, fs[0]...)
-			} else if !bytes.Equal(fs[0], first) {
+		fs = splitFields(line, fs[:0])
+		if len(fs) == 0 || line[0] == '#' || fs[0][0] == '#' {
+			prev = prev[:0]
+		} else {
+			if len(prev) > 0 && !bytes.Equal(fs[0], prev) {
 				return pos
 			}
+			prev = append(prev[:0], fs[0]...)
 		}
 		pos += int64(len(line))
 	}
@@ -363,7 +376,7 @@ func parseQrelsParts(f *os.File, br *bufio.Reader, name string, size int64, cuts
 // It returns the number of lines in the stretch.
 func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFormat) (int64, error) {
 	sc := newFieldScanner(name, r)
-	sc.comments = f.Comments
+	sc.comments, sc.strict = f.Comments, f.Strict
 	sc.n = base
 	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
 	last := make([]byte, 0, 64)  // query qn's id, with room for equalShort

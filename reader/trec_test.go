@@ -400,3 +400,58 @@ func TestQrelsSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestQrelsSplitStrict: read as trec_eval reads lines (Strict, with 10.0's
+// comments), a file in pieces gives what it gives whole: the cuts fall
+// between two judgments, never next to a comment, so a comment's checks
+// (the line before it) see the whole file's lines.
+func TestQrelsSplitStrict(t *testing.T) {
+	var sb strings.Builder
+	line := 0
+	for q := range 300 {
+		for d := range 50 {
+			line++
+			if line%37 == 0 || line%3 == 1 && line > 9000 { // comments, often where a query starts; many late
+				sb.WriteString("# a comment\n")
+			}
+			fmt.Fprintf(&sb, "%d 0 doc%d %d\n", q, d, d%3)
+		}
+	}
+	lines := strings.SplitAfter(sb.String(), "\n")
+	with := func(at int, l string) string {
+		c := slices.Clone(lines)
+		c = slices.Insert(c, at, l)
+		return strings.Join(c, "")
+	}
+	cases := map[string]string{
+		"comments":          sb.String(),
+		"a blank line late": with(len(lines)*3/4, "\n"),
+		"two comments late": with(len(lines)*2/3, "# one\n# two\n"),
+		"a comment last":    sb.String() + "# end\n",
+	}
+	f := QrelsFormat{Comments: true, Strict: true, Atol: true}
+	for name, data := range cases {
+		path := writeFile(t, "q.txt", []byte(data))
+		whole, errWhole := readQrels(path, 1, f)
+		for _, parts := range []int{2, 3, 5} {
+			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
+				old := qrelsMinSplit
+				qrelsMinSplit = 1
+				defer func() { qrelsMinSplit = old }()
+				split, errSplit := readQrels(path, parts, f)
+				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
+					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
+				}
+				if name != "comments" {
+					if errWhole == nil || !errors.Is(errWhole, ErrSyntax) {
+						t.Fatalf("no error: %v", errWhole)
+					}
+					return
+				}
+				if errWhole != nil || whole.Judgments() != 15000 || !slices.Equal(whole.labels, split.labels) || !bytes.Equal(whole.docs, split.docs) {
+					t.Fatalf("judgments differ (%v)", errWhole)
+				}
+			})
+		}
+	}
+}

@@ -42,7 +42,7 @@ type jgFile map[string]map[string]*jgGroup
 // readJG reads a's qrels_jg file: a document judged twice in a group of a
 // query is an error, as in trec_eval.
 func readJG(a *trecEvalArgs) (jgFile, error) {
-	t, err := reader.OpenTextLines(a.qrels, a.comments())
+	t, err := reader.OpenTextLines(a.qrels, a.comments(), true)
 	if err != nil {
 		return nil, err
 	}

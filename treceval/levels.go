@@ -95,7 +95,7 @@ func belowMinusOne(a *trecEvalArgs, ids []string) error {
 	for _, id := range ids {
 		highest[id] = math.Inf(-1)
 	}
-	t, err := reader.OpenTextLines(a.qrels, a.comments())
+	t, err := reader.OpenTextLines(a.qrels, a.comments(), true)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ type prefsFile struct {
 
 // readPrefs reads the prefs file of a's -R format (prefs or qrels_prefs).
 func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
-	t, err := reader.OpenTextLines(a.qrels, a.comments())
+	t, err := reader.OpenTextLines(a.qrels, a.comments(), true)
 	if err != nil {
 		return nil, err
 	}

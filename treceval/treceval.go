@@ -254,7 +254,7 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 	}
 	// Complete only words the note on the judged queries the run lacks:
 	// queries() counts them
-	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, AtolLabels: true}
+	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, AtolLabels: true, StrictLines: true}
 
 	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
 	sink := &records{ev: ev}

@@ -465,3 +465,61 @@ func TestTrecEvalLackingQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestTrecEvalJudgmentLines: a qrels file's blank and comment lines as
+// trec_eval reads them. The values are trec_eval's own (both releases, run
+// on these files, 2026-11-26): a '#' after blanks starts a judgment of
+// query "#", so 3 queries; a blank line stops both releases ("Malformed
+// line"); under 10.0 a comment right after another is read as a judgment
+// past the end of trec_eval's array, and one at the end crashes it
+// (exit 139): rankeval refuses those, naming the line.
+func TestTrecEvalJudgmentLines(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if err := os.WriteFile(run, []byte("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n2 Q0 a 1 1 t\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const indented = "num_q                 \tall\t3\nnum_rel               \tall\t3\nmap                   \tall\t0.6667\n"
+	cases := []struct {
+		name, qrels, release, want, err string
+	}{
+		{"a '#' after blanks", "1 0 a 1\n  # x y 1\n2 0 a 1\n", "10.0", indented, ""},
+		{"a '#' after blanks, 9.0.8", "1 0 a 1\n  # x y 1\n2 0 a 1\n", "9.0.8", indented, ""},
+		{"a comment", "# judged by hand\n1 0 a 1\n2 0 a 1\n", "10.0",
+			"num_q                 \tall\t2\nnum_rel               \tall\t2\nmap                   \tall\t1.0000\n", ""},
+		{"two comments", "# c\n# x y 1\n1 0 a 1\n2 0 a 1\n", "10.0", "", "q:2: a comment line right after another"},
+		{"a comment last", "1 0 a 1\n2 0 a 1\n# end\n", "10.0", "", "q:3: the file ends with a comment line"},
+		{"a blank line", "1 0 a 1\n\n2 0 a 1\n", "10.0", "", "q:2: a blank line"},
+		{"a blank line, 9.0.8", "1 0 a 1\n\n2 0 a 1\n", "9.0.8", "", "q:2: a blank line"},
+		{"9.0.8 has no comments", "# c\n1 0 a 1\n", "9.0.8", "", "q:1: a qrels line has 4 fields"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := filepath.Join(dir, "q")
+			if err := os.WriteFile(q, []byte(c.qrels), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, got, stderr := cli(t, "trec_eval", "--release", c.release, "-c", "-m", "num_q", "-m", "num_rel", "-m", "map", q, run)
+			if c.err != "" {
+				if code != 1 || got != "" || !strings.Contains(stderr, c.err) {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, got, stderr, c.err)
+				}
+				return
+			}
+			if code != 0 || got != c.want {
+				t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(c.want, got))
+			}
+		})
+	}
+	// the -R formats read their lines so too
+	for format, lines := range map[string]string{"prefs": "1 g s1 a 1\n\n1 g s2 b 0\n",
+		"qrels_prefs": "1 g a 1\n\n1 g b 0\n", "qrels_jg": "1 g a 1\n\n1 g b 0\n"} {
+		p := filepath.Join(dir, format)
+		if err := os.WriteFile(p, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := cli(t, "trec_eval", "-R", format, "-m", "num_q", p, run); code != 1 || !strings.Contains(stderr, format+":2: a blank line") {
+			t.Errorf("-R %s: exit %d, %s", format, code, stderr)
+		}
+	}
+}
