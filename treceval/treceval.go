@@ -103,7 +103,7 @@ type Evaluate func(ctx context.Context, s *evalflags.Settings, src *evalflags.So
 
 // Main is rankeval trec_eval: args are what follows "trec_eval" on the
 // command line.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate Evaluate) error {
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate Evaluate) (err error) {
 	a, err := parseTrecEvalArgs(args)
 	if err != nil {
 		return err
@@ -142,6 +142,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 		return err
 	}
 	defer cleanup()
+	if run != a.run {
+		// a message names the run as the user gave it, not its copy
+		shown := a.run
+		if shown == reader.Stdin {
+			shown = "<stdin>"
+		}
+		defer func() {
+			if err != nil {
+				err = &renamed{err: err, from: run, to: shown}
+			}
+		}()
+	}
 	var ev *evaluated
 	if a.relFormat == "qrels" {
 		ev, err = evaluateQrels(ctx, a, sel, run, evaluate)
@@ -177,6 +189,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 	}
 	return w.Flush()
 }
+
+// renamed is err with the path from, a copy's, written as to in its
+// message; errors.Is and As see err.
+type renamed struct {
+	err      error
+	from, to string
+}
+
+func (r *renamed) Error() string { return strings.ReplaceAll(r.err.Error(), r.from, r.to) }
+func (r *renamed) Unwrap() error { return r.err }
 
 // runFile is the run to read: a, or under 10.0 standard input (RUN -) or a
 // pipe copied to a temporary file first, since the run is read twice (its

@@ -148,6 +148,14 @@ func TestTrecEvalRunFromPipe(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q:\n%s", code, stderr, firstDiff(want, out))
 			}
 		})
+		t.Run(w.name+"/a bad line", func(t *testing.T) {
+			// messages name the pipe, not the file it was copied to
+			p := w.open(t, []byte("401 Q0 d1 1 2.5 tag\n401 Q0 d2 2\n"))
+			code, _, stderr := cli(t, "trec_eval", "-c", qrels, p)
+			if want := p + ":2: a run line has 6 fields"; code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "rankeval-trec_eval-run-") {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+			}
+		})
 		t.Run(w.name+"/9.0.8", func(t *testing.T) {
 			p := w.open(t, shuffled)
 			code, out, stderr := cli(t, "trec_eval", "--release", "9.0.8", "-q", qrels, p)
