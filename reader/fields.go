@@ -38,8 +38,11 @@ type fieldScanner struct {
 	// trec_eval 10.0 skips comment lines (RunOptions.Comments)
 	comments bool
 	// strict reads lines as trec_eval's readers of judgments do
-	// (QrelsFormat.Strict); prevComment: the line before was a comment
-	strict, prevComment bool
+	// (QrelsFormat.Strict); comment is the number of the last comment
+	// line it skipped (a blank line, the one way to be between two lines
+	// without being one, is an error under strict)
+	strict  bool
+	comment int64
 }
 
 const (
@@ -137,7 +140,7 @@ line:
 	for {
 		for s.p >= s.end {
 			if !s.refill() {
-				if s.err == nil && s.strict && s.prevComment {
+				if s.err == nil && s.strict && s.comment == s.n && s.n > 0 {
 					s.err = fmt.Errorf("%s:%d: the file ends with a comment line, where trec_eval 10.0 reads past its buffer (it crashes); rankeval refuses: %w", s.name, s.n, ErrSyntax)
 				}
 				return false
@@ -166,17 +169,11 @@ line:
 			if b[e] != '\n' {
 				continue
 			}
-			if k == 0 || s.comments && b[s.edge[0]] == '#' { // a blank line, or a comment
-				if s.strict {
-					if err := s.strictLine(k, b[p]); err != nil {
-						s.err = err
-						return false
-					}
-					if b[p] != '#' { // a field that starts with '#' after blanks: a judgment
-						s.k = min(k, maxFields+1)
-						s.ls, s.le, s.p = p, e, e+1
-						return true
-					}
+			// a blank line, or a comment (but under strict, a '#' after
+			// blanks starts a judgment)
+			if (k == 0 || s.comments && b[s.edge[0]] == '#') && (!s.strict || s.strictSkip(k, b[p])) {
+				if s.err != nil {
+					return false
 				}
 				p, k = e+1, 0
 				if p == s.end {
@@ -186,7 +183,6 @@ line:
 				s.n++
 				continue
 			}
-			s.prevComment = false
 			s.k = min(k, maxFields+1)
 			s.ls, s.le, s.p = p, e, e+1
 			return true
@@ -194,25 +190,25 @@ line:
 	}
 }
 
-// strictLine checks a blank line (k = 0) or a comment line whose first
-// byte is first under trec_eval's rules for judgments files (strict):
-// trec_eval reads a blank line as a malformed judgment, and 10.0 skips a
-// comment (a '#' at the line's start) but then reads the next line as a
-// judgment whatever it is, past the end of the array it sized for the
-// lines that are not comments. A '#' after blanks starts a judgment's
-// first field (prevComment is then cleared by the caller's return).
-func (s *fieldScanner) strictLine(k int, first byte) error {
+// strictSkip reports whether a blank line (k = 0) or a line whose first
+// field starts with '#' (its first byte first) is skipped under
+// trec_eval's rules for judgments files (strict), setting s.err when the
+// line is an error: trec_eval reads a blank line as a malformed judgment;
+// 10.0 skips a comment (a '#' at the line's start) but then reads the
+// next line as a judgment whatever it is, past the end of the array it
+// sized for the lines that are not comments; a '#' after blanks starts a
+// judgment's query id (not skipped).
+func (s *fieldScanner) strictSkip(k int, first byte) bool {
 	switch {
 	case k == 0:
-		return fmt.Errorf("%s:%d: a blank line, which trec_eval reads as a malformed judgment and stops at: %w", s.name, s.n, ErrSyntax)
+		s.err = fmt.Errorf("%s:%d: a blank line, which trec_eval reads as a malformed judgment and stops at: %w", s.name, s.n, ErrSyntax)
 	case first != '#':
-		s.prevComment = false
-		return nil
-	case s.prevComment:
-		return fmt.Errorf("%s:%d: a comment line right after another: trec_eval 10.0 reads the second as a judgment, past the end of its array of lines (undefined); rankeval refuses: %w", s.name, s.n, ErrSyntax)
+		return false
+	case s.comment == s.n-1 && s.n > 1:
+		s.err = fmt.Errorf("%s:%d: a comment line right after another: trec_eval 10.0 reads the second as a judgment, past the end of its array of lines (undefined); rankeval refuses: %w", s.name, s.n, ErrSyntax)
 	}
-	s.prevComment = true
-	return nil
+	s.comment = s.n
+	return true
 }
 
 // mask sets sep[i] bit j when buf[64i+j] is a separator, for the lines

@@ -86,7 +86,7 @@ func (ev *evaluated) bogusAll(qs []query, lacking []int) ([][]float64, error) {
 	vals := make([][]float64, len(lacking))
 	if ev.bogusOf != nil || len(lacking) < 64 {
 		for j, i := range lacking {
-			v, err := ev.bogus(qs[i].id, nil)
+			v, err := ev.bogus(qs[i].id)
 			if err != nil {
 				return nil, err
 			}
@@ -112,18 +112,14 @@ func (ev *evaluated) bogusAll(qs []query, lacking []int) ([][]float64, error) {
 // lacks: those of a ranking of one document the qrels do not judge,
 // computed by the metrics' own code (bogusValues). The measures of
 // another -R format evaluate the same ranking their own way (bogusOf).
-// e evaluates, or nil for ev's own evaluator.
-func (ev *evaluated) bogus(id string, e *metrics.Evaluator) ([]float64, error) {
+func (ev *evaluated) bogus(id string) ([]float64, error) {
 	if ev.bogusOf != nil {
 		return ev.bogusOf(id)
 	}
-	if e == nil {
-		if ev.bogusEval == nil {
-			ev.bogusEval = metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
-		}
-		e = ev.bogusEval
+	if ev.bogusEval == nil {
+		ev.bogusEval = metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
 	}
-	return ev.bogusValues(id, e), nil
+	return ev.bogusValues(id, ev.bogusEval), nil
 }
 
 // bogusValues evaluates the ranking of bogusDoc for query id by e, then
