@@ -169,6 +169,10 @@ line:
 			if b[e] != '\n' {
 				continue
 			}
+			if s.strict && bytes.IndexByte(b[p:e], 0) >= 0 {
+				s.err = fmt.Errorf("%s:%d: a NUL byte, where trec_eval stops reading the file or reads past its array of lines: %w", s.name, s.n, ErrSyntax)
+				return false
+			}
 			// a blank line, or a comment (but under strict, a '#' after
 			// blanks starts a judgment)
 			if (k == 0 || s.comments && b[s.edge[0]] == '#') && (!s.strict || s.strictSkip(k, b[p])) {
@@ -195,9 +199,10 @@ line:
 // trec_eval's rules for judgments files (strict), setting s.err when the
 // line is an error: trec_eval reads a blank line as a malformed judgment;
 // 10.0 skips a comment (a '#' at the line's start) but then reads the
-// next line as a judgment whatever it is, past the end of the array it
-// sized for the lines that are not comments; a '#' after blanks starts a
-// judgment's query id (not skipped).
+// next line as a judgment whatever it is (a comment right after another
+// is a judgment of query '#...'; its count of lines, which skips only a
+// comment at the file's first byte, leaves room for it); a '#' after
+// blanks starts a judgment's query id (not skipped).
 func (s *fieldScanner) strictSkip(k int, first byte) bool {
 	switch {
 	case k == 0:
@@ -205,7 +210,7 @@ func (s *fieldScanner) strictSkip(k int, first byte) bool {
 	case first != '#':
 		return false
 	case s.comment == s.n-1 && s.n > 1:
-		s.err = fmt.Errorf("%s:%d: a comment line right after another: trec_eval 10.0 reads the second as a judgment, past the end of its array of lines (undefined); rankeval refuses: %w", s.name, s.n, ErrSyntax)
+		return false
 	}
 	s.comment = s.n
 	return true

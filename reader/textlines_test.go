@@ -118,10 +118,11 @@ func TestRunWithoutQrels(t *testing.T) {
 // TestStrictLines: judgments files read as trec_eval's readers read them
 // (QrelsFormat.Strict, and TextLines for prefs and qrels_jg): a blank
 // line stops them; under 10.0's comments a line starting with '#' is
-// skipped, a '#' after blanks is a query id, and a comment right after
-// another (read by trec_eval 10.0 as a judgment past its array) or at
-// the end (where it crashes) is refused. Checked against trec_eval 9.0.8
-// and 10.0 by TestTrecEvalJudgmentLines in cmd/rankeval.
+// skipped, a '#' after blanks is a query id, a comment right after
+// another is a judgment (trec_eval 10.0 skips one line, then reads one),
+// and a comment at the end (where it crashes) or a NUL byte is refused.
+// Checked against trec_eval 9.0.8 and 10.0 by TestTrecEvalJudgmentLines
+// in cmd/rankeval.
 func TestStrictLines(t *testing.T) {
 	cases := []struct {
 		name, data string
@@ -132,7 +133,19 @@ func TestStrictLines(t *testing.T) {
 		{"a comment", "# header\n1 0 a 1\n2 0 b 0\n", true, "2:[1 0 a 1] 3:[2 0 b 0]", ""},
 		{"comments apart", "# h\n1 0 a 1\n# mid\n2 0 b 0\n", true, "2:[1 0 a 1] 4:[2 0 b 0]", ""},
 		{"a '#' after blanks", "1 0 a 1\n  # x y 1\n", true, "1:[1 0 a 1] 2:[# x y 1]", ""},
-		{"two comments", "# h\n# x y 1\n1 0 a 1\n", true, "", ":2: a comment line right after another"},
+		// trec_eval 10.0 skips one comment, then reads the next line as a
+		// judgment whatever its first byte (its values, exit 0)
+		{"two comments", "# h\n# x y 1\n1 0 a 1\n", true, "2:[# x y 1] 3:[1 0 a 1]", ""},
+		{"two comments mid-file", "1 0 a 1\n#a\n#b 0 c 1\n2 0 b 0\n", true, "1:[1 0 a 1] 3:[#b 0 c 1] 4:[2 0 b 0]", ""},
+		{"three comments", "1 0 a 1\n#a\n#b 0 c 1\n#c\n2 0 b 0\n", true, "1:[1 0 a 1] 3:[#b 0 c 1] 5:[2 0 b 0]", ""},
+		{"two comments last", "1 0 a 1\n#a\n#b 0 c 1\n", true, "1:[1 0 a 1] 3:[#b 0 c 1]", ""},
+		{"a comment after two", "1 0 a 1\n#a\n#b 0 c 1\n#c\n", true, "", ":4: the file ends with a comment line"},
+		// trec_eval's loops stop at a NUL byte (ignoring the rest) or run
+		// past their arrays
+		{"a NUL starting a line", "1 0 a 1\n\x002 0 b 1\n", true, "", ":2: a NUL byte"},
+		{"a NUL in a field", "1 0 a 1\n2 0 b\x00x 1\n", false, "", ":2: a NUL byte"},
+		{"a NUL in a comment", "1 0 a 1\n# a\x00b\n2 0 b 1\n", true, "", ":2: a NUL byte"},
+		{"a NUL last", "1 0 a 1\n\x00", true, "", ":2: a NUL byte"},
 		{"a comment last", "1 0 a 1\n# end\n", true, "", ":2: the file ends with a comment line"},
 		{"a comment last, no newline", "1 0 a 1\n# end", true, "", ":2: the file ends with a comment line"},
 		{"a blank line", "1 0 a 1\n\n2 0 b 0\n", true, "", ":2: a blank line"},

@@ -54,10 +54,11 @@ type QrelsFormat struct {
 	// Strict reads lines as trec_eval's own reader of judgments does (the
 	// drop-in): a blank line is an error, as trec_eval stops at it (a
 	// malformed line); with Comments, a comment is a line that starts
-	// with '#' (a '#' after blanks starts a judgment's query id), and a
-	// comment right after another, or at the file's end, is an error, as
-	// trec_eval 10.0 reads the one as a judgment past its array and
-	// crashes at the other.
+	// with '#' (a '#' after blanks starts a judgment's query id) and the
+	// line after a comment is a judgment whatever it starts with, as
+	// trec_eval 10.0 skips one comment and then reads a judgment; a
+	// comment ending the file (where trec_eval crashes) and a NUL byte
+	// (where it stops reading or runs past its arrays) are errors.
 	Strict bool
 }
 

@@ -471,8 +471,10 @@ func TestTrecEvalLackingQueries(t *testing.T) {
 // on these files, 2026-11-26): a '#' after blanks starts a judgment of
 // query "#", so 3 queries; a blank line stops both releases ("Malformed
 // line"); under 10.0 a comment right after another is read as a judgment
-// past the end of trec_eval's array, and one at the end crashes it
-// (exit 139): rankeval refuses those, naming the line.
+// (of query "#", 3 queries), one at the end crashes it (exit 139), and a
+// NUL byte in a field aborts it (malloc: invalid size; 9.0.8 segfaults)
+// or, starting a line, ends its read (the rest ignored): rankeval refuses
+// those, naming the line.
 func TestTrecEvalJudgmentLines(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
@@ -487,7 +489,10 @@ func TestTrecEvalJudgmentLines(t *testing.T) {
 		{"a '#' after blanks, 9.0.8", "1 0 a 1\n  # x y 1\n2 0 a 1\n", "9.0.8", indented, ""},
 		{"a comment", "# judged by hand\n1 0 a 1\n2 0 a 1\n", "10.0",
 			"num_q                 \tall\t2\nnum_rel               \tall\t2\nmap                   \tall\t1.0000\n", ""},
-		{"two comments", "# c\n# x y 1\n1 0 a 1\n2 0 a 1\n", "10.0", "", "q:2: a comment line right after another"},
+		{"two comments", "# c\n# x y 1\n1 0 a 1\n2 0 a 1\n", "10.0", indented, ""},
+		{"two comments mid-file", "1 0 a 1\n#c\n#d 0 a 1\n2 0 a 1\n", "10.0", indented, ""},
+		{"a NUL in a field", "1 0 a 1\n2 0 a\x00x 1\n", "10.0", "", "q:2: a NUL byte"},
+		{"a NUL starting a line", "1 0 a 1\n\x002 0 a 1\n", "9.0.8", "", "q:2: a NUL byte"},
 		{"a comment last", "1 0 a 1\n2 0 a 1\n# end\n", "10.0", "", "q:3: the file ends with a comment line"},
 		{"a blank line", "1 0 a 1\n\n2 0 a 1\n", "10.0", "", "q:2: a blank line"},
 		{"a blank line, 9.0.8", "1 0 a 1\n\n2 0 a 1\n", "9.0.8", "", "q:2: a blank line"},
