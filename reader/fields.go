@@ -43,6 +43,7 @@ type fieldScanner struct {
 	// without being one, is an error under strict)
 	strict  bool
 	comment int64
+	nul     int // under strict, where the first NUL of buf[p:end] is (end when none)
 }
 
 const (
@@ -92,6 +93,7 @@ func (s *fieldScanner) refill() bool {
 			s.fill++
 			s.end = s.fill
 			s.mask(s.p)
+			s.findNul()
 			return true
 		}
 		if s.rerr != nil {
@@ -122,7 +124,20 @@ func (s *fieldScanner) refill() bool {
 		return s.refill() // no newline before the end or a read error
 	}
 	s.mask(0)
+	s.findNul()
 	return true
+}
+
+// findNul finds, under strict, the first NUL of the lines refill made
+// ready: one search a buffer, the line that holds it then found by a
+// comparison in next.
+func (s *fieldScanner) findNul() {
+	if s.strict {
+		s.nul = s.end
+		if i := bytes.IndexByte(s.buf[s.p:s.end], 0); i >= 0 {
+			s.nul = s.p + i
+		}
+	}
 }
 
 // next finds the fields of the next line that has any, from the
@@ -169,7 +184,7 @@ line:
 			if b[e] != '\n' {
 				continue
 			}
-			if s.strict && bytes.IndexByte(b[p:e], 0) >= 0 {
+			if s.strict && e > s.nul {
 				s.err = fmt.Errorf("%s:%d: a NUL byte, where trec_eval stops reading the file or reads past its array of lines: %w", s.name, s.n, ErrSyntax)
 				return false
 			}
