@@ -31,14 +31,17 @@ func sortEnts(a []ent, s *sortScratch) {
 // sortScratch is the radix sort's memory, kept from list to list.
 type sortScratch struct {
 	ents   []ent    // the other buffer of the entries' passes
-	packed []uint64 // two buffers of packed high halves (radixHigh)
+	packed []uint64 // two buffers of packed high halves (radixHigh) or buckets
+	count  []uint32 // bucketEnts' histogram
 }
 
 // radixMin is the list length from which the radix sort beats the
 // introsort (its histograms cost about as much as sorting 100 entries).
 var radixMin = 256
 
-// radixEnts is a least-significant-byte-first radix sort on key. Entries
+// radixEnts sorts a long list: finite scores by their buckets
+// (bucketEnts), other keys (ranks, NaN or infinite scores) by a
+// least-significant-byte-first radix sort on key. Entries
 // arrive in index order (order fills them so) and every pass is stable, so
 // equal keys keep it. A byte that is the same in every key, as the low
 // bytes of a float32 score widened to float64 are, is neither counted nor
@@ -53,8 +56,13 @@ func radixEnts(a []ent, s *sortScratch) {
 	n := len(a)
 	k0 := a[0].key
 	var diff uint64
+	minK, maxK := k0, k0
 	for _, e := range a {
 		diff |= e.key ^ k0
+		minK, maxK = min(minK, e.key), max(maxK, e.key)
+	}
+	if bucketEnts(a, s, minK, maxK) {
+		return
 	}
 	var shifts [8]uint
 	nb, high := 0, 0
@@ -173,16 +181,23 @@ func highHalfRuns(a []ent) {
 		for e < len(a) && a[e].key>>32 == h {
 			e++
 		}
-		if r := a[s:e]; len(r) > 16 {
-			quickEnts(r, 2*bits.Len(uint(len(r))))
-		} else {
-			for i := 1; i < len(r); i++ {
-				for j := i; j > 0 && less(r[j], r[j-1]); j-- {
-					r[j], r[j-1] = r[j-1], r[j]
-				}
-			}
-		}
+		sortRun(a[s:e])
 		s = e
+	}
+}
+
+// sortRun sorts a run left in index order by a coarser sort: by insertion
+// when short, by the introsort when long (keys made to share a high half
+// or a bucket would otherwise cost a quadratic time).
+func sortRun(r []ent) {
+	if len(r) > 16 {
+		quickEnts(r, 2*bits.Len(uint(len(r))))
+		return
+	}
+	for i := 1; i < len(r); i++ {
+		for j := i; j > 0 && less(r[j], r[j-1]); j-- {
+			r[j], r[j-1] = r[j-1], r[j]
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -28,6 +29,14 @@ func TestSortEnts(t *testing.T) {
 		"decimal doubles":    func(i, n int) uint64 { return scoreKey(float64(r.IntN(2000)) / 100) },
 		"random doubles":     func(i, n int) uint64 { return scoreKey(r.NormFloat64()) },
 		"shared high halves": func(i, n int) uint64 { return uint64(r.IntN(3))<<48 | uint64(r.IntN(2))<<40 | uint64(r.Uint32()) },
+		// the buckets (bucketEnts): crowded ones that spend the insertion's
+		// budget, scores it must refuse, signs and zeros, rank keys
+		"skewed scores":      func(i, n int) uint64 { return scoreKey(skewed(r, i)) },
+		"NaN and infinities": func(i, n int) uint64 { return scoreKey(special(r, i)) },
+		"signs and zeros":    func(i, n int) uint64 { return scoreKey([]float64{0, negZero, -1.5, 2.25, -1e-310, 5e-324}[r.IntN(6)]) },
+		"overflowing range":  func(i, n int) uint64 { return scoreKey(float64(r.IntN(3)-1) * 1.7e308 * r.Float64()) },
+		"subnormal scores":   func(i, n int) uint64 { return scoreKey(float64(r.IntN(50)) * 5e-324) },
+		"rank keys":          func(i, n int) uint64 { return rankKey(int64(r.IntN(2000) - 1000)) },
 	}
 	for name, key := range shapes {
 		for _, n := range []int{0, 1, 2, 11, 12, 13, 50, 1000, 20000} {
@@ -99,5 +108,82 @@ func TestIdealLabels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+var negZero = math.Copysign(0, -1)
+
+// skewed gives most scores in a sliver of the range and a few far off, so
+// that the buckets of equal width crowd with different scores.
+func skewed(r *rand.Rand, i int) float64 {
+	if i%97 == 0 {
+		return 1e6
+	}
+	return r.Float64() * 1e-3
+}
+
+// special mixes NaNs (both signs), infinities and ordinary scores.
+func special(r *rand.Rand, i int) float64 {
+	switch r.IntN(8) {
+	case 0:
+		return math.NaN()
+	case 1:
+		return math.Copysign(math.NaN(), -1)
+	case 2:
+		return math.Inf(1)
+	case 3:
+		return math.Inf(-1)
+	}
+	return float64(r.IntN(100)) / 10
+}
+
+// TestBucketEnts checks which lists the bucket sort takes and which it
+// leaves to the radix sort (a crowded list spends the insertion's budget).
+func TestBucketEnts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	cases := []struct {
+		name  string
+		score func(i int) float64
+		taken bool
+	}{
+		{"decimals", func(i int) float64 { return float64(r.IntN(1000)) / 100 }, true},
+		{"negative", func(i int) float64 { return -float64(r.IntN(1000)) / 7 }, true},
+		{"crowded", func(i int) float64 { return skewed(r, i) }, false},
+		{"a NaN", func(i int) float64 { return []float64{1, math.NaN()}[min(i, 1)%2] }, false},
+		{"an infinity", func(i int) float64 { return []float64{1, math.Inf(-1)}[i%2] }, false},
+		{"overflowing width", func(i int) float64 { return []float64{-1e308, 1e308}[i%2] }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := make([]ent, 1000)
+			minK, maxK := uint64(math.MaxUint64), uint64(0)
+			for i := range a {
+				a[i] = ent{key: scoreKey(c.score(i)), i: int32(i)}
+				minK, maxK = min(minK, a[i].key), max(maxK, a[i].key)
+			}
+			want := slices.Clone(a)
+			slices.SortFunc(want, cmpEnt)
+			got := slices.Clone(a)
+			if taken := bucketEnts(got, new(sortScratch), minK, maxK); taken != c.taken {
+				t.Fatalf("taken %v, want %v", taken, c.taken)
+			}
+			if c.taken && !slices.Equal(got, want) {
+				t.Fatal("order differs from slices.SortFunc")
+			}
+			if !c.taken && !slices.Equal(got, a) {
+				t.Fatal("a list not taken was changed")
+			}
+		})
+	}
+}
+
+func TestKeyScore(t *testing.T) {
+	for _, f := range []float64{0, 1, -1, 3.26, -3.26, math.MaxFloat64, -math.MaxFloat64, 5e-324, -5e-324, math.Inf(1), math.Inf(-1)} {
+		if got := keyScore(scoreKey(f)); got != f || math.Signbit(got) != math.Signbit(f) {
+			t.Errorf("keyScore(scoreKey(%v)) = %v", f, got)
+		}
+	}
+	if got := keyScore(scoreKey(negZero)); got != 0 || math.Signbit(got) {
+		t.Errorf("-0 came back as %v, want +0", got)
 	}
 }
