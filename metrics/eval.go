@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bytes"
 	"cmp"
 	"math"
 	"slices"
@@ -479,7 +478,7 @@ func (e *Evaluator) breakTies(l *List, lim int) {
 		if l.Doc == nil {
 			panic("metrics: TiesTrec needs List.Doc")
 		}
-		by = func(a, b ent) int { return bytes.Compare(l.Doc[b.i], l.Doc[a.i]) }
+		by = func(a, b ent) int { return compareDocs(l.Doc[b.i], l.Doc[a.i]) }
 	case TiesOptimistic:
 		by = func(a, b ent) int { return cmp.Compare(l.Label[b.i], l.Label[a.i]) }
 	case TiesPessimistic:

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -185,5 +186,38 @@ func TestKeyScore(t *testing.T) {
 	}
 	if got := keyScore(scoreKey(negZero)); got != 0 || math.Signbit(got) {
 		t.Errorf("-0 came back as %v, want +0", got)
+	}
+}
+
+// TestCompareDocs holds compareDocs to bytes.Compare on ids of 0 to 20
+// bytes, with NUL and 0xff bytes (which the masks must not confuse with
+// an id's end), prefixes of each other, and ids without room past them.
+func TestCompareDocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	alphabet := []byte{0, 1, 'A', 'D', 0xfe, 0xff}
+	var ids [][]byte
+	for range 3000 {
+		n := r.IntN(21)
+		id := make([]byte, n, n+r.IntN(20)) // room past the end or not
+		for i := range id {
+			id[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		// garbage past the end, which must be masked off
+		ext := id[:cap(id)]
+		for i := n; i < len(ext); i++ {
+			ext[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		ids = append(ids, id)
+		if n > 0 {
+			ids = append(ids, id[:r.IntN(n)]) // a prefix, sharing the buffer
+		}
+	}
+	for i := 1; i < len(ids); i++ {
+		for _, b := range [][]byte{ids[i-1], ids[r.IntN(len(ids))], slices.Clone(ids[i])} {
+			a := ids[i]
+			if got, want := compareDocs(a, b), bytes.Compare(a, b); got != want {
+				t.Fatalf("compareDocs(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
 	}
 }

@@ -92,6 +92,9 @@ func ParseLabel(b []byte) (label float64, ok bool) {
 // AtolLabel reads a judgment as trec_eval's qrels readers do (Atol); a
 // negative one -0.0, as ParseLabel keeps it.
 func AtolLabel(b []byte) float64 {
+	if len(b) == 1 && b[0]-'0' <= 9 {
+		return float64(b[0] - '0') // most judgments: one digit, no call
+	}
 	n := Atol(b)
 	if n < 0 {
 		return math.Copysign(0, -1)
