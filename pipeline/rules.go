@@ -346,14 +346,10 @@ func (r *Rules) checkScore(b *reader.Batch, k int, s float64, of string) error {
 func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 	var inf float64
 	if len(b.Score) > 0 {
-		for _, s := range b.Score[i:j] {
-			inf += s * 0
-		}
+		inf += nonFinite(b.Score[i:j])
 	}
 	for _, col := range b.ExtraScore {
-		for _, s := range col[i:j] {
-			inf += s * 0
-		}
+		inf += nonFinite(col[i:j])
 	}
 	if r.ScoreFloat32 {
 		// scores past float32's range would round to ±Inf
@@ -372,9 +368,9 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 			return false
 		}
 	}
+	inf += nonFinite(b.Label[i:j])
 	lo, hi := 0.0, 0.0
 	for _, l := range b.Label[i:j] {
-		inf += l * 0
 		if l < lo {
 			lo = l
 		}
@@ -383,4 +379,22 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 		}
 	}
 	return inf == 0 && lo >= 0 && !(needMax && hi > r.Options.MaxGrade)
+}
+
+// nonFinite is 0 when every x is finite, else NaN: the sum of each x*0,
+// taken as four sums so that an addition does not wait on the one before
+// (one sum: BenchmarkValidate's rows/s a third lower).
+func nonFinite(xs []float64) float64 {
+	var s0, s1, s2, s3 float64
+	for len(xs) >= 4 {
+		s0 += xs[0] * 0
+		s1 += xs[1] * 0
+		s2 += xs[2] * 0
+		s3 += xs[3] * 0
+		xs = xs[4:]
+	}
+	for _, x := range xs {
+		s0 += x * 0
+	}
+	return s0 + s1 + s2 + s3
 }
