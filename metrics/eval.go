@@ -155,6 +155,36 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 
 func (e *Evaluator) rel(y float64) bool { return e.o.Relevant(y) }
 
+// countRel counts the relevant labels among judged (a query's R); under
+// qrels (negative) a negative judgment is never relevant, whatever the
+// threshold. The count is taken without a branch on the label, which a
+// query's random mix of grades mispredicted.
+func (e *Evaluator) countRel(judged []float64, negative bool) int {
+	n := 0
+	if !e.o.HasThreshold {
+		for _, v := range judged {
+			if v > 0 { // never a negative judgment, -0
+				n++
+			}
+		}
+		return n
+	}
+	thr := e.o.RelThreshold
+	for _, v := range judged {
+		if v >= thr {
+			n++
+		}
+	}
+	if negative && thr <= 0 {
+		for _, v := range judged {
+			if negativeJudgment(v) {
+				n--
+			}
+		}
+	}
+	return n
+}
+
 // relRow reports whether row i of l is relevant: its label passes the
 // threshold, but for a row the qrels do not judge, or judge negatively,
 // which is relevant only when trec_eval's codes for them (-1, -2) pass it
@@ -209,13 +239,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	if l.Judged != nil {
 		judged = l.Judged
 	}
-	nRel := 0
-	for _, v := range judged {
-		// a negative judgment is never relevant, whatever the threshold
-		if e.rel(v) && !(l.Judged != nil && negativeJudgment(v)) {
-			nRel++
-		}
-	}
+	nRel := e.countRel(judged, l.Judged != nil)
 	empty = nRel == 0
 	skip := empty && !e.o.NoEmpty // the empty-query policy gives the values
 	work := e.ranked && !skip
