@@ -369,33 +369,43 @@ func (e *Evaluator) rankedRows(l *List, n int) {
 		e.stBuf = grow(e.stBuf, n)
 		e.st = e.stBuf
 	}
-	t := &e.tr
-	if e.rels {
-		t.start(n)
-	}
+	// Without a branch on a row's judgment or relevance, which a ranking's
+	// random mix of them mispredicted: relRow's cases as selects (a row
+	// trec_eval codes, unjudged or judged out, is relevant as its code is,
+	// the same for every such row), the relevant positions written at k
+	// and k advanced by 0 or 1.
+	var codeRel [JudgedOut + 1]uint8
+	codeRel[Unjudged], codeRel[JudgedOut] = b2u(e.rel(relNonpool)), b2u(e.rel(relUnjudged))
+	rpos := grow(e.rpos, n)
+	k := 0
 	for p, en := range e.ents[:n] {
 		y := l.Label[en.i]
 		e.y[p] = y
-		rb := e.relRow(l, en.i)
-		e.rb[p] = rb
-		c := uint8(judgedRow)
 		st := Judged
 		if e.st != nil {
 			st = l.Status[en.i]
 			e.st[p] = st
-			if st != Judged {
-				c = 0
-			}
 		}
-		if rb {
-			c |= relevantRow
-			e.rpos = append(e.rpos, int32(p))
-		}
-		e.jc[p] = c
-		if e.rels {
-			t.add(p, y, st)
-		}
+		judged := b2u(st == Judged)
+		rb := b2u(e.rel(y))&judged | codeRel[st]
+		e.rb[p] = rb != 0
+		e.jc[p] = judged*judgedRow | rb*relevantRow
+		rpos[k] = int32(p)
+		k += int(rb)
 	}
+	e.rpos = rpos[:k]
+	if e.rels {
+		e.tr.fill(e.y[:n], e.st)
+	}
+}
+
+// b2u is 1 for true, 0 for false (a SETcc, not a branch).
+func b2u(b bool) uint8 {
+	var u uint8
+	if b {
+		u = 1
+	}
+	return u
 }
 
 // The bits of e.jc, a row's class for bpref and the judged counts.

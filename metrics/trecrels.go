@@ -39,31 +39,42 @@ type trecRels struct {
 // levelCount counts the judgments at a level above maxDenseLevel.
 type levelCount struct{ level, count int64 }
 
-// start readies the view of a ranking of n rows, which add then gives
-// row by row (the evaluator's rankedRows walks the ranking once for both).
-func (t *trecRels) start(n int) {
+// fill makes the view of a ranking from its rows' labels y and judgments
+// st (nil: every row judged), in a pass of its own over the arrays
+// rankedRows just wrote (in its loop, the call per row cost more than
+// the pass). A row's level or code and its lists are selects and writes
+// at an index advanced by 0 or 1, not branches, which a ranking's random
+// mix of judged, unjudged and relevant rows mispredicted.
+func (t *trecRels) fill(y []float64, st []Judgment) {
+	n := len(y)
 	t.rel = grow(t.rel, n)
-	t.jpos, t.npos, t.ppos = t.jpos[:0], t.npos[:0], t.ppos[:0]
-}
-
-// add records the row at position p: its label y and its judgment st.
-func (t *trecRels) add(p int, y float64, st Judgment) {
-	switch {
-	case st == Unjudged:
-		t.rel[p] = relNonpool
-		t.npos = append(t.npos, int32(p))
-	case st == JudgedOut, y < 0:
-		t.rel[p] = relUnjudged
-		t.jpos = append(t.jpos, int32(p))
-		t.npos = append(t.npos, int32(p))
-	default:
-		r := level(y)
-		t.rel[p] = r
-		t.jpos = append(t.jpos, int32(p))
-		if r > 0 {
-			t.ppos = append(t.ppos, int32(p))
+	jpos, npos, ppos := grow(t.jpos, n), grow(t.npos, n), grow(t.ppos, n)
+	kj, kn, kp := 0, 0, 0
+	for p, v := range y {
+		un := uint8(0) // not in the qrels
+		if st != nil {
+			un = b2u(st[p] == Unjudged)
 		}
+		out := b2u(v < 0) // judged out (its label then is -0, or below 0 in a log)
+		if st != nil {
+			out |= b2u(st[p] == JudgedOut)
+		}
+		out &^= un
+		r := level(v)
+		pos := b2u(r > 0) &^ (un | out)
+		if out != 0 {
+			r = relUnjudged
+		}
+		if un != 0 {
+			r = relNonpool
+		}
+		t.rel[p] = r
+		jpos[kj], npos[kn], ppos[kp] = int32(p), int32(p), int32(p)
+		kj += int(1 - un)
+		kn += int(un | out)
+		kp += int(pos)
 	}
+	t.jpos, t.npos, t.ppos = jpos[:kj], npos[:kn], ppos[:kp]
 }
 
 // readRels completes the view of the query whose ranking e.ents[:n] holds
