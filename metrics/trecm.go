@@ -129,22 +129,28 @@ func (e *Evaluator) judgedAt(l *List, k int) float64 {
 // non-relevant documents (at most R of them) not ranked above each.
 // Unjudged rows and negative judgments are neither.
 func (e *Evaluator) bpref(l *List, n, nRel int, judged []float64) float64 {
-	numNonrel := 0
-	for _, v := range judged {
-		if !e.rel(v) && !(l.Judged != nil && negativeJudgment(v)) {
-			numNonrel++
+	// the judged documents neither relevant nor negative judgments: all
+	// but R and those (countRel's classes)
+	numNonrel := len(judged) - nRel
+	if l.Judged != nil {
+		for _, v := range judged {
+			numNonrel -= int(b2u(negativeJudgment(v)))
 		}
 	}
+	// A relevant row adds its term, any other row +0 (b never negative:
+	// b + 0 is b), chosen by a mask of the term's bits rather than a
+	// branch on the row's class, which a ranking's random mix of classes
+	// mispredicted; the term's own branch flips once, at the first
+	// nonrelevant row.
 	var b float64
 	nonrel := 0
 	for _, c := range e.jc[:n] {
-		if c == judgedRow|relevantRow {
-			if nonrel > 0 {
-				b += 1.0 - float64(min(nonrel, nRel))/float64(min(numNonrel, nRel))
-			} else {
-				b += 1.0
-			}
+		term := 1.0
+		if nonrel > 0 {
+			term = 1.0 - float64(min(nonrel, nRel))/float64(min(numNonrel, nRel))
 		}
+		keep := -uint64(b2u(c == judgedRow|relevantRow))
+		b += math.Float64frombits(math.Float64bits(term) & keep)
 		nonrel += nonrelAt(c)
 	}
 	return b / float64(nRel)
