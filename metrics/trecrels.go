@@ -33,7 +33,8 @@ type trecRels struct {
 	levels                    []int64 // per level from 0: the judged documents at it (rel_levels)
 	sparse                    []levelCount
 	numRel, numRelRet, numRet int
-	thr                       float64 // a level >= thr is relevant
+	thr                       float64    // a level >= thr is relevant
+	allJudged                 []Judgment // zeros: the judgments of a list that has none
 }
 
 // levelCount counts the judgments at a level above maxDenseLevel.
@@ -47,19 +48,22 @@ type levelCount struct{ level, count int64 }
 // mix of judged, unjudged and relevant rows mispredicted.
 func (t *trecRels) fill(y []float64, st []Judgment) {
 	n := len(y)
-	t.rel = grow(t.rel, n)
+	if st == nil {
+		// every row judged: read from zeros rather than test for nil
+		// twice a row
+		if cap(t.allJudged) < n {
+			t.allJudged = make([]Judgment, n, n+n/4)
+		}
+		st = t.allJudged[:n]
+	}
+	st = st[:n]
+	rel := grow(t.rel, n)
 	jpos, npos, ppos := grow(t.jpos, n), grow(t.npos, n), grow(t.ppos, n)
 	kj, kn, kp := 0, 0, 0
 	for p, v := range y {
-		un := uint8(0) // not in the qrels
-		if st != nil {
-			un = b2u(st[p] == Unjudged)
-		}
-		out := b2u(v < 0) // judged out (its label then is -0, or below 0 in a log)
-		if st != nil {
-			out |= b2u(st[p] == JudgedOut)
-		}
-		out &^= un
+		un := b2u(st[p] == Unjudged) // not in the qrels
+		// judged out (its label then is -0, or below 0 in a log)
+		out := (b2u(v < 0) | b2u(st[p] == JudgedOut)) &^ un
 		r := level(v)
 		pos := b2u(r > 0) &^ (un | out)
 		if out != 0 {
@@ -68,13 +72,13 @@ func (t *trecRels) fill(y []float64, st []Judgment) {
 		if un != 0 {
 			r = relNonpool
 		}
-		t.rel[p] = r
+		rel[p] = r
 		jpos[kj], npos[kn], ppos[kp] = int32(p), int32(p), int32(p)
 		kj += int(1 - un)
 		kn += int(un | out)
 		kp += int(pos)
 	}
-	t.jpos, t.npos, t.ppos = jpos[:kj], npos[:kn], ppos[:kp]
+	t.rel, t.jpos, t.npos, t.ppos = rel, jpos[:kj], npos[:kn], ppos[:kp]
 }
 
 // readRels completes the view of the query whose ranking e.ents[:n] holds
