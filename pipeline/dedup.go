@@ -31,8 +31,11 @@ func newDocSet() *docSet {
 // reset empties the table for the doc ids docs of one query.
 func (s *docSet) reset(docs [][]byte) {
 	s.docs = docs
+	// a quarter full at most: a TREC query's table (1,000 ids: 32 KiB)
+	// still fits the core's L1 cache, and fewer probes meet another id
+	// (half full: the check and the join took 18% more CPU)
 	size := 16
-	for size < 2*len(docs) {
+	for size < 4*len(docs) {
 		size <<= 1
 	}
 	if cap(s.slots) < size {
