@@ -341,7 +341,7 @@ func (t *docTable) reset(n int) {
 		t.ids = idhash.New()
 	}
 	size := 16
-	for size < 2*n {
+	for size < 4*n { // a quarter full, as pipeline's docSet: fewer collisions
 		size <<= 1
 	}
 	if cap(t.slots) < size {
