@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -155,6 +156,69 @@ func BenchmarkFieldScanner(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
+}
+
+// TestSepMasks holds sepMasks (SSE2 assembly on amd64) to the portable
+// sepMasksGo and to C's isspace, byte by byte: every byte value at every
+// position of a word, and random buffers of 0 to 9 words.
+func TestSepMasks(t *testing.T) {
+	isspace := func(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+	check := func(t *testing.T, src []byte) {
+		t.Helper()
+		n := len(src) / 64
+		got, port := make([]uint64, n), make([]uint64, n)
+		sepMasks(got, src)
+		sepMasksGo(port, src)
+		for i := range n {
+			for j := range 64 {
+				want := isspace(src[64*i+j])
+				if g := got[i]>>j&1 == 1; g != want {
+					t.Fatalf("byte %#x at %d: sepMasks says %v", src[64*i+j], 64*i+j, g)
+				}
+				if p := port[i]>>j&1 == 1; p != want {
+					t.Fatalf("byte %#x at %d: sepMasksGo says %v", src[64*i+j], 64*i+j, p)
+				}
+			}
+		}
+	}
+	t.Run("every byte everywhere", func(t *testing.T) {
+		src := make([]byte, 256*64)
+		for i := range src {
+			src[i] = byte(i/64 + i%64) // value v at position (v - k) % 64 of word k
+		}
+		check(t, src)
+	})
+	t.Run("random", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		for n := range 10 {
+			src := make([]byte, 64*n+r.IntN(64))
+			for i := range src {
+				src[i] = []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 8, 14, 0x1f, 0x21, 0x80, 0x89, 0xa0, 0xff, 'a', '0'}[r.IntN(17)]
+			}
+			check(t, src)
+		}
+	})
+}
+
+// BenchmarkSepMasks marks the separators of 1 MiB of a TREC run.
+func BenchmarkSepMasks(b *testing.B) {
+	var data bytes.Buffer
+	for i := 0; data.Len() < 1<<20; i++ {
+		fmt.Fprintf(&data, "%d Q0 D%d %d %.2f gen\n", 1000+i/1000, i%1000, i%1000+1, float64(i%997)/100)
+	}
+	src := data.Bytes()[:1<<20]
+	dst := make([]uint64, len(src)/64)
+	for _, impl := range []struct {
+		name string
+		f    func([]uint64, []byte)
+	}{{"sepMasks", sepMasks}, {"portable", sepMasksGo}} {
+		b.Run(impl.name, func(b *testing.B) {
+			for b.Loop() {
+				impl.f(dst, src)
+			}
+			b.SetBytes(int64(len(src)))
 		})
 	}
 }

@@ -1,0 +1,78 @@
+#include "textflag.h"
+
+// func sepMasksSSE2(dst *uint64, src *byte, n int)
+//
+// For each of n 64-byte stretches of src, a word of dst whose bit j is set
+// when byte j is a separator: a space (0x20), or 0x09-0x0D, found as
+// b-9 <= 4 unsigned (min(b-9, 4) == b-9). SSE2 only: every amd64 has it.
+TEXT ·sepMasksSSE2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ $0x2020202020202020, AX
+	MOVQ AX, X8
+	PUNPCKLQDQ X8, X8
+	MOVQ $0x0909090909090909, AX
+	MOVQ AX, X9
+	PUNPCKLQDQ X9, X9
+	MOVQ $0x0404040404040404, AX
+	MOVQ AX, X10
+	PUNPCKLQDQ X10, X10
+	TESTQ CX, CX
+	JEQ done
+
+loop:
+	MOVOU 0(SI), X0
+	MOVOU X0, X1
+	PCMPEQB X8, X0
+	PSUBB X9, X1
+	MOVOU X1, X2
+	PMINUB X10, X2
+	PCMPEQB X1, X2
+	POR X2, X0
+	PMOVMSKB X0, AX
+
+	MOVOU 16(SI), X3
+	MOVOU X3, X4
+	PCMPEQB X8, X3
+	PSUBB X9, X4
+	MOVOU X4, X5
+	PMINUB X10, X5
+	PCMPEQB X4, X5
+	POR X5, X3
+	PMOVMSKB X3, BX
+
+	MOVOU 32(SI), X0
+	MOVOU X0, X1
+	PCMPEQB X8, X0
+	PSUBB X9, X1
+	MOVOU X1, X2
+	PMINUB X10, X2
+	PCMPEQB X1, X2
+	POR X2, X0
+	PMOVMSKB X0, DX
+
+	MOVOU 48(SI), X3
+	MOVOU X3, X4
+	PCMPEQB X8, X3
+	PSUBB X9, X4
+	MOVOU X4, X5
+	PMINUB X10, X5
+	PCMPEQB X4, X5
+	POR X5, X3
+	PMOVMSKB X3, R8
+
+	SHLQ $16, BX
+	ORQ BX, AX
+	SHLQ $32, DX
+	ORQ DX, AX
+	SHLQ $48, R8
+	ORQ R8, AX
+	MOVQ AX, 0(DI)
+	ADDQ $64, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNE loop
+
+done:
+	RET
