@@ -149,3 +149,30 @@ func BenchmarkValidate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestJudgmentOf: a row the qrels do not judge is Unjudged whatever its
+// label; a judged row is Judged, or JudgedOut for a negative judgment
+// (-0.0), which +0 is not. JudgmentOf computes the class as a sum of 0/1
+// terms, relying on the constants' values: this holds it to their names.
+func TestJudgmentOf(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	tests := []struct {
+		found bool
+		label float64
+		want  metrics.Judgment
+	}{
+		{false, 0, metrics.Unjudged},
+		{false, negZero, metrics.Unjudged},
+		{false, 3, metrics.Unjudged},
+		{true, 0, metrics.Judged},
+		{true, 2, metrics.Judged},
+		{true, negZero, metrics.JudgedOut},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%v/%v", tc.found, tc.label), func(t *testing.T) {
+			if got := JudgmentOf(tc.found, tc.label); got != tc.want {
+				t.Fatalf("JudgmentOf(%v, %v) = %v, want %v", tc.found, tc.label, got, tc.want)
+			}
+		})
+	}
+}
