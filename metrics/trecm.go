@@ -17,7 +17,10 @@ type iprecCut struct {
 
 // negativeJudgment reports whether a judged label stands for a negative
 // judgment (the qrels loader keeps it as -0.0): in the pool, not judged.
-func negativeJudgment(v float64) bool { return v == 0 && math.Signbit(v) }
+//
+// -0.0 is the one value whose bits are the sign's alone: one comparison,
+// where v == 0 && Signbit(v) branched on v == 0 (most labels are 0).
+func negativeJudgment(v float64) bool { return math.Float64bits(v) == 1<<63 }
 
 // ownValues writes the values of the metrics computed apart, for a query
 // whose ranking e.ents holds n rows, with nRel relevant judged documents

@@ -48,8 +48,11 @@ func (u *Unit) Prepare(g *Group) (dropped int, err error) {
 	if len(g.Doc.Off)-1 != g.N() {
 		return 0, fmt.Errorf("%s: query %q: some of its rows have a doc id column and some do not: %w", u.where(g.First), g.ID, ErrMixedColumns)
 	}
-	for i := range g.N() {
-		u.docs = append(u.docs, g.Doc.At(i))
+	n := g.N()
+	u.docs = slices.Grow(u.docs, n)[:n]
+	buf, off := g.Doc.Buf, g.Doc.Off[:n+1]
+	for i := range u.docs {
+		u.docs[i] = buf[off[i]:off[i+1]]
 	}
 	if len(g.Doc.Buf) == 0 { // no row has a doc id
 		return 0, nil
