@@ -1,10 +1,22 @@
 #include "textflag.h"
 
+// SEP16 sets each byte of acc to 0xff where the byte at off(SI) is a
+// separator: a space (X8 holds 0x20s), or 0x09-0x0D, found as b-9 <= 4
+// unsigned, min(b-9, 4) == b-9 (X9 holds 0x09s, X10 0x04s).
+#define SEP16(off, acc, t1, t2) \
+	MOVOU off(SI), acc; \
+	MOVOU acc, t1; \
+	PCMPEQB X8, acc; \
+	PSUBB X9, t1; \
+	MOVOU t1, t2; \
+	PMINUB X10, t2; \
+	PCMPEQB t1, t2; \
+	POR t2, acc
+
 // func sepMasksSSE2(dst *uint64, src *byte, n int)
 //
 // For each of n 64-byte stretches of src, a word of dst whose bit j is set
-// when byte j is a separator: a space (0x20), or 0x09-0x0D, found as
-// b-9 <= 4 unsigned (min(b-9, 4) == b-9). SSE2 only: every amd64 has it.
+// when byte j is a separator. SSE2 only: every amd64 has it.
 TEXT ·sepMasksSSE2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -22,46 +34,14 @@ TEXT ·sepMasksSSE2(SB), NOSPLIT, $0-24
 	JEQ done
 
 loop:
-	MOVOU 0(SI), X0
-	MOVOU X0, X1
-	PCMPEQB X8, X0
-	PSUBB X9, X1
-	MOVOU X1, X2
-	PMINUB X10, X2
-	PCMPEQB X1, X2
-	POR X2, X0
+	SEP16(0, X0, X1, X2)
 	PMOVMSKB X0, AX
-
-	MOVOU 16(SI), X3
-	MOVOU X3, X4
-	PCMPEQB X8, X3
-	PSUBB X9, X4
-	MOVOU X4, X5
-	PMINUB X10, X5
-	PCMPEQB X4, X5
-	POR X5, X3
+	SEP16(16, X3, X4, X5)
 	PMOVMSKB X3, BX
-
-	MOVOU 32(SI), X0
-	MOVOU X0, X1
-	PCMPEQB X8, X0
-	PSUBB X9, X1
-	MOVOU X1, X2
-	PMINUB X10, X2
-	PCMPEQB X1, X2
-	POR X2, X0
+	SEP16(32, X0, X1, X2)
 	PMOVMSKB X0, DX
-
-	MOVOU 48(SI), X3
-	MOVOU X3, X4
-	PCMPEQB X8, X3
-	PSUBB X9, X4
-	MOVOU X4, X5
-	PMINUB X10, X5
-	PCMPEQB X4, X5
-	POR X5, X3
+	SEP16(48, X3, X4, X5)
 	PMOVMSKB X3, R8
-
 	SHLQ $16, BX
 	ORQ BX, AX
 	SHLQ $32, DX
