@@ -340,8 +340,12 @@ func (t *docTable) reset(n int) {
 	if t.slots == nil {
 		t.ids = idhash.New()
 	}
+	load := 4 // a quarter full, as pipeline's docSet: fewer collisions
+	if n > 1<<16 {
+		load = 2 // beyond any cache: no more memory for nothing
+	}
 	size := 16
-	for size < 4*n { // a quarter full, as pipeline's docSet: fewer collisions
+	for size < load*n {
 		size <<= 1
 	}
 	if cap(t.slots) < size {
