@@ -13,10 +13,12 @@ import "math"
 // scores seldom do, are then ordered, by insertion. It returns false,
 // leaving a as it was, when the keys are not all finite scores (NaN,
 // infinities, a range that overflows), when they crowd a few buckets, or
-// when the list is too long for the packing.
+// when the list is longer than 2^20 rows.
 func bucketEnts(a []ent, s *sortScratch, minK, maxK uint64) bool {
 	n := len(a)
-	if n >= 1<<24 {
+	if n > 1<<20 {
+		// a histogram past every cache (8 bytes a row) costs more than
+		// the radix sort's passes, which need no memory beyond theirs
 		return false
 	}
 	hi, lo := keyScore(minK), keyScore(maxK) // keys ascend as scores descend
