@@ -73,7 +73,9 @@ func lookupGain(g []relGain, level int64) float64 {
 // built last.
 func (e *Evaluator) gainOf(i int) float64 {
 	r := e.tr.rel[i]
-	if k := r - relUnjudged; k < int64(len(e.gl)) {
+	// unsigned: the level of a judgment past int64's range (MaxInt64)
+	// wraps below 0 once offset, and must be looked up, not indexed
+	if k := uint64(r - relUnjudged); k < uint64(len(e.gl)) {
 		return e.gl[k]
 	}
 	return lookupGain(e.gt, r)

@@ -166,6 +166,40 @@ func TestTrecHugeLevel(t *testing.T) {
 	}
 }
 
+// TestTrecHugeLevelGains: a judgment past int64's range (level MaxInt64,
+// as Atol reads "9223372036854775807") is looked up in a measure's gain
+// table, gaining its level, 2^63; offset by the codes' two slots it
+// wrapped below 0 and indexed the table's dense part (it panicked). Here
+// it is ranked second, below a document judged 1: the ideal ranks it
+// first.
+func TestTrecHugeLevelGains(t *testing.T) {
+	l := List{Score: []float64{2, 1}, Label: []float64{1, 1e300}, Status: []Judgment{Judged, Judged}, Judged: []float64{1, 1e300}}
+	const huge = 1 << 63
+	d2 := math.Log2(3) // trec_eval's discount at rank 2
+	for _, tc := range []struct {
+		name string
+		m    Metric
+		want float64
+	}{
+		{"dcg", Metric{Kind: KindGainDCG}, 1 + huge/d2},
+		{"ideal dcg", Metric{Kind: KindGainIDCG}, huge + 1/d2},
+		{"ndcg", Metric{Kind: KindGainNDCG}, (1 + huge/d2) / (huge + 1/d2)},
+		// the relevant rows' ndcg so far: 1/2^63 at rank 1, ndcg at rank 2
+		{"ndcg_rel", Metric{Kind: KindNDCGRel}, (1/(huge+1/d2) + (1+huge/d2)/(huge+1/d2)) / 2},
+		// rbp scales the gains to [0, 1]: level 1 is (1-0)/(2^63-0), 2^63 is 1
+		{"rbp", Metric{Kind: KindRBP, Beta: 0.5}, 0.5 * (1.0/huge + 0.5)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{NoEmpty: true, HasThreshold: true, RelThreshold: 1}
+			out := []float64{0}
+			NewEvaluator([]Metric{tc.m}, o).Eval(&l, out)
+			if out[0] != tc.want {
+				t.Fatalf("%v, want %v", out[0], tc.want)
+			}
+		})
+	}
+}
+
 // TestIPrecBelowZero: a recall level below 0 (iprec_at_recall.-0.5, which
 // trec_eval takes) needs no relevant row or fewer, as level 0 does: its
 // value is the best precision of the whole ranking, or 0/0 with nothing

@@ -48,6 +48,10 @@ func TestTrecEvalHostile(t *testing.T) {
 		// the count of documents per level trec_eval allocates fails or
 		// not with the machine
 		{"huge label", "10.0", "1 0 a 1\n1 0 b 99999999999\n", twoQueries, []string{"-c", "-m", "P.5"}, 1, "", "judgment 99999999999 is above 1048576"},
+		// past a long's range atol gives LONG_MAX: the measures of a gain
+		// table (G, Rndcg, ndcg_rel, all_trec's) once panicked on it
+		{"label past a long's range, G", "10.0", "1 0 a 1\n1 0 b 99999999999999999999\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n", []string{"-m", "G"}, 1, "", "judgment 9223372036854775808 is above 1048576"},
+		{"label past a long's range, all_trec", "9.0.8", "1 0 a 1\n1 0 b 9223372036854775807\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n", []string{"-m", "all_trec"}, 1, "", "judgment 9223372036854775808 is above 1048576"},
 		{"huge label, qrels_jg", "10.0", "1 0 a 1\n1 0 b 99999999999\n", twoQueries, []string{"-R", "qrels_jg", "-c", "-m", "P_avgjg.5"}, 1, "", ":2: judgment 99999999999 is above"},
 		{"empty run", "9.0.8", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"empty run 10.0", "10.0", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
