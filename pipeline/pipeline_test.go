@@ -416,3 +416,36 @@ func TestLargeQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstErrorInInputOrder: when several queries fail, the run reports
+// the first in input order whatever the workers and their timing: a long
+// query that fails (no relevant row under --empty error) before a short
+// one that fails too, which another worker finishes first.
+func TestFirstErrorInInputOrder(t *testing.T) {
+	var rows []memRow
+	for d := range 20_000 {
+		rows = append(rows, memRow{"q1", float64(d % 97), 0})
+	}
+	for _, q := range []string{"q2", "q3", "q4"} {
+		rows = append(rows, memRow{q, 1, 0})
+	}
+	o := metrics.DefaultOptions()
+	o.Empty = metrics.EmptyError
+	for _, w := range []int{2, 4} {
+		for _, perQuery := range []bool{false, true} {
+			t.Run(fmt.Sprintf("workers%d/perquery%v", w, perQuery), func(t *testing.T) {
+				for range 10 {
+					ms := mustMetrics(t, "map")
+					cfg := Config{Rules: Rules{Metrics: ms, Options: o}, Workers: w}
+					if perQuery {
+						cfg.PerQuery = jsonLines(io.Discard, ms)
+					}
+					_, err := Run(context.Background(), cfg, sources(4096, map[string][]memRow{"a": rows}, "a"))
+					if !errors.Is(err, ErrEmptyQuery) || !strings.Contains(err.Error(), `a:1: query "q1"`) {
+						t.Fatalf("err = %v, want q1's (row 1)", err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -65,13 +67,24 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	defer stopProgress(false)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers + 2)
+	// A query's error stops the producer but not the group: the workers
+	// still evaluate the queries sent before it, one of which may fail
+	// too and is then the error reported (first), and the producer's own
+	// error comes after every query it sent. It is kept apart rather
+	// than returned so that it does not cancel them either.
+	pctx, stopProducer := context.WithCancel(ctx)
+	defer stopProducer()
+	first := &firstError{seq: math.MaxInt64, stop: stopProducer}
+	var prodErr error
 	g.Go(func() error {
 		defer close(jobs)
 		defer p.close()
 		if cfg.Unsorted.On {
-			return p.runUnsorted(ctx, logs[0])
+			prodErr = p.runUnsorted(pctx, logs[0])
+		} else {
+			prodErr = p.run(pctx)
 		}
-		return p.run(ctx)
+		return nil
 	})
 	var live atomic.Int32
 	live.Store(int32(workers))
@@ -86,13 +99,19 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 					close(done)
 				}
 			}()
-			return wk.run(ctx, jobs, pool, done)
+			return wk.run(ctx, jobs, pool, done, first)
 		})
 	}
 	if done != nil {
 		g.Go(func() error { return writeOrdered(ctx, cfg.PerQuery.W, done, pool) })
 	}
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	switch {
+	case first.err != nil:
+		return nil, first.err
+	case prodErr != nil:
+		return nil, prodErr
+	case err != nil:
 		return nil, err
 	}
 	stopProgress(true)
@@ -130,11 +149,16 @@ type worker struct {
 	dropped []int64 // per system, EvalSystems's
 }
 
-func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, done chan<- *query) error {
+func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, done chan<- *query, first *firstError) error {
 	for q := range jobs {
+		if first.after(q.seq) {
+			pool.put(q) // sent after a query that failed: the run fails anyway
+			continue
+		}
 		if err := w.eval(q); err != nil {
+			first.add(q.seq, err)
 			pool.put(q)
-			return err
+			continue
 		}
 		if done == nil {
 			pool.put(q)
@@ -148,6 +172,33 @@ func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, d
 		}
 	}
 	return nil
+}
+
+// firstError keeps the error of the first query, in the order the
+// producer sent them, whose evaluation failed: which one fails first in
+// time depends on the workers (a long query and a short one after it).
+type firstError struct {
+	mu   sync.Mutex
+	seq  int64 // the failed query's; math.MaxInt64 while none has
+	err  error
+	stop context.CancelFunc // stops the producer
+}
+
+// add records the error err of query seq, and stops the producer.
+func (f *firstError) add(seq int64, err error) {
+	f.mu.Lock()
+	if seq < f.seq {
+		f.seq, f.err = seq, err
+	}
+	f.mu.Unlock()
+	f.stop()
+}
+
+// after reports whether a query before seq has failed.
+func (f *firstError) after(seq int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return seq > f.seq
 }
 
 // eval evaluates every system of q and adds it to the worker's aggregate.
