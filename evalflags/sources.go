@@ -34,7 +34,9 @@ type Sources struct {
 	AtolLabels bool
 	// StrictLines reads the qrels' lines as trec_eval's reader does
 	// (reader.QrelsFormat.Strict: blank lines and the comments it
-	// misreads are errors); rankeval trec_eval sets it.
+	// misreads are errors), and refuses a NUL byte in a run too, where
+	// trec_eval crashes (reader.RunOptions.RefuseNul); rankeval
+	// trec_eval sets it.
 	StrictLines bool
 }
 

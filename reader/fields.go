@@ -43,7 +43,10 @@ type fieldScanner struct {
 	// without being one, is an error under strict)
 	strict  bool
 	comment int64
-	nul     int // under strict, where the first NUL of buf[p:end] is (end when none)
+	// nuls makes a NUL byte an error: under strict, and in a run read
+	// for the drop-in (RunOptions.RefuseNul)
+	nuls bool
+	nul  int // under nuls, where the first NUL of buf[p:end] is (end when none)
 }
 
 const (
@@ -69,6 +72,7 @@ func (s *fieldScanner) scanLines(lines []byte, base int64) {
 	s.p, s.end, s.fill, s.n = 0, len(lines), len(lines), base
 	s.eof, s.rerr, s.err = true, nil, nil
 	s.mask(0)
+	s.findNul()
 }
 
 // field returns field i (i < k) of the current line.
@@ -128,11 +132,11 @@ func (s *fieldScanner) refill() bool {
 	return true
 }
 
-// findNul finds, under strict, the first NUL of the lines refill made
-// ready: one search a buffer, the line that holds it then found by a
-// comparison in next.
+// findNul finds, under nuls, the first NUL of the lines refill (or
+// scanLines) made ready: one search a buffer, the line that holds it then
+// found by a comparison in next.
 func (s *fieldScanner) findNul() {
-	if s.strict {
+	if s.nuls {
 		s.nul = s.end
 		if i := bytes.IndexByte(s.buf[s.p:s.end], 0); i >= 0 {
 			s.nul = s.p + i
@@ -184,7 +188,7 @@ line:
 			if b[e] != '\n' {
 				continue
 			}
-			if s.strict && e > s.nul {
+			if s.nuls && e > s.nul {
 				s.err = fmt.Errorf("%s:%d: a NUL byte, where trec_eval stops reading the file or reads past its array of lines: %w", s.name, s.n, ErrSyntax)
 				return false
 			}

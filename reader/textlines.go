@@ -37,7 +37,7 @@ func OpenTextLines(name string, comments, strict bool) (*TextLines, error) {
 		closeDec()
 		return closeSrc()
 	}}
-	t.sc.comments, t.sc.strict = comments, strict
+	t.sc.comments, t.sc.strict, t.sc.nuls = comments, strict, strict
 	return t, nil
 }
 

@@ -192,7 +192,7 @@ func readQrels(name string, parts int, comments QrelsFormat) (*Qrels, error) {
 // It returns the number of lines in the stretch.
 func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFormat) (int64, error) {
 	sc := newFieldScanner(name, r)
-	sc.comments, sc.strict = f.Comments, f.Strict
+	sc.comments, sc.strict, sc.nuls = f.Comments, f.Strict, f.Strict
 	sc.n = base
 	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
 	last := make([]byte, 0, 64)  // query qn's id, with room for equalShort

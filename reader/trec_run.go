@@ -27,6 +27,10 @@ type RunOptions struct {
 	// ExtraFields accepts lines with fields after the sixth, which are
 	// ignored, as trec_eval ignores them.
 	ExtraFields bool
+	// RefuseNul makes a NUL byte an error, as QrelsFormat.Strict does in
+	// a qrels file: trec_eval crashes on a run that holds one (9.0.8
+	// segfaults, 10.0 aborts in malloc), or stops reading it there.
+	RefuseNul bool
 }
 
 // SkipCount counts what SkipUnjudged dropped: Queries distinct query ids,
@@ -97,7 +101,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
 	r := &trecRun{sc: newFieldScanner(display, src), bs: opt.batchSize(), close: closeAll}
-	r.sc.comments = opt.Comments
+	r.sc.comments, r.sc.nuls = opt.Comments, opt.RefuseNul
 	r.st.qrels, r.st.opt = qrels, opt
 	r.own.Source = display
 	r.own.Query.Reset()
@@ -272,7 +276,7 @@ func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qr
 	split := newLineSplitter(name, src, closeSrc, min(runBlockRead, runBlockSize), runBlockSize, k)
 	decs := make([]unitDecoder[*lineBlock, runBlockEnd], k)
 	for w := range decs {
-		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name, comments: opt.Comments}, split: split, bs: opt.batchSize()}
+		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name, comments: opt.Comments, nuls: opt.RefuseNul}, split: split, bs: opt.batchSize()}
 	}
 	shape := &Batch{Source: name}
 	return startOrdered(orderedConfig[*lineBlock, runBlockEnd]{produce: split.produce, shape: shape,
@@ -305,7 +309,11 @@ func (d *runDecoder) decode(blk *lineBlock, out *batchOut[runBlockEnd]) (runBloc
 		if b == nil {
 			return runBlockEnd{}, errStopped
 		}
-		if err := st.parse(sc, b, d.bs); err != nil {
+		err := st.parse(sc, b, d.bs)
+		if err == nil {
+			err = sc.err // a NUL byte (RefuseNul)
+		}
+		if err != nil {
 			out.drop(b)
 			return runBlockEnd{}, err
 		}

@@ -137,7 +137,7 @@ func groupDocs(g *pipeline.Group) [][]byte {
 // them); the rows of other queries are not kept. where names a row's
 // line for messages.
 func runGroups(ctx context.Context, run string, a *trecEvalArgs, rules *pipeline.Rules, judged map[string]bool) (map[string]*pipeline.Group, pipeline.Where, error) {
-	r, err := reader.OpenRun(run, nil, reader.RunOptions{Comments: a.comments(), ExtraFields: true})
+	r, err := reader.OpenRun(run, nil, reader.RunOptions{Comments: a.comments(), ExtraFields: true, RefuseNul: true})
 	if err != nil {
 		return nil, nil, err
 	}

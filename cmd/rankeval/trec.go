@@ -53,6 +53,7 @@ func (t *trecInput) source(name string) pipeline.Source {
 			DeferJoin:    true, // the pipeline's workers join (Rules.Qrels)
 			Comments:     t.c.src.Comments,
 			ExtraFields:  t.c.src.ExtraFields,
+			RefuseNul:    t.c.src.StrictLines,
 		})
 	}}
 }

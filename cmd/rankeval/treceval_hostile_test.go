@@ -53,6 +53,12 @@ func TestTrecEvalHostile(t *testing.T) {
 		{"label past a long's range, G", "10.0", "1 0 a 1\n1 0 b 99999999999999999999\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n", []string{"-m", "G"}, 1, "", "judgment 9223372036854775808 is above 1048576"},
 		{"label past a long's range, all_trec", "9.0.8", "1 0 a 1\n1 0 b 9223372036854775807\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n", []string{"-m", "all_trec"}, 1, "", "judgment 9223372036854775808 is above 1048576"},
 		{"huge label, qrels_jg", "10.0", "1 0 a 1\n1 0 b 99999999999\n", twoQueries, []string{"-R", "qrels_jg", "-c", "-m", "P_avgjg.5"}, 1, "", ":2: judgment 99999999999 is above"},
+		// a NUL byte in a run: in a field 9.0.8 segfaults and 10.0 aborts
+		// (malloc: invalid size), under -R qrels_jg too; starting a line
+		// it ends their read (the rest ignored): refused, as in qrels
+		{"a NUL in a run's docno", "9.0.8", "1 0 a 1\n", "1 Q0 a 1 2 t\n1 Q0 b\x00x 2 1 t\n", []string{"-m", "map"}, 1, "", "run:2: a NUL byte"},
+		{"a NUL starting a run's line", "10.0", "1 0 a 1\n", "1 Q0 a 1 2 t\n\x001 Q0 b 2 1 t\n", []string{"-m", "map"}, 1, "", "run:2: a NUL byte"},
+		{"a NUL in a run, qrels_jg", "10.0", "1 0 a 1\n", "1 Q0 a 1 2 t\n1 Q0 b\x00x 2 1 t\n", []string{"-R", "qrels_jg", "-m", "P_avgjg.5"}, 1, "", "run:2: a NUL byte"},
 		{"empty run", "9.0.8", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"empty run 10.0", "10.0", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"comments only, runid", "10.0", "1 0 a 1\n", "# nothing\n", []string{"-c", "-m", "runid"}, 1, "", "runid would be uninitialised memory"},
