@@ -1,6 +1,10 @@
 package aggregate
 
-import "math"
+import (
+	"math"
+
+	"github.com/rankeval/rankeval/internal/pmath"
+)
 
 // Effect is the standardized size of a paired difference: Cohen's d_z, the
 // mean of the per-query differences over their standard deviation, with
@@ -161,7 +165,7 @@ func nctCDF(t, df, nc float64) (float64, float64) {
 	case t == 0 || math.IsInf(df, 1):
 		// S is 1 (df infinite) or does not matter (t = 0): Φ(t - nc)
 		w := t - nc
-		return math.Exp(logPhi(w)), -math.Exp(logPhi(w)) * mills(w)
+		return pmath.Exp(logPhi(w)), -pmath.Exp(logPhi(w)) * mills(w)
 	}
 	q := newNCTIntegrand(t, df, nc)
 	return q.integrate()
@@ -186,10 +190,10 @@ func newNCTIntegrand(t, df, nc float64) *nctIntegrand {
 		// log c - n/2 = ½log(n/π) - (log Γ(n/2) beyond Stirling): the two
 		// terms of size n·log n cancel exactly
 		q.large = true
-		q.logc = 0.5*math.Log(df/math.Pi) - stirlingTail(h)
+		q.logc = 0.5*pmath.Log(df/math.Pi) - stirlingTail(h)
 	} else {
-		lg, _ := math.Lgamma(h)
-		q.logc = math.Ln2 + h*math.Log(h) - lg
+		lg := pmath.Lgamma(h)
+		q.logc = math.Ln2 + h*pmath.Log(h) - lg
 	}
 	return q
 }
@@ -208,13 +212,13 @@ func (q *nctIntegrand) logG(u float64) float64 {
 		// n·u - n·e^{2u}/2 = -n/2 - (n/2)(e^{2u} - 1 - 2u)
 		return q.logc - q.n/2*expm1mx(2*u)
 	}
-	return q.logc + q.n*u - q.n*math.Exp(2*u)/2
+	return q.logc + q.n*u - q.n*pmath.Exp(2*u)/2
 }
 
 // w is t·s - nc at s = e^u, through expm1 so that it keeps its digits when
 // t·s and nc are large and nearly equal (the interesting region).
 func (q *nctIntegrand) w(u float64) float64 {
-	return q.tmd + q.t*math.Expm1(u)
+	return q.tmd + q.t*pmath.Expm1(u)
 }
 
 func (q *nctIntegrand) logH(u float64) float64 {
@@ -224,7 +228,7 @@ func (q *nctIntegrand) logH(u float64) float64 {
 // slope is d/du log H and its derivative: t·s·M(w) + n - n·s² with M
 // the inverse Mills ratio φ/Φ; it is positive then negative, once.
 func (q *nctIntegrand) slope(u float64) (float64, float64) {
-	s := math.Exp(u)
+	s := pmath.Exp(u)
 	w := q.w(u)
 	ts := q.t * s
 	m := mills(w)
@@ -244,7 +248,7 @@ func (q *nctIntegrand) mode() (u, sigma float64) {
 	b := q.t * q.nc
 	u = 0
 	if z := (b + math.Sqrt(b*b+4*q.n*a)) / (2 * a); z > 0 && !math.IsInf(z, 0) {
-		u = math.Log(z)
+		u = pmath.Log(z)
 	}
 	d, dd := q.slope(u)
 	lo, hi := u, u
@@ -312,9 +316,9 @@ func (q *nctIntegrand) integrate() (float64, float64) {
 	// much narrower than H, cuts closing in on the step save the
 	// adaptive rule a dozen halvings.
 	if nc := q.nc; q.t*nc > 0 {
-		us, width := math.Log(nc/q.t), 1/math.Abs(nc)
-		for k := 0.0; width*math.Pow(2, k) < sigma; k++ {
-			for _, x := range []float64{us - width*math.Pow(2, k), us + width*math.Pow(2, k)} {
+		us, width := pmath.Log(nc/q.t), 1/math.Abs(nc)
+		for k := 0.0; width*pmath.Pow(2, k) < sigma; k++ {
+			for _, x := range []float64{us - width*pmath.Pow(2, k), us + width*pmath.Pow(2, k)} {
 				if x > ends[1] && x < ends[0] {
 					cuts = append(cuts, x)
 				}
@@ -329,14 +333,14 @@ func (q *nctIntegrand) integrate() (float64, float64) {
 		w := q.w(u)
 		lg := q.logG(u) - peak
 		// H, and φ(w)·g for the derivative in nc
-		pdf := math.Exp(lg - w*w/2 - 0.5*math.Log(2*math.Pi))
+		pdf := pmath.Exp(lg - w*w/2 - 0.5*pmath.Log(2*math.Pi))
 		if w < -30 {
-			return math.Exp(logPhi(w) + lg), pdf
+			return pmath.Exp(logPhi(w) + lg), pdf
 		}
-		return math.Exp(lg) * 0.5 * math.Erfc(-w/math.Sqrt2), pdf
+		return pmath.Exp(lg) * 0.5 * pmath.Erfc(-w/math.Sqrt2), pdf
 	}
 	v, dv := gkAdaptive(f, cuts, 1e-12)
-	scale := math.Exp(peak)
+	scale := pmath.Exp(peak)
 	return min(1, v*scale), -dv * scale
 }
 
@@ -354,7 +358,7 @@ func sortFloats(x []float64) {
 // quadrature node).
 func expm1mx(z float64) float64 {
 	if math.Abs(z) > 0.5 {
-		return math.Expm1(z) - z
+		return pmath.Expm1(z) - z
 	}
 	top := len(invFact) - 1
 	if math.Abs(z) < 0.01 { // large df: z^9/9! < 1e-18·z²/2
@@ -383,11 +387,11 @@ var invFact = func() [22]float64 {
 func logPhi(w float64) float64 {
 	switch {
 	case w < -30:
-		return -w*w/2 - 0.5*math.Log(2*math.Pi) - math.Log(-w) + math.Log(millsSeries(w))
+		return -w*w/2 - 0.5*pmath.Log(2*math.Pi) - pmath.Log(-w) + pmath.Log(millsSeries(w))
 	case w <= 0:
-		return math.Log(0.5 * math.Erfc(-w/math.Sqrt2))
+		return pmath.Log(0.5 * pmath.Erfc(-w/math.Sqrt2))
 	default:
-		return math.Log1p(-0.5 * math.Erfc(w/math.Sqrt2))
+		return pmath.Log1p(-0.5 * pmath.Erfc(w/math.Sqrt2))
 	}
 }
 
@@ -413,7 +417,7 @@ func mills(w float64) float64 {
 	if w > 40 {
 		return 0
 	}
-	return math.Exp(-w*w/2) / math.Sqrt(2*math.Pi) / (0.5 * math.Erfc(-w/math.Sqrt2))
+	return pmath.Exp(-w*w/2) / math.Sqrt(2*math.Pi) / (0.5 * pmath.Erfc(-w/math.Sqrt2))
 }
 
 // Gauss–Kronrod 15-point rule (QUADPACK's qk15): Kronrod nodes and
@@ -467,7 +471,7 @@ func gk15(f func(float64) (float64, float64), a, b float64) gkPiece {
 	asc *= math.Abs(h)
 	err := math.Abs((resk - resg) * h)
 	if asc != 0 && err != 0 {
-		err = asc * min(1, math.Pow(200*err/asc, 1.5))
+		err = asc * min(1, pmath.Pow(200*err/asc, 1.5))
 	}
 	err = max(err, 50*0x1p-52*math.Abs(resk*h))
 	return gkPiece{a: a, b: b, v: resk * h, dv: resd * h, err: err}

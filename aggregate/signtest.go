@@ -1,6 +1,10 @@
 package aggregate
 
-import "math"
+import (
+	"math"
+
+	"github.com/rankeval/rankeval/internal/pmath"
+)
 
 // SignTest is the two-sided p-value of the exact binomial sign test of a
 // wins against b losses under even odds (ties left out, as the test
@@ -44,8 +48,8 @@ func binomHalf(x, n int64) float64 {
 	fx, fn := float64(x), float64(n)
 	half := fn / 2
 	lc := stirlerr(fn) - stirlerr(fx) - stirlerr(fn-fx) - bd0(fx, half) - bd0(fn-fx, half)
-	lf := math.Log(2*math.Pi) + math.Log(fx) + math.Log1p(-fx/fn)
-	return math.Exp(lc - 0.5*lf)
+	lf := pmath.Log(2*math.Pi) + pmath.Log(fx) + pmath.Log1p(-fx/fn)
+	return pmath.Exp(lc - 0.5*lf)
 }
 
 // stirlerr is log(n!) − log(√(2πn)·(n/e)^n), the error of Stirling's
@@ -53,8 +57,8 @@ func binomHalf(x, n int64) float64 {
 // log-gamma function below, where n is small and so is log(n!).
 func stirlerr(n float64) float64 {
 	if n <= 15 {
-		lg, _ := math.Lgamma(n + 1)
-		return lg - (n+0.5)*math.Log(n) + n - 0.5*math.Log(2*math.Pi)
+		lg := pmath.Lgamma(n + 1)
+		return lg - (n+0.5)*pmath.Log(n) + n - 0.5*pmath.Log(2*math.Pi)
 	}
 	const (
 		s0 = 1.0 / 12
@@ -71,7 +75,7 @@ func stirlerr(n float64) float64 {
 // by its series when x is near np, where the plain formula cancels.
 func bd0(x, np float64) float64 {
 	if math.Abs(x-np) >= 0.1*(x+np) {
-		return x*math.Log(x/np) + np - x
+		return x*pmath.Log(x/np) + np - x
 	}
 	v := (x - np) / (x + np)
 	s := (x - np) * v

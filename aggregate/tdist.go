@@ -1,9 +1,13 @@
 package aggregate
 
-import "math"
+import (
+	"math"
+
+	"github.com/rankeval/rankeval/internal/pmath"
+)
 
 // Student's t distribution, for the paired t-test of a comparison. Written
-// out rather than imported: it is forty lines over math.Lgamma, and the
+// out rather than imported: it is forty lines over pmath.Lgamma, and the
 // project takes no dependency for numerics.
 
 // regIncBeta is the regularized incomplete beta function I_x(a, b), by the
@@ -21,7 +25,7 @@ func regIncBeta(x, y, a, b float64) float64 {
 	if x > (a+1)/(a+b+2) {
 		return 1 - regIncBeta(y, x, b, a)
 	}
-	front := math.Exp(a*logOf(x, y)+b*logOf(y, x)-lbeta(a, b)) / a
+	front := pmath.Exp(a*logOf(x, y)+b*logOf(y, x)-lbeta(a, b)) / a
 	const tiny = 1e-300
 	// 1 - (a+b)x/(a+1), written so it does not cancel when x is near 1
 	c, d := 1.0, ((a+1)*y+(1-b)*x)/(a+1)
@@ -67,9 +71,9 @@ func regIncBeta(x, y, a, b float64) float64 {
 // logOf is log(x) where y = 1 - x: through log1p(-y) when x is near 1.
 func logOf(x, y float64) float64 {
 	if x < 0.5 {
-		return math.Log(x)
+		return pmath.Log(x)
 	}
-	return math.Log1p(-y)
+	return pmath.Log1p(-y)
 }
 
 // lbeta is log B(a, b). For a large argument the three log-gammas are
@@ -77,10 +81,10 @@ func logOf(x, y float64) float64 {
 // comes from Stirling's series instead, where it is a sum of small terms.
 func lbeta(a, b float64) float64 {
 	big, small := max(a, b), min(a, b)
-	ls, _ := math.Lgamma(small)
+	ls := pmath.Lgamma(small)
 	if big < 100 {
-		lb, _ := math.Lgamma(big)
-		lab, _ := math.Lgamma(a + b)
+		lb := pmath.Lgamma(big)
+		lab := pmath.Lgamma(a + b)
 		return ls + lb - lab
 	}
 	z := big + small
@@ -89,8 +93,8 @@ func lbeta(a, b float64) float64 {
 		return 1/(12*z) - 1/(360*z*z2) + 1/(1260*z*z2*z2)
 	}
 	// log Γ(z) - log Γ(big), with log z = log big + log1p(small/big)
-	l1p := math.Log1p(small / big)
-	d := small*math.Log(big) + ((big+small-0.5)*l1p - small) + corr(z) - corr(big)
+	l1p := pmath.Log1p(small / big)
+	d := small*pmath.Log(big) + ((big+small-0.5)*l1p - small) + corr(z) - corr(big)
 	return ls - d
 }
 
@@ -119,9 +123,9 @@ func TQuantile975(df float64) float64 {
 	for TTwoSided(hi, df) > 0.05 {
 		lo, hi = hi, 2*hi
 	}
-	lg1, _ := math.Lgamma((df + 1) / 2)
-	lg2, _ := math.Lgamma(df / 2)
-	logc := lg1 - lg2 - 0.5*math.Log(df*math.Pi)
+	lg1 := pmath.Lgamma((df + 1) / 2)
+	lg2 := pmath.Lgamma(df / 2)
+	logc := lg1 - lg2 - 0.5*pmath.Log(df*math.Pi)
 	t := z95 * (1 + (z95*z95+1)/(4*df)) // Cornish-Fisher, first order
 	for range 100 {
 		if !(t > lo && t < hi) {
@@ -134,7 +138,7 @@ func TQuantile975(df float64) float64 {
 			hi = t
 		}
 		// d/dt of the two-sided tail is -2·density
-		dens := math.Exp(logc - (df+1)/2*math.Log1p(t*t/df))
+		dens := pmath.Exp(logc - (df+1)/2*pmath.Log1p(t*t/df))
 		next := t + f/(2*dens)
 		if math.Abs(next-t) <= 1e-15*t || hi-lo <= 1e-15*t {
 			return next

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // Evaluator computes a fixed metric list query after query. Its scratch
@@ -121,7 +123,7 @@ type acc struct {
 
 // NewEvaluator returns an Evaluator for ms under o. ms is copied.
 func NewEvaluator(ms []Metric, o Options) *Evaluator {
-	e := &Evaluator{ms: slices.Clone(ms), o: o, invG: math.Exp2(-o.MaxGrade)}
+	e := &Evaluator{ms: slices.Clone(ms), o: o, invG: pmath.Exp2(-o.MaxGrade)}
 	for _, m := range ms {
 		nd := families[m.Kind].needs
 		if nd&needScores != 0 {
@@ -475,7 +477,7 @@ func cutIndex(cuts []int, p int) int {
 
 func (e *Evaluator) growDisc(n int) {
 	for p := len(e.disc); p < n; p++ {
-		e.disc = append(e.disc, 1/math.Log2(float64(p+2)))
+		e.disc = append(e.disc, 1/pmath.Log2(float64(p+2)))
 	}
 }
 

@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"slices"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // What a metric is, as the rest of the program asks it: how its values
@@ -114,7 +116,7 @@ func geoTerm(ap float64) float64 {
 	if ap != ap { // NaN: the query is left out
 		return ap
 	}
-	return math.Log(max(ap, gmFloor))
+	return pmath.Log(max(ap, gmFloor))
 }
 
 // Range says where m's values lie.

@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"slices"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // The sweep: one pass down a ranking that accumulates the sums every
@@ -18,7 +20,7 @@ func (e *Evaluator) gain(y float64) (g, ex float64) {
 	if y >= 0 && y < 64 && y == math.Trunc(y) {
 		ex = float64(uint64(1)<<uint(y)) - 1 // exact, and far cheaper than Exp2
 	} else {
-		ex = math.Exp2(y) - 1
+		ex = pmath.Exp2(y) - 1
 	}
 	if e.o.Gain == GainLinear {
 		return y, ex

@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"slices"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // trec_eval's gain table (its gain_init.c, and setup_gains in 9.0.8's
@@ -195,7 +197,7 @@ func (it *idealGains) next() float64 {
 // log2 is math.Log2 of the whole number k, from a table.
 func (e *Evaluator) log2(k int) float64 {
 	for len(e.lg) <= k {
-		e.lg = append(e.lg, math.Log2(float64(len(e.lg))))
+		e.lg = append(e.lg, pmath.Log2(float64(len(e.lg))))
 	}
 	return e.lg[k]
 }
@@ -371,7 +373,7 @@ func (e *Evaluator) gG(g []relGain, n int) float64 {
 			sumCost += minCost
 		}
 		if rg != 0 {
-			resultsG += rg / math.Log2(2+sumCost-sumResults)
+			resultsG += rg / pmath.Log2(2+sumCost-sumResults)
 		}
 	}
 	// past the ideal ranking the cost grows by 1 a rank, and a document
@@ -384,7 +386,7 @@ func (e *Evaluator) gG(g []relGain, n int) float64 {
 		for _, p := range gp {
 			rg := e.gainOf(int(p))
 			sumResults += rg
-			resultsG += rg / math.Log2(2+(base+float64(p+1))-sumResults)
+			resultsG += rg / pmath.Log2(2+(base+float64(p+1))-sumResults)
 		}
 		i = n
 	}
@@ -394,7 +396,7 @@ func (e *Evaluator) gG(g []relGain, n int) float64 {
 			gp = gp[1:]
 			rg := e.gainOf(i)
 			sumResults += rg
-			resultsG += rg / math.Log2(2+sumCost-sumResults)
+			resultsG += rg / pmath.Log2(2+sumCost-sumResults)
 		}
 	}
 	for it.gain > 0 {

@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"slices"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // trec_eval computes most of its measures from one view of a query, its
@@ -259,7 +261,7 @@ func (t *trecRels) yaap() float64 {
 	for k, p := range t.rpos {
 		sum += float64(k+1) / float64(p+1)
 	}
-	return math.Log((1.0 + sum) / (1.0 + float64(t.numRel) - sum))
+	return pmath.Log((1.0 + sum) / (1.0 + float64(t.numRel) - sum))
 }
 
 // rbpResid is m_rbp_resid.c's: with p the persistence, p^n plus (1-p)

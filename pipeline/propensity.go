@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rankeval/rankeval/internal/pmath"
+
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -126,7 +128,7 @@ func ReadPositionBias(name string, r io.Reader) (PositionBias, error) {
 // false when the table has none.
 func (b *PositionBias) at(k float64) (float64, bool) {
 	if b.Table == nil {
-		return math.Pow(k, -b.Eta), true
+		return pmath.Pow(k, -b.Eta), true
 	}
 	if k > float64(len(b.Table)) {
 		return 0, false

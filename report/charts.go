@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // The charts: inline SVG drawn from data coordinates, with round ticks.
@@ -35,7 +37,7 @@ var (
 // [lo, hi] into at most n parts; hi must be above lo.
 func step(lo, hi float64, n int, ms []float64) float64 {
 	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	mag := pmath.Pow(10, math.Floor(pmath.Log10(raw)))
 	for _, m := range ms {
 		if m*mag >= raw*(1-1e-9) {
 			return m * mag
@@ -47,7 +49,7 @@ func step(lo, hi float64, n int, ms []float64) float64 {
 // multiples returns i·st for i from i0 to i1, each rounded to the step's
 // decimals so that 3 × 0.2 is 0.6.
 func multiples(i0, i1, st float64) []float64 {
-	dec := max(0, int(-math.Floor(math.Log10(st)))+1)
+	dec := max(0, int(-math.Floor(pmath.Log10(st)))+1)
 	var out []float64
 	for i := i0; i <= i1; i++ {
 		v, _ := strconv.ParseFloat(strconv.FormatFloat(i*st, 'f', dec, 64), 64)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rankeval/rankeval/internal/pmath"
+
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 )
@@ -153,7 +155,7 @@ func Summarize(m metrics.Metric, st *aggregate.Stat) aggregate.Summary {
 	case metrics.AggSum:
 		s.Mean, s.Lo, s.Hi = st.Sum.Float64(), math.NaN(), math.NaN()
 	case metrics.AggGeo:
-		s.Mean, s.Lo, s.Hi = math.Exp(s.Mean), math.Exp(s.Lo), math.Exp(s.Hi)
+		s.Mean, s.Lo, s.Hi = pmath.Exp(s.Mean), pmath.Exp(s.Lo), pmath.Exp(s.Hi)
 	}
 	return s
 }
@@ -166,7 +168,7 @@ func bootCI(m metrics.Metric, a *aggregate.Analysis, s, k int) (lo, hi float64) 
 	case metrics.AggSum:
 		return math.NaN(), math.NaN()
 	case metrics.AggGeo:
-		return math.Exp(lo), math.Exp(hi)
+		return pmath.Exp(lo), pmath.Exp(hi)
 	}
 	return lo, hi
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rankeval/rankeval/internal/pmath"
+
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
@@ -108,7 +110,7 @@ func (i IPS) Source() string {
 // default maximum grade, which makes it small (a click log's labels).
 func BinaryERRWarning(maxGrade float64) string {
 	return fmt.Sprintf("every label is 0 or 1 but ERR uses the maximum grade %g, so a relevant row stops the user with probability 1/%g and err@k stays small; for click logs give --max-grade 1",
-		maxGrade, math.Exp2(maxGrade))
+		maxGrade, pmath.Exp2(maxGrade))
 }
 
 // AppendOptions appends the JSON object of every convention in force, so

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rankeval/rankeval/internal/pmath"
+
 	"github.com/rankeval/rankeval/metrics"
 )
 
@@ -234,9 +236,9 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 			if a.complete {
 				// the queries not evaluated were perfect at 0: patch them
 				// to the floor (te_calc_avg_meas_s_gm)
-				s += float64(n-evaluatedQueries) * math.Log(0.00001)
+				s += float64(n-evaluatedQueries) * pmath.Log(0.00001)
 			}
-			s = math.Exp(s / float64(n))
+			s = pmath.Exp(s / float64(n))
 		}
 		count := v.rule == ruleCount || v.rule == ruleNumRel || v.rule == ruleNumQ
 		b = appendValue(b, z != nil, v.name, "all", s, count)

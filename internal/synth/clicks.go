@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // ClickSim simulates a click log under a position-based model, for
@@ -54,7 +56,7 @@ type ClickTruth struct {
 
 // Gamma is a document's attractiveness γ(y): the probability that it is
 // clicked once examined.
-func Gamma(y int) float64 { return 0.05 + 0.95*(math.Exp2(float64(y))-1)/15 }
+func Gamma(y int) float64 { return 0.05 + 0.95*(pmath.Exp2(float64(y))-1)/15 }
 
 // NewClickSim makes the simulation of impressions impressions of docs
 // rows each, examination k^−eta, the truth's DCG cut at k.
@@ -62,7 +64,7 @@ func NewClickSim(seed uint64, impressions, docs int, eta float64, k int) *ClickS
 	c := &ClickSim{rng: rand.New(rand.NewPCG(seed, 0x73696d636c69636b)), impressions: impressions, docs: docs, eta: eta}
 	c.truth.K = k
 	for i := range max(docs, k) {
-		c.disc = append(c.disc, 1/math.Log2(float64(i+2)))
+		c.disc = append(c.disc, 1/pmath.Log2(float64(i+2)))
 	}
 	return c
 }
@@ -141,7 +143,7 @@ func (c *ClickSim) impression() {
 	slices.SortStableFunc(c.order, func(a, b int) int { return -cmp.Compare(prods[a], prods[b]) })
 	for k, d := range c.order {
 		pos := k + 1
-		p := math.Pow(float64(pos), -c.eta)
+		p := pmath.Pow(float64(pos), -c.eta)
 		g := Gamma(ys[d])
 		click := 0.0
 		// draw both every time, so the stream of draws does not depend on

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // InterleaveSim simulates team-draft interleaving (Radlinski, Kurup and
@@ -128,7 +130,7 @@ func (s *InterleaveSim) impression() {
 		d := s.rank[t][at[t]]
 		s.shown[d] = true
 		picks[t]++
-		p := math.Pow(float64(pos), -s.cfg.Eta)
+		p := pmath.Pow(float64(pos), -s.cfg.Eta)
 		g := Gamma(int(s.ys[d]))
 		examined, attracted := s.rng.Float64() < p, s.rng.Float64() < g
 		click := 0.0

@@ -49,6 +49,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rankeval/rankeval/internal/pmath"
+
 	"github.com/rankeval/rankeval/internal/synth"
 )
 
@@ -157,7 +159,7 @@ func positionBias(docs int, eta float64) string {
 	var b strings.Builder
 	b.WriteString("position,propensity\n")
 	for p := 1; p <= docs; p++ {
-		fmt.Fprintf(&b, "%d,%.3f\n", p, math.Round(math.Pow(float64(p), -eta)*1000)/1000)
+		fmt.Fprintf(&b, "%d,%.3f\n", p, math.Round(pmath.Pow(float64(p), -eta)*1000)/1000)
 	}
 	return b.String()
 }
