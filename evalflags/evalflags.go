@@ -223,6 +223,13 @@ func RegisterFormat(fs *flag.FlagSet, f *string) {
 	fs.StringVar(f, "format", "text", "summary format: text (a table), json (one object, for scripts), trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -),\nlatex or markdown (the table of a paper or a pull request: systems as rows, metrics\nas columns, the best in bold, significance against the baseline marked)")
 }
 
+// RegisterQuiet defines --quiet on fs, storing into q: rankeval's run
+// shows no progress with it, and rankeval merge, which shows none, takes
+// it too, so that a script passes both commands the same flags.
+func RegisterQuiet(fs *flag.FlagSet, q *bool) {
+	fs.BoolVar(q, "quiet", false, "no progress on stderr")
+}
+
 // ReadTimeoutName is the flag RegisterReadTimeout defines.
 const ReadTimeoutName = "read-timeout"
 

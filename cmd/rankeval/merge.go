@@ -43,6 +43,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	gate := evalflags.RegisterGates(fs)
 	var readTimeout time.Duration
 	evalflags.RegisterReadTimeout(fs, &readTimeout)
+	evalflags.RegisterQuiet(fs, new(bool)) // merge shows no progress
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	names, err := evalflags.Parse(fs, args)

@@ -293,3 +293,22 @@ func TestMergeSameStateTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeQuiet: rankeval merge takes --quiet as a run does (a script
+// passes the same flags to both); it prints the same summary.
+func TestMergeQuiet(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "day.state")
+	if code, _, stderr := cli(t, "--quiet", "--state", st, "--output", st+".json", weekOfLogs(t, dir)[0]); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, want, stderr := cli(t, "merge", "--format", "json", st)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, args := range [][]string{{"merge", "--quiet", "--format", "json", st}, {"merge", "--format", "json", st, "--quiet"}} {
+		if code, got, stderr := cli(t, args...); code != 0 || got != want || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q, same summary %v", args, code, stderr, got == want)
+		}
+	}
+}
