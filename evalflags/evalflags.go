@@ -209,7 +209,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.Test, "test", "", "significance test of every comparison: t (paired t-test; the default),\nrandomization (Fisher's paired randomization test; the default with --permutations)\nor tukey (randomized Tukey HSD over all the systems); the randomization tests draw\neach query's signs or shuffle from a hash of its id, --seed and the replicate, so\ntheir p-values are the same on every path and after rankeval merge")
 	fs.IntVar(&v.Permutations, "permutations", 0, fmt.Sprintf("replicates of --test randomization or tukey (%d when not given; 10000 for a\npaper); giving it picks --test randomization", DefaultPermutations))
 	fs.Uint64Var(&v.Seed, "seed", 0, "seed of the randomization tests' draws")
-	fs.StringVar(&v.Correction, "correction", "holm", "adjustment of the p-values of the comparisons a run makes together (every pair\nand metric; each slice's apart): holm (family-wise error), bh (Benjamini-Hochberg,\nfalse discovery rate) or none")
+	RegisterCorrection(fs, &v.Correction, "holm")
 	RegisterClicks(fs, &v.Clicks)
 	RegisterTeams(fs, &v.Teams)
 	fs.IntVar(&v.MaxGroupRows, "max-group-rows", pipeline.DefaultMaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
@@ -228,6 +228,29 @@ func RegisterFormat(fs *flag.FlagSet, f *string) {
 // it too, so that a script passes both commands the same flags.
 func RegisterQuiet(fs *flag.FlagSet, q *bool) {
 	fs.BoolVar(q, "quiet", false, "no progress on stderr")
+}
+
+// CorrectionName is the flag RegisterCorrection defines.
+const CorrectionName = "correction"
+
+// RegisterCorrection defines --correction on fs, storing into c, with the
+// default def. Register calls it (def "holm"); so does rankeval merge (def
+// "": the states' own), since a correction applies when a summary is
+// printed, not to the sums a state holds.
+func RegisterCorrection(fs *flag.FlagSet, c *string, def string) {
+	fs.StringVar(c, CorrectionName, def, "adjustment of the p-values of the comparisons a run makes together (every pair\nand metric; each slice's apart): holm (family-wise error), bh (Benjamini-Hochberg,\nfalse discovery rate) or none")
+}
+
+// ParseCorrection reads a --correction value; "" is Holm, the default.
+func ParseCorrection(v string) (aggregate.Correction, error) {
+	if v == "" {
+		return aggregate.CorrHolm, nil
+	}
+	c, err := aggregate.ParseCorrection(v)
+	if err != nil {
+		return 0, Usagef("--%s %w", CorrectionName, err)
+	}
+	return c, nil
 }
 
 // ReadTimeoutName is the flag RegisterReadTimeout defines.
@@ -473,10 +496,8 @@ func (v *Values) resolveCompare(s *Settings) error {
 			return Usagef("--permutations %d: want 1 to 100000 replicates", v.Permutations)
 		}
 	}
-	if v.Correction == "" {
-		s.Correction = aggregate.CorrHolm
-	} else if s.Correction, err = aggregate.ParseCorrection(v.Correction); err != nil {
-		return Usagef("--correction %w", err)
+	if s.Correction, err = ParseCorrection(v.Correction); err != nil {
+		return err
 	}
 	return nil
 }

@@ -260,10 +260,13 @@ func orDefault(v json.RawMessage) string {
 
 // Mismatch names the first difference between what two states hold that
 // stops them merging ("" when they merge): the metrics, then each option.
+// The correction is none: it adjusts p-values when a summary is printed,
+// from sums it does not change, and the merge chooses one.
 func Mismatch(a, b *State) string {
 	ha, hb := headerOf(a.Run), headerOf(b.Run)
 	ha.Inputs, hb.Inputs = nil, nil
 	ha.Labels, hb.Labels = "", "" // what the rows were, not how they were read
+	ha.Correction, hb.Correction = "", ""
 	if !slices.Equal(ha.Metrics, hb.Metrics) {
 		return fmt.Sprintf("metrics %s against %s", joinNames(hb.Metrics), joinNames(ha.Metrics))
 	}

@@ -421,7 +421,6 @@ func TestMismatchDefault(t *testing.T) {
 			r.Compare = aggregate.Compare{Test: aggregate.TestRandom, Permutations: 1000}
 		}, `test "randomization" against the default`},
 		{"pairs", func(r *summary.Run) { r.Compare.AllPairs = true }, `pairs "all" against the default`},
-		{"correction", func(r *summary.Run) { r.Correction = aggregate.CorrBH }, `correction "bh" against the default`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := testState(t)
@@ -492,5 +491,18 @@ func TestIPSRoundTrip(t *testing.T) {
 	stripped := bytes.Replace(header, []byte(`"ips":{"propensity_col":"","position_col":"pos","position_bias":"table:1,0.5,0.25","propensity_clip":0.05},`), nil, 1)
 	if _, err := Decode(craft(stripped, rest)); err == nil {
 		t.Fatal("a state of IPS estimates without its propensities decoded")
+	}
+}
+
+// TestMismatchIgnoresCorrection: states that differ only in --correction
+// merge: the correction adjusts p-values when a summary is printed, from
+// sums that do not depend on it.
+func TestMismatchIgnoresCorrection(t *testing.T) {
+	for _, c := range []aggregate.Correction{aggregate.CorrBH, aggregate.CorrNone} {
+		o := testState(t)
+		o.Run.Correction = c
+		if got := Mismatch(testState(t), o); got != "" {
+			t.Errorf("--correction %s: Mismatch = %q, want none", c, got)
+		}
 	}
 }

@@ -25,7 +25,9 @@ Prints the summary of the union of runs saved with rankeval --state, as one
 run over all their logs would print it, without reading the logs. A STATE is
 a file, a quoted glob, or an s3:// or gs:// object or glob. The states must
 have been made with the same metrics, options, systems, slice columns and
-bootstrap size. A query in two states counts twice (two evaluations).
+bootstrap size; not the same --correction, which adjusts p-values as the
+summary is printed: merge's when given, else the first state's. A query in
+two states counts twice (two evaluations).
 
 Flags:
 `
@@ -44,6 +46,8 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var readTimeout time.Duration
 	evalflags.RegisterReadTimeout(fs, &readTimeout)
 	evalflags.RegisterQuiet(fs, new(bool)) // merge shows no progress
+	correction := new(string)
+	evalflags.RegisterCorrection(fs, correction, "") // "": the first state's
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	names, err := evalflags.Parse(fs, args)
@@ -61,6 +65,11 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := evalflags.ApplyReadTimeout(readTimeout); err != nil {
 		return err
 	}
+	corr, err := evalflags.ParseCorrection(*correction)
+	if err != nil {
+		return err
+	}
+	corrGiven := *correction != ""
 	if *output == "-" {
 		*output = ""
 	}
@@ -83,6 +92,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer outs.abort()
 	var merged *state.State
+	corrWarned := false
 	for _, name := range names {
 		s, err := readState(ctx, name)
 		if err != nil {
@@ -95,11 +105,19 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if diff := state.Mismatch(merged, s); diff != "" {
 			return fmt.Errorf("%s: made with %s in %s; states merge only when made under the same options: %w", name, diff, names[0], state.ErrMismatch)
 		}
+		if c := s.Run.Correction; c != merged.Run.Correction && !corrGiven && !corrWarned {
+			fmt.Fprintf(stderr, "rankeval: warning: %s was made with --correction %s, %s with %s: the summary adjusts p-values by %s, the first state's (give --correction to choose)\n",
+				name, c, names[0], merged.Run.Correction, merged.Run.Correction)
+			corrWarned = true
+		}
 		if err := merged.Merge(s); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	run := merged.Run
+	if corrGiven {
+		run.Correction = corr
+	}
 	if *report != "" && len(run.Curves) == 0 {
 		return usagef("--report: the states hold no report figures")
 	}

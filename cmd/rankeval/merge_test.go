@@ -312,3 +312,57 @@ func TestMergeQuiet(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeCorrection: states that differ only in --correction merge (it
+// adjusts p-values when the summary is printed). The summary takes merge's
+// --correction when given, else the first state's, and says so on stderr
+// when the states disagree; either way it is the summary one run over both
+// logs prints with that correction.
+func TestMergeCorrection(t *testing.T) {
+	dir := t.TempDir()
+	days := weekOfLogs(t, dir)[:2]
+	model := []string{"--score-col", "score,score_b,score_c", "-m", "map,ndcg@10"}
+	save := func(name string, corr ...string) string {
+		st := filepath.Join(dir, name)
+		args := append(append([]string{"--quiet", "--state", st, "--output", st + ".json"}, model...), corr...)
+		if code, _, stderr := cli(t, append(args, days[len(name)%2])...); code != 0 {
+			t.Fatal(stderr)
+		}
+		return st
+	}
+	holm, bh := save("a.state"), save("bb.state", "--correction", "bh")
+	oneRun := func(corr string) string {
+		t.Helper()
+		code, out, stderr := cli(t, append(append([]string{"--quiet", "--format", "json", "--correction", corr}, model...), days...)...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, corr string
+		args       []string
+		warn       bool
+	}{
+		{"the first state's", "holm", []string{holm, bh}, true},
+		{"the first state's, other order", "bh", []string{bh, holm}, true},
+		{"merge's", "none", []string{"--correction", "none", holm, bh}, false},
+		{"merge's, the states'", "holm", []string{bh, holm, "--correction", "holm"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, got, stderr := cli(t, append([]string{"merge", "--format", "json"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if want := oneRun(tc.corr); got != want {
+				t.Errorf("summary:\n%s\nwant (one run, --correction %s):\n%s", got, tc.corr, want)
+			}
+			if warned := strings.Contains(stderr, "--correction"); warned != tc.warn {
+				t.Errorf("stderr %q: warned %v, want %v", stderr, warned, tc.warn)
+			}
+		})
+	}
+	if code, _, stderr := cli(t, "merge", "--correction", "bonferroni", holm); code != 2 || !strings.Contains(stderr, "--correction") {
+		t.Errorf("--correction bonferroni: exit %d, %q; want a usage error", code, stderr)
+	}
+}
