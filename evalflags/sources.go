@@ -147,13 +147,21 @@ func (src *Sources) Describe(run *summary.Run, inputs []string, logs [][]string)
 	if logs != nil {
 		run.Missing = src.Missing
 	}
-	run.Inputs = append(run.Inputs, inputs...)
+	run.Inputs = append(run.Inputs, InputNames(run, inputs, logs)...)
+	slices.Sort(run.Inputs)
+}
+
+// InputNames names the inputs of run in the order it reads them, as its
+// summary and state name them: inputs, then each log's files as
+// NAME=PATH, the logs in the order of run.Systems.
+func InputNames(run *summary.Run, inputs []string, logs [][]string) []string {
+	names := slices.Clone(inputs)
 	for s, l := range logs {
 		for _, f := range l {
-			run.Inputs = append(run.Inputs, run.Systems[s]+"="+f)
+			names = append(names, run.Systems[s]+"="+f)
 		}
 	}
-	slices.Sort(run.Inputs)
+	return names
 }
 
 // Left is what the join of a TREC run with its qrels left out: the run's

@@ -105,6 +105,10 @@ type Analysis struct {
 	Hist bool
 	// Compare is which pairs of systems are compared, and by which test.
 	Compare aggregate.Compare
+	// Digests keeps each input's digest of the queries whose first row it
+	// holds (aggregate.InputDigests): what a state records it was made
+	// from.
+	Digests bool
 }
 
 // PerQuery asks for one record per query, in input order (in spill order
@@ -167,6 +171,9 @@ type Result struct {
 	// BinaryLabels: under Rules.NoteBinaryLabels, the run saw labels and
 	// every one was 0 or 1; GradedLabels: it saw another label.
 	BinaryLabels, GradedLabels bool
+	// Digests holds, with Analysis.Digests, each input's digest, the
+	// inputs numbered as given (logs after logs); nil otherwise.
+	Digests *aggregate.InputDigests
 }
 
 func (c *Config) systems() int { return c.Rules.systems() }

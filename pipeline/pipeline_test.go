@@ -8,11 +8,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -447,5 +449,48 @@ func TestFirstErrorInInputOrder(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestInputDigests: with Analysis.Digests each input's digest counts the
+// queries whose first row it holds (q2 starts in a, continues in b), and
+// does not depend on the batch size or the workers; the same rows read as
+// one input give the sum of the two; without the flag there are none.
+func TestInputDigests(t *testing.T) {
+	files := map[string][]memRow{
+		"a":    {{"q1", 3, 1}, {"q1", 2, 0}, {"q2", 1, 0}},
+		"b":    {{"q2", 5, 1}, {"q3", 2, 0}, {"q3", 1, 1}},
+		"both": {{"q1", 3, 1}, {"q1", 2, 0}, {"q2", 1, 0}, {"q2", 5, 1}, {"q3", 2, 0}, {"q3", 1, 1}},
+	}
+	ms := mustMetrics(t, "rr,p@1")
+	analyze := func(bs, workers int, digests bool, order ...string) *Result {
+		t.Helper()
+		cfg := Config{Rules: Rules{Metrics: ms, Options: metrics.DefaultOptions()}, Workers: workers, Analysis: Analysis{Digests: digests}}
+		res, err := Analyze(context.Background(), cfg, [][]Source{sources(bs, files, order...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want := analyze(10, 1, true, "a", "b").Digests
+	if len(want.D) != 2 || want.D[0].IsZero() || want.D[1].IsZero() || want.D[0] == want.D[1] {
+		t.Fatalf("digests %v: want two inputs' apart", want.D)
+	}
+	for _, bs := range []int{1, 2} {
+		for _, w := range []int{1, 3} {
+			if got := analyze(bs, w, true, "a", "b").Digests; !slices.Equal(got.D, want.D) {
+				t.Errorf("batch %d, %d workers: digests %v, want %v", bs, w, got.D, want.D)
+			}
+		}
+	}
+	one := analyze(2, 3, true, "both").Digests
+	sum := aggregate.NewInputDigests(&aggregate.Layout{})
+	sum.Merge(&aggregate.InputDigests{D: want.D[:1]})
+	sum.Merge(&aggregate.InputDigests{D: want.D[1:]})
+	if len(one.D) != 1 || one.D[0] != sum.D[0] {
+		t.Errorf("one input: %v, want the sum of a's and b's %v", one.D, sum.D)
+	}
+	if res := analyze(10, 2, false, "a", "b"); res.Digests != nil {
+		t.Errorf("digests without Analysis.Digests: %v", res.Digests.D)
 	}
 }

@@ -58,6 +58,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		done = make(chan *query, workers)
 	}
 	parts := make([]*aggregate.Analysis, workers)
+	digests := make([]*aggregate.InputDigests, workers)
 	units := make([]*Unit, workers)
 
 	p := newProducer(&cfg, logs, pool, jobs)
@@ -92,6 +93,10 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		parts[w] = aggregate.NewAnalysis(layout)
 		units[w] = cfg.Rules.NewUnit(p.where)
 		wk := &worker{cfg: &cfg, unit: units[w], agg: parts[w], dropped: make([]int64, cfg.systems())}
+		if cfg.Analysis.Digests {
+			digests[w] = aggregate.NewInputDigests(layout)
+			wk.digests = digests[w]
+		}
 		g.Go(func() error {
 			defer func() {
 				// the last worker out closes the writer's channel
@@ -119,6 +124,8 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	for _, a := range parts {
 		total.Merge(a)
 	}
+	// The judged queries absent from a TREC run (--complete) are in no
+	// input's digest: a state, the digests' reader, refuses --complete.
 	if cfg.Unseen != nil {
 		q := newQuery(&cfg, len(logs))
 		for _, id := range cfg.Unseen() {
@@ -130,6 +137,12 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		}
 	}
 	res := &Result{Analysis: total, SliceKeys: p.slices.keys}
+	if cfg.Analysis.Digests {
+		res.Digests = aggregate.NewInputDigests(layout)
+		for _, d := range digests {
+			res.Digests.Merge(d)
+		}
+	}
 	if cfg.Rules.NoteBinaryLabels {
 		seen, nonBinary := false, false
 		for _, u := range units {
@@ -146,7 +159,8 @@ type worker struct {
 	cfg     *Config
 	unit    *Unit
 	agg     *aggregate.Analysis
-	dropped []int64 // per system, EvalSystems's
+	dropped []int64                 // per system, EvalSystems's
+	digests *aggregate.InputDigests // nil unless Analysis.Digests
 }
 
 func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, done chan<- *query, first *firstError) error {
@@ -220,6 +234,10 @@ func (w *worker) eval(q *query) error {
 	}
 	if err := w.agg.Add(res); err != nil {
 		return fmt.Errorf("%s: query %q: %w", w.unit.where(q.First), q.ID, err)
+	}
+	if w.digests != nil {
+		in, _ := Unpack(q.First)
+		w.digests.Add(in, q.ID, res)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,16 @@ type header struct {
 	Teams  *teamsHeader `json:"teams,omitempty"`
 	Labels string       `json:"labels"`
 	Inputs []string     `json:"inputs"`
+	// Digests and Undigested are State's; both are absent from a version-1
+	// state, which recorded neither.
+	Digests    []digestHeader `json:"digests,omitempty"`
+	Undigested bool           `json:"undigested,omitempty"`
+}
+
+// digestHeader is an InputDigest.
+type digestHeader struct {
+	Input  string `json:"input"`
+	Digest string `json:"digest"`
 }
 
 // teamsHeader is summary.Teams.
@@ -79,7 +90,8 @@ type columns struct {
 	Rank       string   `json:"rank"`
 }
 
-func headerOf(r *summary.Run) header {
+// headerOf is the header of a state of run r, made from the inputs ds.
+func headerOf(r *summary.Run, ds []InputDigest, undigested bool) header {
 	h := header{Curves: len(r.Curves) > 0, Ties: r.Options.Ties.String(), Gain: r.Options.Gain.String(),
 		MaxGrade: r.Options.MaxGrade, Empty: r.Options.Empty.String(), Dedup: "error", Profile: r.Profile,
 		ScoreFloat32: r.ScoreFloat32, Qrels: r.Qrels, Labels: r.Labels,
@@ -115,11 +127,17 @@ func headerOf(r *summary.Run) header {
 	if r.Teams.On() {
 		h.Teams = &teamsHeader{Col: r.Teams.Col, A: r.Teams.A, B: r.Teams.B}
 	}
+	for _, d := range ds {
+		h.Digests = append(h.Digests, digestHeader{Input: d.Input, Digest: d.Digest.String()})
+	}
+	h.Undigested = undigested
 	return h
 }
 
-// decodeHeader reads a state's header and rebuilds the run that wrote it,
-// and the layout its aggregate must have. A state is hostile input: the
+// decodeHeader reads the header of a state of version v and rebuilds the
+// run that wrote it, the layout its aggregate must have, and the inputs it
+// was made from (none of version 1, which recorded none). A state is
+// hostile input: the
 // header is read back into the command line that made it and resolved by
 // evalflags, whose checks every rankeval command applies to its flags
 // (metric names and cutoffs, conventions, columns, systems, slice columns,
@@ -127,23 +145,55 @@ func headerOf(r *summary.Run) header {
 // read, so that a field unknown, repeated, spelt otherwise or at odds with
 // the others (a profile's 32-bit scores, curves, the labels seen) is
 // refused rather than half understood.
-func decodeHeader(b []byte) (*summary.Run, *aggregate.Layout, error) {
+func decodeHeader(b []byte, v uint64) (*summary.Run, *aggregate.Layout, []InputDigest, bool, error) {
 	var h header
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, false, err
 	}
 	run, s, err := h.run()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, false, err
 	}
-	again, err := json.Marshal(headerOf(run))
+	ds, err := h.digests(v)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, false, err
+	}
+	again, err := json.Marshal(headerOf(run, ds, h.Undigested))
+	if err != nil {
+		return nil, nil, nil, false, err
 	}
 	if !bytes.Equal(again, b) {
-		return nil, nil, notCanonical(again, b)
+		return nil, nil, nil, false, notCanonical(again, b)
 	}
-	return run, layout(run, s), nil
+	return run, layout(run, s), ds, h.Undigested, nil
+}
+
+// digests reads the inputs the header says the state was made from. A
+// version-1 state records none; a later one lists them as SourcesOf and
+// Merge do, in the order of their digests (which decodeHeader's
+// re-encoding holds it to), none of them the zero digest of no query.
+func (h *header) digests(v uint64) ([]InputDigest, error) {
+	if v == 1 {
+		if h.Digests != nil || h.Undigested {
+			return nil, fmt.Errorf("digests in a version-1 state")
+		}
+		return nil, nil
+	}
+	ds := make([]InputDigest, 0, len(h.Digests))
+	for i, d := range h.Digests {
+		x, err := aggregate.ParseDigest(d.Digest)
+		if err != nil {
+			return nil, fmt.Errorf("input %d: %v", i, err)
+		}
+		if x.IsZero() {
+			return nil, fmt.Errorf("input %d %q: the digest of no query", i, d.Input)
+		}
+		ds = append(ds, InputDigest{Input: d.Input, Digest: x})
+	}
+	if !slices.IsSortedFunc(ds, compareDigests) {
+		return nil, fmt.Errorf("digests not in order")
+	}
+	return ds, nil
 }
 
 // layout is the aggregate's layout of a run with --state (which evaluates

@@ -4,7 +4,9 @@
 // query id belongs to one state (a query split between two states counts
 // as two). A state holds
 // the run's options and metrics (what must match for a merge), the inputs
-// it read, the values of every slice, and the exact aggregate (every
+// it read with a digest of each input's queries (so that a merge refuses
+// two states made from one input), the values of every slice, and the
+// exact aggregate (every
 // metric's sums for every system, slice and paired difference, the
 // bootstrap's replicate sums, the report's histograms). docs/state-format.md
 // describes the file for readers in other languages.
@@ -36,13 +38,17 @@ var (
 	ErrDamaged = errors.New("damaged rankeval state file")
 	// ErrMismatch: states made under different options, which do not merge.
 	ErrMismatch = errors.New("states made under different options")
+	// ErrSharedInput: states made from one input, whose queries a merge
+	// would count twice.
+	ErrSharedInput = errors.New("states made from one input")
 )
 
-// Magic starts every state file; Version is the layout this package writes
-// and reads (a reader of this version accepts it forever).
+// Magic starts every state file; Version is the layout this package writes.
+// It reads that and every earlier version, forever: version 1 is version 2
+// without the inputs' digests.
 const (
 	Magic   = "RANKEVAL-STATE\x00"
-	Version = 1
+	Version = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -52,6 +58,69 @@ type State struct {
 	Run       *summary.Run
 	Agg       *aggregate.Analysis
 	SliceKeys [][]string // the values of slice i of Agg
+	// Digests are the inputs the state was made from, each with the
+	// digest of its queries, in the order of compareDigests (SourcesOf);
+	// a merged state holds all of its parts'. An input without a query
+	// is not among them: it adds nothing to count twice.
+	Digests []InputDigest
+	// Undigested: some of the state was made by a rankeval that recorded
+	// no digests (a version-1 state, or a merge of one); what that part
+	// was made from is unknown, and no merge can check it.
+	Undigested bool
+}
+
+// InputDigest is an input a state was made from: its name as the run
+// named it (a path; NAME=PATH for a file of a --system log) and the
+// aggregate.Digest of the queries whose first row it holds. Two inputs of
+// one digest hold the same queries with the same figures, whatever their
+// paths or formats: the same day's log.
+type InputDigest struct {
+	Input  string
+	Digest aggregate.Digest
+}
+
+func compareDigests(a, b InputDigest) int {
+	if c := a.Digest.Compare(b.Digest); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Input, b.Input)
+}
+
+// SourcesOf lists the inputs of a run with their digests d, in State's
+// order: input i is named names[i] ("input #i" past their end, which no
+// run makes). Inputs without a query are left out.
+func SourcesOf(names []string, d *aggregate.InputDigests) []InputDigest {
+	var out []InputDigest
+	for i, x := range d.D {
+		if x.IsZero() {
+			continue
+		}
+		name := fmt.Sprintf("input #%d", i)
+		if i < len(names) {
+			name = names[i]
+		}
+		out = append(out, InputDigest{Input: name, Digest: x})
+	}
+	slices.SortFunc(out, compareDigests)
+	return out
+}
+
+// Shared returns an input of a and one of b that have one digest (the
+// same input, perhaps under other names), and false when they have none:
+// states made from one input do not merge.
+func Shared(a, b *State) (InputDigest, InputDigest, bool) {
+	i, j := 0, 0
+	for i < len(a.Digests) && j < len(b.Digests) {
+		switch c := a.Digests[i].Digest.Compare(b.Digests[j].Digest); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			return a.Digests[i], b.Digests[j], true
+		}
+	}
+	return InputDigest{}, InputDigest{}, false
 }
 
 // AppendBinary appends the state file's bytes: Magic, the version, the
@@ -63,7 +132,7 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	start := len(b)
 	b = append(b, Magic...)
 	b = binary.AppendUvarint(b, Version)
-	h, err := json.Marshal(headerOf(s.Run))
+	h, err := json.Marshal(headerOf(s.Run, s.Digests, s.Undigested))
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +197,8 @@ func Decode(data []byte) (*State, error) {
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	d := binread.New(body[len(Magic):], ErrDamaged)
 	v := d.Uvarint()
-	if d.Err() == nil && v != Version {
-		return nil, fmt.Errorf("%w: version %d; this rankeval reads version %d (a newer rankeval wrote it?)", ErrDamaged, v, Version)
+	if d.Err() == nil && (v < 1 || v > Version) {
+		return nil, fmt.Errorf("%w: version %d; this rankeval reads versions 1 to %d (a newer rankeval wrote it?)", ErrDamaged, v, Version)
 	}
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrDamaged)
@@ -138,7 +207,7 @@ func Decode(data []byte) (*State, error) {
 	if d.Err() != nil {
 		return nil, d.Err()
 	}
-	run, layout, err := decodeHeader(hb)
+	run, layout, digests, undigested, err := decodeHeader(hb, v)
 	if err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrDamaged, err)
 	}
@@ -153,7 +222,7 @@ func Decode(data []byte) (*State, error) {
 	if len(d.Rest()) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes after the aggregate", ErrDamaged, len(d.Rest()))
 	}
-	s := &State{Run: run, Agg: new(aggregate.Analysis)}
+	s := &State{Run: run, Agg: new(aggregate.Analysis), Digests: digests, Undigested: undigested || v == 1}
 	if err := s.Agg.UnmarshalBinary(aggBytes); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
 	}
@@ -263,7 +332,7 @@ func orDefault(v json.RawMessage) string {
 // The correction is none: it adjusts p-values when a summary is printed,
 // from sums it does not change, and the merge chooses one.
 func Mismatch(a, b *State) string {
-	ha, hb := headerOf(a.Run), headerOf(b.Run)
+	ha, hb := headerOf(a.Run, nil, false), headerOf(b.Run, nil, false)
 	ha.Inputs, hb.Inputs = nil, nil
 	ha.Labels, hb.Labels = "", "" // what the rows were, not how they were read
 	ha.Correction, hb.Correction = "", ""
@@ -282,8 +351,13 @@ func Mismatch(a, b *State) string {
 }
 
 // Merge adds o into s; both must have been checked with Mismatch. Slices
-// are matched by their values; o's inputs follow s's.
+// are matched by their values; o's inputs follow s's, and s holds both
+// states' digests. States made from one input (Shared) are refused
+// (ErrSharedInput), changing nothing: its queries would count twice.
 func (s *State) Merge(o *State) error {
+	if x, y, ok := Shared(s, o); ok {
+		return fmt.Errorf("%q and %q have the digest %s: %w", x.Input, y.Input, x.Digest, ErrSharedInput)
+	}
 	index := map[string]int{}
 	for i, key := range s.SliceKeys {
 		index[SliceKey(key)] = i
@@ -302,6 +376,9 @@ func (s *State) Merge(o *State) error {
 		return err
 	}
 	s.Run.Inputs = append(s.Run.Inputs, o.Run.Inputs...)
+	s.Digests = append(s.Digests, o.Digests...)
+	slices.SortFunc(s.Digests, compareDigests)
+	s.Undigested = s.Undigested || o.Undigested
 	// any graded label makes the whole graded; else any binary, binary
 	if s.Run.Labels != "graded" && o.Run.Labels != "" {
 		s.Run.Labels = o.Run.Labels

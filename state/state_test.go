@@ -3,10 +3,13 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -504,5 +507,192 @@ func TestMismatchIgnoresCorrection(t *testing.T) {
 		if got := Mismatch(testState(t), o); got != "" {
 			t.Errorf("--correction %s: Mismatch = %q, want none", c, got)
 		}
+	}
+}
+
+// digested is testState made from the inputs named, each with a digest of
+// its own (the digest of a query named after it).
+func digested(t testing.TB, inputs ...string) *State {
+	s := testState(t)
+	d := aggregate.NewInputDigests(s.Agg.L)
+	query := func() *aggregate.Query {
+		m := s.Agg.L.Metrics
+		return &aggregate.Query{Rows: []int{1, 1}, Vals: [][]float64{make([]float64, m), make([]float64, m)}, Empty: []bool{false, false},
+			Missing: []bool{false, false}}
+	}
+	for i, name := range inputs {
+		d.Add(i, []byte(name), query())
+	}
+	d.Add(len(inputs)+1, []byte("x"), query())
+	d.D[len(inputs)+1] = aggregate.Digest{} // an input without a query
+	s.Digests = SourcesOf(append(slices.Clone(inputs), "nothing.jsonl", "empty.jsonl"), d)
+	s.Run.Inputs = inputs
+	return s
+}
+
+// TestStateDigests: a state records the inputs it was made from with
+// their digests, in one order, and decodes to the same bytes; an input
+// without a query is left out. A merged state holds its parts' inputs, in
+// any order of merging the same bytes, and a state sharing one of them is
+// refused (ErrSharedInput), changing nothing: a week merged again with one
+// of its days, the same day under another name.
+func TestStateDigests(t *testing.T) {
+	day1, day2, day3 := digested(t, "day1.jsonl"), digested(t, "day2.jsonl"), digested(t, "day3.jsonl")
+	if len(day1.Digests) != 1 || day1.Digests[0].Input != "day1.jsonl" {
+		t.Fatalf("digests %v, want day1.jsonl's alone", day1.Digests)
+	}
+	b := encode(t, day1)
+	header, _ := split(t, b)
+	if want := `"digests":[{"input":"day1.jsonl","digest":"` + day1.Digests[0].Digest.String() + `"}]}`; !bytes.HasSuffix(header, []byte(want)) {
+		t.Fatalf("header %s does not end in %s", header, want)
+	}
+	d, err := Decode(b)
+	if err != nil || !slices.Equal(d.Digests, day1.Digests) || d.Undigested {
+		t.Fatalf("decoded digests %v, undigested %v, %v", d.Digests, d.Undigested, err)
+	}
+	week := digested(t, "day1.jsonl")
+	if err := week.Merge(digested(t, "day2.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := week.Merge(day3); err != nil {
+		t.Fatal(err)
+	}
+	other := digested(t, "day3.jsonl")
+	if err := other.Merge(digested(t, "day2.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Merge(digested(t, "day1.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(week.Run.Inputs) // as rankeval merge lists them
+	slices.Sort(other.Run.Inputs)
+	if !bytes.Equal(encode(t, week), encode(t, other)) {
+		t.Fatal("merged in another order: other bytes")
+	}
+	oneRun := digested(t, "day1.jsonl", "day2.jsonl", "day3.jsonl")
+	if !slices.Equal(oneRun.Digests, week.Digests) {
+		t.Fatalf("one run over three days: digests %v, merged days %v", oneRun.Digests, week.Digests)
+	}
+	renamed := digested(t, "day2.jsonl")
+	renamed.Digests[0].Input = "copy/day2.parquet"
+	for _, tc := range []struct {
+		name string
+		a, b *State
+		want string
+	}{
+		{"a week and one of its days", week, day2, `"day2.jsonl" and "day2.jsonl"`},
+		{"a day and a week holding it", digested(t, "day2.jsonl"), week, `"day2.jsonl" and "day2.jsonl"`},
+		{"a day under another name", digested(t, "day2.jsonl"), renamed, `"day2.jsonl" and "copy/day2.parquet"`},
+		{"one run over days and one of them", oneRun, day3, `"day3.jsonl" and "day3.jsonl"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := encode(t, tc.a)
+			err := tc.a.Merge(tc.b)
+			if !errors.Is(err, ErrSharedInput) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrSharedInput naming %s", err, tc.want)
+			}
+			if !bytes.Equal(encode(t, tc.a), before) {
+				t.Fatal("a refused merge changed the state")
+			}
+		})
+	}
+}
+
+// TestVersion1State: a state written before states recorded digests
+// (version 1: no digests field) still decodes and merges, marked
+// Undigested, as is any state merged with it; its header may not carry
+// digests. Version 2 refuses a header whose digests are not as rankeval
+// writes them.
+func TestVersion1State(t *testing.T) {
+	s := testState(t)
+	b := encode(t, s)
+	header, rest := split(t, b)
+	v1 := craft(header, rest)
+	v1[len(Magic)] = 1
+	v1 = binary.LittleEndian.AppendUint32(v1[:len(v1)-4], crc32.Checksum(v1[:len(v1)-4], castagnoli))
+	old, err := Decode(v1)
+	if err != nil {
+		t.Fatalf("a version-1 state: %v", err)
+	}
+	if !old.Undigested || old.Digests != nil {
+		t.Fatalf("a version-1 state: undigested %v, digests %v", old.Undigested, old.Digests)
+	}
+	day := digested(t, "day2.jsonl")
+	if err := old.Merge(day); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Decode(encode(t, old))
+	if err != nil || !again.Undigested || !slices.Equal(again.Digests, day.Digests) {
+		t.Fatalf("merged with a version-1 state: undigested %v, digests %v, %v", again.Undigested, again.Digests, err)
+	}
+	if h, _ := split(t, encode(t, old)); !bytes.HasSuffix(h, []byte(`,"undigested":true}`)) {
+		t.Fatalf("header %s", h)
+	}
+	digests := encode(t, digested(t, "day1.jsonl", "day2.jsonl"))
+	dh, drest := split(t, digests)
+	d1 := digested(t, "day1.jsonl").Digests[0].Digest.String()
+	for _, tc := range []struct {
+		name    string
+		version byte
+		header  []byte
+		want    string
+	}{
+		{"digests in version 1", 1, dh, "digests in a version-1 state"},
+		{"undigested in version 1", 1, bytes.Replace(header, []byte(`]}`), []byte(`],"undigested":true}`), 1), "digests in a version-1 state"},
+		{"a zero digest", 2, bytes.Replace(dh, []byte(d1), []byte(strings.Repeat("0", 32)), 1), "the digest of no query"},
+		{"an upper-case digest", 2, bytes.Replace(dh, []byte(d1), []byte(strings.ToUpper(d1)), 1), "want lower-case"},
+		{"a short digest", 2, bytes.Replace(dh, []byte(d1), []byte(d1[1:]), 1), "want 32 hexadecimal digits"},
+		{"undigested false", 2, bytes.Replace(dh, []byte(`]}`), []byte(`],"undigested":false}`), 1), `unknown field "undigested"`},
+		{"digests out of order", 2, swapDigests(t, dh), "digests not in order"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := craft(tc.header, drest)
+			f[len(Magic)] = tc.version
+			f = binary.LittleEndian.AppendUint32(f[:len(f)-4], crc32.Checksum(f[:len(f)-4], castagnoli))
+			if _, err := Decode(f); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrDamaged: %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// swapDigests is header with its two inputs' digests swapped.
+func swapDigests(t *testing.T, header []byte) []byte {
+	i := bytes.Index(header, []byte(`"digests":[`))
+	var ds []struct {
+		Input  string `json:"input"`
+		Digest string `json:"digest"`
+	}
+	if err := json.Unmarshal(header[i+len(`"digests":`):len(header)-1], &ds); err != nil || len(ds) != 2 {
+		t.Fatalf("digests of %s: %v", header, err)
+	}
+	ds[0], ds[1] = ds[1], ds[0]
+	b, _ := json.Marshal(ds)
+	return append(append(bytes.Clone(header[:i+len(`"digests":`)]), b...), '}')
+}
+
+// TestDecodeVersion1File reads a state rankeval wrote before states
+// recorded digests (version 1, testdata/v1/day1.state: rankeval --by
+// market --bootstrap 10 -m map,ndcg@5 --state day1.state day1.jsonl): it
+// decodes, with no digests and marked Undigested, and encodes as version
+// 2 saying so.
+func TestDecodeVersion1File(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "v1", "day1.state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[len(Magic)] != 1 {
+		t.Fatalf("version %d, want 1", b[len(Magic)])
+	}
+	s, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Undigested || s.Digests != nil || !slices.Equal(s.Run.Inputs, []string{"day1.jsonl"}) || s.Agg.Sys[0].Queries != 12 {
+		t.Fatalf("undigested %v, digests %v, inputs %v, %d queries", s.Undigested, s.Digests, s.Run.Inputs, s.Agg.Sys[0].Queries)
+	}
+	again := encode(t, s)
+	if h, _ := split(t, again); again[len(Magic)] != Version || !bytes.HasSuffix(h, []byte(`"inputs":["day1.jsonl"],"undigested":true}`)) {
+		t.Fatalf("re-encoded as version %d, header %s", again[len(Magic)], h)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
@@ -26,8 +27,11 @@ run over all their logs would print it, without reading the logs. A STATE is
 a file, a quoted glob, or an s3:// or gs:// object or glob. The states must
 have been made with the same metrics, options, systems, slice columns and
 bootstrap size; not the same --correction, which adjusts p-values as the
-summary is printed: merge's when given, else the first state's. A query in
-two states counts twice (two evaluations).
+summary is printed: merge's when given, else the first state's. States
+made from one input (a day's log, known by its queries' digest whatever its
+path or format) are refused: a merged state holds its parts' inputs, so a
+week merged again with one of its days is too. Otherwise a query id in two
+states counts twice (two evaluations).
 
 Flags:
 `
@@ -93,17 +97,25 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer outs.abort()
 	var merged *state.State
 	corrWarned := false
+	held := map[aggregate.Digest]heldInput{}
 	for _, name := range names {
 		s, err := readState(ctx, name)
 		if err != nil {
 			return err
 		}
+		if s.Undigested {
+			fmt.Fprintf(stderr, "rankeval: warning: %s holds a state written before rankeval recorded what states are made from (state version 1): whether it shares an input with another state is not checked, and a query in both would count twice\n", name)
+		}
 		if merged == nil {
+			sharedInput(held, name, s) // the first: nothing held yet
 			merged = s
 			continue
 		}
 		if diff := state.Mismatch(merged, s); diff != "" {
 			return fmt.Errorf("%s: made with %s in %s; states merge only when made under the same options: %w", name, diff, names[0], state.ErrMismatch)
+		}
+		if err := sharedInput(held, name, s); err != nil {
+			return err
 		}
 		if c := s.Run.Correction; c != merged.Run.Correction && !corrGiven && !corrWarned {
 			fmt.Fprintf(stderr, "rankeval: warning: %s was made with --correction %s, %s with %s: the summary adjusts p-values by %s, the first state's (give --correction to choose)\n",
@@ -143,6 +155,27 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	r := summary.NewResults(run, merged.Agg, merged.SliceKeys)
 	run.Gates = r.CheckGates(gates)
 	return outs.finish(r, *format, merged)
+}
+
+// heldInput is an input of a state being merged: the state's name and
+// the input's as that state names it.
+type heldInput struct{ state, input string }
+
+// sharedInput refuses state s, read from name, when it was made from an
+// input that a state merged before it was made from too (held maps each
+// digest met to where it was met), naming both states and the input as
+// each names it; otherwise it adds s's inputs to held.
+func sharedInput(held map[aggregate.Digest]heldInput, name string, s *state.State) error {
+	for _, d := range s.Digests {
+		if h, ok := held[d.Digest]; ok {
+			return fmt.Errorf("%s and %s were made from one input (%s in %s, %s in %s: digest %s of its queries): its queries would count twice; merge each input once (a merged state holds all of its parts' inputs): %w",
+				h.state, name, h.input, h.state, d.Input, name, d.Digest, state.ErrSharedInput)
+		}
+	}
+	for _, d := range s.Digests {
+		held[d.Digest] = heldInput{name, d.Input}
+	}
+	return nil
 }
 
 // expandStates expands globs of local files and of object-store URLs.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/internal/vectors"
 	"github.com/rankeval/rankeval/state"
 )
 
@@ -364,5 +366,160 @@ func TestMergeCorrection(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "merge", "--correction", "bonferroni", holm); code != 2 || !strings.Contains(stderr, "--correction") {
 		t.Errorf("--correction bonferroni: exit %d, %q; want a usage error", code, stderr)
+	}
+}
+
+// TestMergeRefusesSharedInput: states made from one input do not merge,
+// whatever made them: a week merged again with one of its days (the
+// rolling window's mistake: every query of that day counted twice), one
+// run over several days and one of those days, a copy of a state, the
+// same day read from another path and format. The error names both
+// states and the input, exit 1, and no output is written. A week and the
+// next day merge, and so do merges of merges; and a week merged from its
+// days is the state one run over its days writes, byte for byte.
+func TestMergeRefusesSharedInput(t *testing.T) {
+	dir := t.TempDir()
+	days := weekOfLogs(t, dir)
+	save := func(name string, args ...string) string {
+		t.Helper()
+		st := filepath.Join(dir, name)
+		if code, _, stderr := cli(t, append([]string{"--quiet", "--by", "market", "--bootstrap", "20", "--state", st, "--output", st + ".json"}, args...)...); code != 0 {
+			t.Fatal(stderr)
+		}
+		return st
+	}
+	merge := func(out string, states ...string) (int, string) {
+		t.Helper()
+		code, _, stderr := cli(t, append([]string{"merge", "--format", "json", "--state", out, "--output", out + ".json"}, states...)...)
+		return code, stderr
+	}
+	var st []string
+	for d, day := range days {
+		st = append(st, save(fmt.Sprintf("day%d.state", d), day))
+	}
+	week := filepath.Join(dir, "week.state")
+	if code, stderr := merge(week, st[:5]...); code != 0 {
+		t.Fatal(stderr)
+	}
+	oneRun := save("onerun.state", days[:5]...)
+	if a, b := readFile(t, week), readFile(t, oneRun); a != b {
+		t.Error("the week merged from its days is not the state of one run over them")
+	}
+	for i, args := range [][]string{{"--workers", "1", "--batch-size", "5"}, {"--workers", "3", "--unsorted"}} {
+		if a, b := readFile(t, oneRun), readFile(t, save(fmt.Sprintf("onerun%d.state", i), append(args, days[:5]...)...)); a != b {
+			t.Errorf("%v: another state", args)
+		}
+	}
+	// day 1 again, from another path and format (its rows as JSON lines)
+	moved := filepath.Join(dir, "moved", "day1.jsonl")
+	os.Mkdir(filepath.Dir(moved), 0o755)
+	if err := synth.Write(moved, &synth.Rows{R: weekOfRows()[1]}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	movedState := save("moved.state", moved)
+	copied := filepath.Join(dir, "copy.state")
+	os.WriteFile(copied, []byte(readFile(t, st[3])), 0o644)
+	for _, tc := range []struct {
+		name   string
+		states []string
+		a, b   string // the states named
+		input  string
+	}{
+		{"a week and one of its days", []string{week, st[2], st[5]}, week, st[2], days[2]},
+		{"a day and a week holding it", []string{st[4], week}, st[4], week, days[4]},
+		{"one run over days and one of them", []string{st[6], oneRun, st[0]}, oneRun, st[0], days[0]},
+		{"a copy of a state", []string{st[3], copied}, st[3], copied, days[3]},
+		{"a day from another path and format", []string{st[1], movedState}, st[1], movedState, moved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "merged.state")
+			code, stderr := merge(out, tc.states...)
+			want := fmt.Sprintf("rankeval: %s and %s were made from one input (", tc.a, tc.b)
+			if code != 1 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, tc.input) || !strings.Contains(stderr, state.ErrSharedInput.Error()) {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q... naming %s", code, stderr, want, tc.input)
+			}
+			if left, _ := os.ReadDir(filepath.Dir(out)); len(left) != 0 {
+				t.Fatalf("left: %v", left)
+			}
+		})
+	}
+	// --system logs: each file of a log is an input, named NAME=PATH
+	sys := func(name string, d int) string {
+		return save(name, "--system", "a="+days[d], "--system", "b="+days[d], "--missing", "zero")
+	}
+	sys0, sys1 := sys("sys0.state", 0), sys("sys1.state", 1)
+	if _, header, _ := stateParts(t, []byte(readFile(t, sys0))); !strings.Contains(string(header), `"digests":[{"input":"a=`+days[0]+`","digest":"`) {
+		t.Errorf("--system state's header %s", header)
+	}
+	if code, stderr := merge(filepath.Join(dir, "sys.state"), sys0, sys1); code != 0 {
+		t.Fatalf("--system states of two days: %s", stderr)
+	}
+	if code, stderr := merge(filepath.Join(dir, "sys.state"), sys1, sys("sys1again.state", 1)); code != 1 || !strings.Contains(stderr, "a="+days[1]) {
+		t.Fatalf("--system states of one day: exit %d, %s", code, stderr)
+	}
+	// the next day, and merges of merges
+	next := filepath.Join(dir, "next.state")
+	if code, stderr := merge(next, week, st[5]); code != 0 {
+		t.Fatalf("a week and the next day: %s", stderr)
+	}
+	pair := filepath.Join(dir, "pair.state")
+	if code, stderr := merge(pair, st[5], st[6]); code != 0 {
+		t.Fatal(stderr)
+	}
+	all := filepath.Join(dir, "all.state")
+	if code, stderr := merge(all, week, pair); code != 0 {
+		t.Fatalf("merged states: %s", stderr)
+	}
+	if code, stderr := merge(filepath.Join(dir, "again.state"), all, st[6]); code != 1 || !strings.Contains(stderr, days[6]) {
+		t.Fatalf("a merge of merges and a day it holds: exit %d, %s", code, stderr)
+	}
+	if a, b := readFile(t, all), readFile(t, save("all-one-run.state", days...)); a != b {
+		t.Error("a merge of merges is not the state of one run over the week")
+	}
+}
+
+// TestMergeVersion1State: a state written before states recorded what
+// they were made from (version 1, state/testdata/v1/day1.state) still
+// merges, into the summary one run over both days prints, with a warning
+// naming it: whether it shares an input with another state cannot be
+// checked. The merged state says so, and warns again when merged.
+func TestMergeVersion1State(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "state", "testdata", "v1")
+	for _, f := range []string{"day1.state", "day1.jsonl", "day2.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	old, day1, day2 := filepath.Join(dir, "day1.state"), filepath.Join(dir, "day1.jsonl"), filepath.Join(dir, "day2.jsonl")
+	flags := []string{"--by", "market", "--bootstrap", "10", "-m", "map,ndcg@5"}
+	st2 := filepath.Join(dir, "day2.state")
+	if code, _, stderr := cli(t, append(append([]string{"--quiet", "--state", st2, "--output", st2 + ".json"}, flags...), day2)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, want, _ := cli(t, append(append([]string{"--quiet", "--format", "json"}, flags...), day1, day2)...)
+	merged := filepath.Join(dir, "merged.state")
+	code, got, stderr := cli(t, "merge", "--format", "json", "--state", merged, old, st2)
+	warning := "rankeval: warning: " + old + " holds a state written before rankeval recorded what states are made from (state version 1)"
+	if code != 0 || !strings.HasPrefix(stderr, warning) {
+		t.Fatalf("exit %d, stderr %q; want 0 and %q", code, stderr, warning)
+	}
+	if vectors.SummaryBody(got) != vectors.SummaryBody(want) {
+		t.Fatalf("merged:\n%s\none run:\n%s", got, want)
+	}
+	if _, header, _ := stateParts(t, []byte(readFile(t, merged))); !strings.HasSuffix(string(header), `"undigested":true}`) {
+		t.Fatalf("merged state's header %s", header)
+	}
+	st3 := filepath.Join(dir, "day3.state")
+	if code, _, stderr := cli(t, append(append([]string{"--quiet", "--state", st3, "--output", st3 + ".json"}, flags...), day2)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	// the merged state still holds day 2's digest, and warns of its part
+	// that has none
+	code, _, stderr = cli(t, "merge", "--format", "json", "--output", filepath.Join(dir, "x.json"), merged, st3)
+	if code != 1 || !strings.Contains(stderr, "rankeval: warning: "+merged+" holds a state written before") || !strings.Contains(stderr, "made from one input") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -100,7 +100,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	r := summary.NewResults(run, res.Analysis, res.SliceKeys)
 	run.Gates = r.CheckGates(c.gates)
-	st := &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys}
+	var st *state.State
+	if c.state != "" {
+		st = &state.State{Run: run, Agg: res.Analysis, SliceKeys: res.SliceKeys,
+			Digests: state.SourcesOf(evalflags.InputNames(run, c.inputs, c.logs), res.Digests)}
+	}
 	return outs.finish(r, c.shared.Format, st, perQuery)
 }
 
@@ -119,6 +123,7 @@ func evaluate(ctx context.Context, c *config, run *summary.Run, pq pipeline.PerQ
 			Bootstrap:     c.shared.Bootstrap,
 			Hist:          c.report != "" || c.state != "",
 			Compare:       c.shared.Compare,
+			Digests:       c.state != "",
 		},
 	}
 	cfg.Rules.Metrics = run.Evaluated()

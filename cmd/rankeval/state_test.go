@@ -19,8 +19,25 @@ import (
 // returns them in day order.
 func weekOfLogs(t *testing.T, dir string) []string {
 	t.Helper()
-	r := rand.New(rand.NewPCG(7, 7))
 	var days []string
+	for d, rows := range weekOfRows() {
+		ext := ".jsonl"
+		if d%2 == 1 {
+			ext = ".parquet"
+		}
+		p := filepath.Join(dir, fmt.Sprintf("dt=2026-11-%02d%s", 16+d, ext))
+		if err := synth.Write(p, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		days = append(days, p)
+	}
+	return days
+}
+
+// weekOfRows is the rows of weekOfLogs's days, the same at every call.
+func weekOfRows() [][]synth.Row {
+	r := rand.New(rand.NewPCG(7, 7))
+	var days [][]synth.Row
 	for d := range 7 {
 		var rows []synth.Row
 		for q := range 40 + 5*d {
@@ -31,15 +48,7 @@ func weekOfLogs(t *testing.T, dir string) []string {
 					Market: fmt.Sprintf("m%d", (q+d)%4)})
 			}
 		}
-		ext := ".jsonl"
-		if d%2 == 1 {
-			ext = ".parquet"
-		}
-		p := filepath.Join(dir, fmt.Sprintf("dt=2026-11-%02d%s", 16+d, ext))
-		if err := synth.Write(p, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		days = append(days, p)
+		days = append(days, rows)
 	}
 	return days
 }
@@ -144,6 +153,7 @@ func TestStateRefusals(t *testing.T) {
 		return p
 	}
 	good := mk("good.state")
+	again := mk("again.state")
 	trec := mk("trec.state", "--ties", "trec")
 	other := mk("other.state", "-m", "map,ndcg@5")
 	data, _ := os.ReadFile(good)
@@ -167,7 +177,8 @@ func TestStateRefusals(t *testing.T) {
 		{"metrics differ", []string{good, other}, 1, `other.state: made with metrics map,ndcg@5 against map,mrr,ndcg@10,err@10,p@10,r@10`, state.ErrMismatch},
 		{"truncated", []string{good, write("cut.state", data[:len(data)-9])}, 1, `cut.state: damaged rankeval state file: checksum mismatch`, state.ErrDamaged},
 		{"flipped byte", []string{write("flip.state", flipped)}, 1, `flip.state: damaged rankeval state file`, state.ErrDamaged},
-		{"wrong version", []string{write("v9.state", version)}, 1, `v9.state: damaged rankeval state file: version 9; this rankeval reads version 1`, state.ErrDamaged},
+		{"wrong version", []string{write("v9.state", version)}, 1, `v9.state: damaged rankeval state file: version 9; this rankeval reads versions 1 to 2`, state.ErrDamaged},
+		{"one input twice", []string{good, again}, 1, `good.state and .*again.state were made from one input \(.*dt=2026-11-16.jsonl in .*good.state, .*dt=2026-11-16.jsonl in .*again.state: digest [0-9a-f]{32} of its queries\)`, state.ErrSharedInput},
 		{"not a state", []string{day}, 1, `dt=2026-11-16.jsonl: not a rankeval state file \(rankeval --state writes them\)`, state.ErrNotState},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/state"
 )
 
@@ -20,13 +21,17 @@ type Partial struct {
 	Keys [][]string
 	// Labels and NonBinary or the queries' (Result)
 	Labels, NonBinary bool
+	// Digests holds each input file's digest (MergeFn.Digests); nil
+	// otherwise
+	Digests *aggregate.InputDigests
 	// index finds a slice by its values (state.SliceKey); rebuilt from Keys when a
 	// decoded partial has none
 	index map[string]int
 }
 
-// encodePartial writes the label flags (a byte), the slice keys (JSON)
-// behind their length, then the aggregate's binary form.
+// encodePartial writes the flags (a byte: the labels', and whether input
+// digests follow), the input digests, the slice keys (JSON) behind their
+// length, then the aggregate's binary form.
 func encodePartial(p Partial) ([]byte, error) {
 	keys, err := json.Marshal(p.Keys)
 	if err != nil {
@@ -39,17 +44,29 @@ func encodePartial(p Partial) ([]byte, error) {
 	if p.NonBinary {
 		flags |= 2
 	}
-	b := binary.AppendUvarint([]byte{flags}, uint64(len(keys)))
+	b := []byte{flags}
+	if p.Digests != nil {
+		b[0] |= 4
+		b = p.Digests.AppendBinary(b)
+	}
+	b = binary.AppendUvarint(b, uint64(len(keys)))
 	return p.Agg.AppendBinary(append(b, keys...))
 }
 
 func decodePartial(b []byte) (Partial, error) {
-	if len(b) == 0 || b[0] > 3 {
+	if len(b) == 0 || b[0] > 7 {
 		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
 	}
 	var p Partial
 	p.Labels, p.NonBinary = b[0]&1 != 0, b[0]&2 != 0
+	digests := b[0]&4 != 0
 	b = b[1:]
+	if digests {
+		var err error
+		if p.Digests, b, err = aggregate.DecodeInputDigests(b); err != nil {
+			return Partial{}, fmt.Errorf("partial aggregate: %w", err)
+		}
+	}
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
 		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
@@ -86,12 +103,19 @@ func (p *Partial) slice(key []string) int {
 // runner splits, orders or nests AddInput and MergeAccumulators calls.
 type MergeFn struct {
 	Layout aggregate.Layout // the run's, for empty accumulators
+	// Digests keeps each input file's digest of the queries whose first
+	// row it holds, for the state (Config.State), as rankeval does.
+	Digests bool
 }
 
 // CreateAccumulator returns an empty aggregate.
 func (f *MergeFn) CreateAccumulator() Partial {
 	l := f.Layout
-	return Partial{Agg: aggregate.NewAnalysis(&l)}
+	p := Partial{Agg: aggregate.NewAnalysis(&l)}
+	if f.Digests {
+		p.Digests = aggregate.NewInputDigests(&l)
+	}
+	return p
 }
 
 // AddInput records one query.
@@ -106,7 +130,14 @@ func (f *MergeFn) AddInput(a Partial, r Result) Partial {
 	// Add fails only for a cg or dcg beyond the bootstrap's fixed point
 	// (|v| >= 2^32), which no ranking reaches; the sums are kept then,
 	// but not that query's replicates
-	a.Agg.Add(r.query(idx, f.Layout.NeedsHash()))
+	q := r.query(idx, f.Layout.NeedsHash())
+	a.Agg.Add(q)
+	// a judged query absent from a TREC run (--complete) is in no file's
+	// digest, as in rankeval: a state refuses --complete
+	if a.Digests != nil && !r.Unseen {
+		file, _ := pipeline.Unpack(r.First)
+		a.Digests.Add(file, []byte(r.Query), q)
+	}
 	for sys, n := range r.Dropped {
 		a.Agg.Sys[sys].Dropped += n
 	}
@@ -123,6 +154,9 @@ func (f *MergeFn) MergeAccumulators(a, b Partial) Partial {
 	}
 	if err := a.Agg.MergeMapped(b.Agg, mapping); err != nil {
 		panic(err) // equal layouts by construction: a bug
+	}
+	if a.Digests != nil && b.Digests != nil {
+		a.Digests.Merge(b.Digests)
 	}
 	a.Labels, a.NonBinary = a.Labels || b.Labels, a.NonBinary || b.NonBinary
 	return a

@@ -2,17 +2,21 @@ package rankbeam
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/pipeline"
 )
 
 // TestMergeFn drives the CombineFn as a runner might: inputs spread over
 // accumulators, accumulators sent through the coder (as between workers)
 // and merged in random trees. Local runners rarely call
-// MergeAccumulators, so this is where it is tested.
+// MergeAccumulators, so this is where it is tested. The input files'
+// digests come out as the sequential ones too.
 func TestMergeFn(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	const nm = 3
@@ -22,14 +26,20 @@ func TestMergeFn(t *testing.T) {
 		if i%5 == 0 {
 			v[2] = r.Float64() * 1e12
 		}
-		results[i] = Result{Query: "q", Rows: []int64{int64(1 + r.IntN(100))}, Vals: [][]float64{v}, Empty: []bool{i%17 == 0}, Missing: []bool{false}}
+		results[i] = Result{Query: fmt.Sprint("q", i), First: pipeline.Pack(i%3, int64(i)), Rows: []int64{int64(1 + r.IntN(100))}, Vals: [][]float64{v},
+			Empty: []bool{i%17 == 0}, Missing: []bool{false}}
 	}
-	f := &MergeFn{Layout: aggregate.Layout{Metrics: nm, Systems: 1, Core: []aggregate.Range{aggregate.RangeUnit, aggregate.RangeUnit, aggregate.RangeOpen}}}
+	f := &MergeFn{Layout: aggregate.Layout{Metrics: nm, Systems: 1, Core: []aggregate.Range{aggregate.RangeUnit, aggregate.RangeUnit, aggregate.RangeOpen}},
+		Digests: true}
 	one := f.CreateAccumulator()
 	for _, res := range results {
 		one = f.AddInput(one, res)
 	}
 	want, _ := f.ExtractOutput(one).Agg.MarshalBinary()
+	wantDigests := f.ExtractOutput(one).Digests.D
+	if len(wantDigests) != 3 || wantDigests[0] == wantDigests[1] {
+		t.Fatalf("digests %v: want three inputs' apart", wantDigests)
+	}
 
 	tests := []struct {
 		name  string
@@ -67,6 +77,9 @@ func TestMergeFn(t *testing.T) {
 			got, _ := f.ExtractOutput(accs[0]).Agg.MarshalBinary()
 			if !bytes.Equal(got, want) {
 				t.Fatalf("merged aggregate differs from the sequential one")
+			}
+			if got := f.ExtractOutput(accs[0]).Digests.D; !slices.Equal(got, wantDigests) {
+				t.Fatalf("digests %v, sequential %v", got, wantDigests)
 			}
 			s := f.ExtractOutput(accs[0]).Agg.Sys[0]
 			if s.Queries != int64(len(results)) || s.Stats[0].N != int64(len(results)) || s.Stats[2].N != int64(len(results)/5) {

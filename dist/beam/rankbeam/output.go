@@ -28,7 +28,8 @@ func (f *formatFn) ProcessElement(ctx context.Context, p Partial, files func() f
 	if err != nil {
 		return err
 	}
-	f.Cfg.describe(run, fileList(files))
+	list := fileList(files)
+	f.Cfg.describe(run, list)
 	if len(s.Slices) > 0 && len(p.Keys) > s.MaxSlices {
 		return fmt.Errorf("%d slices, more than --max-slices %d; slice by fewer or coarser columns, or raise --max-slices: %w",
 			len(p.Keys), s.MaxSlices, pipeline.ErrTooManySlices)
@@ -51,7 +52,11 @@ func (f *formatFn) ProcessElement(ctx context.Context, p Partial, files func() f
 		}
 	}
 	if f.Cfg.State != "" {
-		b, err := (&state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}).AppendBinary(nil)
+		st := &state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}
+		if p.Digests != nil {
+			st.Digests = state.SourcesOf(f.Cfg.inputNames(run, list), p.Digests)
+		}
+		b, err := st.AppendBinary(nil)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -623,5 +624,72 @@ func TestBinaryLabelsWarning(t *testing.T) {
 	}
 	if vectors.SummaryBody(got) != vectors.SummaryBody(want) {
 		t.Fatalf("Beam:\n%s\nrankeval:\n%s", got, want)
+	}
+}
+
+// TestStateDigestsAsCLI: a state written by rankeval-beam records the
+// inputs it was made from with the digests rankeval records for the same
+// files (a Parquet file read as parts of row groups, whose queries run
+// across them, and a JSON-lines file), so that rankeval merge refuses a
+// Beam state and a rankeval state made from one input, naming both, and
+// a merged state holding it; another day merges.
+func TestStateDigestsAsCLI(t *testing.T) {
+	dir := t.TempDir()
+	rows := genRows(53, 6000, 20)
+	cut := len(rows) / 3
+	for cut < len(rows) && rows[cut].Query == rows[cut-1].Query {
+		cut++
+	}
+	cut2 := 2 * len(rows) / 3
+	for cut2 < len(rows) && rows[cut2].Query == rows[cut2-1].Query {
+		cut2++
+	}
+	var paths []string
+	for i, part := range [][]synth.Row{rows[:cut], rows[cut:cut2], rows[cut2:]} {
+		p := filepath.Join(dir, []string{"day1.parquet", "day2.jsonl", "day3.jsonl"}[i])
+		if err := synth.Write(p, &synth.Rows{R: part}, -1, synth.Options{RowGroup: 700}); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	ms := "map,ndcg@10,mrr"
+	cfg := beamConfig(paths[:2], ms, "input", "exp", "skip", 4, nil, "json")
+	cfg.State = filepath.Join(dir, "beam.state")
+	runBeam(t, []job{{name: "days1-2", cfg: cfg, out: filepath.Join(dir, "beam.json")}})
+	cliState := func(name string, inputs ...string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		local(t, append([]string{"--quiet", "-m", ms, "--max-grade", "4", "--state", p, "--output", p + ".json"}, inputs...)...)
+		return p
+	}
+	both, day2, day3 := cliState("both.state", paths[:2]...), cliState("day2.state", paths[1]), cliState("day3.state", paths[2])
+	digests := regexp.MustCompile(`"digests":\[[^]]*\]`)
+	got, want := digests.FindString(read(t, cfg.State)), digests.FindString(read(t, both))
+	if got == "" || got != want || !strings.Contains(got, paths[0]) || !strings.Contains(got, paths[1]) {
+		t.Fatalf("Beam's state records %s; rankeval's %s", got, want)
+	}
+	merge := func(states ...string) (int, string) {
+		cmd := exec.Command(rankevalBin, append([]string{"merge", "--format", "json", "--output", filepath.Join(dir, "merged.json")}, states...)...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), errb.String()
+	}
+	if code, stderr := merge(cfg.State, day2); code != 1 || !strings.Contains(stderr, cfg.State+" and "+day2+" were made from one input") {
+		t.Fatalf("Beam's state and rankeval's of one of its days: exit %d, %s", code, stderr)
+	}
+	if code, stderr := merge(cfg.State, day3); code != 0 {
+		t.Fatalf("Beam's state and the next day: exit %d, %s", code, stderr)
+	}
+	week := filepath.Join(dir, "week.state")
+	if code, stderr := merge(day3, cfg.State, "--state", week); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, stderr := merge(week, day2); code != 1 || !strings.Contains(stderr, "made from one input") {
+		t.Fatalf("a merged state holding Beam's and one of its days: exit %d, %s", code, stderr)
 	}
 }

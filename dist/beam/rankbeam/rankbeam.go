@@ -233,7 +233,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	// a combine with no input emits nothing, and an empty input must still
 	// print its zero-count summary (SPEC §8), as rankeval does.
 	seed := beam.Create(s.Scope("seed"), Result{})
-	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout}, beam.Flatten(s.Scope("with-seed"), results, seed))
+	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout, Digests: cfg.State != ""}, beam.Flatten(s.Scope("with-seed"), results, seed))
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged, beam.SideInput{Input: files})
 	if perQuery != "" {
 		if shards < 1 {

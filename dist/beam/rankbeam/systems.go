@@ -54,19 +54,33 @@ func (c *Config) applySources(s *evalflags.Settings) ([][]string, error) {
 // describe names what the run read, as rankeval names it: the expanded
 // files (a side input), and with --system each as NAME=PATH.
 func (c *Config) describe(run *summary.Run, files []File) {
+	inputs, logs := c.inputsOf(files)
+	c.sources().Describe(run, inputs, logs)
+}
+
+// inputNames names each file, by its index, as rankeval names the input
+// in its state: files are numbered log after log, the order in which
+// rankeval reads them.
+func (c *Config) inputNames(run *summary.Run, files []File) []string {
+	inputs, logs := c.inputsOf(files)
+	return evalflags.InputNames(run, inputs, logs)
+}
+
+// inputsOf is the files as rankeval's inputs: their names, or with
+// --system each log's.
+func (c *Config) inputsOf(files []File) (inputs []string, logs [][]string) {
 	if len(c.Sources.System) == 0 {
-		names := make([]string, len(files))
+		inputs = make([]string, len(files))
 		for i, f := range files {
-			names[i] = f.Name
+			inputs[i] = f.Name
 		}
-		c.sources().Describe(run, names, nil)
-		return
+		return inputs, nil
 	}
-	logs := make([][]string, len(c.Sources.System))
+	logs = make([][]string, len(c.Sources.System))
 	for _, f := range files {
 		logs[f.Log] = append(logs[f.Log], f.Name)
 	}
-	c.sources().Describe(run, nil, logs)
+	return nil, logs
 }
 
 // byID says per-query records come in query-id order: the order rankeval
