@@ -245,10 +245,10 @@ func percentileCI(ms []float64) (lo, hi float64) {
 }
 
 func quantile7(sorted []float64, p float64) float64 {
-	h := float64(len(sorted)-1) * p
+	h := float64(float64(len(sorted)-1) * p)
 	i := int(h)
 	if i >= len(sorted)-1 {
 		return sorted[len(sorted)-1]
 	}
-	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+	return sorted[i] + float64((h-float64(i))*(sorted[i+1]-sorted[i]))
 }

@@ -215,7 +215,7 @@ func plausible(st *Stat, r Range, diff bool) error {
 		return nil
 	}
 	m, msq := sumF/fn, sqF/fn
-	if m > hi*slack || m < lo*slack-0x1p-40 || msq > math.Max(lo*lo, hi*hi)*slack {
+	if m > hi*slack || m < float64(lo*slack)-0x1p-40 || msq > math.Max(lo*lo, hi*hi)*slack {
 		return fmt.Errorf("a mean of %g (mean square %g) outside [%g, %g]: %w", m, msq, lo, hi, ErrImpossible)
 	}
 	return nil

@@ -53,7 +53,7 @@ func pairedOf(s Summary) Paired {
 		out.PT = TTwoSided(out.T, df)
 	}
 	out.P = out.PT
-	half := TQuantile975(df) * se
+	half := float64(TQuantile975(df) * se)
 	out.Lo, out.Hi = s.Mean-half, s.Mean+half
 	return out
 }

@@ -75,12 +75,12 @@ const nctMaxT = 1e11
 // the starting guess t - z·sd(T). Deterministic: the same steps on every
 // machine.
 func nctInvert(t, df, p, z float64) float64 {
-	sd := math.Sqrt(1 + t*t/(2*df)) // sd of T for large df, to first order
+	sd := math.Sqrt(1 + float64(t*t/(2*df))) // sd of T for large df, to first order
 	f := func(d float64) (float64, float64) {
 		c, dc := nctCDF(t, df, d)
 		return c - p, dc
 	}
-	x := t - z*sd
+	x := t - float64(z*sd)
 	fx, dx := f(x)
 	// bracket [lo, hi] with f(lo) > 0 > f(hi), walking away from x in
 	// doubling steps; Newton starts from the end nearer the root
@@ -119,7 +119,7 @@ func nctInvert(t, df, p, z float64) float64 {
 		}
 		next := x - step
 		if !(dx < 0) || !(next > lo && next < hi) {
-			next = lo + (hi-lo)/2
+			next = lo + float64((hi-lo)/2)
 		}
 		if hi-lo <= tol {
 			return next
@@ -190,10 +190,10 @@ func newNCTIntegrand(t, df, nc float64) *nctIntegrand {
 		// log c - n/2 = ½log(n/π) - (log Γ(n/2) beyond Stirling): the two
 		// terms of size n·log n cancel exactly
 		q.large = true
-		q.logc = 0.5*pmath.Log(df/math.Pi) - stirlingTail(h)
+		q.logc = float64(0.5*pmath.Log(df/math.Pi)) - stirlingTail(h)
 	} else {
 		lg := pmath.Lgamma(h)
-		q.logc = math.Ln2 + h*pmath.Log(h) - lg
+		q.logc = math.Ln2 + float64(h*pmath.Log(h)) - lg
 	}
 	return q
 }
@@ -203,22 +203,26 @@ func newNCTIntegrand(t, df, nc float64) *nctIntegrand {
 func stirlingTail(z float64) float64 {
 	r := 1 / z
 	r2 := r * r
-	return r * (1.0/12 + r2*(-1.0/360+r2*(1.0/1260+r2*(-1.0/1680+r2*(1.0/1188+r2*(-691.0/360360+r2*(1.0/156)))))))
+	s := 1.0 / 156 // Horner's rule, every product rounded
+	for _, c := range [...]float64{-691.0 / 360360, 1.0 / 1188, -1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12} {
+		s = c + float64(r2*s)
+	}
+	return float64(r * s)
 }
 
 // logG is the log density of S in u = log s.
 func (q *nctIntegrand) logG(u float64) float64 {
 	if q.large {
 		// n·u - n·e^{2u}/2 = -n/2 - (n/2)(e^{2u} - 1 - 2u)
-		return q.logc - q.n/2*expm1mx(2*u)
+		return q.logc - float64(q.n/2*expm1mx(2*u))
 	}
-	return q.logc + q.n*u - q.n*pmath.Exp(2*u)/2
+	return q.logc + float64(q.n*u) - float64(q.n*pmath.Exp(2*u)/2)
 }
 
 // w is t·s - nc at s = e^u, through expm1 so that it keeps its digits when
 // t·s and nc are large and nearly equal (the interesting region).
 func (q *nctIntegrand) w(u float64) float64 {
-	return q.tmd + q.t*pmath.Expm1(u)
+	return q.tmd + float64(q.t*pmath.Expm1(u))
 }
 
 func (q *nctIntegrand) logH(u float64) float64 {
@@ -232,9 +236,9 @@ func (q *nctIntegrand) slope(u float64) (float64, float64) {
 	w := q.w(u)
 	ts := q.t * s
 	m := mills(w)
-	d := ts*m + q.n - q.n*s*s
+	d := float64(ts*m) + q.n - float64(q.n*s*s)
 	// M' = -M(w + M)
-	dd := ts*m - ts*ts*m*(w+m) - 2*q.n*s*s
+	dd := float64(ts*m) - float64(ts*ts*m*(w+m)) - float64(2*q.n*s*s)
 	return d, dd
 }
 
@@ -244,10 +248,10 @@ func (q *nctIntegrand) slope(u float64) (float64, float64) {
 func (q *nctIntegrand) mode() (u, sigma float64) {
 	// Start where the normal approximations of both factors balance:
 	// (n + t²)s² - t·nc·s - n = 0.
-	a := q.n + q.t*q.t
-	b := q.t * q.nc
+	a := q.n + float64(q.t*q.t)
+	b := float64(q.t * q.nc)
 	u = 0
-	if z := (b + math.Sqrt(b*b+4*q.n*a)) / (2 * a); z > 0 && !math.IsInf(z, 0) {
+	if z := (b + math.Sqrt(float64(b*b)+float64(4*q.n*a))) / (2 * a); z > 0 && !math.IsInf(z, 0) {
 		u = pmath.Log(z)
 	}
 	d, dd := q.slope(u)
@@ -272,7 +276,7 @@ func (q *nctIntegrand) mode() (u, sigma float64) {
 		}
 		next := u - d/dd
 		if !(dd < 0) || !(next > lo && next < hi) {
-			next = lo + (hi-lo)/2
+			next = lo + float64((hi-lo)/2)
 		}
 		// the mode only anchors the quadrature: a millionth of its width
 		// is plenty
@@ -304,7 +308,7 @@ func (q *nctIntegrand) integrate() (float64, float64) {
 	for i, dir := range []float64{1, -1} {
 		x := m
 		for k := 0; k < 200; k++ {
-			x = m + dir*sigma*math.Ldexp(2, k)
+			x = m + float64(dir*sigma*math.Ldexp(2, k))
 			cuts = append(cuts, x)
 			if l := q.logH(x); !(l > peak-40) {
 				break
@@ -318,7 +322,7 @@ func (q *nctIntegrand) integrate() (float64, float64) {
 	if nc := q.nc; q.t*nc > 0 {
 		us, width := pmath.Log(nc/q.t), 1/math.Abs(nc)
 		for k := 0.0; width*pmath.Pow(2, k) < sigma; k++ {
-			for _, x := range []float64{us - width*pmath.Pow(2, k), us + width*pmath.Pow(2, k)} {
+			for _, x := range []float64{us - float64(width*pmath.Pow(2, k)), us + float64(width*pmath.Pow(2, k))} {
 				if x > ends[1] && x < ends[0] {
 					cuts = append(cuts, x)
 				}
@@ -333,7 +337,7 @@ func (q *nctIntegrand) integrate() (float64, float64) {
 		w := q.w(u)
 		lg := q.logG(u) - peak
 		// H, and φ(w)·g for the derivative in nc
-		pdf := pmath.Exp(lg - w*w/2 - 0.5*pmath.Log(2*math.Pi))
+		pdf := pmath.Exp(lg - float64(w*w/2) - float64(0.5*pmath.Log(2*math.Pi)))
 		if w < -30 {
 			return pmath.Exp(logPhi(w) + lg), pdf
 		}
@@ -366,7 +370,7 @@ func expm1mx(z float64) float64 {
 	}
 	s := invFact[top]
 	for k := top - 1; k >= 2; k-- {
-		s = s*z + invFact[k]
+		s = float64(s*z) + invFact[k]
 	}
 	return s * z * z
 }
@@ -387,7 +391,7 @@ var invFact = func() [22]float64 {
 func logPhi(w float64) float64 {
 	switch {
 	case w < -30:
-		return -w*w/2 - 0.5*pmath.Log(2*math.Pi) - pmath.Log(-w) + pmath.Log(millsSeries(w))
+		return float64(-w*w/2) - float64(0.5*pmath.Log(2*math.Pi)) - pmath.Log(-w) + pmath.Log(millsSeries(w))
 	case w <= 0:
 		return pmath.Log(0.5 * pmath.Erfc(-w/math.Sqrt2))
 	default:
@@ -400,7 +404,7 @@ func millsSeries(w float64) float64 {
 	r := 1 / (w * w)
 	sum, term := 1.0, 1.0
 	for k := 1.0; k < 40; k++ {
-		term *= -(2*k - 1) * r
+		term = float64(term * (-(2*k - 1) * r))
 		sum += term
 		if math.Abs(term) < 1e-18 {
 			break
@@ -447,26 +451,26 @@ type gkPiece struct{ a, b, v, dv, err float64 }
 // gk15 integrates f (and its second output) over [a, b] with QUADPACK's
 // error estimate, which is sharp for smooth integrands.
 func gk15(f func(float64) (float64, float64), a, b float64) gkPiece {
-	c, h := (a+b)/2, (b-a)/2
+	c, h := float64((a+b)/2), (b-a)/2
 	fc, dc := f(c)
 	resk, resg, resd := fc*gkW[7], fc*gW[3], dc*gkW[7]
 	var fv [15]float64
 	fv[7] = fc
 	for j := 0; j < 7; j++ {
-		x := h * gkX[j]
+		x := float64(h * gkX[j])
 		f1, d1 := f(c - x)
 		f2, d2 := f(c + x)
 		fv[j], fv[14-j] = f1, f2
-		resk += gkW[j] * (f1 + f2)
-		resd += gkW[j] * (d1 + d2)
+		resk += float64(gkW[j] * (f1 + f2))
+		resd += float64(gkW[j] * (d1 + d2))
 		if j%2 == 1 {
-			resg += gW[j/2] * (f1 + f2)
+			resg += float64(gW[j/2] * (f1 + f2))
 		}
 	}
-	mean := resk / 2
-	asc := gkW[7] * math.Abs(fc-mean)
+	mean := float64(resk / 2)
+	asc := float64(gkW[7] * math.Abs(fc-mean))
 	for j := 0; j < 7; j++ {
-		asc += gkW[j] * (math.Abs(fv[j]-mean) + math.Abs(fv[14-j]-mean))
+		asc += float64(gkW[j] * (math.Abs(fv[j]-mean) + math.Abs(fv[14-j]-mean)))
 	}
 	asc *= math.Abs(h)
 	err := math.Abs((resk - resg) * h)
@@ -502,7 +506,7 @@ func gkAdaptive(f func(float64) (float64, float64), cuts []float64, rel float64)
 			break
 		}
 		p := pieces[worst]
-		mid := p.a + (p.b-p.a)/2
+		mid := p.a + float64((p.b-p.a)/2)
 		if !(mid > p.a && mid < p.b) { // as narrow as floats go
 			pieces[worst].err = 0
 			continue

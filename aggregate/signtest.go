@@ -49,7 +49,7 @@ func binomHalf(x, n int64) float64 {
 	half := fn / 2
 	lc := stirlerr(fn) - stirlerr(fx) - stirlerr(fn-fx) - bd0(fx, half) - bd0(fn-fx, half)
 	lf := pmath.Log(2*math.Pi) + pmath.Log(fx) + pmath.Log1p(-fx/fn)
-	return pmath.Exp(lc - 0.5*lf)
+	return pmath.Exp(lc - float64(0.5*lf))
 }
 
 // stirlerr is log(n!) − log(√(2πn)·(n/e)^n), the error of Stirling's
@@ -58,7 +58,7 @@ func binomHalf(x, n int64) float64 {
 func stirlerr(n float64) float64 {
 	if n <= 15 {
 		lg := pmath.Lgamma(n + 1)
-		return lg - (n+0.5)*pmath.Log(n) + n - 0.5*pmath.Log(2*math.Pi)
+		return lg - float64((n+0.5)*pmath.Log(n)) + n - float64(0.5*pmath.Log(2*math.Pi))
 	}
 	const (
 		s0 = 1.0 / 12
@@ -75,7 +75,7 @@ func stirlerr(n float64) float64 {
 // by its series when x is near np, where the plain formula cancels.
 func bd0(x, np float64) float64 {
 	if math.Abs(x-np) >= 0.1*(x+np) {
-		return x*pmath.Log(x/np) + np - x
+		return float64(x*pmath.Log(x/np)) + np - x
 	}
 	v := (x - np) / (x + np)
 	s := (x - np) * v

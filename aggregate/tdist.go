@@ -25,10 +25,10 @@ func regIncBeta(x, y, a, b float64) float64 {
 	if x > (a+1)/(a+b+2) {
 		return 1 - regIncBeta(y, x, b, a)
 	}
-	front := pmath.Exp(a*logOf(x, y)+b*logOf(y, x)-lbeta(a, b)) / a
+	front := pmath.Exp(float64(a*logOf(x, y))+float64(b*logOf(y, x))-lbeta(a, b)) / a
 	const tiny = 1e-300
 	// 1 - (a+b)x/(a+1), written so it does not cancel when x is near 1
-	c, d := 1.0, ((a+1)*y+(1-b)*x)/(a+1)
+	c, d := 1.0, (float64((a+1)*y)+float64((1-b)*x))/(a+1)
 	if math.Abs(d) < tiny {
 		d = tiny
 	}
@@ -38,7 +38,7 @@ func regIncBeta(x, y, a, b float64) float64 {
 		fm := float64(m)
 		// even step
 		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
+		d = 1 + float64(num*d)
 		if math.Abs(d) < tiny {
 			d = tiny
 		}
@@ -50,7 +50,7 @@ func regIncBeta(x, y, a, b float64) float64 {
 		f *= d * c
 		// odd step
 		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
+		d = 1 + float64(num*d)
 		if math.Abs(d) < tiny {
 			d = tiny
 		}
@@ -59,7 +59,7 @@ func regIncBeta(x, y, a, b float64) float64 {
 			c = tiny
 		}
 		d = 1 / d
-		del := d * c
+		del := float64(d * c)
 		f *= del
 		if math.Abs(del-1) < 1e-16 {
 			break
@@ -94,7 +94,7 @@ func lbeta(a, b float64) float64 {
 	}
 	// log Γ(z) - log Γ(big), with log z = log big + log1p(small/big)
 	l1p := pmath.Log1p(small / big)
-	d := small*pmath.Log(big) + ((big+small-0.5)*l1p - small) + corr(z) - corr(big)
+	d := float64(small*pmath.Log(big)) + (float64((big+small-0.5)*l1p) - small) + corr(z) - corr(big)
 	return ls - d
 }
 
@@ -107,7 +107,7 @@ func TTwoSided(t, df float64) float64 {
 	if math.IsInf(t, 0) {
 		return 0
 	}
-	t2 := t * t
+	t2 := float64(t * t)
 	return regIncBeta(df/(df+t2), t2/(df+t2), df/2, 0.5)
 }
 
@@ -125,7 +125,7 @@ func TQuantile975(df float64) float64 {
 	}
 	lg1 := pmath.Lgamma((df + 1) / 2)
 	lg2 := pmath.Lgamma(df / 2)
-	logc := lg1 - lg2 - 0.5*pmath.Log(df*math.Pi)
+	logc := lg1 - lg2 - float64(0.5*pmath.Log(df*math.Pi))
 	t := z95 * (1 + (z95*z95+1)/(4*df)) // Cornish-Fisher, first order
 	for range 100 {
 		if !(t > lo && t < hi) {
@@ -138,7 +138,7 @@ func TQuantile975(df float64) float64 {
 			hi = t
 		}
 		// d/dt of the two-sided tail is -2·density
-		dens := pmath.Exp(logc - (df+1)/2*pmath.Log1p(t*t/df))
+		dens := pmath.Exp(logc - float64((df+1)/2*pmath.Log1p(t*t/df)))
 		next := t + f/(2*dens)
 		if math.Abs(next-t) <= 1e-15*t || hi-lo <= 1e-15*t {
 			return next

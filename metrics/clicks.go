@@ -152,7 +152,7 @@ func (e *Evaluator) clickValue(l *List, m *Metric, n int) float64 {
 				break
 			}
 			if g.m == 1 {
-				v += g.w * e.disc[g.s]
+				v += float64(g.w * e.disc[g.s])
 				continue
 			}
 			d := 0.0

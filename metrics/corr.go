@@ -152,7 +152,7 @@ func spearman(ps []pt) float64 {
 	if n < 2 {
 		return math.NaN()
 	}
-	mean := float64(n+1) / 2
+	mean := float64(float64(n+1) / 2)
 	slices.SortFunc(ps, cmpXY)
 	var sxx float64
 	for s := 0; s < n; {
@@ -160,12 +160,12 @@ func spearman(ps []pt) float64 {
 		for end < n && ps[end].x == ps[s].x {
 			end++
 		}
-		rank := float64(s+1+end) / 2
+		rank := float64(float64(s+1+end) / 2)
 		for p := s; p < end; p++ {
 			ps[p].rx = rank
 		}
 		d := rank - mean
-		sxx += float64(end-s) * d * d
+		sxx += float64(float64(end-s) * d * d)
 		s = end
 	}
 	slices.SortFunc(ps, cmpY)
@@ -175,10 +175,10 @@ func spearman(ps []pt) float64 {
 		for end < n && ps[end].y == ps[s].y {
 			end++
 		}
-		d := float64(s+1+end)/2 - mean
-		syy += float64(end-s) * d * d
+		d := float64(float64(s+1+end)/2) - mean
+		syy += float64(float64(end-s) * d * d)
 		for p := s; p < end; p++ {
-			sxy += (ps[p].rx - mean) * d
+			sxy += float64((ps[p].rx - mean) * d)
 		}
 		s = end
 	}

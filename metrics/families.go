@@ -503,8 +503,8 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 		// (1+β²)PR/(β²P+R) with P = c/k and R = c/nRel reduces to a form
 		// linear in c, which is what keeps TiesAverage exact.
 		if a.rel > 0 {
-			b2 := m.Beta * m.Beta
-			return (1 + b2) * a.rel / (b2*fR + float64(m.K))
+			b2 := float64(m.Beta * m.Beta)
+			return (1 + b2) * a.rel / (float64(b2*fR) + float64(m.K))
 		}
 	case KindHit:
 		return a.hit

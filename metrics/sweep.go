@@ -65,10 +65,10 @@ func (e *Evaluator) sweep(y []float64, rb, tie []bool, cuts []int, snap []acc, l
 		if s < lims.dcg || s < lims.err {
 			g, ex := e.gain(v)
 			if s < lims.dcg {
-				a.dcg += g * e.disc[s]
+				a.dcg += float64(g * e.disc[s])
 			}
 			if s < lims.err {
-				r := ex * e.invG
+				r := float64(ex * e.invG)
 				a.err += st.reach * r / i
 				st.reach *= 1 - r
 			}
@@ -113,7 +113,7 @@ func (e *Evaluator) sweepLinear(y []float64, rb []bool, cuts []int, snap []acc, 
 		i := float64(s + 1)
 		cg += v
 		if s < len(disc) {
-			dcg += v * disc[s]
+			dcg += float64(v * disc[s])
 		}
 		b := 0
 		if rb != nil && rb[s] || rb == nil && e.rel(v) {
@@ -122,7 +122,7 @@ func (e *Evaluator) sweepLinear(y []float64, rb []bool, cuts []int, snap []acc, 
 		c += b
 		f := float64(b)
 		rel += f
-		ap += f * (float64(c) / i)
+		ap += float64(f * (float64(c) / i))
 		if s+1 == next {
 			a := acc{rel: rel, cg: cg, dcg: dcg, ap: ap}
 			if first >= 0 && first <= s {
@@ -198,7 +198,7 @@ func (e *Evaluator) group(st *sweepState, g []float64, rb []bool, s, lim int) {
 		if rb != nil && rb[k] || rb == nil && e.rel(v) {
 			r++
 		}
-		x := 1 - ex*e.invG
+		x := 1 - float64(ex*e.invG)
 		prodX *= x
 		e.xs = append(e.xs, x)
 	}
@@ -220,7 +220,7 @@ func (e *Evaluator) group(st *sweepState, g []float64, rb []bool, s, lim int) {
 			// division per item instead of two per step.
 			inv := 1 / float64(q+1)
 			for j := min(q+1, T); j >= 1; j-- {
-				M[j] += float64(j) * inv * (x*M[j-1] - M[j])
+				M[j] += float64(float64(j) * inv * (float64(x*M[j-1]) - M[j]))
 			}
 		}
 	}
@@ -234,13 +234,13 @@ func (e *Evaluator) group(st *sweepState, g []float64, rb []bool, s, lim int) {
 		i := float64(p + 1)
 		a.rel += pb
 		a.cg += meanY
-		a.dcg += meanG * e.disc[p]
+		a.dcg += float64(meanG * e.disc[p])
 		if r > 0 {
-			a.ap += pb * (float64(st.c) + 1 + float64(t-1)*pair) / i
+			a.ap += float64(pb * (float64(st.c) + 1 + float64(float64(t-1)*pair)) / i)
 		}
 		if first {
 			a.rr += pFirst / i
-			noRel *= float64(m-r-t+1) / float64(m-t+1)
+			noRel = float64(noRel * (float64(m-r-t+1) / float64(m-t+1)))
 			a.hit = 1 - noRel
 			if t < m {
 				pFirst *= float64(m-t-r+1) / float64(m-t)

@@ -215,7 +215,7 @@ func IPrecRels(x float64, nRel int, round bool) int {
 	if round {
 		return int(math.Round(x * float64(nRel)))
 	}
-	return int(x*float64(nRel) + 0.9)
+	return int(float64(x*float64(nRel)) + 0.9)
 }
 
 // elevenPointLevels are 11pt_avg's recall levels, trec_eval's literals.

@@ -202,9 +202,9 @@ func (t *trecRels) infAP() float64 {
 			continue
 		}
 		fj := float64(j)
-		infAP += 1.0/(fj+1.0) + float64(fj/(fj+1.0))*
+		infAP += 1.0/(fj+1.0) + float64(float64(fj/(fj+1.0))*
 			(float64(relSoFar-1+nonrelSoFar+unjudgedSoFar)/fj)*
-			((float64(relSoFar-1)+eps)/(float64(relSoFar-1+nonrelSoFar)+2*eps))
+			((float64(relSoFar-1)+eps)/(float64(relSoFar-1+nonrelSoFar)+float64(2*eps))))
 	}
 	if t.numRel > 0 {
 		infAP /= float64(t.numRel)

@@ -387,14 +387,14 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 func nonFinite(xs []float64) float64 {
 	var s0, s1, s2, s3 float64
 	for len(xs) >= 4 {
-		s0 += xs[0] * 0
-		s1 += xs[1] * 0
-		s2 += xs[2] * 0
-		s3 += xs[3] * 0
+		s0 += float64(xs[0] * 0)
+		s1 += float64(xs[1] * 0)
+		s2 += float64(xs[2] * 0)
+		s3 += float64(xs[3] * 0)
 		xs = xs[4:]
 	}
 	for _, x := range xs {
-		s0 += x * 0
+		s0 += float64(x * 0)
 	}
 	return s0 + s1 + s2 + s3
 }

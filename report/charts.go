@@ -20,11 +20,11 @@ type frame struct {
 }
 
 func (f *frame) X(v float64) float64 {
-	return f.left + (v-f.x0)/(f.x1-f.x0)*(f.w-f.left-f.right)
+	return f.left + float64((v-f.x0)/(f.x1-f.x0)*(f.w-f.left-f.right))
 }
 
 func (f *frame) Y(v float64) float64 {
-	return f.h - f.bot - (v-f.y0)/(f.y1-f.y0)*(f.h-f.top-f.bot)
+	return f.h - f.bot - float64((v-f.y0)/(f.y1-f.y0)*(f.h-f.top-f.bot))
 }
 
 // Round steps are m × 10^k for m in one of these.
@@ -134,7 +134,7 @@ func (r *renderer) legend(f *frame) {
 	x := f.w - f.right
 	for s := len(r.d.Systems) - 1; s >= 0; s-- {
 		name := r.d.Systems[s].Name
-		x -= float64(len(name))*7 + 26
+		x -= float64(float64(len(name))*7) + 26
 		r.p("<rect x=\"%.1f\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"14\">%s</text>\n", x, color(s), x+16, esc(name))
 	}
 }
@@ -169,7 +169,7 @@ func (r *renderer) curveChart(cv Curve) {
 	if math.IsInf(lo, 0) {
 		lo, hi = 0, 1
 	}
-	pad := (hi - lo) * 0.08
+	pad := float64((hi - lo) * 0.08)
 	f.y0, f.y1 = math.Max(0, lo-pad), math.Min(1, hi+pad)
 	if !(f.y1 > f.y0) {
 		f.y0, f.y1 = f.y0-0.05, f.y1+0.05
@@ -322,7 +322,7 @@ func (r *renderer) histChart(m int, name string) {
 		bw := w * 0.9 / ns
 		for s, sys := range d.Systems {
 			b := sys.Hists[m][i]
-			x := f.X(sp[0]) + w*0.05 + float64(s)*bw
+			x := f.X(sp[0]) + float64(w*0.05) + float64(float64(s)*bw)
 			y := f.Y(float64(b.Count))
 			r.p("<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %s %s: %d queries</title></rect>\n",
 				x, y, math.Max(bw-0.5, 0.5), f.Y(0)-y, color(s), esc(sys.Name), esc(name), binLabel(b), b.Count)

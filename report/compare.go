@@ -187,8 +187,8 @@ func (r *renderer) forestChart(title, xTitle string, rows []forestRow, w float64
 	for _, row := range rows {
 		longest = max(longest, len([]rune(row.label)))
 	}
-	f := &frame{w: w, left: math.Max(90, float64(longest)*charW+20), right: 30, top: 30, bot: 46}
-	f.h = f.top + f.bot + rowH*float64(len(rows))
+	f := &frame{w: w, left: math.Max(90, float64(float64(longest)*charW)+20), right: 30, top: 30, bot: 46}
+	f.h = f.top + f.bot + float64(rowH*float64(len(rows)))
 	lo, hi := 0.0, 0.0
 	for _, row := range rows {
 		df := row.df
@@ -201,7 +201,7 @@ func (r *renderer) forestChart(title, xTitle string, rows []forestRow, w float64
 	if hi-lo == 0 {
 		lo, hi = -0.01, 0.01
 	}
-	pad := (hi - lo) * 0.08
+	pad := float64((hi - lo) * 0.08)
 	f.x0, f.x1 = lo-pad, hi+pad
 	f.y0, f.y1 = 0, 1
 	r.p("<figure>\n")
@@ -215,7 +215,7 @@ func (r *renderer) forestChart(title, xTitle string, rows []forestRow, w float64
 	r.p("<line class=\"zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", f.X(0), f.X(0), f.top-6, f.h-f.bot)
 	for i, row := range rows {
 		df := row.df
-		y := f.top + rowH*(float64(i)+0.5)
+		y := f.top + float64(rowH*(float64(i)+0.5))
 		r.p("<g class=\"row\">")
 		r.p("<title>%s</title>", html.EscapeString(row.tip+": difference "+d.figures(df)))
 		r.p("<rect class=\"hover\" x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", y-rowH/2, f.w, rowH)

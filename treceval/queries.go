@@ -236,7 +236,7 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 			if a.complete {
 				// the queries not evaluated were perfect at 0: patch them
 				// to the floor (te_calc_avg_meas_s_gm)
-				s += float64(n-evaluatedQueries) * pmath.Log(0.00001)
+				s += float64(float64(n-evaluatedQueries) * pmath.Log(0.00001))
 			}
 			s = pmath.Exp(s / float64(n))
 		}

@@ -99,7 +99,7 @@ func (c *ClickSim) Truth() ClickTruth {
 // of the population they are drawn from (ips_dcg's interval covers the
 // former, with the clicks' noise on top).
 func (t ClickTruth) StdErr(i int) float64 {
-	v := t.DCGSumSq[i] - t.DCG[i]*t.DCG[i]
+	v := t.DCGSumSq[i] - float64(t.DCG[i]*t.DCG[i])
 	return math.Sqrt(v / float64(t.Impressions))
 }
 
@@ -131,8 +131,8 @@ func (c *ClickSim) impression() {
 	for d := range n {
 		y := drawGrade(c.rng)
 		ys[d] = y
-		prods[d] = math.Round((float64(y)+c.rng.NormFloat64()*1.2)*1e6) / 1e6
-		c.cands = append(c.cands, math.Round((float64(y)+c.rng.NormFloat64()*0.8)*1e6)/1e6)
+		prods[d] = math.Round((float64(y)+float64(c.rng.NormFloat64()*1.2))*1e6) / 1e6
+		c.cands = append(c.cands, math.Round((float64(y)+float64(c.rng.NormFloat64()*0.8))*1e6)/1e6)
 	}
 	// logged order: prod's ranking, ties in document order (the input
 	// order rankeval then sees)
@@ -170,10 +170,10 @@ func (c *ClickSim) impression() {
 		slices.SortStableFunc(idx, func(a, b int) int { return -cmp.Compare(score(a), score(b)) })
 		dcg := 0.0
 		for r, j := range idx[:min(n, c.truth.K)] {
-			dcg += c.gamma[j] * c.disc[r]
+			dcg += float64(c.gamma[j] * c.disc[r])
 		}
 		c.truth.DCG[i] += dcg
-		c.truth.DCGSumSq[i] += dcg * dcg
+		c.truth.DCGSumSq[i] += float64(dcg * dcg)
 	}
 	for _, g := range c.gamma {
 		c.truth.Rel += g

@@ -97,8 +97,8 @@ func (s *InterleaveSim) impression() {
 	for range n {
 		y := float64(drawGrade(s.rng))
 		s.ys = append(s.ys, y)
-		a := math.Round((y+s.rng.NormFloat64()*s.cfg.NoiseA)*1e6) / 1e6
-		b := math.Round((y+s.rng.NormFloat64()*s.cfg.NoiseB)*1e6) / 1e6
+		a := math.Round((y+float64(s.rng.NormFloat64()*s.cfg.NoiseA))*1e6) / 1e6
+		b := math.Round((y+float64(s.rng.NormFloat64()*s.cfg.NoiseB))*1e6) / 1e6
 		if s.cfg.Same {
 			b = a
 		}
@@ -166,8 +166,8 @@ func (s *InterleaveSim) addTruth() {
 			if pr == 0 {
 				continue
 			}
-			s.tmp[d] += pr * (1 - s.pi[i])
-			s.tmp[d+step] += pr * s.pi[i]
+			s.tmp[d] += float64(pr * (1 - s.pi[i]))
+			s.tmp[d+step] += float64(pr * s.pi[i])
 		}
 		s.dist, s.tmp = s.tmp, s.dist
 		none *= 1 - s.pi[i]

@@ -100,16 +100,16 @@ func (g *Generator) Next(r *Row) bool {
 			g.market = fmt.Sprintf("m%04d", g.extra.IntN(g.slices))
 		}
 		if g.systems > 1 {
-			g.qualityB = min(1, g.quality+0.15*g.extra.Float64())
+			g.qualityB = min(1, g.quality+float64(0.15*g.extra.Float64()))
 		}
 		if g.systems > 2 {
-			g.qualityC = min(1, max(0, g.quality+0.1*(g.extra.Float64()-0.5)))
-			g.qualityD = max(0, g.quality-0.1*g.extra.Float64())
+			g.qualityC = min(1, max(0, g.quality+float64(0.1*(float64(g.extra.Float64())-0.5))))
+			g.qualityD = max(0, g.quality-float64(0.1*g.extra.Float64()))
 		}
 	}
 	label := 0
-	if u := g.rng.Float64(); u > 0.55 {
-		label = 1 + int((u-0.55)/0.45*4)
+	if u := float64(g.rng.Float64()); u > 0.55 {
+		label = 1 + int(float64((u-0.55)/0.45*4))
 		if label > 4 {
 			label = 4
 		}
@@ -117,21 +117,21 @@ func (g *Generator) Next(r *Row) bool {
 	r.Query = g.qid
 	r.Doc = "d" + strconv.Itoa(g.d)
 	// scores rounded to 6 decimals, as logs usually are; some ties result.
-	s := g.quality*float64(label)/4 + g.rng.NormFloat64()*0.35
+	s := float64(g.quality*float64(label)/4) + float64(g.rng.NormFloat64()*0.35)
 	r.Score = math.Round(s*1e6) / 1e6
 	r.Label = float64(label)
 	r.Market = g.market
 	r.HasScoreB = g.systems > 1
 	if r.HasScoreB {
-		sb := g.qualityB*float64(label)/4 + g.extra.NormFloat64()*0.35
+		sb := float64(g.qualityB*float64(label)/4) + float64(g.extra.NormFloat64()*0.35)
 		r.ScoreB = math.Round(sb*1e6) / 1e6
 	}
 	r.HasScoreC, r.HasScoreD = g.systems > 2, g.systems > 3
 	if r.HasScoreC {
-		r.ScoreC = math.Round((g.qualityC*float64(label)/4+g.extra.NormFloat64()*0.35)*1e6) / 1e6
+		r.ScoreC = math.Round((float64(g.qualityC*float64(label)/4)+float64(g.extra.NormFloat64()*0.35))*1e6) / 1e6
 	}
 	if r.HasScoreD {
-		r.ScoreD = math.Round((g.qualityD*float64(label)/4+g.extra.NormFloat64()*0.35)*1e6) / 1e6
+		r.ScoreD = math.Round((float64(g.qualityD*float64(label)/4)+float64(g.extra.NormFloat64()*0.35))*1e6) / 1e6
 	}
 	g.d++
 	if g.d == g.docs {

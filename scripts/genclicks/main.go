@@ -83,7 +83,7 @@ func gen(w *bufio.Writer, rows, docs int, seed uint64, appendRow func([]byte, *c
 			if r := rng.IntN(100); r >= 55 {
 				c.label = 1 + (r-55)/12
 			}
-			score := float64(c.label)*0.15 + rng.Float64()*0.5
+			score := float64(float64(c.label)*0.15) + float64(rng.Float64()*0.5)
 			c.clicked = c.label > 0 && rng.IntN(3) > 0 || rng.IntN(20) == 0
 			c.dwell = 0
 			if c.clicked {

@@ -116,7 +116,7 @@ func simInterleave(bin, out string, impressions, docs int, eta float64, seed uin
 				sig++
 			}
 			mean += o.Mean
-			half += (o.CI[1] - o.CI[0]) / 2
+			half += float64((o.CI[1] - o.CI[0]) / 2)
 		}
 		n := float64(seeds)
 		fmt.Printf("| %s | %d of %d | %d of %d | %d of %d | %+.4f | %.4f |\n", ic.name, covered, seeds, zero, seeds, sig, seeds, mean/n, half/n)

@@ -125,7 +125,7 @@ func main() {
 				covered++
 			}
 			errSum += rows[i].mean - rows[i].truth
-			half += (rows[i].ci[1] - rows[i].ci[0]) / 2
+			half += float64((rows[i].ci[1] - rows[i].ci[0]) / 2)
 		}
 		n := float64(len(all))
 		fmt.Printf("| %s | %s | %d of %d | %+.4f | %.4f |\n", r.what, r.ranker, covered, len(all), errSum/n, half/n)
