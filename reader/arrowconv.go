@@ -73,7 +73,10 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 				err = cv.strings(&b.Doc, arr, lo, hi, r, unit, before)
 			}
 		case fScore:
-			b.Score, err = cv.floats(b.Score, arr, lo, hi)
+			n := len(b.Score)
+			if b.Score, err = cv.floats(b.Score, arr, lo, hi); err == nil {
+				err = cv.checkIntScores(arr, b.Score[n:], lo, hi, r, unit, before)
+			}
 		case fLabel:
 			b.Label, err = cv.floats(b.Label, arr, lo, hi)
 		case fRank:
@@ -81,7 +84,10 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 		case kExtra:
 			err = cv.text(&b.Extra[r.x], arr, lo, hi, r, unit, before)
 		case kExtraScore:
-			b.ExtraScore[r.x], err = cv.floats(b.ExtraScore[r.x], arr, lo, hi)
+			n := len(b.ExtraScore[r.x])
+			if b.ExtraScore[r.x], err = cv.floats(b.ExtraScore[r.x], arr, lo, hi); err == nil {
+				err = cv.checkIntScores(arr, b.ExtraScore[r.x][n:], lo, hi, r, unit, before)
+			}
 		case kNumber:
 			b.Numbers[r.x], err = cv.floats(b.Numbers[r.x], arr, lo, hi)
 		case kText:

@@ -437,6 +437,11 @@ func (l *csvLayout) value(b *Batch, c *colReq, v []byte, line int64) error {
 		if !ok {
 			return l.notNumber(c, v, line, "a number")
 		}
+		if c.kind == fScore || c.kind == kExtraScore {
+			if msg := inexactScore(v, x); msg != "" {
+				return fmt.Errorf("%s:%d: %q (%s): %s: %w", l.name, line, c.name, c.role(), msg, ErrValue)
+			}
+		}
 		switch c.kind {
 		case fScore:
 			b.Score = append(b.Score, x)

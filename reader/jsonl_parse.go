@@ -180,6 +180,11 @@ func (j *jsonl) extraValue(s []byte, p, x int) (int, error) {
 		if !ok {
 			return e, j.notNumber(s, p, tok, j.xkeys[x], j.xrole(x), "a number")
 		}
+		if x-j.nxText < len(j.xnum)-len(j.numbers) { // an extra score column, not a Numbers one
+			if msg := inexactScore(tok, v); msg != "" {
+				return e, j.fail(ErrValue, "%q (%s): %s", j.xkeys[x], j.xrole(x), msg)
+			}
+		}
 		j.xnum[x-j.nxText] = v
 		return e, nil
 	}
@@ -351,6 +356,9 @@ func (j *jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 			return e, j.notNumber(s, p, tok, j.keys[f], "the "+fieldRole[f]+" column", what)
 		}
 		if f == fScore {
+			if msg := inexactScore(tok, v); msg != "" {
+				return e, j.fail(ErrValue, "%q (the score column): %s", j.keys[f], msg)
+			}
 			rw.score = v
 		} else {
 			rw.label = v

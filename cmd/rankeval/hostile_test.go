@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -475,6 +476,71 @@ func TestStdinIsANamedFile(t *testing.T) {
 			}
 			if code == 2 && (stdout != "" || !strings.Contains(stderr, "are one file, given twice")) {
 				t.Fatalf("stderr %q, stdout %q; want a usage error naming the file given twice", stderr, stdout)
+			}
+		})
+	}
+}
+
+// TestIntegerScoresRefused holds issue 35's case 4: two integer scores past
+// 2^53 that float64 cannot tell apart (nanosecond timestamps used as
+// recency scores) are refused, naming the row and both values, on every
+// path rows take (sorted, --unsorted, a further score column, a second
+// --system log, CSV), where they tied and mrr was 0.5 for a ranking that
+// gives 1.0; integers a float64 holds exactly rank as the integers do.
+func TestIntegerScoresRefused(t *testing.T) {
+	row := func(d, score, scoreB string, label int) string {
+		return fmt.Sprintf(`{"query_id":"a","doc_id":"%s","score":%s,"score_b":%s,"label":%d}`+"\n", d, score, scoreB, label)
+	}
+	const (
+		late, early = "1700000000000000001", "1700000000000000000" // one nanosecond apart, one float64
+		exact       = "1700000000000000256"                        // the next float64 after early
+	)
+	bad := row("d0", early, "1", 0) + row("d1", late, "2", 1)
+	badB := row("d0", "1", early, 0) + row("d1", "2", late, 1)
+	msg := func(where string) string {
+		return where + `: "score" (the score column): the integer score 1700000000000000001 is not exactly a float64 (the nearest is 1700000000000000000)`
+	}
+	tests := []struct {
+		name  string
+		files map[string]string // name -> content; log is the input
+		args  []string
+		msg   string // "" when the run succeeds with mrr 1
+	}{
+		{"sorted", map[string]string{"log.jsonl": bad}, nil, msg("log.jsonl:2")},
+		{"unsorted", map[string]string{"log.jsonl": bad}, []string{"--unsorted"}, msg("log.jsonl:2")},
+		{"a further score column", map[string]string{"log.jsonl": badB}, []string{"--score-col", "score,score_b"},
+			`log.jsonl:2: "score_b" (a score column): the integer score 1700000000000000001 is not exactly a float64`},
+		{"a second system's log", map[string]string{"log.jsonl": row("d0", "1", "1", 0) + row("d1", "2", "1", 1), "b.jsonl": bad},
+			[]string{"--system", "a=log.jsonl", "--system", "b=b.jsonl"}, msg("b.jsonl:2")},
+		{"csv", map[string]string{"log.csv": "query_id,doc_id,score,label\na,d0," + early + ",0\na,d1," + late + ",1\n"}, nil, msg("log.csv:3")},
+		{"integers a float64 holds", map[string]string{"log.jsonl": row("d0", early, "1", 0) + row("d1", exact, "2", 1)}, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var input string
+			for name, data := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasPrefix(name, "log.") {
+					input = name
+				}
+			}
+			t.Chdir(dir)
+			args := append([]string{"-m", "mrr", "--format", "json"}, tc.args...)
+			if !slices.Contains(tc.args, "--system") {
+				args = append(args, input)
+			}
+			code, stdout, stderr := cli(t, args...)
+			if tc.msg == "" {
+				if code != 0 || !strings.Contains(stdout, `"mean": 1,`) {
+					t.Fatalf("exit %d, stderr %q, stdout %s; want mrr 1", code, stderr, stdout)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(stderr, tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, tc.msg)
 			}
 		})
 	}
