@@ -203,6 +203,36 @@ func TestBootMatchesReference(t *testing.T) {
 	}
 }
 
+// TestBootCIMinimum: a bootstrap of fewer than MinBootstrap replicates
+// gives no interval (NaN, which a gate fails), whatever a caller of the
+// package asks; from MinBootstrap on, an interval that holds the mean of
+// values that all agree.
+func TestBootCIMinimum(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    int
+		nan  bool
+	}{
+		{"2 replicates", 2, true},
+		{"one too few", MinBootstrap - 1, true},
+		{"the minimum", MinBootstrap, false},
+		{"1000", 1000, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bs := NewBoots(tc.b, []Range{RangeUnit})
+			w := make([]uint8, tc.b)
+			for i := range 50 {
+				Weights(QueryHash([]byte{byte(i)}), w)
+				bs.Add([]float64{0.25}, w)
+			}
+			lo, hi := bs.CI95(0)
+			if tc.nan != math.IsNaN(lo) || tc.nan != math.IsNaN(hi) || !tc.nan && (lo != 0.25 || hi != 0.25) {
+				t.Fatalf("CI [%v, %v], want NaN %v", lo, hi, tc.nan)
+			}
+		})
+	}
+}
+
 func TestQuantile7(t *testing.T) {
 	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 	lo, hi := percentileCI(xs)

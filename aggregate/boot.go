@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -231,10 +232,29 @@ func (bs *Boots) Means(k int) []float64 {
 	return out
 }
 
+// MinBootstrap is the fewest replicates a bootstrap may have: its 95%
+// percentile interval takes the 2.5% and 97.5% quantiles of the replicate
+// means, and each of those 2.5% tails must hold at least one replicate
+// (40 × 2.5% = 1). With fewer, both ends are interpolated between the
+// smallest (largest) replicate and the next, an interval that says
+// nothing of 95%: with 2 replicates it spans 95% of the gap between them
+// and need not hold the mean at all. 1000 or more give a stable interval.
+const MinBootstrap = 40
+
+// ErrFewReplicates is wrapped by the refusals of a bootstrap of fewer than
+// MinBootstrap replicates.
+var ErrFewReplicates = fmt.Errorf("a 95%% percentile interval needs each 2.5%% tail to hold a replicate (%d × 2.5%% = 1)", MinBootstrap)
+
 // CI95 is the percentile interval of mean k's replicate means: their 2.5%
 // and 97.5% quantiles, interpolated linearly between order statistics (R's
-// type 7, numpy's default). NaN with fewer than two replicates.
-func (bs *Boots) CI95(k int) (lo, hi float64) { return percentileCI(bs.Means(k)) }
+// type 7, numpy's default). NaN with fewer than MinBootstrap replicates
+// in all, or fewer than two in which some query has weight.
+func (bs *Boots) CI95(k int) (lo, hi float64) {
+	if bs.B < MinBootstrap {
+		return math.NaN(), math.NaN()
+	}
+	return percentileCI(bs.Means(k))
+}
 
 func percentileCI(ms []float64) (lo, hi float64) {
 	if len(ms) < 2 {

@@ -285,6 +285,9 @@ func ratioSummary(n int64, sv, sv2, sw, sw2, svw *Sum) Summary {
 // ratioBootCI is the bootstrap interval of a ratio: per replicate Σw_b·v
 // over Σw_b·w, k the numerator's mean and kw the weight's.
 func (bs *Boots) ratioBootCI(k, kw int) (lo, hi float64) {
+	if bs.B < MinBootstrap { // as CI95
+		return math.NaN(), math.NaN()
+	}
 	out := make([]float64, 0, bs.B)
 	for b := range bs.B {
 		i, iw := b*bs.K+k, b*bs.K+kw

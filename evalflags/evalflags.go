@@ -204,7 +204,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.StringVar(&v.By, "by", "", "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
 	fs.IntVar(&v.MaxSlices, "max-slices", pipeline.DefaultMaxSlices, "more distinct --by combinations than this fail the run")
 	fs.StringVar(&v.MaxSliceBytes, "max-slice-bytes", bytesize.Format(pipeline.DefaultMaxSliceBytes), "the values of the distinct --by combinations, held for the summary, may take\nthis many bytes together; more fail the run")
-	fs.IntVar(&v.Bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (e.g. 1000) for percentile 95% intervals of every\noverall mean and difference; each query's weights come from a hash of its id")
+	fs.IntVar(&v.Bootstrap, "bootstrap", 0, "Poisson-bootstrap replicates (at least 40, e.g. 1000) for percentile 95% intervals\nof every overall mean and difference; each query's weights come from a hash of its id")
 	fs.StringVar(&v.Pairs, "pairs", "baseline", "systems compared: baseline (each with the first) or all (every pair)")
 	fs.StringVar(&v.Test, "test", "", "significance test of every comparison: t (paired t-test; the default),\nrandomization (Fisher's paired randomization test; the default with --permutations)\nor tukey (randomized Tukey HSD over all the systems); the randomization tests draw\neach query's signs or shuffle from a hash of its id, --seed and the replicate, so\ntheir p-values are the same on every path and after rankeval merge")
 	fs.IntVar(&v.Permutations, "permutations", 0, fmt.Sprintf("replicates of --test randomization or tukey (%d when not given; 10000 for a\npaper); giving it picks --test randomization", DefaultPermutations))
@@ -436,6 +436,10 @@ func (v *Values) Resolve() (*Settings, error) {
 	}
 	if v.Bootstrap < 0 || v.Bootstrap > 100_000 {
 		return nil, Usagef("--bootstrap %d: want 0 (none) to 100000 replicates", v.Bootstrap)
+	}
+	if v.Bootstrap > 0 && v.Bootstrap < aggregate.MinBootstrap {
+		return nil, Usagef("--bootstrap %d: want 0 (none) or at least %d replicates: %w, or its ends are drawn from the extreme replicates and need not hold the mean; 1000 or more give a stable interval",
+			v.Bootstrap, aggregate.MinBootstrap, aggregate.ErrFewReplicates)
 	}
 	s.Bootstrap = v.Bootstrap
 	if err := v.resolveCompare(s); err != nil {

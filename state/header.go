@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -151,6 +152,10 @@ func decodeHeader(b []byte, v uint64) (*summary.Run, *aggregate.Layout, []InputD
 		return nil, nil, nil, false, err
 	}
 	run, s, err := h.run()
+	if errors.Is(err, aggregate.ErrFewReplicates) { // an older rankeval's state: not damaged, but no interval
+		return nil, nil, nil, false, fmt.Errorf("made with --bootstrap %d: %w; make it again with --bootstrap %d or more (or 0)",
+			h.Bootstrap, aggregate.ErrFewReplicates, aggregate.MinBootstrap)
+	}
 	if err != nil {
 		return nil, nil, nil, false, err
 	}

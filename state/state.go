@@ -208,6 +208,9 @@ func Decode(data []byte) (*State, error) {
 		return nil, d.Err()
 	}
 	run, layout, digests, undigested, err := decodeHeader(hb, v)
+	if errors.Is(err, aggregate.ErrFewReplicates) { // an older rankeval's state, not damaged
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrDamaged, err)
 	}

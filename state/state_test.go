@@ -22,12 +22,12 @@ import (
 )
 
 // testState is the state of rankeval -m map,ndcg@10,kendall --score-col
-// a,b --by market --max-slices 100 --bootstrap 20 --state, its run
+// a,b --by market --max-slices 100 --bootstrap 40 --state, its run
 // resolved as the CLI resolves it: two systems, three slices.
 func testState(t testing.TB) *State {
 	v := evalflags.Values{Metrics: "map,ndcg@10,kendall", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
 		Format: "json", InputFormat: "auto", MaxGroupRows: 1000, Columns: reader.Columns{Query: "q", Doc: "d", Score: "a,b", Label: "l"},
-		By: "market", MaxSlices: 100, Bootstrap: 20}
+		By: "market", MaxSlices: 100, Bootstrap: 40}
 	s, err := v.Resolve()
 	if err != nil {
 		t.Fatal(err)
@@ -182,13 +182,13 @@ func TestDecodeRefusesHeader(t *testing.T) {
 		{"a system twice", `"extra_scores":["b"]`, `"extra_scores":["c","c"]`, `column "c" is named twice`},
 		{"systems that are not the score columns", `"systems":["a","b"]`, `"systems":["a","c"]`, `systems is ["a","c"] where rankeval writes ["a","b"]`},
 		{"a missing policy for score columns", `"missing":""`, `"missing":"zero"`, `--system compares logs: give one --score-col`},
-		{"a bootstrap too large", `"bootstrap":20`, `"bootstrap":100001`, `--bootstrap 100001: want 0 (none) to 100000 replicates`},
-		{"a negative bootstrap", `"bootstrap":20`, `"bootstrap":-1`, `--bootstrap -1`},
+		{"a bootstrap too large", `"bootstrap":40`, `"bootstrap":100001`, `--bootstrap 100001: want 0 (none) to 100000 replicates`},
+		{"a negative bootstrap", `"bootstrap":40`, `"bootstrap":-1`, `--bootstrap -1`},
 		{"TREC runs sliced", `"qrels":""`, `"qrels":"q.txt"`, `--by cannot slice TREC runs`},
 		{"unknown labels", `"labels":""`, `"labels":"mixed"`, `labels is "mixed" where rankeval writes ""`},
 		{"labels noted without ERR", `"labels":""`, `"labels":"binary"`, `labels is "binary" where rankeval writes ""`},
 		{"an unknown field", `"inputs"`, `"extra":1,"inputs"`, `unknown field "extra"`},
-		{"a field twice", `"inputs"`, `"bootstrap":20,"inputs"`, `a field repeated or spelt otherwise`},
+		{"a field twice", `"inputs"`, `"bootstrap":40,"inputs"`, `a field repeated or spelt otherwise`},
 		{"a field in capitals", `"bootstrap"`, `"BOOTSTRAP"`, `no field "bootstrap"`},
 		{"not JSON", `{`, `[`, `header: invalid character`},
 	} {
@@ -201,6 +201,12 @@ func TestDecodeRefusesHeader(t *testing.T) {
 				t.Fatalf("got %v, want ErrDamaged and %q", err, tc.msg)
 			}
 		})
+	}
+	// a bootstrap too small for its interval (an older rankeval took
+	// one): refused, as the run is, but not called damaged
+	_, err := Decode(craft([]byte(strings.Replace(h, `"bootstrap":40`, `"bootstrap":39`, 1)), rest))
+	if want := "made with --bootstrap 39: a 95% percentile interval needs each 2.5% tail to hold a replicate (40 × 2.5% = 1); make it again with --bootstrap 40 or more (or 0)"; !errors.Is(err, aggregate.ErrFewReplicates) || errors.Is(err, ErrDamaged) || err.Error() != want {
+		t.Fatalf("a bootstrap of 39: %v\nwant %s", err, want)
 	}
 	// a state of --system a=... --system b=... logs, and of TREC runs
 	logs := strings.NewReplacer(`"score":"a","extra_scores":["b"]`, `"score":"score","extra_scores":null`, `"missing":""`, `"missing":"error"`).Replace(h)
@@ -444,7 +450,7 @@ func TestMismatchDefault(t *testing.T) {
 func ipsState(t testing.TB, clip float64) *State {
 	v := evalflags.Values{Metrics: "ips_dcg@10,snips_dcg@10,abandon", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
 		Format: "json", InputFormat: "auto", MaxGroupRows: 1000, Columns: reader.Columns{Query: "q", Doc: "d", Score: "a,b", Label: "l"},
-		By: "market", MaxSlices: 100, Bootstrap: 20,
+		By: "market", MaxSlices: 100, Bootstrap: 40,
 		Clicks: evalflags.ClickValues{PositionCol: "pos", PositionBias: "table:1,0.5,0.25", PropensityClip: clip}}
 	s, err := v.Resolve()
 	if err != nil {
@@ -673,7 +679,7 @@ func swapDigests(t *testing.T, header []byte) []byte {
 
 // TestDecodeVersion1File reads a state rankeval wrote before states
 // recorded digests (version 1, testdata/v1/day1.state: rankeval --by
-// market --bootstrap 10 -m map,ndcg@5 --state day1.state day1.jsonl): it
+// market --bootstrap 40 -m map,ndcg@5 --state day1.state day1.jsonl): it
 // decodes, with no digests and marked Undigested, and encodes as version
 // 2 saying so.
 func TestDecodeVersion1File(t *testing.T) {

@@ -310,7 +310,7 @@ func simRows(seed uint64, impressions int) ([]synth.Row, synth.ClickTruth) {
 
 // clickArgs are the click flags of the bit-identity tests: every click
 // metric and IPS estimate, two rankers, slices and a bootstrap.
-var clickArgs = []string{"--format", "json", "--score-col", "score,score_b", "--by", "market", "--bootstrap", "20",
+var clickArgs = []string{"--format", "json", "--score-col", "score,score_b", "--by", "market", "--bootstrap", "40",
 	"-m", "clicks@3,ctr@5,abandon,first_click,last_click,ips_clicks@5,ips_p@3,ips_dcg@10,snips_clicks@3,snips_p@5,snips_dcg@10,ndcg@10"}
 
 // TestClicksSameEverywhere: the click metrics and IPS estimates of one

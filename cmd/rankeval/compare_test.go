@@ -74,7 +74,7 @@ func TestComparisonEveryPath(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"randomization, all pairs, BH", []string{"--pairs", "all", "--permutations", "400", "--seed", "7", "--correction", "bh", "--bootstrap", "30"}},
+		{"randomization, all pairs, BH", []string{"--pairs", "all", "--permutations", "400", "--seed", "7", "--correction", "bh", "--bootstrap", "40"}},
 		{"tukey", []string{"--pairs", "all", "--test", "tukey", "--permutations", "300"}},
 		{"t, baseline, gates", []string{"--fail-if-worse", "ndcg@10=0.01,map=0.5"}},
 	} {
@@ -144,6 +144,9 @@ func TestComparisonFlags(t *testing.T) {
 		{"infinite margin", append(two, "--fail-if-worse", "map=inf"), `want a number >= 0`},
 		{"margin of a metric not computed", append(two, "--fail-if-worse", "p@10=0.1"), `"p@10" is not among the metrics computed`},
 		{"unknown format", append(two, "--format", "html"), `--format "html": want text, json, trec, latex or markdown`},
+		{"too few replicates for a 95% interval, a gate on it", append(two, "--bootstrap", "2", "--fail-if-worse", "map=0.01"),
+			`--bootstrap 2: want 0 (none) or at least 40 replicates: a 95% percentile interval needs each 2.5% tail to hold a replicate (40 × 2.5% = 1), or its ends are drawn from the extreme replicates and need not hold the mean`},
+		{"one replicate too few", append(two, "--bootstrap", "39"), `--bootstrap 39: want 0 (none) or at least 40 replicates`},
 		{"replicates beyond memory", []string{"--score-col", "s0,s1,s2,s3", "--pairs", "all", "--bootstrap", "100000", "--permutations", "100000",
 			"-m", manyCutoffs(100)}, `102 metrics would hold 3.2GiB of replicate sums per worker, more than 1GiB`},
 	} {

@@ -211,7 +211,7 @@ func TestInterleaveSameEverywhere(t *testing.T) {
 	}
 	rows, _ := simInterleave(9, synth.InterleaveConfig{Impressions: n, Docs: 10, Eta: 1, NoiseA: 1.2, NoiseB: 0.8})
 	ref, others := writeForms(t, rows, false)
-	args := append([]string{"--format", "json", "--by", "market", "--bootstrap", "20", "-m", "interleave,clicks@3,abandon,ndcg@5"}, simArgs...)
+	args := append([]string{"--format", "json", "--by", "market", "--bootstrap", "40", "-m", "interleave,clicks@3,abandon,ndcg@5"}, simArgs...)
 	sameSummaries(t, ref, others, args...)
 	if want := sameEveryPath(t, rows, ref, args); !strings.Contains(want, `"wins": `) || strings.Count(want, `"p_sign": `) != 1+len(synth.Markets) {
 		t.Fatalf("no counts overall and per slice:\n%s", want)

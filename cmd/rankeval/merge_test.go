@@ -175,7 +175,7 @@ func mergeSeeds(tb testing.TB, dir string) []string {
 	run := write("run.txt", "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.5 r\nq2 Q0 d3 1 0.7 r\nq2 Q0 d1 2 0.2 r\n")
 	var paths []string
 	for i, args := range [][]string{
-		{"--by", "market", "--score-col", "score,score_b", "--bootstrap", "20", log},
+		{"--by", "market", "--score-col", "score,score_b", "--bootstrap", "40", log},
 		{"--score-col", "score,score_b", "--pairs", "all", "--permutations", "20", "--seed", "3", "--correction", "bh", log},
 		{"--by", "market", "--score-col", "score,score_b", "--test", "tukey", "--permutations", "10", log},
 		{log},
@@ -383,7 +383,7 @@ func TestMergeRefusesSharedInput(t *testing.T) {
 	save := func(name string, args ...string) string {
 		t.Helper()
 		st := filepath.Join(dir, name)
-		if code, _, stderr := cli(t, append([]string{"--quiet", "--by", "market", "--bootstrap", "20", "--state", st, "--output", st + ".json"}, args...)...); code != 0 {
+		if code, _, stderr := cli(t, append([]string{"--quiet", "--by", "market", "--bootstrap", "40", "--state", st, "--output", st + ".json"}, args...)...); code != 0 {
 			t.Fatal(stderr)
 		}
 		return st
@@ -494,7 +494,7 @@ func TestMergeVersion1State(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, f), b, 0o644)
 	}
 	old, day1, day2 := filepath.Join(dir, "day1.state"), filepath.Join(dir, "day1.jsonl"), filepath.Join(dir, "day2.jsonl")
-	flags := []string{"--by", "market", "--bootstrap", "10", "-m", "map,ndcg@5"}
+	flags := []string{"--by", "market", "--bootstrap", "40", "-m", "map,ndcg@5"}
 	st2 := filepath.Join(dir, "day2.state")
 	if code, _, stderr := cli(t, append(append([]string{"--quiet", "--state", st2, "--output", st2 + ".json"}, flags...), day2)...); code != 0 {
 		t.Fatal(stderr)
