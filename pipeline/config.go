@@ -35,6 +35,7 @@ var (
 	ErrGroupTooLarge = errors.New("query group too large")
 	ErrEmptyQuery    = errors.New("query has no relevant row")
 	ErrDuplicateDoc  = errors.New("document id repeated within a query")
+	ErrDuplicatePos  = errors.New("logged position repeated within a query")
 	ErrSliceMismatch = errors.New("rows of one query disagree on a slice column")
 	ErrTooManySlices = errors.New("more slices than --max-slices")
 	ErrSliceBytes    = errors.New("slice values larger than --max-slice-bytes")

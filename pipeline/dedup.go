@@ -137,6 +137,9 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 		if len(g.Prop) > 0 {
 			g.Prop[kept] = g.Prop[i]
 		}
+		if len(g.Logged) > 0 {
+			g.Logged[kept] = g.Logged[i]
+		}
 		if len(g.Team) > 0 {
 			g.Team[kept] = g.Team[i]
 		}
@@ -156,6 +159,9 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 	}
 	if len(g.Prop) > 0 {
 		g.Prop = g.Prop[:kept]
+	}
+	if len(g.Logged) > 0 {
+		g.Logged = g.Logged[:kept]
 	}
 	if len(g.Team) > 0 {
 		g.Team = g.Team[:kept]

@@ -26,6 +26,11 @@ type Group struct {
 	// Prop holds each row's propensity of examination (Rules.Propensity);
 	// empty when the run reads none.
 	Prop []float64
+	// Logged holds each row's logged position (a whole number >= 1) when
+	// the propensity comes from a position model (PropModel), from the
+	// position or the rank column; empty otherwise. Unit.Prepare refuses
+	// a position given twice in one query.
+	Logged []float64
 	// Team holds each row's team (Rules.Teams: TeamA or TeamB); empty
 	// when the run reads none.
 	Team []uint8
@@ -42,6 +47,7 @@ func (g *Group) Reset() {
 	g.Label = g.Label[:0]
 	g.Rank = g.Rank[:0]
 	g.Prop = g.Prop[:0]
+	g.Logged = g.Logged[:0]
 	g.Team = g.Team[:0]
 	g.Where = g.Where[:0]
 	g.Doc.Reset()
@@ -61,7 +67,7 @@ const evalRowBytes = 96
 // (--max-group-bytes; --mem-limit under --unsorted): the bytes of its ids
 // and slice values, its columns' values, and evalRowBytes a row.
 func (g *Group) Bytes() int64 {
-	vals := len(g.Label) + len(g.Where) + len(g.Score) + len(g.Rank) + len(g.Prop)
+	vals := len(g.Label) + len(g.Where) + len(g.Score) + len(g.Rank) + len(g.Prop) + len(g.Logged)
 	for _, xs := range g.XScore {
 		vals += len(xs)
 	}
@@ -85,6 +91,7 @@ const (
 	encDoc
 	encProp
 	encTeam
+	encLogged
 )
 
 // AppendBinary appends g in the form that crosses a spill file or a
@@ -130,6 +137,9 @@ func (g *Group) AppendBinary(b []byte) []byte {
 		if flags&encTeam != 0 {
 			b = append(b, g.Team[i])
 		}
+		if flags&encLogged != 0 {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(g.Logged[i]))
+		}
 	}
 	return b
 }
@@ -151,6 +161,9 @@ func (g *Group) columns() byte {
 	}
 	if len(g.Team) > 0 {
 		flags |= encTeam
+	}
+	if len(g.Logged) > 0 {
+		flags |= encLogged
 	}
 	return flags
 }
@@ -213,7 +226,7 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	if d.Err() != nil {
 		return d.Err()
 	}
-	if flags&^(encScore|encRank|encDoc|encProp|encTeam) != 0 {
+	if flags&^(encScore|encRank|encDoc|encProp|encTeam|encLogged) != 0 {
 		return fmt.Errorf("unknown column flags %#x: %w", flags, ErrEncoding)
 	}
 	// one log's extra score columns, all or none (lockstep logs have none)
@@ -275,6 +288,9 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 				return fmt.Errorf("team %d: %w", tm, ErrEncoding)
 			}
 			g.Team = append(g.Team, tm)
+		}
+		if flags&encLogged != 0 {
+			g.Logged = append(g.Logged, d.Float64())
 		}
 	}
 	if d.Err() != nil {

@@ -45,13 +45,21 @@ func noWhere(v uint64) string { in, pos := Unpack(v); return fmt.Sprintf("in%d:%
 // row rule twice (scores were rounded when taken).
 func TestGroupRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
-		name         string
-		doc, float32 bool
-		n, parts     int
-	}{{"every column", true, false, 7, 3}, {"no doc", false, false, 5, 5}, {"float32 scores", true, true, 6, 2}, {"one row", true, false, 1, 1}} {
+		name                 string
+		doc, float32, logged bool
+		n, parts             int
+	}{{"every column", true, false, false, 7, 3}, {"no doc", false, false, false, 5, 5}, {"float32 scores", true, true, false, 6, 2},
+		{"one row", true, false, false, 1, 1}, {"logged positions", true, false, true, 6, 3}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := testRules(tc.float32)
 			b := testBatch(tc.n, tc.doc)
+			if tc.logged { // propensities from a position model of the rows' logged positions
+				r.Propensity = Propensity{From: PropModel, Model: PositionBias{Eta: 1}}
+				b.Numbers = [][]float64{make([]float64, tc.n)}
+				for k := range tc.n {
+					b.Numbers[0][k] = float64(tc.n - k)
+				}
+			}
 			var whole Group
 			if err := r.NewTaker(noWhere).Append(&whole, b, 0, tc.n, 3); err != nil {
 				t.Fatal(err)
@@ -80,6 +88,9 @@ func TestGroupRoundTrip(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, whole) {
 				t.Fatalf("decoded\n%+v\nwant\n%+v", got, whole)
+			}
+			if tc.logged && (len(got.Logged) != tc.n || got.Logged[0] != float64(tc.n)) {
+				t.Fatalf("logged positions %v", got.Logged)
 			}
 		})
 	}
@@ -156,7 +167,7 @@ func FuzzGroupDecode(f *testing.F) {
 			return
 		}
 		if n := g.N(); len(g.Where) != n || (len(g.Score) != 0 && len(g.Score) != n) || (len(g.Rank) != 0 && len(g.Rank) != n) ||
-			(len(g.Prop) != 0 && len(g.Prop) != n) || (len(g.Team) != 0 && len(g.Team) != n) {
+			(len(g.Prop) != 0 && len(g.Prop) != n) || (len(g.Team) != 0 && len(g.Team) != n) || (len(g.Logged) != 0 && len(g.Logged) != n) {
 			t.Fatalf("columns out of step: %+v", g)
 		}
 	})
@@ -209,5 +220,54 @@ func TestFloat32Range(t *testing.T) {
 	}
 	if err := testRules(false).NewTaker(noWhere).Append(&g, b, 0, 3, 0); err != nil {
 		t.Fatalf("float64 scores: %v", err)
+	}
+}
+
+// TestRepeatedPosition: Unit.Prepare refuses two rows of one query at one
+// logged position, naming the later row, the position and the earlier
+// row, whether the positions are dense (1..n, a table) or sparse (a map),
+// after --dedup first has dropped repeated documents.
+func TestRepeatedPosition(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pos   []float64
+		first bool // --dedup first, with d1 repeated at row 3
+		want  string
+	}{
+		{"distinct", []float64{3, 1, 2, 4}, false, ""},
+		{"one row", []float64{1}, false, ""},
+		{"repeated", []float64{1, 2, 3, 2}, false, `in0:13: query "q" has two rows at logged position 2 (the other at in0:11); an impression shows one row at each position`},
+		{"the first repeat in input order", []float64{5, 5, 1, 1}, false, `in0:11: query "q" has two rows at logged position 5 (the other at in0:10)`},
+		{"sparse", []float64{1e9, 7, 1e9, 2}, false, `in0:12: query "q" has two rows at logged position 1e+09 (the other at in0:10)`},
+		{"a repeated document dropped", []float64{1, 2, 3, 2}, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := testRules(false)
+			r.Propensity = Propensity{From: PropModel, Model: PositionBias{Eta: 1}}
+			r.DedupFirst = tc.first
+			n := len(tc.pos)
+			b := testBatch(n, true)
+			b.Numbers = [][]float64{tc.pos}
+			if tc.first {
+				b.Doc.Reset()
+				for _, d := range []string{"d0", "d1", "d2", "d1"}[:n] {
+					b.Doc.Append([]byte(d))
+				}
+			}
+			var g Group
+			if err := r.NewTaker(noWhere).Append(&g, b, 0, n, 0); err != nil {
+				t.Fatal(err)
+			}
+			_, err := r.NewUnit(noWhere).Prepare(&g)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrDuplicatePos) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("err = %v\nwant %s", err, tc.want)
+			}
+		})
 	}
 }

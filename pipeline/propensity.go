@@ -155,19 +155,20 @@ const (
 	PropModel                 // a position-based model of a column of positions
 )
 
-// appendProps appends the propensities of rows [i, j) of b to dst,
-// checking each value.
-func (t *Taker) appendProps(dst []float64, b *reader.Batch, i, j int) ([]float64, error) {
+// appendProps appends the propensities of rows [i, j) of b to g.Prop,
+// checking each value, and under a position model their logged positions
+// to g.Logged.
+func (t *Taker) appendProps(g *Group, b *reader.Batch, i, j int) error {
 	pr := &t.r.Propensity
 	switch pr.From {
 	case PropColumn:
 		col := b.Numbers[0][i:j]
 		for k, p := range col {
 			if !(p >= 0 && p <= 1) {
-				return dst, fmt.Errorf("%s: propensity is %v; propensities must be numbers from 0 to 1: %w", b.Where(i+k), p, reader.ErrValue)
+				return fmt.Errorf("%s: propensity is %v; propensities must be numbers from 0 to 1: %w", b.Where(i+k), p, reader.ErrValue)
 			}
 		}
-		return append(dst, col...), nil
+		g.Prop = append(g.Prop, col...)
 	case PropModel:
 		for k := i; k < j; k++ {
 			var pos float64
@@ -177,14 +178,15 @@ func (t *Taker) appendProps(dst []float64, b *reader.Batch, i, j int) ([]float64
 				pos = b.Numbers[0][k]
 			}
 			if !(pos >= 1 && pos == math.Trunc(pos)) || math.IsInf(pos, 0) {
-				return dst, fmt.Errorf("%s: position is %v; logged positions must be whole numbers >= 1 (1 = top): %w", b.Where(k), pos, reader.ErrValue)
+				return fmt.Errorf("%s: position is %v; logged positions must be whole numbers >= 1 (1 = top): %w", b.Where(k), pos, reader.ErrValue)
 			}
 			p, ok := pr.Model.at(pos)
 			if !ok {
-				return dst, fmt.Errorf("%s: position %v is past the --position-bias table, whose last position is %d: %w", b.Where(k), pos, len(pr.Model.Table), reader.ErrValue)
+				return fmt.Errorf("%s: position %v is past the --position-bias table, whose last position is %d: %w", b.Where(k), pos, len(pr.Model.Table), reader.ErrValue)
 			}
-			dst = append(dst, p)
+			g.Prop = append(g.Prop, p)
+			g.Logged = append(g.Logged, pos)
 		}
 	}
-	return dst, nil
+	return nil
 }

@@ -216,8 +216,7 @@ func (t *Taker) append(g *Group, b *reader.Batch, i, j, src int, size bool) erro
 		g.Rank = append(g.Rank, b.Rank[i:j]...)
 	}
 	if r.Propensity.From != PropNone {
-		var err error
-		if g.Prop, err = t.appendProps(g.Prop, b, i, j); err != nil {
+		if err := t.appendProps(g, b, i, j); err != nil {
 			return err
 		}
 	}
@@ -255,6 +254,9 @@ func (r *Rules) batchColumns(b *reader.Batch) byte {
 	}
 	if r.Propensity.From != PropNone {
 		flags |= encProp
+	}
+	if r.Propensity.From == PropModel {
+		flags |= encLogged
 	}
 	if r.Teams.On() {
 		flags |= encTeam

@@ -19,6 +19,9 @@ type Unit struct {
 	ev      *metrics.Evaluator
 	dedup   *docSet
 	docs    [][]byte
+	// posAt[k] is 1 + the row at logged position k, for the check of a
+	// query's logged positions (Group.Logged); reused from query to query
+	posAt []int32
 	// which rows the qrels judge, when a metric or option asks (nil
 	// otherwise): found by the join, then status for the evaluator
 	wantStatus bool
@@ -39,8 +42,56 @@ func (r *Rules) NewUnit(where Where) *Unit {
 // Prepare readies g's rows for evaluation once, whatever the number of
 // score columns: a repeated doc id is an error naming both rows, or with
 // DedupFirst the later rows are dropped (their count returned); then a
-// TREC run's rows take their labels from the qrels.
+// TREC run's rows take their labels from the qrels; then two rows at one
+// logged position (Group.Logged) are an error naming both.
 func (u *Unit) Prepare(g *Group) (dropped int, err error) {
+	if dropped, err = u.prepareDocs(g); err != nil {
+		return dropped, err
+	}
+	if dup, first := u.repeatedPosition(g.Logged); dup >= 0 {
+		return dropped, fmt.Errorf("%s: query %s has two rows at logged position %v (the other at %s); an impression shows one row at each position: %w",
+			u.where(g.Where[dup]), quoteShort(g.ID), g.Logged[dup], u.where(g.Where[first]), ErrDuplicatePos)
+	}
+	return dropped, nil
+}
+
+// repeatedPosition returns the first row (in input order) whose logged
+// position an earlier row has, and that earlier row; or -1, -1. Positions
+// are whole numbers >= 1 (Taker checked them); a table as long as the
+// largest serves when it is within a few times the rows, as a click log's
+// positions 1..n are, else a map.
+func (u *Unit) repeatedPosition(pos []float64) (dup, first int) {
+	if len(pos) < 2 {
+		return -1, -1
+	}
+	most := 0.0
+	for _, p := range pos {
+		most = max(most, p)
+	}
+	if most > float64(4*len(pos)+64) {
+		seen := make(map[float64]int, len(pos))
+		for i, p := range pos {
+			if j, ok := seen[p]; ok {
+				return i, j
+			}
+			seen[p] = i
+		}
+		return -1, -1
+	}
+	n := int(most) + 1
+	u.posAt = slices.Grow(u.posAt[:0], n)[:n]
+	clear(u.posAt)
+	for i, p := range pos {
+		if j := u.posAt[int(p)]; j != 0 {
+			return i, int(j - 1)
+		}
+		u.posAt[int(p)] = int32(i + 1)
+	}
+	return -1, -1
+}
+
+// prepareDocs is Prepare's work on doc ids and judgments.
+func (u *Unit) prepareDocs(g *Group) (dropped int, err error) {
 	u.docs, u.status = u.docs[:0], u.status[:0]
 	if !g.hasDoc() {
 		return 0, nil

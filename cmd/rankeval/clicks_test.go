@@ -297,6 +297,62 @@ func TestClicksBadInput(t *testing.T) {
 	}
 }
 
+// TestClicksRepeatedPosition holds issue 35's case 7: two rows of one
+// impression at one logged position (corrupt logging) are an error
+// naming both rows and the position, on every path (sorted, --unsorted,
+// the rank column as the position, a second --system log, a position
+// far past the rows), where the IPS estimates counted both. The same
+// position in two impressions is no error, nor a repeated row that
+// --dedup first drops.
+func TestClicksRepeatedPosition(t *testing.T) {
+	row := func(q, d string, pos int) string {
+		return fmt.Sprintf(`{"query_id":"%s","doc_id":"%s","score":%d,"label":1,"position":%d}`+"\n", q, d, 10-pos, pos)
+	}
+	ok := row("a", "d1", 1) + row("a", "d2", 2) + row("b", "d1", 1) + row("b", "d2", 2)
+	bad := row("a", "d1", 1) + row("a", "d2", 2) + row("a", "d3", 2)
+	model := []string{"--position-col", "position", "--position-bias", "pow:1"}
+	const msg = `log.jsonl:3: query "a" has two rows at logged position 2 (the other at log.jsonl:2); an impression shows one row at each position`
+	for _, tc := range []struct {
+		name  string
+		log   string
+		other string // a second --system log, when set
+		args  []string
+		msg   string // "" when the run succeeds
+	}{
+		{"sorted", bad, "", model, msg},
+		{"unsorted", row("b", "d1", 1) + bad, "", append([]string{"--unsorted"}, model...), `log.jsonl:4: query "a" has two rows at logged position 2 (the other at log.jsonl:3)`},
+		{"the rank column as the position", bad, "", []string{"--rank-col", "position", "--position-col", "position", "--position-bias", "pow:1"}, msg},
+		{"a position far past the rows", row("a", "d1", 1) + row("a", "d2", 1000000) + row("a", "d3", 1000000), "", model,
+			`log.jsonl:3: query "a" has two rows at logged position 1e+06 (the other at log.jsonl:2)`},
+		{"a second system's log", ok, bad, model, `b.jsonl:3: query "a" has two rows at logged position 2 (the other at b.jsonl:2)`},
+		{"one position in two impressions", ok, "", model, ""},
+		{"a repeated row that --dedup first drops", ok + row("b", "d2", 2), "", append([]string{"--dedup", "first"}, model...), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			os.WriteFile("log.jsonl", []byte(tc.log), 0o644)
+			args := append([]string{"-m", "ips_dcg@10,snips_dcg@10"}, tc.args...)
+			if tc.other != "" {
+				os.WriteFile("b.jsonl", []byte(tc.other), 0o644)
+				args = append([]string{"-m", "ips_dcg@10", "--system", "a=log.jsonl", "--system", "b=b.jsonl"}, tc.args...)
+			} else {
+				args = append(args, "log.jsonl")
+			}
+			code, stdout, stderr := cli(t, args...)
+			if tc.msg == "" {
+				if code != 0 {
+					t.Fatalf("exit %d stderr %q", code, stderr)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(stderr, tc.msg) || stdout != "" {
+				t.Fatalf("exit %d stderr %q; want 1 and %q", code, stderr, tc.msg)
+			}
+		})
+	}
+}
+
 // simRows is a simulated click log (synth.ClickSim) as rows.
 func simRows(seed uint64, impressions int) ([]synth.Row, synth.ClickTruth) {
 	sim := synth.NewClickSim(seed, impressions, 10, 1, 10)

@@ -414,6 +414,40 @@ func TestDedup(t *testing.T) {
 	}
 }
 
+// TestRepeatedPosition: two rows of one impression at one logged position
+// fail the job with rankeval's message, also when the impression's rows
+// are read from two files and joined by the shuffle (Group.Logged crosses
+// it).
+func TestRepeatedPosition(t *testing.T) {
+	dir := t.TempDir()
+	rows := simClicks(72, 50)
+	last := rows[len(rows)-10:] // the last impression: 10 rows, positions 1..10
+	last[9].Position = last[0].Position
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.parquet")
+	for i, part := range [][]synth.Row{rows[:len(rows)-5], rows[len(rows)-5:]} {
+		if err := synth.Write([]string{a, b}[i], &synth.Rows{R: part}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := beamConfig([]string{a, b}, "ips_dcg@10", "input", "exp", "skip", 4, nil, "json")
+	cfg.Flags.Clicks.PositionCol, cfg.Flags.Clicks.PositionBias = "position", "pow:1"
+	p, s := beam.NewPipelineWithRoot()
+	sum, err := rankbeam.Build(s, cfg, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rankbeam.WriteTo(s, sum, filepath.Join(dir, "never.json"))
+	_, err = prism.Execute(context.Background(), p)
+	want := fmt.Sprintf("has two rows at logged position %d (the other at ", last[0].Position)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	out, err := exec.Command(rankevalBin, "-m", "ips_dcg@10", "--position-col", "position", "--position-bias", "pow:1", a, b).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("rankeval: %v, %s", err, out)
+	}
+}
+
 // TestObjectStore: Parquet row groups and a zstd JSONL file read from an S3
 // server on loopback (credentials and endpoint from the standard AWS
 // variables), the summary written back to it, equal to rankeval's on the
