@@ -52,7 +52,7 @@ func RegisterSources(fs *flag.FlagSet) *Sources {
 		src.System = append(src.System, v)
 		return nil
 	})
-	fs.StringVar(&src.Missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere; rankeval then needs the logs sorted by query id)")
+	fs.StringVar(&src.Missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere, or is empty there when no log that holds it has a relevant row;\nrankeval then needs the logs sorted by query id)")
 	return src
 }
 

@@ -203,16 +203,6 @@ func (e *Evaluator) relRow(l *List, i int32) bool {
 	return e.rel(l.Label[i])
 }
 
-func (e *Evaluator) emptyValue() float64 {
-	switch e.o.Empty {
-	case EmptyZero:
-		return 0
-	case EmptyOne:
-		return 1
-	}
-	return math.NaN()
-}
-
 // grow returns s resized to n, reallocating only when its capacity is short.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
@@ -270,7 +260,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 		e.clickValues(l, n, out)
 	}
 	if skip {
-		v := e.emptyValue()
+		v := emptyValue(e.o.Empty)
 		for j, m := range e.ms {
 			if m.FollowsEmpty() && !((m.Kind == KindIPrec || m.Kind == Kind11pt) && n == 0) { // ownValues has it
 				out[j] = v

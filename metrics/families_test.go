@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -88,5 +90,45 @@ func TestRange(t *testing.T) {
 		if got := m.Range(); got != c.want {
 			t.Errorf("%s: Range() = %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestMissingEmpty: a query absent from a system that no system's ranking
+// finds a relevant row in takes the --empty policy's value where the
+// metric follows the policy (through gm_map's logarithm), else an absent
+// query's value; under NoEmpty, always the latter.
+func TestMissingEmpty(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		metric  string
+		empty   Empty
+		noEmpty bool
+		want    float64
+	}{
+		{"map", EmptySkip, false, nan},
+		{"map", EmptyZero, false, 0},
+		{"ndcg@10", EmptyOne, false, 1},
+		{"11pt_avg", EmptyZero, false, 0},
+		{"iprec@0.5", EmptyOne, false, 1},
+		{"gm_map", EmptyZero, false, math.Log(gmFloor)},
+		{"gm_map", EmptyOne, false, 0},
+		{"kendall", EmptyZero, false, nan},
+		{"abandon", EmptySkip, false, 1},
+		{"num_q", EmptySkip, false, 1},
+		{"clicks@3", EmptySkip, false, 0},
+		{"judged@3", EmptySkip, false, 0},
+		{"map", EmptySkip, true, 0},
+	} {
+		t.Run(fmt.Sprintf("%s/%s/noempty=%v", tc.metric, tc.empty, tc.noEmpty), func(t *testing.T) {
+			m, err := Parse(tc.metric)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := DefaultOptions()
+			o.Empty, o.NoEmpty = tc.empty, tc.noEmpty
+			if got := m.MissingEmpty(o); got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+				t.Fatalf("%v, want %v", got, tc.want)
+			}
+		})
 	}
 }

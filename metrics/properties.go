@@ -107,6 +107,35 @@ func (m Metric) Missing() float64 {
 	return 0
 }
 
+// MissingEmpty is m's value for a query a system did not return when
+// no system's ranking of it has a relevant row (--missing zero): the
+// empty-query policy's value, as the systems that returned it take,
+// where the policy applies to m (FollowsEmpty; not under Options.NoEmpty,
+// which evaluates such a query as any other), else Missing.
+func (m Metric) MissingEmpty(o Options) float64 {
+	if !m.FollowsEmpty() || o.NoEmpty {
+		return m.Missing()
+	}
+	v := emptyValue(o.Empty)
+	if m.Geometric() {
+		return geoTerm(v)
+	}
+	return v
+}
+
+// emptyValue is the value of a metric that follows the empty-query
+// policy for a query without a relevant row: NaN (left out) under skip,
+// 0 under zero, 1 under one.
+func emptyValue(p Empty) float64 {
+	switch p {
+	case EmptyZero:
+		return 0
+	case EmptyOne:
+		return 1
+	}
+	return math.NaN()
+}
+
 // gmFloor is trec_eval's MIN_GEO_MEAN: the smallest AP gm_map takes the
 // logarithm of, so that one query with AP 0 does not make the mean 0.
 const gmFloor = 0.00001

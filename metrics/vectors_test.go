@@ -200,7 +200,7 @@ func TestVectors(t *testing.T) {
 					// Per query the vectors print null for an empty query under
 					// every policy and apply zero/one only in the summary; Eval
 					// applies the policy itself.
-					fill := NewEvaluator(nil, o).emptyValue()
+					fill := emptyValue(o.Empty)
 					for i, q := range qs {
 						want, ok := c.PerQuery[q.id]
 						if !ok {

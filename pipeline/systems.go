@@ -18,8 +18,44 @@ import (
 // group from each log when systems are logs (nil where the query is
 // absent: it counts as 0 there, see Absent), or the one log whose score
 // columns are the systems.
+//
+// A query that every log holding it finds without a relevant row is empty
+// for the systems whose logs lack it too: they take the --empty policy's
+// values (left out under skip), not an absent query's 0, so that no
+// system is marked down for a query no system could rank well.
 func (u *Unit) EvalSystems(logs []*Group, res *aggregate.Query, dropped []int64) error {
 	lockstep := len(logs) > 1
+	if err := u.evalSystems(logs, res, dropped, lockstep); err != nil {
+		return err
+	}
+	if !lockstep {
+		return nil
+	}
+	absent, held := false, false
+	for s := range logs {
+		switch {
+		case res.Missing[s]:
+			absent = true
+		case !res.Empty[s]:
+			return nil // a relevant row somewhere: absent systems score 0
+		default:
+			held = true
+		}
+	}
+	if absent && held {
+		for s := range logs {
+			if res.Missing[s] {
+				for i, m := range u.r.Metrics {
+					res.Vals[s][i] = m.MissingEmpty(u.r.Options)
+				}
+				res.Empty[s] = true
+			}
+		}
+	}
+	return nil
+}
+
+func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64, lockstep bool) error {
 	for s := range u.r.systems() {
 		g := logs[0]
 		if lockstep {

@@ -300,9 +300,10 @@ func TestSystemsInLockstep(t *testing.T) {
 		pq := readPerQuery(t, filepath.Join(dir, "pqb.jsonl"))
 		sum, n := 0.0, 0
 		for id, vals := range pq {
-			// an absent query counts as 0 whatever its labels would have
-			// been: the log that lacks it has none
-			if num, _ := strconv.Atoi(id[1:]); num%7 == 0 {
+			// an absent query counts as 0, unless the log that holds it
+			// (a's, whose labels are b's) has no relevant row for it:
+			// then it is left out for both (TestMissingZeroEmptyQuery)
+			if num, _ := strconv.Atoi(id[1:]); num%7 == 0 && vals["map"] != nil {
 				n++
 			} else if vals["map"] != nil {
 				n++
@@ -426,5 +427,56 @@ func TestGoldenAnalysis(t *testing.T) {
 		if string(g.got) != string(want) {
 			t.Errorf("output differs from %s (run with -update after a deliberate change)", g.path)
 		}
+	}
+}
+
+// TestMissingZeroEmptyQuery: under --missing zero, a query that every log
+// holding it finds without a relevant row is empty for the systems that
+// lack it too (left out under --empty skip, 0 under --empty zero), where
+// the absent system scored 0 for a query the other left out; a query with
+// a relevant row in some log still counts 0 where it is absent. The same
+// over the sorted lockstep and with the logs given the other way round.
+func TestMissingZeroEmptyQuery(t *testing.T) {
+	row := func(q, d string, score float64, label int) string {
+		return fmt.Sprintf(`{"query_id":"%s","doc_id":"%s","score":%g,"label":%d}`+"\n", q, d, score, label)
+	}
+	a := row("1", "d1", 0.9, 1) + row("1", "d2", 0.1, 0)
+	b := row("1", "d1", 0.1, 1) + row("1", "d2", 0.9, 0)
+	noRel := row("2", "d1", 0.9, 0)   // query 2: no relevant row
+	withRel := row("3", "d1", 0.9, 1) // query 3: a relevant row
+	for _, tc := range []struct {
+		name      string
+		a, b      string
+		empty     string
+		meanA     float64 // mrr
+		queriesA  int64   // queries in A's mean
+		emptyA    int64
+		missingA  int64
+		meanB     float64
+		queriesB  int64
+		emptyB    int64
+		swapOrder bool
+	}{
+		{"left out for every system", a, b + noRel, "skip", 1, 1, 1, 1, 0.5, 1, 1, false},
+		{"the other way round", a, b + noRel, "skip", 1, 1, 1, 1, 0.5, 1, 1, true},
+		{"0 for every system under --empty zero", a, b + noRel, "zero", 0.5, 2, 1, 1, 0.25, 2, 1, false},
+		{"a relevant row: 0 where absent", a, b + withRel, "skip", 0.5, 2, 0, 1, 0.75, 2, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pa, pb := writeTemp(t, "a.jsonl", tc.a), writeTemp(t, "b.jsonl", tc.b)
+			args := []string{"-m", "mrr", "--missing", "zero", "--empty", tc.empty, "--system", "a=" + pa, "--system", "b=" + pb}
+			ia, ib := 0, 1
+			if tc.swapOrder {
+				args = []string{"-m", "mrr", "--missing", "zero", "--empty", tc.empty, "--system", "b=" + pb, "--system", "a=" + pa}
+				ia, ib = 1, 0
+			}
+			got, out := runJSON(t, args...)
+			sa, sb := got.Systems[ia], got.Systems[ib]
+			ma, mb := sa.Metrics["mrr"], sb.Metrics["mrr"]
+			if ma.Mean == nil || *ma.Mean != tc.meanA || ma.Queries != tc.queriesA || sa.Queries["empty"] != tc.emptyA || sa.Queries["missing"] != tc.missingA ||
+				mb.Mean == nil || *mb.Mean != tc.meanB || mb.Queries != tc.queriesB || sb.Queries["empty"] != tc.emptyB {
+				t.Fatalf("summary:\n%s", out)
+			}
+		})
 	}
 }
