@@ -34,7 +34,7 @@ func (s *Stat) Add(v float64) {
 // d_z 1.4e8 for "-"), and lost the spread of values whose squares round
 // alike (1e15 and 1e15+1: sd 3e6 for 0.71).
 func square(v float64) (hi, lo float64) {
-	hi = v * v
+	hi = float64(v * v) // rounded: the caller may add it, inlined
 	if math.IsInf(hi, 0) {
 		return hi, 0
 	}

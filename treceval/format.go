@@ -13,11 +13,15 @@ import (
 
 // cFixed is C's %W.Pf of x (W the width, P the precision): glibc rounds
 // the exact binary value, as strconv does; nan, -nan, inf and -inf are
-// C's words.
+// C's words. A NaN prints as trec_eval on amd64 prints it: "-nan" where an
+// invalid operation (0/0, ∞-∞) made it, whose NaN has the sign set on
+// amd64 and is invalidNaN, unsigned, on arm64 and the other
+// architectures; "nan" where it came unsigned from the input (a "nan" in
+// a -Z file, which Go and C read with payload 1 and 0).
 func cFixed(x float64, prec, width int) string {
 	var s string
 	switch {
-	case math.IsNaN(x) && math.Signbit(x):
+	case math.IsNaN(x) && (math.Signbit(x) || math.Float64bits(x) == invalidNaN):
 		s = "-nan"
 	case math.IsNaN(x):
 		s = "nan"
@@ -33,6 +37,10 @@ func cFixed(x float64, prec, width int) string {
 	}
 	return s
 }
+
+// invalidNaN is the NaN that an invalid operation gives on arm64, ppc64le,
+// riscv64 and s390x (their default NaN: positive, quiet, no payload).
+const invalidNaN = 0x7ff8000000000000
 
 // cLong is C's (long) x: truncated toward 0; x86's "integer indefinite",
 // the least long, when x is NaN or out of range.

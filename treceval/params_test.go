@@ -107,6 +107,7 @@ func TestGainTable(t *testing.T) {
 // TestCFormat: printf's %6.4f and (long), C's words for what is not a
 // number.
 func TestCFormat(t *testing.T) {
+	zero := 0.0
 	for _, tc := range []struct {
 		v    float64
 		want string
@@ -119,6 +120,10 @@ func TestCFormat(t *testing.T) {
 		{math.Inf(-1), "  -inf"},
 		{math.NaN(), "   nan"},
 		{-math.NaN(), "  -nan"},
+		{math.Float64frombits(0xfff8000000000000), "  -nan"}, // 0/0 on amd64
+		{math.Float64frombits(invalidNaN), "  -nan"},         // 0/0 on arm64
+		{math.Float64frombits(0x7ff8000000000001), "   nan"}, // "nan" read by Go
+		{zero / zero, "  -nan"},                              // this machine's 0/0
 	} {
 		if got := cFixed(tc.v, 4, 6); got != tc.want {
 			t.Errorf("%%6.4f of %v = %q, want %q", tc.v, got, tc.want)

@@ -14,3 +14,11 @@
 // The algorithms and constants are the Go standard library's (from FreeBSD's
 // msun and Naoki Shibata's SLEEF), under the license in LICENSE-go.
 package pmath
+
+import "math"
+
+// invalid returns the NaN of an invalid operation as amd64 gives it (sign
+// set, quiet, no payload: C prints it "-nan"), for an argument outside a
+// function's domain, as C's libm on amd64 returns it; math returns an
+// unsigned NaN there. A NaN argument is returned as it is.
+func invalid() float64 { return math.Float64frombits(0xfff8000000000000) }

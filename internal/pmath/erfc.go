@@ -76,7 +76,7 @@ func Erfc(x float64) float64 {
 	// special cases
 	switch {
 	case math.IsNaN(x):
-		return math.NaN()
+		return x
 	case math.IsInf(x, 1):
 		return 0
 	case math.IsInf(x, -1):

@@ -119,8 +119,10 @@ func Pow(x, y float64) float64 {
 		return 1
 	case y == 1:
 		return x
-	case math.IsNaN(x) || math.IsNaN(y):
-		return math.NaN()
+	case math.IsNaN(x):
+		return x
+	case math.IsNaN(y):
+		return y
 	case x == 0:
 		switch {
 		case y < 0:
@@ -160,7 +162,7 @@ func Pow(x, y float64) float64 {
 	}
 	yi, yf := math.Modf(math.Abs(y))
 	if yf != 0 && x < 0 {
-		return math.NaN()
+		return invalid()
 	}
 	if yi >= 1<<63 {
 		switch {

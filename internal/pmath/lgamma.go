@@ -7,7 +7,7 @@ package pmath
 import "math"
 
 // Lgamma returns the natural logarithm of Γ(x) for x > 0, as math.Lgamma
-// does; +Inf for x = 0 or +Inf, NaN for NaN and for x < 0, which no
+// does; +Inf for x = 0 or +Inf, invalid()'s NaN for x < 0, which no
 // caller needs (math.Lgamma's reflection there needs Sin).
 func Lgamma(x float64) float64 {
 	const (
@@ -19,8 +19,10 @@ func Lgamma(x float64) float64 {
 		tt    = -3.63867699703950536541e-18 // 0xBC50C7CAA48A971F: -(tail of tf)
 	)
 	switch {
-	case math.IsNaN(x) || x < 0:
-		return math.NaN()
+	case math.IsNaN(x):
+		return x
+	case x < 0:
+		return invalid()
 	case math.IsInf(x, 1) || x == 0:
 		return math.Inf(1)
 	case x < tiny:

@@ -25,7 +25,7 @@ func Log(x float64) float64 {
 	case math.IsNaN(x) || math.IsInf(x, 1):
 		return x
 	case x < 0:
-		return math.NaN()
+		return invalid()
 	case x == 0:
 		return math.Inf(-1)
 	}
@@ -81,8 +81,10 @@ func Log1p(x float64) float64 {
 		lp7         = 1.479819860511658591e-01     // 3FC2F112DF3E5244
 	)
 	switch {
-	case x < -1 || math.IsNaN(x):
-		return math.NaN()
+	case math.IsNaN(x):
+		return x
+	case x < -1:
+		return invalid()
 	case x == -1:
 		return math.Inf(-1)
 	case math.IsInf(x, 1):

@@ -233,3 +233,32 @@ func TestPoly(t *testing.T) {
 		})
 	}
 }
+
+// TestInvalid: an argument outside a function's domain gives amd64's NaN
+// of an invalid operation (C's "-nan") on every machine; a NaN argument is
+// returned as it is.
+func TestInvalid(t *testing.T) {
+	in := math.Float64frombits(0x7ff8000000000001) // a "nan" read from input
+	for _, tc := range []struct {
+		name string
+		got  float64
+		want uint64
+	}{
+		{"Log(-1)", Log(-1), 0xfff8000000000000},
+		{"Log2(-1)", Log2(-1), 0xfff8000000000000},
+		{"Log10(-2)", Log10(-2), 0xfff8000000000000},
+		{"Log1p(-2)", Log1p(-2), 0xfff8000000000000},
+		{"Lgamma(-1)", Lgamma(-1), 0xfff8000000000000},
+		{"Pow(-2, 0.5)", Pow(-2, 0.3), 0xfff8000000000000},
+		{"Log(nan)", Log(in), 0x7ff8000000000001},
+		{"Log1p(nan)", Log1p(in), 0x7ff8000000000001},
+		{"Exp(nan)", Exp(in), 0x7ff8000000000001},
+		{"Pow(nan, 2)", Pow(in, 2), 0x7ff8000000000001},
+		{"Erfc(nan)", Erfc(in), 0x7ff8000000000001},
+		{"Lgamma(nan)", Lgamma(in), 0x7ff8000000000001},
+	} {
+		if b := math.Float64bits(tc.got); b != tc.want {
+			t.Errorf("%s = %#x, want %#x", tc.name, b, tc.want)
+		}
+	}
+}
