@@ -1,11 +1,13 @@
 package treceval
 
 import (
+	"context"
 	"errors"
 	"math"
 	"slices"
 
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/pipeline"
 )
 
 // Measures of graded gains: ndcg and ndcg_cut (the ordinary command's
@@ -84,34 +86,116 @@ func checkSharedGains(marked map[*measure]bool, params []measureArg, release str
 	return nil
 }
 
-// staleIdeal is another flaw of trec_eval: for a query whose judgments
-// are all negative (no level from 0 up), te_form_res_rels keeps the
-// previous query's count of documents per level, so that ideal_dcg is the
-// previous query's (0 for the first). Every other measure comes out the
-// same either way: with no judged level, nothing is relevant or gains.
-func (ev *evaluated) staleIdeal(qs []query) {
+// leftoverKind reports whether m's value, for a query judged only below 0
+// (no judgment from 0 up), is computed from the per-level counts
+// trec_eval keeps from a query before it (levels.go): the ideal DCG's, and
+// those of ndcg, ndcg_rel, G and rbp under a gain table of pairs, which
+// can give a ranked document outside the pool (-1) or judged below 0 (-2)
+// a gain, so that its ideal ranking, or rbp's scaling of the gains,
+// counts. Every other measure comes out the same with those counts or
+// none: without a gain nothing ranked scores; Rndcg and bpref read R,
+// which trec_eval counts afresh (0), first; dcg reads only the ranked
+// documents' gains.
+func leftoverKind(m metrics.Metric) bool {
+	switch m.Kind {
+	case metrics.KindIDCG, metrics.KindGainIDCG:
+		return true
+	case metrics.KindGainNDCG, metrics.KindNDCGRel, metrics.KindG, metrics.KindRBP:
+		return m.Param != ""
+	}
+	return false
+}
+
+// leftover is another flaw of trec_eval: te_form_res_rels keeps, for a
+// query of qs judged only below 0, the per-level counts of the last query
+// before it in qs judged from 0 up (negativeOnly refused such a query
+// first), so that the measures of leftoverKind see that query's ideal
+// ranking. They are evaluated again for it, on its own ranking (the run's
+// rows, re-read for these queries only, or under -c the bogus ranking of
+// one the run lacks, lacking[i] for qs[i]) with the judgments of that
+// query in place of its own.
+func (ev *evaluated) leftover(ctx context.Context, a *trecEvalArgs, qs []query, lacking map[int]bool) error {
+	if a.relFormat != "qrels" {
+		return nil // prefs' and jg's forms count levels from 0 up
+	}
 	var slots []int
-	slot := 0
-	for _, v := range ev.sel.values {
-		for _, m := range v.metrics {
-			if m.Kind == metrics.KindIDCG || m.Kind == metrics.KindGainIDCG {
-				slots = append(slots, slot)
-			}
-			slot++
+	for i, m := range ev.sel.metrics {
+		if leftoverKind(m) {
+			slots = append(slots, i)
 		}
 	}
 	if len(slots) == 0 {
-		return
+		return nil
 	}
-	prev := make([]float64, len(slots))
-	for _, q := range qs {
-		if !slices.ContainsFunc(ev.qrels.Judged([]byte(q.id)), func(v float64) bool { return v >= 0 && !math.Signbit(v) }) {
-			for i, s := range slots {
-				q.vals[s] = prev[i]
-			}
+	fromZero := func(v float64) bool { return !math.Signbit(v) }
+	stale := map[string][]float64{} // a query judged only below 0: the judgments trec_eval counts for it
+	inRun := map[string]bool{}
+	var last []float64
+	for i, q := range qs {
+		j := ev.qrels.Judged([]byte(q.id))
+		if slices.ContainsFunc(j, fromZero) {
+			last = j
+			continue
 		}
-		for i, s := range slots {
-			prev[i] = q.vals[s]
+		stale[q.id] = last
+		if !lacking[i] {
+			inRun[q.id] = true
 		}
 	}
+	if len(stale) == 0 {
+		return nil
+	}
+	vals := make([]float64, ev.numVals)
+	take := func(q *query) {
+		for _, s := range slots {
+			q.vals[s] = vals[s]
+		}
+	}
+	for i := range qs {
+		if q := &qs[i]; lacking[i] && stale[q.id] != nil {
+			vals = ev.bogusOver(stale[q.id])
+			take(q)
+		}
+	}
+	if len(inRun) == 0 {
+		return nil
+	}
+	r := ev.s.Rules
+	r.Qrels = leftoverQrels{Judgments: ev.join, judged: stale}
+	groups, where, err := runGroups(ctx, ev.run, a, &r, inRun)
+	if err != nil {
+		return err
+	}
+	unit := r.NewUnit(where)
+	for i := range qs {
+		q := &qs[i]
+		g := groups[q.id]
+		if g == nil || lacking[i] {
+			continue
+		}
+		if _, err := unit.Prepare(g); err != nil {
+			return err
+		}
+		vals = vals[:ev.numVals]
+		if _, err := unit.Eval(g, g.Score, vals); err != nil {
+			return err
+		}
+		take(q)
+	}
+	return nil
+}
+
+// leftoverQrels are the qrels with the judgments of some queries
+// replaced, for the per-level counts and the ideal rankings only: the
+// ranked documents' judgments are the qrels' (Join).
+type leftoverQrels struct {
+	pipeline.Judgments
+	judged map[string][]float64
+}
+
+func (l leftoverQrels) Judged(q []byte) []float64 {
+	if j, ok := l.judged[string(q)]; ok {
+		return j
+	}
+	return l.Judgments.Judged(q)
 }

@@ -15,8 +15,9 @@ import (
 // keeps the buffer it has when asked for no more:
 //   - the first query it forms has no buffer yet, so it gets NULL and
 //     trec_eval stops: "Can't calculate measure" (exit 4);
-//   - a later one whose highest judgment is -1 keeps the previous query's
-//     counts (staleIdeal reproduces what that changes);
+//   - a later one whose highest judgment is -1 keeps the counts of the
+//     last query before it judged from 0 up (leftover reproduces what
+//     that changes);
 //   - a later one whose highest judgment is -2 or below clears a negative
 //     number of bytes: trec_eval crashes, so rankeval refuses it.
 // Only measures that form the ranking's judgments (all but runid and

@@ -2,6 +2,7 @@ package treceval
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -29,7 +30,7 @@ type query struct {
 // and skips those without judgments; 10.0 walks the judged queries, and
 // stops at one the run lacks (unless -c, which evaluates it on a ranking
 // of one unjudged document, as trec_eval does). -D 0.QID keeps only QID.
-func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
+func (ev *evaluated) queries(ctx context.Context, a *trecEvalArgs) ([]query, error) {
 	byID := make(map[string][]float64, len(ev.ids))
 	for i, id := range ev.ids {
 		byID[id] = ev.vals[i]
@@ -74,10 +75,14 @@ func (ev *evaluated) queries(a *trecEvalArgs) ([]query, error) {
 	if negErr != nil {
 		return nil, negErr
 	}
+	isLacking := make(map[int]bool, len(lacking))
 	for j, i := range lacking {
 		qs[i].vals = vals[j]
+		isLacking[i] = true
 	}
-	ev.staleIdeal(qs)
+	if err := ev.leftover(ctx, a, qs, isLacking); err != nil {
+		return nil, err
+	}
 	return qs, nil
 }
 
@@ -102,7 +107,7 @@ func (ev *evaluated) bogusAll(qs []query, lacking []int) ([][]float64, error) {
 		wg.Go(func() {
 			e := metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
 			for j := w; j < len(lacking); j += k {
-				vals[j] = ev.bogusValues(qs[lacking[j]].id, e)
+				vals[j] = ev.bogusValues(ev.qrels.Judged([]byte(qs[lacking[j]].id)), e)
 			}
 		})
 	}
@@ -118,18 +123,23 @@ func (ev *evaluated) bogus(id string) ([]float64, error) {
 	if ev.bogusOf != nil {
 		return ev.bogusOf(id)
 	}
+	return ev.bogusOver(ev.qrels.Judged([]byte(id))), nil
+}
+
+// bogusOver is bogus for a query whose judgments are judged, over qrels.
+func (ev *evaluated) bogusOver(judged []float64) []float64 {
 	if ev.bogusEval == nil {
 		ev.bogusEval = metrics.NewEvaluator(ev.sel.metrics, ev.s.Rules.Options)
 	}
-	return ev.bogusValues(id, ev.bogusEval), nil
+	return ev.bogusValues(judged, ev.bogusEval)
 }
 
-// bogusValues evaluates the ranking of bogusDoc for query id by e, then
-// sets the "leftovers" trec_eval clears by name to 0 (num_ret, utility,
+// bogusValues evaluates the ranking of bogusDoc for a query whose
+// judgments are judged by e, then sets the "leftovers" trec_eval clears by name to 0 (num_ret, utility,
 // every unj, rbp_resid) and empties relstring's string.
-func (ev *evaluated) bogusValues(id string, e *metrics.Evaluator) []float64 {
+func (ev *evaluated) bogusValues(judged []float64, e *metrics.Evaluator) []float64 {
 	l := metrics.List{Score: []float64{1}, Label: []float64{0}, Doc: [][]byte{[]byte(bogusDoc)},
-		Status: []metrics.Judgment{metrics.Unjudged}, Judged: ev.qrels.Judged([]byte(id))}
+		Status: []metrics.Judgment{metrics.Unjudged}, Judged: judged}
 	vals := make([]float64, ev.numVals)
 	e.Eval(&l, vals)
 	slot := 0

@@ -163,7 +163,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 	if err != nil {
 		return err
 	}
-	qs, err := ev.queries(a)
+	qs, err := ev.queries(ctx, a)
 	if err != nil {
 		return err
 	}
@@ -244,9 +244,13 @@ func runFile(a *trecEvalArgs) (string, func(), error) {
 // one per slot of the selection (value.width), and bogusOf evaluates
 // trec_eval 10.0's bogus ranking.
 type evaluated struct {
-	sel     *selection
-	s       *evalflags.Settings
-	qrels   judgments
+	sel   *selection
+	s     *evalflags.Settings
+	qrels judgments
+	// join and run are the qrels as the pipeline joins them and the run
+	// read (over qrels only), for leftover
+	join    pipeline.Judgments
+	run     string
 	ids     []string    // the run's queries with judgments, as read
 	vals    [][]float64 // their values
 	numVals int
@@ -295,7 +299,7 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 	if len(sink.pending) > 0 {
 		return nil, errCutShort
 	}
-	ev.qrels = qrels
+	ev.qrels, ev.join, ev.run = qrels, qrels, run
 	return ev, nil
 }
 

@@ -82,3 +82,142 @@ func TestTrecEvalHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestTrecEvalLeftoverLevels: a query judged only below 0 (in the pool,
+// not judged) that is not the first evaluated sees the counts per level
+// of the last query before it judged from 0 up, which trec_eval keeps
+// (te_form_res_rels clears and fills none for it): its ideal ranking is
+// that query's, and under a gain table that gives documents outside the
+// pool (-1) or judged below 0 (-2) a gain, ndcg, ndcg_rel, G and rbp are
+// not 0. b and d are such queries (d after c; under -c, e after d).
+// Each want is what the release named printed (trec_eval 9.0.8, tag
+// v9.0.8, and 10.0, commit f425365, built with their Makefile) for the
+// same files; rbp is asked alone, as its value depends on what the
+// measures before it leave on trec_eval's stack (metrics.rbp).
+func TestTrecEvalLeftoverLevels(t *testing.T) {
+	const (
+		qrels = "a 0 d1 1\na 0 d2 2\na 0 d3 0\nb 0 d4 -1\nb 0 d5 -1\nc 0 d6 3\nc 0 d7 1\nc 0 d13 2\nd 0 d8 -1\nf 0 d14 1\n"
+		// e, judged only below 0, is not in the run
+		lackingE = "a 0 d1 1\na 0 d2 2\na 0 d3 0\nb 0 d4 -1\nb 0 d5 -1\nc 0 d6 3\nc 0 d7 1\nc 0 d13 2\nd 0 d8 -1\ne 0 d12 -1\nf 0 d14 1\n"
+		run      = "a Q0 d1 1 3 r\na Q0 d2 2 2 r\na Q0 d9 3 1 r\nb Q0 d4 1 3 r\nb Q0 d10 2 2 r\nb Q0 d5 3 1 r\nc Q0 d6 1 3 r\nc Q0 d7 2 2 r\nd Q0 d11 1 3 r\nd Q0 d8 2 2 r\nf Q0 d14 1 3 r\n"
+		// 9.0.8 evaluates the queries of the run: d sees a's counts
+		withoutC = "a Q0 d1 1 3 r\na Q0 d2 2 2 r\na Q0 d9 3 1 r\nb Q0 d4 1 3 r\nb Q0 d10 2 2 r\nb Q0 d5 3 1 r\nd Q0 d11 1 3 r\nd Q0 d8 2 2 r\nf Q0 d14 1 3 r\n"
+		shuffled = "a Q0 d2 2 2 r\nb Q0 d4 1 3 r\nb Q0 d5 3 1 r\nc Q0 d7 2 2 r\nd Q0 d8 2 2 r\na Q0 d1 1 3 r\na Q0 d9 3 1 r\nb Q0 d10 2 2 r\nc Q0 d6 1 3 r\nd Q0 d11 1 3 r\nf Q0 d14 1 3 r\n"
+	)
+	tests := []struct {
+		name, release, qrels, run, args string
+		out                             string
+	}{
+		{"ndcg, ndcg_rel, G and Rndcg", "9.0.8", qrels, run, "-q -m ndcg.-2=3,-1=-1 -m ndcg_rel.-1=5 -m G.-2=-1,-1=3 -m Rndcg.-1=5",
+			"G_-2=-1,-1=3          \ta\t0.8770\n" +
+				"ndcg_-2=3,-1=-1       \ta\t0.6697\n" +
+				"ndcg_rel_-1=5         \ta\t0.6799\n" +
+				"Rndcg_-1=5            \ta\t0.6799\n" +
+				"G_-2=-1,-1=3          \tb\t0.3438\n" +
+				"ndcg_-2=3,-1=-1       \tb\t1.4706\n" +
+				"ndcg_rel_-1=5         \tb\t1.1991\n" +
+				"Rndcg_-1=5            \tb\t0.0000\n" +
+				"G_-2=-1,-1=3          \tc\t0.6052\n" +
+				"ndcg_-2=3,-1=-1       \tc\t0.7625\n" +
+				"ndcg_rel_-1=5         \tc\t0.8715\n" +
+				"Rndcg_-1=5            \tc\t0.8715\n" +
+				"G_-2=-1,-1=3          \td\t0.4282\n" +
+				"ndcg_-2=3,-1=-1       \td\t0.1875\n" +
+				"ndcg_rel_-1=5         \td\t1.2556\n" +
+				"Rndcg_-1=5            \td\t0.0000\n" +
+				"G_-2=-1,-1=3          \tf\t1.0000\n" +
+				"ndcg_-2=3,-1=-1       \tf\t1.0000\n" +
+				"ndcg_rel_-1=5         \tf\t1.0000\n" +
+				"Rndcg_-1=5            \tf\t1.0000\n" +
+				"G_-2=-1,-1=3          \tall\t0.6508\n" +
+				"ndcg_-2=3,-1=-1       \tall\t0.8181\n" +
+				"ndcg_rel_-1=5         \tall\t1.0012\n" +
+				"Rndcg_-1=5            \tall\t0.5103\n"},
+		{"ndcg, ndcg_rel and G", "10.0", qrels, run, "-q -m ndcg.-1=5 -m ndcg_rel.-2=2,0=-1 -m G.-1=2",
+			"G_-1=2                \ta\t   inf\n" +
+				"ndcg_-1=5             \ta\t1.8100\n" +
+				"ndcg_rel_-2=2,0=-1    \ta\t0.6799\n" +
+				"G_-1=2                \tb\t0.4206\n" +
+				"ndcg_-1=5             \tb\t1.1991\n" +
+				"ndcg_rel_-2=2,0=-1    \tb\t1.0701\n" +
+				"G_-1=2                \tc\t0.6052\n" +
+				"ndcg_-1=5             \tc\t0.7625\n" +
+				"ndcg_rel_-2=2,0=-1    \tc\t0.8715\n" +
+				"G_-1=2                \td\t0.2103\n" +
+				"ndcg_-1=5             \td\t1.0500\n" +
+				"ndcg_rel_-2=2,0=-1    \td\t0.2754\n" +
+				"G_-1=2                \tf\t1.0000\n" +
+				"ndcg_-1=5             \tf\t1.0000\n" +
+				"ndcg_rel_-2=2,0=-1    \tf\t1.0000\n" +
+				"G_-1=2                \tall\t   inf\n" +
+				"ndcg_-1=5             \tall\t1.1643\n" +
+				"ndcg_rel_-2=2,0=-1    \tall\t0.7794\n"},
+		{"rbp", "10.0", qrels, run, "-q -m rbp.-1=0.5",
+			"rbp_-1=0.5            \ta\t0.1602\n" +
+				"rbp_-1=0.5            \tb\t0.0225\n" +
+				"rbp_-1=0.5            \tc\t0.1300\n" +
+				"rbp_-1=0.5            \td\t0.0167\n" +
+				"rbp_-1=0.5            \tf\t0.1000\n" +
+				"rbp_-1=0.5            \tall\t0.0859\n"},
+		{"ideal_dcg", "10.0", qrels, run, "-q -m ideal_dcg.-1=3",
+			"ideal_dcg_-1=3        \ta\t2.6309\n" +
+				"ideal_dcg_-1=3        \tb\t2.6309\n" +
+				"ideal_dcg_-1=3        \tc\t4.7619\n" +
+				"ideal_dcg_-1=3        \td\t4.7619\n" +
+				"ideal_dcg_-1=3        \tf\t1.0000\n" +
+				"ideal_dcg_-1=3        \tall\t3.1571\n"},
+		{"-c: a lacking query's bogus ranking", "10.0", lackingE, run, "-q -c -m ndcg.-2=3,-1=-1",
+			"ndcg_-2=3,-1=-1       \ta\t0.6697\n" +
+				"ndcg_-2=3,-1=-1       \tb\t1.4706\n" +
+				"ndcg_-2=3,-1=-1       \tc\t0.7625\n" +
+				"ndcg_-2=3,-1=-1       \td\t0.1875\n" +
+				"ndcg_-2=3,-1=-1       \te\t-0.2100\n" +
+				"ndcg_-2=3,-1=-1       \tf\t1.0000\n" +
+				"ndcg_-2=3,-1=-1       \tall\t0.6467\n"},
+		{"-c: rbp", "10.0", lackingE, run, "-q -c -m rbp.-1=0,1=-1",
+			"rbp_-1=0,1=-1         \ta\t0.1170\n" +
+				"rbp_-1=0,1=-1         \tb\t0.0300\n" +
+				"rbp_-1=0,1=-1         \tc\t0.1000\n" +
+				"rbp_-1=0,1=-1         \td\t0.0250\n" +
+				"rbp_-1=0,1=-1         \te\t0.0250\n" +
+				"rbp_-1=0,1=-1         \tf\t0.0000\n" +
+				"rbp_-1=0,1=-1         \tall\t0.0495\n"},
+		{"-c -M1", "9.0.8", lackingE, run, "-q -c -M1 -m ndcg.-2=3,-1=-1",
+			"ndcg_-2=3,-1=-1       \ta\t0.3801\n" +
+				"ndcg_-2=3,-1=-1       \tb\t1.1403\n" +
+				"ndcg_-2=3,-1=-1       \tc\t0.6300\n" +
+				"ndcg_-2=3,-1=-1       \td\t-0.2100\n" +
+				"ndcg_-2=3,-1=-1       \tf\t1.0000\n" +
+				"ndcg_-2=3,-1=-1       \tall\t0.4901\n"},
+		{"the query before not in the run", "9.0.8", qrels, withoutC, "-q -m ndcg.-1=5",
+			"ndcg_-1=5             \ta\t1.8100\n" +
+				"ndcg_-1=5             \tb\t1.1991\n" +
+				"ndcg_-1=5             \td\t1.9005\n" +
+				"ndcg_-1=5             \tf\t1.0000\n" +
+				"ndcg_-1=5             \tall\t1.4774\n"},
+		{"run not sorted", "10.0", qrels, shuffled, "-q -m ndcg.-1=5",
+			"ndcg_-1=5             \ta\t1.8100\n" +
+				"ndcg_-1=5             \tb\t1.1991\n" +
+				"ndcg_-1=5             \tc\t0.7625\n" +
+				"ndcg_-1=5             \td\t1.0500\n" +
+				"ndcg_-1=5             \tf\t1.0000\n" +
+				"ndcg_-1=5             \tall\t1.1643\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.release+"/"+tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			q, r := filepath.Join(dir, "qrels"), filepath.Join(dir, "run")
+			if err := os.WriteFile(q, []byte(tc.qrels), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(r, []byte(tc.run), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"trec_eval", "--release", tc.release}, strings.Fields(tc.args)...), q, r)
+			code, out, stderr := cli(t, args...)
+			if code != 0 || out != tc.out {
+				t.Fatalf("exit %d (%s), differs from trec_eval %s:\n%s", code, stderr, tc.release, firstDiff(tc.out, out))
+			}
+		})
+	}
+}
