@@ -130,6 +130,7 @@ type profile struct {
 	flags        map[string]string
 	scoreFloat32 bool // trec_eval 9.0.8 stores scores as 32-bit floats (10.0 as doubles)
 	iprecRound   bool // trec_eval 10.0 rounds x·R for iprec@x
+	atolLabels   bool // trec_eval reads a qrels label with atol ("2.5" is 2)
 }
 
 var trecEvalFlags = map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}
@@ -137,9 +138,9 @@ var trecEvalFlags = map[string]string{"ties": "trec", "gain": "linear", "empty":
 // profiles: trec_eval is its newest release, 10.0; trec_eval:RELEASE names
 // one (TrecReleases).
 var profiles = map[string]profile{
-	"trec_eval":       {flags: trecEvalFlags, iprecRound: true},
-	"trec_eval:10.0":  {flags: trecEvalFlags, iprecRound: true},
-	"trec_eval:9.0.8": {flags: trecEvalFlags, scoreFloat32: true},
+	"trec_eval":       {flags: trecEvalFlags, iprecRound: true, atolLabels: true},
+	"trec_eval:10.0":  {flags: trecEvalFlags, iprecRound: true, atolLabels: true},
+	"trec_eval:9.0.8": {flags: trecEvalFlags, scoreFloat32: true, atolLabels: true},
 	"gdeval":          {flags: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
 }
 
@@ -195,7 +196,7 @@ func Register(fs *flag.FlagSet) *Values {
 	fs.Float64Var(&v.MaxGrade, "max-grade", 4, "maximum grade G of ERR, whose stop probability is (2^y - 1)/2^G;\na label above it is an input error when err or nerr is asked for")
 	fs.StringVar(&v.RelThreshold, "rel-threshold", "", "a row is relevant when its label >= this threshold (trec_eval's -l);\nwhen unset, relevant means label > 0")
 	fs.StringVar(&v.Empty, "empty", "skip", "queries with no relevant row: skip (left out of every mean and counted as\nempty), zero (count as 0), one (count as 1), error (fail the run)")
-	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, run queries without judgments ignored; its release 10.0:\ntrec_eval:9.0.8 picks 9.0.8, which keeps scores as 32-bit floats, so that\nscores differing beyond float32 precision tie, and whose iprec@x truncates\nx·R + 0.9 where 10.0 rounds x·R) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
+	fs.StringVar(&v.Profile, "profile", "", "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, qrels labels read as C's atol reads them (2.5 is 2, 1e2 is 1),\nrun queries without judgments ignored; its release 10.0:\ntrec_eval:9.0.8 picks 9.0.8, which keeps scores as 32-bit floats, so that\nscores differing beyond float32 precision tie, and whose iprec@x truncates\nx·R + 0.9 where 10.0 rounds x·R) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
 	fs.StringVar(&v.Dedup, "dedup", "error", "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	RegisterFormat(fs, &v.Format)
 	fs.StringVar(&v.InputFormat, "input-format", "auto", "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")

@@ -29,15 +29,22 @@ type Sources struct {
 	// ExtraFields lets a run's line have fields after its sixth, ignored
 	// as trec_eval ignores them; rankeval trec_eval sets it.
 	ExtraFields bool
-	// AtolLabels reads the qrels' labels as trec_eval does, with atol
-	// ("0.5" is 0, "1e2" is 1); rankeval trec_eval sets it.
-	AtolLabels bool
 	// StrictLines reads the qrels' lines as trec_eval's reader does
 	// (reader.QrelsFormat.Strict: blank lines and the comments it
 	// misreads are errors), and refuses a NUL byte in a run too, where
 	// trec_eval crashes (reader.RunOptions.RefuseNul); rankeval
 	// trec_eval sets it.
 	StrictLines bool
+}
+
+// QrelsFormat is how the qrels of src read under --profile profile: a
+// trec_eval profile reads each label as trec_eval does, with atol ("2.5"
+// is 2, "0.5" 0, "1e2" 1, "abc" 0: reader.AtolLabel), so that the
+// ordinary command and rankeval trec_eval read one file alike; the other
+// profiles, and none, read it as a number (a label that is not one is an
+// error).
+func (src *Sources) QrelsFormat(profile string) reader.QrelsFormat {
+	return reader.QrelsFormat{Comments: src.Comments, Atol: profiles[profile].atolLabels, Strict: src.StrictLines}
 }
 
 // SourceNames lists the flags RegisterSources defines.

@@ -279,8 +279,9 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 		return nil, err
 	}
 	// Complete only words the note on the judged queries the run lacks:
-	// queries() counts them
-	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, AtolLabels: true, StrictLines: true}
+	// queries() counts them. The labels read with atol, as trec_eval reads
+	// them, under s's trec_eval profile (Sources.QrelsFormat).
+	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, StrictLines: true}
 
 	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
 	sink := &records{ev: ev}

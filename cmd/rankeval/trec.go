@@ -25,7 +25,7 @@ type trecInput struct {
 
 func openTrec(c *config, cfg *pipeline.Config, stderr io.Writer) (*trecInput, error) {
 	start := time.Now()
-	q, err := reader.ReadQrelsAs(c.src.Qrels, reader.QrelsFormat{Comments: c.src.Comments, Atol: c.src.AtolLabels, Strict: c.src.StrictLines})
+	q, err := reader.ReadQrelsAs(c.src.Qrels, c.src.QrelsFormat(c.shared.Profile))
 	if err != nil {
 		return nil, err
 	}

@@ -206,3 +206,44 @@ func TestTrecInputErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestTrecProfileAtolLabels: under --profile trec_eval the qrels' labels
+// read as trec_eval and rankeval trec_eval read them, with C's atol:
+// "0.5" is 0, "1e2" 1, "2.5" 2, "1.9" 1. Read as numbers, they gave q1 an
+// ndcg of 0.6392 and q2 0.9033 (exit 0). The values are what trec_eval
+// 9.0.8 and 10.0 print for the same files (-q -l2 -m ndcg -m map, and
+// the default -l 1); without a profile a label is the number it reads.
+func TestTrecProfileAtolLabels(t *testing.T) {
+	qrels := writeTemp(t, "qrels", "q1 0 d1 0.5\nq1 0 d2 1e2\nq1 0 d3 2.5\nq1 0 d4 2\nq2 0 d1 1.9\nq2 0 d2 3\n")
+	run := writeTemp(t, "run", "q1 Q0 d1 1 4 r\nq1 Q0 d2 2 3 r\nq1 Q0 d3 3 2 r\nq1 Q0 d4 4 1 r\nq2 Q0 d1 1 2 r\nq2 Q0 d2 2 1 r\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"trec_eval -l2", []string{"--profile", "trec_eval", "--rel-threshold", "2"},
+			"ndcg                  \tq1\t0.6625\nmap                   \tq1\t0.4167\n" +
+				"ndcg                  \tq2\t0.7967\nmap                   \tq2\t0.5000\n" +
+				"num_q                 \tall\t2\nndcg                  \tall\t0.7296\nmap                   \tall\t0.4583\n"},
+		{"trec_eval:9.0.8", []string{"--profile", "trec_eval:9.0.8"},
+			"ndcg                  \tq1\t0.6625\nmap                   \tq1\t0.6389\n" +
+				"ndcg                  \tq2\t0.7967\nmap                   \tq2\t1.0000\n" +
+				"num_q                 \tall\t2\nndcg                  \tall\t0.7296\nmap                   \tall\t0.8194\n"},
+		// labels 0.5 100 2.5 2 and 1.9 3, each > 0 relevant, gains linear:
+		// q1's dcg 0.5 + 100/log2(3) + 2.5/2 + 2/log2(5) over 100 +
+		// 2.5/log2(3) + 1 + 0.5/log2(5)
+		{"no profile", []string{"--ties", "trec", "--gain", "linear"},
+			"ndcg                  \tq1\t0.6392\nmap                   \tq1\t1.0000\n" +
+				"ndcg                  \tq2\t0.9033\nmap                   \tq2\t1.0000\n" +
+				"num_q                 \tall\t2\nndcg                  \tall\t0.7713\nmap                   \tall\t1.0000\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--quiet", "--qrels", qrels, "--format", "trec", "--per-query", "-", "-m", "ndcg,map"}, tc.args...)
+			code, out, stderr := cli(t, append(args, run)...)
+			if code != 0 || out != tc.want {
+				t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(tc.want, out))
+			}
+		})
+	}
+}

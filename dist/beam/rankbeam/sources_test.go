@@ -338,3 +338,29 @@ func TestTrecSystems(t *testing.T) {
 		t.Fatalf("per-query records differ:\n%.600s\nrankeval:\n%.600s", got, want)
 	}
 }
+
+// TestTrecAtolLabels: under --profile trec_eval the qrels' labels read as
+// trec_eval reads them, with atol ("0.5" is 0, "1e2" 1, "2.5" 2, "1.9"
+// 1), as rankeval reads them: the summary is what trec_eval 9.0.8 and
+// 10.0 print for the same files with -l 2 (ndcg 0.7296, map 0.4583),
+// where the labels read as numbers gave 0.7713 and 0.5694.
+func TestTrecAtolLabels(t *testing.T) {
+	dir := t.TempDir()
+	qrels, run := filepath.Join(dir, "qrels"), filepath.Join(dir, "run")
+	if err := os.WriteFile(qrels, []byte("q1 0 d1 0.5\nq1 0 d2 1e2\nq1 0 d3 2.5\nq1 0 d4 2\nq2 0 d1 1.9\nq2 0 d2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(run, []byte("q1 Q0 d1 1 4 r\nq1 Q0 d2 2 3 r\nq1 Q0 d3 3 2 r\nq1 Q0 d4 4 1 r\nq2 Q0 d1 1 2 r\nq2 Q0 d2 2 1 r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--qrels", qrels, "--profile", "trec_eval", "--rel-threshold", "2", "-m", "ndcg,map", "--format", "trec"}
+	out := filepath.Join(dir, "summary")
+	runBeam(t, []job{{name: "atol", cfg: launchConfig(t, []string{run}, args...), out: out, shards: 1}})
+	want := "num_q                 \tall\t2\nndcg                  \tall\t0.7296\nmap                   \tall\t0.4583\n"
+	if got := read(t, out); got != want {
+		t.Fatalf("Beam:\n%s\ntrec_eval:\n%s", got, want)
+	}
+	if got := local(t, append([]string{"--quiet"}, append(args, run)...)...); got != want {
+		t.Fatalf("rankeval:\n%s\ntrec_eval:\n%s", got, want)
+	}
+}

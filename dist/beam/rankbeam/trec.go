@@ -13,7 +13,7 @@ import (
 
 // TREC runs with --qrels. The qrels are not a side input, which every
 // worker would hold whole: one step loads them as rankeval does (its
-// checks and messages, reader.ReadQrels) and emits each judged query's
+// checks and messages, reader.ReadQrelsAs) and emits each judged query's
 // judgments keyed by the query id; a CoGroupByKey joins them to the run's
 // rows of that query, and the query is evaluated with its judgments alone
 // (reader.Qrels.SetQuery), by the query unit rankeval's workers use.
@@ -42,7 +42,7 @@ func evaluate(s beam.Scope, cfg Config, chunks, files beam.PCollection) beam.PCo
 	if cfg.Sources.Qrels == "" {
 		return beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, beam.GroupByKey(s.Scope("group"), chunks), side)
 	}
-	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels, Dir: cfg.Dir}, beam.Impulse(s.Scope("qrels-start")))
+	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels, Dir: cfg.Dir, Format: cfg.Sources.QrelsFormat(cfg.Flags.Profile)}, beam.Impulse(s.Scope("qrels-start")))
 	joined := beam.CoGroupByKey(s.Scope("join"), chunks, judged)
 	return beam.ParDo(s.Scope("evaluate"), &joinFn{Cfg: cfg}, joined, side)
 }
@@ -58,10 +58,14 @@ func (c *Config) open(name string, cols reader.Columns, opt reader.Options) (rea
 	return reader.OpenRun(name, &reader.Qrels{}, reader.RunOptions{Options: opt, DeferJoin: true})
 }
 
-// qrelsFn loads the qrels and emits every judged query's judgments. A
-// relative Name is read from Dir, the launcher's working directory, as
-// the inputs are (expandFn).
-type qrelsFn struct{ Name, Dir string }
+// qrelsFn loads the qrels, their lines read as Format says (under a
+// trec_eval profile, labels as trec_eval's atol reads them), and emits
+// every judged query's judgments. A relative Name is read from Dir, the
+// launcher's working directory, as the inputs are (expandFn).
+type qrelsFn struct {
+	Name, Dir string
+	Format    reader.QrelsFormat
+}
 
 func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) (err error) {
 	defer mark(&err)
@@ -69,7 +73,7 @@ func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) (err error
 	if f.Dir != "" && !filepath.IsAbs(name) {
 		name = filepath.Join(f.Dir, name)
 	}
-	q, err := reader.ReadQrels(name)
+	q, err := reader.ReadQrelsAs(name, f.Format)
 	if err != nil {
 		return err
 	}
