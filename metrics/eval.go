@@ -219,6 +219,20 @@ func cutAt(k, n int) int {
 	return k
 }
 
+// Absent writes into out (one value per metric) the values of a query a
+// run lacks (--complete, --missing zero), whose judgments are judged (nil
+// when none are known): each metric's Missing, but num_rel, which is the
+// query's R whether a run ranks it or not, counted as for a ranked query,
+// as trec_eval -c counts it.
+func (e *Evaluator) Absent(judged []float64, out []float64) {
+	for j, m := range e.ms {
+		out[j] = m.Missing()
+		if m.Kind == KindNumRel && judged != nil {
+			out[j] = float64(e.countRel(judged, true))
+		}
+	}
+}
+
 // Eval writes one value per metric into out (len(out) == len(ms));
 // math.NaN() means undefined (left out of means). It reports whether the
 // query is empty (R = 0). Under EmptySkip every non-correlation metric of an

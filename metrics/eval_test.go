@@ -270,3 +270,35 @@ func TestAverageERRPrecision(t *testing.T) {
 func BenchmarkEvalDepth1000(b *testing.B) {
 	benchEval(b, benchDefault, Options{Ties: TiesInput, MaxGrade: 4}, 100, 1000, 1e6)
 }
+
+// TestAbsent: a query a run lacks takes each metric's Missing value, but
+// num_rel, which is the query's R from its judgments (a negative one,
+// -0.0, never counts), as trec_eval -c counts it; 0 when they are unknown.
+func TestAbsent(t *testing.T) {
+	ms := mustParseList(t, []string{"num_rel", "num_rel_ret", "num_ret", "num_q", "map", "gm_map", "kendall"})
+	negative := math.Copysign(0, -1)
+	judged := []float64{2, 1, 0, negative, 3}
+	tests := []struct {
+		name   string
+		o      Options
+		judged []float64
+		numRel float64
+	}{
+		{"label > 0", Options{}, judged, 3},
+		{"threshold 2", Options{RelThreshold: 2, HasThreshold: true}, judged, 2},
+		{"threshold 0, negative judgment left out", Options{HasThreshold: true}, judged, 4},
+		{"judgments unknown", Options{}, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := make([]float64, len(ms))
+			NewEvaluator(ms, tc.o).Absent(tc.judged, out)
+			want := []float64{tc.numRel, 0, 0, 1, 0, math.Log(0.00001), math.NaN()}
+			for j, m := range ms {
+				if !(out[j] == want[j] || math.IsNaN(out[j]) && math.IsNaN(want[j])) {
+					t.Errorf("%s = %v, want %v", m.Name, out[j], want[j])
+				}
+			}
+		})
+	}
+}

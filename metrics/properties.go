@@ -94,7 +94,9 @@ func (m Metric) Ratio() bool { return families[m.Kind].agg == AggRatio }
 // zero, and trec_eval's -c): what an empty ranking scores. It is NaN for
 // the correlations, the click ranks and the interleaving outcome
 // (undefined), 1 for num_q (the query counts) and abandon (nothing
-// clicked), gm_map's logarithm of its floor, and 0 for every other metric.
+// clicked), gm_map's logarithm of its floor, and 0 for every other metric
+// (num_rel too when the query's judgments are unknown: Evaluator.Absent
+// gives its R when they are).
 func (m Metric) Missing() float64 {
 	switch {
 	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick, m.Kind == KindInterleave:

@@ -128,8 +128,9 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	// input's digest: a state, the digests' reader, refuses --complete.
 	if cfg.Unseen != nil {
 		q := newQuery(&cfg, len(logs))
+		u := cfg.Rules.NewUnit(nil)
 		for _, id := range cfg.Unseen() {
-			cfg.Rules.Absent(&q.res)
+			u.Absent([]byte(id), &q.res)
 			q.res.Hash = aggregate.QueryHash([]byte(id))
 			if err := total.Add(&q.res); err != nil {
 				return nil, fmt.Errorf("query %q: %w", id, err)

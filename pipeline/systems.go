@@ -63,7 +63,7 @@ func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64,
 		}
 		res.Missing[s] = g == nil
 		if g == nil {
-			u.r.missingValues(res.Vals[s])
+			u.absentValues(presentID(logs), res.Vals[s])
 			res.Rows[s], res.Empty[s] = 0, false
 			if res.Weight != nil {
 				res.Weight[s], res.Clipped[s] = 0, 0
@@ -108,12 +108,13 @@ func (r *Rules) ClickWeights(res *aggregate.Query) {
 	}
 }
 
-// Absent fills res for a query no log holds that counts all the same: a
-// judged query missing from a TREC run, under --complete (trec_eval's
-// -c). It is 0 for every system, as a query absent from one log is.
-func (r *Rules) Absent(res *aggregate.Query) {
+// Absent fills res for query id, which no log holds but which counts all
+// the same: a judged query missing from a TREC run, under --complete
+// (trec_eval's -c). Every system's values are those of a query absent
+// from its log (absentValues).
+func (u *Unit) Absent(id []byte, res *aggregate.Query) {
 	for s := range res.Vals {
-		r.missingValues(res.Vals[s])
+		u.absentValues(id, res.Vals[s])
 		res.Rows[s], res.Empty[s], res.Missing[s] = 0, false, true
 		if res.Weight != nil {
 			res.Weight[s], res.Clipped[s] = 0, 0
@@ -121,13 +122,27 @@ func (r *Rules) Absent(res *aggregate.Query) {
 	}
 }
 
-// missingValues fills the values of a query absent from a system: what
+// absentValues fills the values of query id absent from a system: what
 // an empty ranking scores (metrics.Metric.Missing: 0 for most, undefined
-// for the correlations, 1 for num_q).
-func (r *Rules) missingValues(vals []float64) {
-	for i, m := range r.Metrics {
-		vals[i] = m.Missing()
+// for the correlations, 1 for num_q), but num_rel, the query's R from its
+// judgments when a qrels file gives them (metrics.Evaluator.Absent).
+func (u *Unit) absentValues(id []byte, vals []float64) {
+	var judged []float64
+	if u.r.Qrels != nil {
+		judged = u.r.Qrels.Judged(id)
 	}
+	u.ev.Absent(judged, vals)
+}
+
+// presentID is the id of the query of the groups logs, nil where a log
+// lacks it.
+func presentID(logs []*Group) []byte {
+	for _, g := range logs {
+		if g != nil {
+			return g.ID
+		}
+	}
+	return nil
 }
 
 // SliceSource returns the group whose slice values are the query's: its

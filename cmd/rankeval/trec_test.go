@@ -247,3 +247,51 @@ func TestTrecProfileAtolLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestTrecProfileCompleteNumRel: under --complete a judged query the run
+// lacks adds its R to num_rel's total, as trec_eval -c counts it (q2's 2
+// relevant documents: 3, where it printed 1), and nothing to num_rel_ret
+// and num_ret; so does a query a --system run lacks under --missing zero,
+// whose num_rel is the same as it is in a run that has it. The values are
+// what trec_eval 9.0.8 and 10.0 print with -c for the same files (r8
+// lacks q2; r9 has both).
+func TestTrecProfileCompleteNumRel(t *testing.T) {
+	qrels := writeTemp(t, "qrels", "q1 0 d1 1\nq2 0 d1 1\nq2 0 d2 1\nq2 0 d3 0\nq2 0 d4 -1\n")
+	r8 := writeTemp(t, "r8", "q1 Q0 d1 1 2 r\nq1 Q0 d9 2 1 r\n")
+	r9 := writeTemp(t, "r9", "q1 Q0 d1 1 2 r\nq2 Q0 d2 1 2 r\nq2 Q0 d3 2 1 r\n")
+	const ms = "num_rel,num_rel_ret,num_ret,map,gm_map"
+	for _, profile := range []string{"trec_eval", "trec_eval:9.0.8"} {
+		t.Run(profile, func(t *testing.T) {
+			code, out, stderr := cli(t, "--quiet", "--qrels", qrels, "--profile", profile, "--complete", "--format", "trec", "-m", ms, r8)
+			want := "num_q                 \tall\t2\nnum_rel               \tall\t3\nnum_rel_ret           \tall\t1\n" +
+				"num_ret               \tall\t2\nmap                   \tall\t0.5000\ngm_map                \tall\t0.0032\n"
+			if code != 0 || out != want {
+				t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(want, out))
+			}
+		})
+	}
+	t.Run("--missing zero", func(t *testing.T) {
+		code, out, stderr := cli(t, "--quiet", "--qrels", qrels, "--profile", "trec_eval", "--system", "a="+r9, "--system", "b="+r8,
+			"--missing", "zero", "--format", "json", "-m", ms)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var got struct {
+			Systems []struct {
+				Name    string
+				Metrics map[string]struct{ Mean float64 }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		// trec_eval -c: r9 3, 2, 3; r8 3, 1, 2
+		want := map[string][3]float64{"a": {3, 2, 3}, "b": {3, 1, 2}}
+		for _, s := range got.Systems {
+			m := s.Metrics
+			if g := [3]float64{m["num_rel"].Mean, m["num_rel_ret"].Mean, m["num_ret"].Mean}; g != want[s.Name] {
+				t.Errorf("%s: num_rel, num_rel_ret, num_ret = %v, want %v", s.Name, g, want[s.Name])
+			}
+		}
+	})
+}

@@ -364,3 +364,28 @@ func TestTrecAtolLabels(t *testing.T) {
 		t.Fatalf("rankeval:\n%s\ntrec_eval:\n%s", got, want)
 	}
 }
+
+// TestTrecCompleteNumRel: under --complete a judged query the run lacks
+// (q2) adds its R to num_rel's total, as trec_eval 9.0.8 and 10.0 -c
+// count it (3, where its 2 relevant documents were left out: 1), and
+// nothing to num_rel_ret and num_ret; rankeval gives the same.
+func TestTrecCompleteNumRel(t *testing.T) {
+	dir := t.TempDir()
+	qrels, run := filepath.Join(dir, "qrels"), filepath.Join(dir, "run")
+	if err := os.WriteFile(qrels, []byte("q1 0 d1 1\nq2 0 d1 1\nq2 0 d2 1\nq2 0 d3 0\nq2 0 d4 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(run, []byte("q1 Q0 d1 1 2 r\nq1 Q0 d9 2 1 r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--qrels", qrels, "--profile", "trec_eval", "--complete", "-m", "num_rel,num_rel_ret,num_ret,map", "--format", "trec"}
+	out := filepath.Join(dir, "summary")
+	runBeam(t, []job{{name: "complete", cfg: launchConfig(t, []string{run}, args...), out: out, shards: 1}})
+	want := "num_q                 \tall\t2\nnum_rel               \tall\t3\nnum_rel_ret           \tall\t1\nnum_ret               \tall\t2\nmap                   \tall\t0.5000\n"
+	if got := read(t, out); got != want {
+		t.Fatalf("Beam:\n%s\ntrec_eval:\n%s", got, want)
+	}
+	if got := local(t, append([]string{"--quiet"}, append(args, run)...)...); got != want {
+		t.Fatalf("rankeval:\n%s\ntrec_eval:\n%s", got, want)
+	}
+}

@@ -102,7 +102,10 @@ func (f *joinFn) ProcessElement(ctx context.Context, id string, runs func(*[]byt
 	if len(chunks) == 0 { // a key from one side at least: judged
 		unseen.Inc(ctx, 1)
 		if f.Cfg.Sources.Complete {
-			f.ev.set.Rules.Absent(&f.ev.res)
+			if err := f.ev.judged.SetQuery(j); err != nil {
+				return err
+			}
+			f.ev.unit.Absent([]byte(id), &f.ev.res)
 			clear(f.ev.dropped)
 			r := f.ev.result(id)
 			r.Unseen = true
