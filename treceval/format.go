@@ -3,8 +3,6 @@ package treceval
 import (
 	"math"
 	"strconv"
-
-	"github.com/rankeval/rankeval/internal/printable"
 )
 
 // trec_eval's lines are printf's: "%-22s\t%s\t%6.4f\n" for a value,
@@ -52,8 +50,10 @@ func cLong(x float64) int64 {
 }
 
 // appendHead appends "%-22s\t%s\t" of a measure's name and a query id,
-// the name after a Z under -Z. The query id is printed as read, but for
-// bytes a terminal would act on.
+// the name after a Z under -Z. The query id is printed as read, byte for
+// byte, as trec_eval prints it (bytes that are not UTF-8 and control
+// characters included): the ordinary command's trec layout quotes such an
+// id (internal/printable), a drop-in prints what trec_eval prints.
 func appendHead(b []byte, z bool, name, qid string) []byte {
 	w := len(b)
 	if z {
@@ -65,7 +65,7 @@ func appendHead(b []byte, z bool, name, qid string) []byte {
 		b = append(b, ' ')
 	}
 	b = append(b, '\t')
-	b = printable.Append(b, qid)
+	b = append(b, qid...)
 	return append(b, '\t')
 }
 

@@ -63,6 +63,12 @@ func TestTrecEvalHostile(t *testing.T) {
 		{"empty run 10.0", "10.0", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"comments only, runid", "10.0", "1 0 a 1\n", "# nothing\n", []string{"-c", "-m", "runid"}, 1, "", "runid would be uninitialised memory"},
 		{"comments only, no runid", "10.0", "1 0 a 1\n", "# nothing\n", []string{"-c", "-m", "num_q"}, 0, "num_q                 \tall\t1\n", ""},
+		// a query id prints as read, byte for byte: not UTF-8, an escape
+		// sequence, quotes (both releases print these bytes)
+		{"query ids printed as read", "9.0.8", "\xe9q 0 d1 1\n\x1b[1mq 0 d1 1\n\"a\" 0 d1 1\n", "\xe9q Q0 d1 1 1 r\n\x1b[1mq Q0 d1 1 1 r\n\"a\" Q0 d1 1 1 r\n",
+			[]string{"-q", "-m", "P.5"}, 0, "P_5                   \t\x1b[1mq\t0.2000\nP_5                   \t\"a\"\t0.2000\nP_5                   \t\xe9q\t0.2000\nP_5                   \tall\t0.2000\n", ""},
+		{"query ids printed as read, relstring", "10.0", "\xe9q 0 d1 1\n", "\xe9q Q0 d1 1 1 r\n",
+			[]string{"-q", "-m", "relstring"}, 0, "relstring             \t\xe9q\t'1'\n", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
