@@ -29,6 +29,10 @@ type Qrels struct {
 	off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
 	labels []float64
 	seen   []atomic.Bool // set by the run readers, possibly several at once
+	// dups holds, read under QrelsFormat.Strict, each query's first
+	// docno judged twice (Duplicate): its two judgments, counted from the
+	// query's first
+	dups map[int32][2]int
 }
 
 // ReadQrels loads a qrels file (plain, gzip or zstd). A docno judged twice
@@ -58,7 +62,9 @@ type QrelsFormat struct {
 	// line after a comment is a judgment whatever it starts with, as
 	// trec_eval 10.0 skips one comment and then reads a judgment; a
 	// comment ending the file (where trec_eval crashes) and a NUL byte
-	// (where it stops reading or runs past its arrays) are errors.
+	// (where it stops reading or runs past its arrays) are errors. A
+	// docno judged twice for a query is kept, not refused: trec_eval
+	// refuses it only in a query it evaluates (Duplicate).
 	Strict bool
 }
 
@@ -68,7 +74,7 @@ func ReadQrelsAs(name string, f QrelsFormat) (*Qrels, error) {
 }
 
 // readQrels reads a large plain file in up to parts pieces at once.
-func readQrels(name string, parts int, comments QrelsFormat) (*Qrels, error) {
+func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -109,10 +115,10 @@ func readQrels(name string, parts int, comments QrelsFormat) (*Qrels, error) {
 	}
 	var seg *qrelsSegment
 	if len(cuts) > 0 {
-		seg, err = parseQrelsParts(f, br, name, size, cuts, est, docLen, comments)
+		seg, err = parseQrelsParts(f, br, name, size, cuts, est, docLen, format)
 	} else {
 		seg = newQrelsArrays(est, docLen, 1).part(0, 0, est, 0, est*docLen)
-		_, err = parseQrels(name, src, 0, seg, comments)
+		_, err = parseQrels(name, src, 0, seg, format)
 	}
 	if err != nil {
 		return nil, err
@@ -157,34 +163,74 @@ func readQrels(name string, parts int, comments QrelsFormat) (*Qrels, error) {
 
 	// trec_eval refuses a docno judged twice for a query. Queries are
 	// independent, so the check is split among the CPUs by query number,
-	// and the lowest query with a duplicate is reported whatever the split.
+	// and the lowest query with a duplicate is reported whatever the split;
+	// under Strict every query's first is kept, for Duplicate.
 	parts = min(parts, max(len(q.labels)/(1<<18), 1))
-	errs := make([]error, parts)
+	// per CPU, in query order: the first duplicate of each query (of the
+	// first query with one, unless Strict)
+	found := make([][]qrelsDup, parts)
 	var wg sync.WaitGroup
 	for w := range parts {
 		wg.Go(func() {
 			var t docTable
-			for qn := w * nq / parts; qn < (w+1)*nq/parts; qn++ {
+			for qn := int32(w * nq / parts); qn < int32((w+1)*nq/parts); qn++ {
 				lo, hi := q.start[qn], q.start[qn+1]
 				t.reset(hi - lo)
 				for k := lo; k < hi; k++ {
 					if prev := t.insert(q, lo, k); prev >= 0 {
-						first, again := qrelsLines(name, q.order[qn], prev-lo, k-lo)
-						errs[w] = fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
-							name, again, q.doc(k), q.order[qn], first, ErrValue)
-						return
+						found[w] = append(found[w], qrelsDup{qn, [2]int{prev - lo, k - lo}})
+						if !format.Strict {
+							return
+						}
+						break
 					}
 				}
 			}
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	for _, ds := range found {
+		for _, d := range ds {
+			if !format.Strict {
+				return nil, q.duplicateError(d.qn, d.at)
+			}
+			if q.dups == nil {
+				q.dups = map[int32][2]int{}
+			}
+			q.dups[d.qn] = d.at
 		}
 	}
 	return q, nil
+}
+
+// Duplicate is the error of the first docno judged twice for query qid
+// (its file and lines), when the qrels were read under
+// QrelsFormat.Strict, which keeps such a query; nil when there is none.
+// (Read otherwise, such qrels are refused.)
+func (q *Qrels) Duplicate(qid string) error {
+	qn, ok := q.index[qid]
+	if !ok {
+		return nil
+	}
+	if at, ok := q.dups[qn]; ok {
+		return q.duplicateError(qn, at)
+	}
+	return nil
+}
+
+// qrelsDup is a docno judged twice for query qn: its judgments at[0] <
+// at[1], counted from the query's first.
+type qrelsDup struct {
+	qn int32
+	at [2]int
+}
+
+// duplicateError is the error of judgments at of query qn, which judge
+// one docno, with their lines.
+func (q *Qrels) duplicateError(qn int32, at [2]int) error {
+	first, again := qrelsLines(q.Name, q.order[qn], at[0], at[1])
+	return fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
+		q.Name, again, q.doc(q.start[qn]+at[1]), q.order[qn], first, ErrValue)
 }
 
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is

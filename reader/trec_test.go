@@ -325,6 +325,48 @@ func TestQrelsDuplicateFirst(t *testing.T) {
 	}
 }
 
+// TestQrelsStrictDuplicates: read as trec_eval's reader reads them
+// (Strict), qrels with a docno judged twice load, every judgment kept
+// (Positive counts both, as trec_eval -c's num_rel does), and Duplicate
+// gives each such query's error, with the lines the plain reading
+// refuses, and nil for the others; in one piece or several.
+func TestQrelsStrictDuplicates(t *testing.T) {
+	var sb strings.Builder
+	const queries, per = 600, 1000 // 600k judgments: the check in several parts
+	for q := range queries {
+		for d := range per {
+			doc := d
+			if (q == 250 || q == 590) && d == per-1 {
+				doc = 3 // judged twice
+			}
+			fmt.Fprintf(&sb, "%d 0 doc%d %d\n", q, doc, d%2)
+		}
+	}
+	path := writeFile(t, "q.txt", []byte(sb.String()))
+	for _, parts := range []int{1, 4} {
+		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
+			q, err := readQrels(path, parts, QrelsFormat{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Judgments() != queries*per || q.Positive() != queries*per/2 {
+				t.Fatalf("%d judgments, %d above 0; want %d and %d", q.Judgments(), q.Positive(), queries*per, queries*per/2)
+			}
+			for _, qn := range []int{250, 590} {
+				want := fmt.Sprintf(`:%d: docno "doc3" judged twice for query "%d" (first at line %d)`, qn*per+per, qn, qn*per+4)
+				if err := q.Duplicate(strconv.Itoa(qn)); !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
+					t.Errorf("query %d: err = %v, want %q", qn, err, want)
+				}
+			}
+			for _, id := range []string{"0", "249", "251", "599", "nope"} {
+				if err := q.Duplicate(id); err != nil {
+					t.Errorf("query %s: %v", id, err)
+				}
+			}
+		})
+	}
+}
+
 // TestQrelsSplit loads qrels in 2, 3 and 5 pieces (the threshold lowered)
 // and in one piece: the same judgments, order and errors, line numbers included.
 func TestQrelsSplit(t *testing.T) {

@@ -51,6 +51,19 @@ func (ev *evaluated) highLevel(a *trecEvalArgs) error {
 	return nil
 }
 
+// formsRanking is the first measure asked for, in trec_eval's table, that
+// forms the ranking's judgments (te_form_res_rels: all but runid and
+// num_q), whose name trec_eval's "Can't calculate measure" gives when
+// they cannot be formed; "" when none is.
+func (ev *evaluated) formsRanking() string {
+	for _, m := range ev.sel.marked {
+		if m != runidMeasure && m != numQ {
+			return m.name
+		}
+	}
+	return ""
+}
+
 // negativeOnly is the error trec_eval stops with, or the crash rankeval
 // refuses, for the queries qs of a's qrels as trec_eval evaluates them,
 // or nil.
@@ -61,13 +74,7 @@ func (ev *evaluated) negativeOnly(a *trecEvalArgs, qs []query) error {
 	if err := ev.highLevel(a); err != nil {
 		return err
 	}
-	forms := ""
-	for _, m := range ev.sel.marked {
-		if m != runidMeasure && m != numQ {
-			forms = m.name
-			break
-		}
-	}
+	forms := ev.formsRanking()
 	if forms == "" {
 		return nil
 	}

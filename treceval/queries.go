@@ -44,6 +44,7 @@ func (ev *evaluated) queries(ctx context.Context, a *trecEvalArgs) ([]query, err
 	slices.Sort(ids)
 	var qs []query
 	var lacking []int // the queries of qs the run lacks (-c)
+	forms := ev.formsRanking()
 	for _, id := range ids {
 		if a.debugQuery != "" && id != a.debugQuery {
 			continue
@@ -54,6 +55,11 @@ func (ev *evaluated) queries(ctx context.Context, a *trecEvalArgs) ([]query, err
 				return nil, fmt.Errorf("%s: trec_eval: result qid '%s' not found in qrels (trec_eval 10.0 stops here; --release 9.0.8 skips the query, -c counts it)", a.run, id)
 			}
 			lacking = append(lacking, len(qs))
+		}
+		// a docno judged twice: trec_eval stops at the first query it
+		// forms the judgments of that has one, and reads no other's
+		if err := ev.qrels.Duplicate(id); err != nil && forms != "" {
+			return nil, fmt.Errorf("%w: trec_eval stops at this query (Can't calculate measure '%s')", err, forms)
 		}
 		qs = append(qs, query{id, v})
 	}

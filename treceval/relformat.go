@@ -46,6 +46,10 @@ func (r relJudged) Positive() int { return 0 }
 // Judged is what the measures over qrels read of a query.
 func (r relJudged) Judged([]byte) []float64 { return nil }
 
+// Duplicate is nil: the families' readers refuse a document judged twice
+// as trec_eval's do.
+func (r relJudged) Duplicate(string) error { return nil }
+
 // checkFormat refuses a measure of another -R format than a's (trec_eval
 // stops at its first query: "Can't calculate measure"); runid and num_q
 // go with any.

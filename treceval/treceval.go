@@ -262,12 +262,14 @@ type evaluated struct {
 // judgments are what trec_eval's loop over the queries reads of the
 // judgments file: its queries (IDs, in file order; Queries counts them),
 // every judgment above 0 (Positive, num_rel's total under -c), and the
-// judgments of a query (Judged, for the measures over qrels).
+// judgments of a query (Judged, for the measures over qrels; Duplicate,
+// a docno it judges twice, which qrels keep until the query is evaluated).
 type judgments interface {
 	IDs() []string
 	Queries() int
 	Positive() int
 	Judged(qid []byte) []float64
+	Duplicate(qid string) error
 }
 
 // evaluateQrels runs the ordinary pipeline over run under the trec_eval

@@ -13,6 +13,7 @@ import (
 // trec_eval crashes or prints uninitialised memory, rankeval's refusal.
 func TestTrecEvalHostile(t *testing.T) {
 	const twoQueries = "1 Q0 a 1 1 t\n2 Q0 b 1 1 t\n"
+	const dupQrels = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\nq2 0 d1 1\nq2 0 d3 2\n" // q2 judges d1 twice
 	tests := []struct {
 		name        string
 		release     string
@@ -63,6 +64,21 @@ func TestTrecEvalHostile(t *testing.T) {
 		{"empty run 10.0", "10.0", "1 0 a 1\n", "", []string{"-c", "-m", "P.5"}, 1, "", "Cannot read results file"},
 		{"comments only, runid", "10.0", "1 0 a 1\n", "# nothing\n", []string{"-c", "-m", "runid"}, 1, "", "runid would be uninitialised memory"},
 		{"comments only, no runid", "10.0", "1 0 a 1\n", "# nothing\n", []string{"-c", "-m", "num_q"}, 0, "num_q                 \tall\t1\n", ""},
+		// a docno judged twice: trec_eval refuses it in a query it forms
+		// the judgments of, and reads no other's; 9.0.8 -c counts its
+		// judgments above 0 in num_rel (q2: 3)
+		{"judged twice, a query the run lacks", "9.0.8", dupQrels, "q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n", []string{"-q", "-m", "num_rel", "-m", "map"}, 0,
+			"num_rel               \tq1\t1\nmap                   \tq1\t1.0000\nnum_rel               \tall\t1\nmap                   \tall\t1.0000\n", ""},
+		{"judged twice, a query the run lacks, -c", "9.0.8", dupQrels, "q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n", []string{"-c", "-q", "-m", "num_rel", "-m", "map", "-m", "num_q"}, 0,
+			"num_rel               \tq1\t1\nmap                   \tq1\t1.0000\nnum_q                 \tall\t2\nnum_rel               \tall\t4\nmap                   \tall\t0.5000\n", ""},
+		{"judged twice, -c evaluates it", "10.0", dupQrels, "q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n", []string{"-c", "-m", "num_rel"}, 1,
+			"", `qrels:4: docno "d1" judged twice for query "q2" (first at line 3)`},
+		{"judged twice, -D another query", "10.0", dupQrels, "q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n", []string{"-q", "-D", "0.q1", "-m", "num_rel"}, 0,
+			"num_rel               \tq1\t1\nnum_rel               \tall\t1\n", ""},
+		{"judged twice, the run names it", "9.0.8", dupQrels, "q2 Q0 d1 1 2 r\nq2 Q0 d3 2 1 r\n", []string{"-m", "map"}, 1,
+			"", "Can't calculate measure 'map'"},
+		{"judged twice, the run names it, num_q only", "9.0.8", dupQrels, "q2 Q0 d1 1 2 r\nq2 Q0 d3 2 1 r\n", []string{"-m", "num_q"}, 0,
+			"num_q                 \tall\t1\n", ""},
 		// a query id prints as read, byte for byte: not UTF-8, an escape
 		// sequence, quotes (both releases print these bytes)
 		{"query ids printed as read", "9.0.8", "\xe9q 0 d1 1\n\x1b[1mq 0 d1 1\n\"a\" 0 d1 1\n", "\xe9q Q0 d1 1 1 r\n\x1b[1mq Q0 d1 1 1 r\n\"a\" Q0 d1 1 1 r\n",
