@@ -46,6 +46,12 @@ func TestTrecEvalHostile(t *testing.T) {
 			"relstring             \t1\t'0102'\nndcg                  \t1\t0.5672\nndcg                  \tall\t0.5672\n", ""},
 		{"labels as atol reads them, qrels_jg", "10.0", "1 0 a 0.5\n1 0 b 1e2\n", "1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n",
 			[]string{"-R", "qrels_jg", "-m", "P_avgjg.1"}, 0, "P_avgjg_1             \tall\t0.0000\n", ""},
+		// G's log2 of a negative cost (a gain map gives the judged-below-0
+		// documents more gain than the ideal ranking has) is C's -nan, on
+		// every machine; both releases print these lines
+		{"G of a negative cost is -nan", "10.0", "1 0 d1 -1\n1 0 d2 -2\n1 0 d5 1\n2 0 d3 1\n",
+			"1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n1 Q0 d5 3 0.5 r\n2 Q0 d3 1 1.0 r\n", []string{"-q", "-m", "G.-1=5,-2=7"}, 0,
+			"G_-1=5,-2=7           \t1\t  -nan\nG_-1=5,-2=7           \t2\t1.0000\nG_-1=5,-2=7           \tall\t  -nan\n", ""},
 		// the count of documents per level trec_eval allocates fails or
 		// not with the machine
 		{"huge label", "10.0", "1 0 a 1\n1 0 b 99999999999\n", twoQueries, []string{"-c", "-m", "P.5"}, 1, "", "judgment 99999999999 is above 1048576"},
