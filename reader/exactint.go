@@ -71,20 +71,13 @@ func inexactScoreText(t []byte, v float64) string {
 	return inexactMessage(x.String(), v)
 }
 
-// isIntegerText says whether t is an optional sign and digits.
+// isIntegerText says whether t is an optional sign and digits: JSON's
+// integers (isInteger) and a CSV field's "+7".
 func isIntegerText(t []byte) bool {
-	if len(t) > 0 && (t[0] == '-' || t[0] == '+') {
+	if len(t) > 1 && t[0] == '+' && t[1] != '-' {
 		t = t[1:]
 	}
-	if len(t) == 0 {
-		return false
-	}
-	for _, c := range t {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+	return isInteger(t)
 }
 
 // inexactMessage says that the integer score text is not a float64,
