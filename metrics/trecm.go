@@ -1,6 +1,10 @@
 package metrics
 
-import "math"
+import (
+	"math"
+
+	"github.com/rankeval/rankeval/internal/pmath"
+)
 
 // trec_eval's own measures (SPEC §7) that the sweep's sums cannot give:
 // the counts, bpref, interpolated precision and judged@k. They are
@@ -213,9 +217,9 @@ func (e *Evaluator) iprecAt(l *List, n, relRet int, ip []iprecCut, out []float64
 // 10.0's lround(x * num_rel) (halves away from zero). 11pt_avg uses it too.
 func IPrecRels(x float64, nRel int, round bool) int {
 	if round {
-		return int(math.Round(x * float64(nRel)))
+		return int(pmath.CLong(math.Round(x * float64(nRel))))
 	}
-	return int(float64(x*float64(nRel)) + 0.9)
+	return int(pmath.CLong(float64(x*float64(nRel)) + 0.9))
 }
 
 // elevenPointLevels are 11pt_avg's recall levels, trec_eval's literals.

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -237,5 +238,39 @@ func TestIPrecBelowZero(t *testing.T) {
 				t.Fatalf("iprec at %v = %v, want %v", tc.level, out[0], tc.want)
 			}
 		})
+	}
+}
+
+// TestCutsOutOfRange: a recall level or Rprec_mult whose cut x·R is past
+// int64's range or NaN (iprec_at_recall.1e300, Rprec_mult.inf, which
+// trec_eval takes) cuts where trec_eval's (long) and lround put it on
+// amd64, the least int64, on every machine: iprec is the best precision of
+// the ranking (the cut of recall 0), Rprec_mult 0. A saturating
+// conversion (arm64's) put the cut past every row, iprec 0 and Rprec_mult
+// R/2^63.
+func TestCutsOutOfRange(t *testing.T) {
+	l := List{
+		Score:  []float64{3, 2, 1},
+		Label:  []float64{0, 1, 1},
+		Status: []Judgment{Judged, Judged, Judged},
+		Judged: []float64{0, 1, 1, 1},
+		Doc:    [][]byte{[]byte("a"), []byte("b"), []byte("c")},
+	}
+	for _, x := range []float64{1e300, math.Inf(1), math.Inf(-1), math.NaN(), 1e19, -1e19} {
+		for _, round := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v round %v", x, round), func(t *testing.T) {
+				if got := IPrecRels(x, 2, round); got != math.MinInt64 {
+					t.Fatalf("IPrecRels(%v, 2) = %d, want %d", x, got, math.MinInt64)
+				}
+				o := DefaultOptions()
+				o.Ties, o.Empty, o.IPrecRound = TiesTrec, EmptyZero, round
+				o.HasThreshold, o.RelThreshold = true, 1
+				out := []float64{0, 0}
+				NewEvaluator([]Metric{{Kind: KindIPrec, Level: x}, {Kind: KindRprecMult, Level: x}}, o).Eval(&l, out)
+				if out[0] != 2.0/3 || out[1] != 0 {
+					t.Fatalf("iprec, Rprec_mult at %v = %v, %v; want %v, 0", x, out[0], out[1], 2.0/3)
+				}
+			})
+		}
 	}
 }

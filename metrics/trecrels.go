@@ -218,7 +218,7 @@ func (t *trecRels) infAP() float64 {
 // where it meets the cut, 0 when it runs out of relevant documents
 // first: the relevant documents above the cut, over the cut.)
 func (t *trecRels) rprecMult(x float64) float64 {
-	cut := int64(float64(x*float64(t.numRel)) + 0.9)
+	cut := pmath.CLong(float64(x*float64(t.numRel)) + 0.9)
 	if cut > int64(t.numRet) {
 		return float64(t.numRelRet) / float64(cut)
 	}

@@ -3,6 +3,8 @@ package treceval
 import (
 	"math"
 	"strconv"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // trec_eval's lines are printf's: "%-22s\t%s\t%6.4f\n" for a value,
@@ -40,14 +42,8 @@ func cFixed(x float64, prec, width int) string {
 // riscv64 and s390x (their default NaN: positive, quiet, no payload).
 const invalidNaN = 0x7ff8000000000000
 
-// cLong is C's (long) x: truncated toward 0; x86's "integer indefinite",
-// the least long, when x is NaN or out of range.
-func cLong(x float64) int64 {
-	if !(x > -9223372036854775809.0 && x < 9223372036854775808.0) {
-		return math.MinInt64
-	}
-	return int64(x)
-}
+// cLong is C's (long) x as trec_eval computes it on amd64 (pmath.CLong).
+func cLong(x float64) int64 { return pmath.CLong(x) }
 
 // appendHead appends "%-22s\t%s\t" of a measure's name and a query id,
 // the name after a Z under -Z. The query id is printed as read, byte for

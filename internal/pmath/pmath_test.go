@@ -262,3 +262,22 @@ func TestInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestCLong: C's (long) as amd64 computes it, on every machine.
+func TestCLong(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want int64
+	}{
+		{2.9, 2}, {-2.9, -2}, {0, 0}, {-0.5, 0},
+		{9223372036854774784, 9223372036854774784}, {-9223372036854775808, math.MinInt64},
+		{9223372036854775808, math.MinInt64}, {1e300, math.MinInt64}, {-1e300, math.MinInt64},
+		{math.Inf(1), math.MinInt64}, {math.Inf(-1), math.MinInt64}, {math.NaN(), math.MinInt64},
+	} {
+		t.Run(fmt.Sprint(tc.x), func(t *testing.T) {
+			if got := CLong(tc.x); got != tc.want {
+				t.Fatalf("CLong(%v) = %d, want %d", tc.x, got, tc.want)
+			}
+		})
+	}
+}
