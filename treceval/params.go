@@ -50,11 +50,20 @@ func cAtol(s string) int64 {
 
 // cAtof is C's atof: the longest prefix (after blanks) that strtod reads
 // as a number, decimal or hexadecimal, inf or nan; 0 when there is none.
+// A nan keeps its sign, as glibc's strtod keeps it ("-nan" has the sign
+// bit set, and prints -nan); its bits otherwise are Go's NaN, which C's
+// printf prints as an input's nan (cFixed).
 func cAtof(s string) float64 {
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
 	num, hexNoExp := floatPrefix(s)
 	if num == "" {
 		return 0
+	}
+	if n := strings.TrimLeft(num, "+-"); strings.EqualFold(n, "nan") {
+		if num[0] == '-' {
+			return -math.NaN()
+		}
+		return math.NaN()
 	}
 	if hexNoExp { // strtod takes 0x1.8; Go's ParseFloat wants its p0
 		num += "p0"

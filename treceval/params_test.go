@@ -3,6 +3,7 @@ package treceval
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,9 @@ func TestCNumbers(t *testing.T) {
 		{"inf", 0, math.Inf(1), false},
 		{"-Infinity", 0, math.Inf(-1), false},
 		{"nan", 0, 0, true},
+		{"-nan", 0, 0, true},
+		{"+NaN", 0, 0, true},
+		{"-nan(123)", 0, 0, true},
 		{"99999999999999999999", math.MaxInt64, 1e20, false},
 		{"-99999999999999999999", math.MinInt64, -1e20, false},
 		{"1_000", 1, 1, false},
@@ -42,6 +46,9 @@ func TestCNumbers(t *testing.T) {
 		got := cAtof(tc.s)
 		if tc.fNaN && !math.IsNaN(got) || !tc.fNaN && got != tc.f {
 			t.Errorf("atof(%q) = %v, want %v", tc.s, got, tc.f)
+		}
+		if minus := strings.HasPrefix(strings.TrimSpace(tc.s), "-"); math.Signbit(got) != minus && got != 0 {
+			t.Errorf("atof(%q) = %v: the sign bit is %v", tc.s, got, !minus)
 		}
 	}
 }

@@ -192,7 +192,7 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 		if !a.perQuery {
 			for i, s := range slots {
 				if s >= 0 {
-					sums[i] += q.vals[s]
+					sums[i] = cAccum(sums[i], q.vals[s])
 				}
 			}
 			continue
@@ -204,7 +204,7 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 			if s >= 0 {
 				x = q.vals[s]
 			}
-			sums[i] += x
+			sums[i] = cAccum(sums[i], x)
 			switch v.rule {
 			case ruleMean:
 				b = appendValue(b, z != nil, v.name, q.id, x, false)
@@ -261,6 +261,19 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// cAccum is sum + v as trec_eval's summary adds a query's value (the
+// value loaded, the sum added to it, on amd64): a NaN v is the result,
+// whatever sum is, else a NaN sum is. The sign of the NaN prints ("nan" or
+// "-nan"), and which of two NaNs an addition returns depends on the order
+// of its operands, which the compiler picks per architecture: so the
+// choice is made here, the same on every machine.
+func cAccum(sum, v float64) float64 {
+	if v != v {
+		return v
+	}
+	return sum + v
 }
 
 // appendRelstring appends relstring's line: "%-22s\t%s\t'%s'", one

@@ -249,3 +249,37 @@ func TestTrecEvalLeftoverLevels(t *testing.T) {
 		})
 	}
 }
+
+// TestTrecEvalZscoresNaN: -Z reads a mean or stddev of nan, -nan, +nan or
+// inf as glibc's atof does (a signed NaN keeps its sign), and the summary
+// adds a query's NaN as trec_eval does on amd64 (a NaN value is the sum,
+// whatever the sum before it), on every machine. The want is what both
+// releases printed (trec_eval 9.0.8, tag v9.0.8, and 10.0, commit f425365)
+// for the same files; rankeval read -nan as 0 (-1000000.0000 and 0.0000)
+// and summed the NaNs in the compiler's order (arm64's all line differed).
+func TestTrecEvalZscoresNaN(t *testing.T) {
+	const want = "Zmap                   \t1\t   nan\nZP_5                   \t1\t  -nan\n" +
+		"Zmap                   \t2\t  -nan\nZP_5                   \t2\t   nan\n" +
+		"Zmap                   \t3\t4.5000\nZP_5                   \t3\t  -inf\n" +
+		"Zmap                   \tall\t  -nan\nZP_5                   \tall\t   nan\n"
+	dir := t.TempDir()
+	files := map[string]string{
+		"qrels": "1 0 a 1\n1 0 b 0\n2 0 a 1\n3 0 c 1\n",
+		"run":   "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 b 1 2 t\n2 Q0 a 2 1 t\n3 Q0 c 1 1 t\n",
+		"zs":    "1 P_5 0.1 -nan\n1 map 0.5 +nan\n2 P_5 nan 0.1\n2 map 0.5 -NaN\n3 P_5 inf 2\n3 map 0.1 0.2\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, release := range []string{"9.0.8", "10.0"} {
+		t.Run(release, func(t *testing.T) {
+			code, out, stderr := cli(t, "trec_eval", "--release", release, "-q", "-m", "P.5", "-m", "map",
+				"-Z", filepath.Join(dir, "zs"), filepath.Join(dir, "qrels"), filepath.Join(dir, "run"))
+			if code != 0 || out != want {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and %q", code, out, stderr, want)
+			}
+		})
+	}
+}
