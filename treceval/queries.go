@@ -211,7 +211,11 @@ func (ev *evaluated) write(w *bufio.Writer, a *trecEvalArgs, qs []query, z *zsco
 			case ruleCount, ruleNumRel:
 				b = appendValue(b, z != nil, v.name, q.id, x, true)
 			case ruleString:
-				b = appendRelstring(b, v.name, q.id, q.vals[s:s+len(v.metrics)])
+				var codes []float64 // none for n <= 0 (relstring.0): ''
+				if s >= 0 {
+					codes = q.vals[s : s+len(v.metrics)]
+				}
+				b = appendRelstring(b, v.name, q.id, codes)
 			}
 		}
 		if _, err := w.Write(b); err != nil {

@@ -89,6 +89,13 @@ func TestTrecEvalHostile(t *testing.T) {
 		// sequence, quotes (both releases print these bytes)
 		{"query ids printed as read", "9.0.8", "\xe9q 0 d1 1\n\x1b[1mq 0 d1 1\n\"a\" 0 d1 1\n", "\xe9q Q0 d1 1 1 r\n\x1b[1mq Q0 d1 1 1 r\n\"a\" Q0 d1 1 1 r\n",
 			[]string{"-q", "-m", "P.5"}, 0, "P_5                   \t\x1b[1mq\t0.2000\nP_5                   \t\"a\"\t0.2000\nP_5                   \t\xe9q\t0.2000\nP_5                   \tall\t0.2000\n", ""},
+		// relstring.n for n <= 0 (0, -3, or past a long's range, which
+		// (long) makes the least long) spells no judgment
+		{"relstring of no judgments", "9.0.8", "1 0 a 1\n2 0 b 1\n", "1 Q0 a 1 1 t\n2 Q0 b 1 1 t\n",
+			[]string{"-q", "-m", "relstring.0", "-m", "P.5"}, 0,
+			"P_5                   \t1\t0.2000\nrelstring_0           \t1\t''\nP_5                   \t2\t0.2000\nrelstring_0           \t2\t''\nP_5                   \tall\t0.2000\n", ""},
+		{"relstring past a long's range", "10.0", "1 0 a 1\n", "1 Q0 a 1 1 t\n",
+			[]string{"-q", "-m", "relstring.9223372036854775807"}, 0, "relstring_9223372036854775807\t1\t''\n", ""},
 		{"query ids printed as read, relstring", "10.0", "\xe9q 0 d1 1\n", "\xe9q Q0 d1 1 1 r\n",
 			[]string{"-q", "-m", "relstring"}, 0, "relstring             \t\xe9q\t'1'\n", ""},
 	}
