@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -33,9 +34,27 @@ func GainParam(pairs []GainPair) string {
 		}
 		b = strconv.AppendInt(b, p.Level, 10)
 		b = append(b, '=')
-		b = strconv.AppendFloat(b, p.Gain, 'g', -1, 64)
+		b = appendParamFloat(b, p.Gain)
 	}
 	return string(b)
+}
+
+// appendParamFloat appends x as parseParamFloat reads it back: a NaN with
+// its sign ("-NaN" for one with the sign bit set, which C prints -nan),
+// the others as strconv writes them.
+func appendParamFloat(b []byte, x float64) []byte {
+	if x != x && math.Signbit(x) {
+		return append(b, "-NaN"...)
+	}
+	return strconv.AppendFloat(b, x, 'g', -1, 64)
+}
+
+// parseParamFloat reads a number appendParamFloat wrote.
+func parseParamFloat(s string) (float64, error) {
+	if s == "-NaN" {
+		return -math.NaN(), nil
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // FloatsParam is the Param of a list of numbers (utility's coefficients,
@@ -46,7 +65,7 @@ func FloatsParam(xs []float64) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendFloat(b, x, 'g', -1, 64)
+		b = appendParamFloat(b, x)
 	}
 	return string(b)
 }
@@ -77,7 +96,7 @@ func readParam(m Metric) (trecParam, error) {
 		for _, it := range strings.Split(m.Param, ",") {
 			l, g, ok := strings.Cut(it, "=")
 			level, err1 := strconv.ParseInt(l, 10, 64)
-			gain, err2 := strconv.ParseFloat(g, 64)
+			gain, err2 := parseParamFloat(g)
 			if !ok || err1 != nil || err2 != nil {
 				return p, fmt.Errorf("%s: gain table %q: %w", m.Name, m.Param, ErrBadParam)
 			}
@@ -91,7 +110,7 @@ func readParam(m Metric) (trecParam, error) {
 			p.floats = elevenPointLevels
 		default:
 			for _, it := range strings.Split(m.Param, ",") {
-				x, err := strconv.ParseFloat(it, 64)
+				x, err := parseParamFloat(it)
 				if err != nil {
 					return p, fmt.Errorf("%s: %q: %w", m.Name, m.Param, ErrBadParam)
 				}

@@ -161,8 +161,10 @@ func (e *Evaluator) trecValue(j int, m *Metric) float64 {
 		c := e.par[j].floats
 		a, b := float64(t.numRelRet), float64(t.numRet-t.numRelRet)
 		cc, d := float64(t.numRel-t.numRelRet), float64(e.o.NumDocs+int64(t.numRelRet-t.numRet-t.numRel))
-		// float64() rounds each product, as C does: no fused multiply-add
-		return float64(float64(float64(c[0]*a)+float64(c[1]*b))+float64(c[2]*cc)) + float64(c[3]*d)
+		// float64() rounds each product, as C does: no fused multiply-add;
+		// of two NaNs, trec_eval's sum on amd64 keeps the first two
+		// terms' over the later ones, and the last term's over the rest
+		return nanFirst(float64(c[3]*d), nanFirst(nanFirst(float64(c[0]*a), float64(c[1]*b)), float64(c[2]*cc)))
 	case KindBinG:
 		return t.binG(e)
 	case KindUnj:
@@ -227,6 +229,17 @@ func (t *trecRels) rprecMult(x float64) float64 {
 		return 0
 	}
 	return float64(above) / float64(cut)
+}
+
+// nanFirst is x + y, x when both are NaN: which NaN an addition returns
+// (its sign prints, nan or -nan) is the first operand's on amd64, and on
+// arm64 whichever operand the compiler put first, so the order is chosen
+// here, as trec_eval's compiled code has it on amd64.
+func nanFirst(x, y float64) float64 {
+	if x != x {
+		return x
+	}
+	return x + y
 }
 
 // binG is m_binG.c's (its walk adds at the relevant documents only).

@@ -95,3 +95,44 @@ func TestMsortGains(t *testing.T) {
 		}
 	}
 }
+
+// TestUtilityNaN: utility's coefficients keep a NaN's sign through Param,
+// and of two NaN terms its sum keeps the one trec_eval's does on amd64
+// (the first two terms' over the third's, the fourth's over the rest):
+// the sign prints (nan or -nan), and was the compiler's choice per
+// architecture, or lost in Param. The wants are both releases' outputs
+// for utility.p1,p2,p3,p4 with these signs.
+func TestUtilityNaN(t *testing.T) {
+	l := List{
+		Score:  []float64{3, 2, 1},
+		Label:  []float64{0, 1, 1},
+		Status: []Judgment{Judged, Judged, Judged},
+		Judged: []float64{0, 1, 1, 1},
+		Doc:    [][]byte{[]byte("a"), []byte("b"), []byte("c")},
+	}
+	nan, neg := math.NaN(), -math.NaN()
+	for _, tc := range []struct {
+		name  string
+		c     []float64
+		minus bool // the result prints -nan
+	}{
+		{"nan,-nan,0,0", []float64{nan, neg, 0, 0}, false},
+		{"-nan,nan,0,0", []float64{neg, nan, 0, 0}, true},
+		{"0,-nan,nan,0", []float64{0, neg, nan, 0}, true},
+		{"0,0,nan,-nan", []float64{0, 0, nan, neg}, true},
+		{"0,0,-nan,nan", []float64{0, 0, neg, nan}, false},
+		{"nan,0,-nan,0", []float64{nan, 0, neg, 0}, false},
+		{"-nan,0,0,nan", []float64{neg, 0, 0, nan}, false},
+		{"-nan,0,0,0", []float64{neg, 0, 0, 0}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.HasThreshold, o.RelThreshold, o.Ties, o.NumDocs = true, 1, TiesTrec, 100
+			out := []float64{0}
+			NewEvaluator([]Metric{{Kind: KindUtility, Param: FloatsParam(tc.c)}}, o).Eval(&l, out)
+			if !math.IsNaN(out[0]) || math.Signbit(out[0]) != tc.minus {
+				t.Fatalf("utility %v: %v (sign bit %v), want NaN with sign bit %v", tc.c, out[0], math.Signbit(out[0]), tc.minus)
+			}
+		})
+	}
+}
