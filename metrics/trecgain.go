@@ -131,14 +131,22 @@ func cmpGain(a, b *relGain) int {
 	return int(d)
 }
 
-// msortGains sorts g as glibc's qsort does for a small array, a top-down
-// merge sort (msort_with_tmp), by cmpGain: gains less than 1 apart compare
-// equal, so the order trec_eval sees is this algorithm's, not an order of
-// the gains. tmp is scratch space, returned for reuse.
-func msortGains(g, tmp []relGain) []relGain {
-	tmp = grow(tmp, len(g))
-	var sort func(b []relGain)
-	sort = func(b []relGain) {
+// msortGains sorts g as glibc's qsort does for a small array (Msort), by
+// cmpGain: gains less than 1 apart compare equal, so the order trec_eval
+// sees is this algorithm's, not an order of the gains. tmp is scratch
+// space, returned for reuse.
+func msortGains(g, tmp []relGain) []relGain { return Msort(g, tmp, cmpGain) }
+
+// Msort sorts s as glibc's qsort does for a small array, a top-down merge
+// sort (msort_with_tmp: halves of n/2 and the rest, the left's element
+// first unless cmp says it is greater), by cmp. For a comparison that is
+// not an order (trec_eval's comp_double, to which a NaN equals everything;
+// cmpGain) the result is this algorithm's, as trec_eval sees it. tmp is
+// scratch space, returned for reuse.
+func Msort[T any](s, tmp []T, cmp func(a, b *T) int) []T {
+	tmp = grow(tmp, len(s))
+	var sort func(b []T)
+	sort = func(b []T) {
 		n := len(b)
 		if n <= 1 {
 			return
@@ -149,7 +157,7 @@ func msortGains(g, tmp []relGain) []relGain {
 		sort(b2)
 		t := tmp[:0]
 		for len(b1) > 0 && len(b2) > 0 {
-			if cmpGain(&b1[0], &b2[0]) <= 0 {
+			if cmp(&b1[0], &b2[0]) <= 0 {
 				t, b1 = append(t, b1[0]), b1[1:]
 			} else {
 				t, b2 = append(t, b2[0]), b2[1:]
@@ -158,7 +166,7 @@ func msortGains(g, tmp []relGain) []relGain {
 		t = append(t, b1...)
 		copy(b, t) // b2's rest is in place
 	}
-	sort(g)
+	sort(s)
 	return tmp
 }
 

@@ -167,15 +167,26 @@ func doubleCutoffs(param string) ([]float64, error) {
 	for _, it := range strings.Split(param, ",") {
 		cuts = append(cuts, cAtof(it))
 	}
-	// comp_double: a NaN (-m P.nan) compares equal to everything; it
-	// sorts first here
-	slices.Sort(cuts)
+	// qsort by comp_double, to which a NaN (-m iprec_at_recall.nan)
+	// equals everything: where it ends up is glibc's merge sort's doing
+	metrics.Msort(cuts, nil, compDouble)
 	for i := 1; i < len(cuts); i++ {
 		if cuts[i-1] == cuts[i] {
 			return nil, paramError("duplicate cutoffs detected")
 		}
 	}
 	return cuts, nil
+}
+
+// compDouble is meas_init.c's comp_double.
+func compDouble(a, b *float64) int {
+	switch {
+	case *a < *b:
+		return -1
+	case *a > *b:
+		return 1
+	}
+	return 0
 }
 
 // doubleParams is get_double_params: reals, atof each, in order.

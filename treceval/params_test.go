@@ -3,6 +3,7 @@ package treceval
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -144,5 +145,33 @@ func TestCFormat(t *testing.T) {
 	}
 	if got := string(appendValue(nil, false, "num_q", "all", 3, true)); got != "num_q                 \tall\t3\n" {
 		t.Errorf("a count: %q", got)
+	}
+}
+
+// TestDoubleCutoffsNaN: real cutoffs sort as trec_eval's qsort (glibc's
+// merge sort) sorts them by comp_double, to which a NaN equals everything:
+// the NaN stays where that sort leaves it (trec_eval -m
+// iprec_at_recall.0.25,nan prints the 0.25 line first), not first.
+func TestDoubleCutoffsNaN(t *testing.T) {
+	for _, tc := range []struct {
+		param string
+		want  []string
+	}{
+		{"0.25,nan", []string{"0.25", "NaN"}},
+		{"nan,0.25", []string{"NaN", "0.25"}},
+		{"0.5,nan,0.25", []string{"0.5", "NaN", "0.25"}},
+		{"0.3,nan,0.1,nan,0.2", []string{"0.1", "0.3", "NaN", "NaN", "0.2"}}, // as trec_eval prints them
+		{"0.3,0.1,0.2", []string{"0.1", "0.2", "0.3"}},
+	} {
+		t.Run(tc.param, func(t *testing.T) {
+			cuts, err := doubleCutoffs(tc.param)
+			var got []string
+			for _, x := range cuts {
+				got = append(got, strconv.FormatFloat(x, 'g', -1, 64))
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Fatalf("doubleCutoffs(%q) = %v, %v; want %v", tc.param, got, err, tc.want)
+			}
+		})
 	}
 }
