@@ -1,6 +1,7 @@
 package treceval
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/rankeval/rankeval/metrics"
@@ -67,6 +68,9 @@ func realCutoffs(name string, k metrics.Kind, def ...float64) initFunc {
 			if cuts, err = doubleCutoffs(param); err != nil {
 				return nil, err
 			}
+			if err := walkableCutoffs(name, cuts); err != nil {
+				return nil, err
+			}
 		}
 		var vals []value
 		for _, x := range cuts {
@@ -77,6 +81,27 @@ func realCutoffs(name string, k metrics.Kind, def ...float64) initFunc {
 		}
 		return vals, nil
 	}
+}
+
+// maxRealCutoff bounds a real cutoff x of several: x·R stays within a
+// long for any R below 2^31.
+const maxRealCutoff = 1 << 32
+
+// walkableCutoffs refuses, among several real cutoffs, one that is NaN or
+// so large that x·R leaves a long's range: trec_eval computes all of a
+// measure's cutoffs in one walk down the ranking, which never meets such a
+// cut, and the values it prints for the cutoffs before it are then those
+// of another cutoff. One such cutoff alone is evaluated as trec_eval does.
+func walkableCutoffs(name string, cuts []float64) error {
+	if len(cuts) < 2 {
+		return nil
+	}
+	for _, x := range cuts {
+		if !(math.Abs(x) < maxRealCutoff) {
+			return paramError("%s: cutoff %g among others: trec_eval's values for the other cutoffs then depend on the order of its walk; give it alone", name, x)
+		}
+	}
+	return nil
 }
 
 // named is a measure's value name under parameters: name_PARAM as typed

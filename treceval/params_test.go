@@ -175,3 +175,33 @@ func TestDoubleCutoffsNaN(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkableCutoffs: among several real cutoffs, one trec_eval's walk
+// never meets (NaN, infinite, or x·R past a long) is refused, since
+// trec_eval then prints another cutoff's values for the ones before it
+// (Rprec_mult.1e300,0.2: 0.0000 for Rprec_mult_0.20 on quicktest's 301,
+// where its value is 0.2211); alone it is evaluated.
+func TestWalkableCutoffs(t *testing.T) {
+	for _, tc := range []struct {
+		m       *measure
+		param   string
+		refused bool
+	}{
+		{iprecAtRecall, "0.25,nan", true},
+		{iprecAtRecall, "1e300,0.2", true},
+		{rprecMult, "inf,0.2", true},
+		{rprecMult, "0.2,-1e19", true},
+		{rprecMultAvgJG, "0.2,4294967296", true},
+		{rprecMult, "0.2,4294967295", false},
+		{iprecAtRecall, "nan", false},
+		{rprecMult, "1e300", false},
+		{iprecAtRecall, "0.1,0.5,1.5,-1", false},
+	} {
+		t.Run(tc.m.name+"."+tc.param, func(t *testing.T) {
+			_, err := tc.m.init(nil, tc.param)
+			if refused := err != nil && strings.Contains(err.Error(), "among others"); refused != tc.refused {
+				t.Fatalf("init(%q): %v, want refused %v", tc.param, err, tc.refused)
+			}
+		})
+	}
+}
