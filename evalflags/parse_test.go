@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/rankeval/rankeval/config"
 )
 
 func TestParseFlagsAnywhere(t *testing.T) {
@@ -17,17 +19,18 @@ func TestParseFlagsAnywhere(t *testing.T) {
 	}{
 		{"flags first", []string{"-m", "map", "--quiet", "a", "b"}, []string{"a", "b"}, "map", "", true},
 		{"flags after inputs", []string{"a", "-m", "ndcg@10", "b", "--quiet"}, []string{"a", "b"}, "ndcg@10", "", true},
-		{"value that looks like a flag", []string{"--output", "-", "a"}, []string{"a"}, DefaultMetrics, "-", false},
+		{"value that looks like a flag", []string{"--output", "-", "a"}, []string{"a"}, config.DefaultMetrics, "-", false},
 		{"value with =", []string{"a", "--metrics=p@5", "--output=x"}, []string{"a"}, "p@5", "x", false},
-		{"standard input", []string{"-", "--quiet"}, []string{"-"}, DefaultMetrics, "", true},
-		{"-- ends flags", []string{"--quiet", "--", "-odd", "--metrics"}, []string{"-odd", "--metrics"}, DefaultMetrics, "", true},
-		{"none", nil, nil, DefaultMetrics, "", false},
+		{"standard input", []string{"-", "--quiet"}, []string{"-"}, config.DefaultMetrics, "", true},
+		{"-- ends flags", []string{"--quiet", "--", "-odd", "--metrics"}, []string{"-odd", "--metrics"}, config.DefaultMetrics, "", true},
+		{"none", nil, nil, config.DefaultMetrics, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			v := Register(fs)
+			v := config.Default()
+			Register(fs, &v)
 			out := fs.String("output", "", "")
 			quiet := fs.Bool("quiet", false, "")
 			pos, err := Parse(fs, tc.args)
@@ -41,7 +44,7 @@ func TestParseFlagsAnywhere(t *testing.T) {
 	}
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	Register(fs)
+	Register(fs, new(config.Config))
 	if _, err := Parse(fs, []string{"a", "--nope"}); err == nil {
 		t.Fatal("an unknown flag after an input was accepted")
 	}

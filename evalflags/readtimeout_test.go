@@ -8,14 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rankeval/rankeval/config"
+
 	"github.com/rankeval/rankeval/objstore"
 )
 
 // TestReadTimeout: --read-timeout is one of the shared flags, defaults to
-// objstore's default, travels in Values (to a distributed run's workers)
+// objstore's default, travels in Config (to a distributed run's workers)
 // and is refused when not above 0.
 func TestReadTimeout(t *testing.T) {
-	t.Cleanup(func() { objstore.SetReadTimeout(0) })
 	tests := []struct {
 		args []string
 		want time.Duration
@@ -31,13 +32,14 @@ func TestReadTimeout(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			v := Register(fs)
+			v := config.Default()
+			f := Register(fs, &v)
 			if _, err := Parse(fs, tc.args); err != nil {
 				t.Fatal(err)
 			}
-			_, err := v.Finish(fs)
+			err := f.Finish()
 			if tc.err != "" {
-				if !errors.Is(err, ErrUsage) || err.Error() != tc.err+", such as 60s or 5m" {
+				if !errors.Is(err, config.ErrUsage) || err.Error() != tc.err+", such as 60s or 5m" {
 					t.Fatalf("err = %v, want a usage error %q", err, tc.err)
 				}
 				return

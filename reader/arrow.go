@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
@@ -169,7 +170,7 @@ func newArrowStream(name string, br *bufio.Reader, closer func() error, cols Col
 		sr.Release()
 		return nil, err
 	}
-	units := &arrowStreamUnits{name: name, sr: sr}
+	units := &recordUnits{name: name, rr: sr, release: true}
 	loc := &locator{name: name, unit: "record batch"}
 	return startColumnar(name, loc, -1, []unitReader{units}, cols, opt, ipcWhere(name), func() error {
 		units.close()
@@ -177,24 +178,30 @@ func newArrowStream(name string, br *bufio.Reader, closer func() error, cols Col
 	}), nil
 }
 
-type arrowStreamUnits struct {
+// recordUnits hands out the record batches of a stream (an IPC stream's
+// reader, or any RecordReader) in order: batch u is unit u because the
+// only decoder asks for units in order.
+type recordUnits struct {
 	name string
-	sr   *ipc.Reader
-	once sync.Once
+	rr   array.RecordReader
+	// release says the units own rr: close releases it, once (the decoder
+	// calls close when it stops, and Close again in case it never ran).
+	release bool
+	once    sync.Once
 }
 
-// read reads the next record batch of the stream, which is unit u because
-// the only decoder asks for units in order.
-func (a *arrowStreamUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
-	if !a.sr.Next() {
-		if err := a.sr.Err(); err != nil {
-			return false, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
+func (r *recordUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
+	if !r.rr.Next() {
+		if err := r.rr.Err(); err != nil {
+			return false, fmt.Errorf("%s: record batch %d: %v: %w", r.name, u, err, ErrFormat)
 		}
 		return false, nil
 	}
-	return true, emit(a.sr.RecordBatch())
+	return true, emit(r.rr.RecordBatch())
 }
 
-// close releases the stream reader; the decoder calls it when it stops and
-// Close calls it again in case the decoder never ran.
-func (a *arrowStreamUnits) close() { a.once.Do(a.sr.Release) }
+func (r *recordUnits) close() {
+	if r.release {
+		r.once.Do(r.rr.Release)
+	}
+}

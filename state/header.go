@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -138,9 +138,9 @@ func headerOf(r *summary.Run, ds []InputDigest, undigested bool) header {
 // decodeHeader reads the header of a state of version v and rebuilds the
 // run that wrote it, the layout its aggregate must have, and the inputs it
 // was made from (none of version 1, which recorded none). A state is
-// hostile input: the
-// header is read back into the command line that made it and resolved by
-// evalflags, whose checks every rankeval command applies to its flags
+// hostile input: the header is read back into the settings (config.Config)
+// that made it and resolved by config, whose checks every rankeval
+// command applies to its settings
 // (metric names and cutoffs, conventions, columns, systems, slice columns,
 // bootstrap size); the run rebuilt must then encode to the very bytes
 // read, so that a field unknown, repeated, spelt otherwise or at odds with
@@ -203,17 +203,17 @@ func (h *header) digests(v uint64) ([]InputDigest, error) {
 
 // layout is the aggregate's layout of a run with --state (which evaluates
 // the report's curves and their histograms), as pipeline makes it.
-func layout(run *summary.Run, s *evalflags.Settings) *aggregate.Layout {
+func layout(run *summary.Run, s *config.Settings) *aggregate.Layout {
 	cfg := pipeline.Config{Rules: s.Rules, Analysis: pipeline.Analysis{Core: len(run.Metrics), Bootstrap: s.Bootstrap, Hist: true,
 		Compare: s.Compare}}
 	cfg.Rules.Metrics = run.Evaluated()
 	return cfg.Layout()
 }
 
-// run resolves the command line the header describes, as a run with
-// --state did.
-func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
-	v := evalflags.Values{Metrics: joinNames(h.Metrics), Ties: h.Ties, Gain: h.Gain, MaxGrade: h.MaxGrade, Empty: h.Empty,
+// run resolves the settings the header describes, as a run with --state
+// did.
+func (h *header) run() (*summary.Run, *config.Settings, error) {
+	v := config.Config{Metrics: joinNames(h.Metrics), Ties: h.Ties, Gain: h.Gain, MaxGrade: h.MaxGrade, Empty: h.Empty,
 		Profile: h.Profile, Dedup: h.Dedup, Format: "json", InputFormat: "auto", MaxGroupRows: pipeline.DefaultMaxGroupRows,
 		Columns: reader.Columns{Query: h.Columns.Query, Doc: h.Columns.Doc, Label: h.Columns.Label, Rank: h.Columns.Rank,
 			Score: strings.Join(append([]string{h.Columns.Score}, h.Columns.ExtraScore...), ",")},
@@ -223,11 +223,11 @@ func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
 		v.RelThreshold = strconv.FormatFloat(*h.RelThreshold, 'g', -1, 64)
 	}
 	if h.IPS != nil {
-		v.Clicks = evalflags.ClickValues{PropensityCol: h.IPS.PropensityCol, PositionCol: h.IPS.PositionCol,
+		v.Clicks = config.Clicks{PropensityCol: h.IPS.PropensityCol, PositionCol: h.IPS.PositionCol,
 			PositionBias: h.IPS.PositionBias, PropensityClip: h.IPS.Clip}
 	}
 	if h.Teams != nil {
-		v.Teams = evalflags.TeamValues{TeamCol: h.Teams.Col, Teams: h.Teams.A + "," + h.Teams.B}
+		v.Teams = config.Teams{TeamCol: h.Teams.Col, Teams: h.Teams.A + "," + h.Teams.B}
 	}
 	if len(h.Slices) == 0 {
 		v.MaxSlices = pipeline.DefaultMaxSlices // not recorded without slices
@@ -236,7 +236,7 @@ func (h *header) run() (*summary.Run, *evalflags.Settings, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	src := evalflags.Sources{Qrels: h.Qrels, Complete: h.Complete, Missing: "error"}
+	src := config.Sources{Qrels: h.Qrels, Complete: h.Complete, Missing: "error"}
 	if h.Missing != "" { // the systems were --system logs
 		src.Missing = h.Missing
 		for _, name := range h.Systems {

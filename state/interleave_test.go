@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
@@ -16,9 +16,9 @@ import (
 // position --team-col team --teams prod,cand --by market, over 30
 // impressions of outcomes +1, −1, 0 and none (no click) in turn.
 func interleaveState(t testing.TB) *State {
-	v := evalflags.Values{Metrics: "interleave,ctr", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
+	v := config.Config{Metrics: "interleave,ctr", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
 		Format: "json", InputFormat: "auto", MaxGroupRows: 1000, Columns: reader.Columns{Query: "q", Label: "click", Rank: "position"},
-		By: "market", MaxSlices: 100, Teams: evalflags.TeamValues{TeamCol: "team", Teams: "prod,cand"}}
+		By: "market", MaxSlices: 100, Teams: config.Teams{TeamCol: "team", Teams: "prod,cand"}}
 	s, err := v.Resolve()
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
@@ -25,7 +25,7 @@ import (
 // a,b --by market --max-slices 100 --bootstrap 40 --state, its run
 // resolved as the CLI resolves it: two systems, three slices.
 func testState(t testing.TB) *State {
-	v := evalflags.Values{Metrics: "map,ndcg@10,kendall", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
+	v := config.Config{Metrics: "map,ndcg@10,kendall", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
 		Format: "json", InputFormat: "auto", MaxGroupRows: 1000, Columns: reader.Columns{Query: "q", Doc: "d", Score: "a,b", Label: "l"},
 		By: "market", MaxSlices: 100, Bootstrap: 40}
 	s, err := v.Resolve()
@@ -448,10 +448,10 @@ func TestMismatchDefault(t *testing.T) {
 // ipsState is a state of IPS estimates: a propensity model recorded in
 // the header, click weights and a ratio metric in the aggregate.
 func ipsState(t testing.TB, clip float64) *State {
-	v := evalflags.Values{Metrics: "ips_dcg@10,snips_dcg@10,abandon", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
+	v := config.Config{Metrics: "ips_dcg@10,snips_dcg@10,abandon", Ties: "input", Gain: "exp", MaxGrade: 4, Empty: "skip", Dedup: "error",
 		Format: "json", InputFormat: "auto", MaxGroupRows: 1000, Columns: reader.Columns{Query: "q", Doc: "d", Score: "a,b", Label: "l"},
 		By: "market", MaxSlices: 100, Bootstrap: 40,
-		Clicks: evalflags.ClickValues{PositionCol: "pos", PositionBias: "table:1,0.5,0.25", PropensityClip: clip}}
+		Clicks: config.Clicks{PositionCol: "pos", PositionBias: "table:1,0.5,0.25", PropensityClip: clip}}
 	s, err := v.Resolve()
 	if err != nil {
 		t.Fatal(err)

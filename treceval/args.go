@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 )
 
 // trecEvalArgs is trec_eval's command line, read.
@@ -18,7 +18,7 @@ type trecEvalArgs struct {
 	measures                                        []string // -m arguments, in order
 	relFormat, resultsFormat, zscores               string
 	qrels, run                                      string
-	release                                         string // evalflags.TrecReleases
+	release                                         string // config.TrecReleases
 }
 
 // trecEvalLong are trec_eval's long options and their short ones.
@@ -78,7 +78,7 @@ var ErrVersion = errors.New("trec_eval version asked")
 // front of args: rankeval's own choice, before trec_eval's arguments, so
 // that trec_eval's getopt never sees it.
 func splitRelease(args []string) (string, []string, error) {
-	release := evalflags.TrecReleases[0]
+	release := config.TrecReleases[0]
 	if len(args) > 0 && (args[0] == "--release" || strings.HasPrefix(args[0], "--release=")) {
 		var ok bool
 		if release, ok = strings.CutPrefix(args[0], "--release="); ok {
@@ -86,10 +86,10 @@ func splitRelease(args []string) (string, []string, error) {
 		} else if len(args) > 1 {
 			release, args = args[1], args[2:]
 		} else {
-			return "", nil, trecUsagef("trec_eval: --release needs a release: %s", strings.Join(evalflags.TrecReleases, " or "))
+			return "", nil, trecUsagef("trec_eval: --release needs a release: %s", strings.Join(config.TrecReleases, " or "))
 		}
-		if !slices.Contains(evalflags.TrecReleases, release) {
-			return "", nil, trecUsagef("trec_eval: --release %q: want %s", release, strings.Join(evalflags.TrecReleases, " or "))
+		if !slices.Contains(config.TrecReleases, release) {
+			return "", nil, trecUsagef("trec_eval: --release %q: want %s", release, strings.Join(config.TrecReleases, " or "))
 		}
 	}
 	return release, args, nil

@@ -3,7 +3,7 @@ package treceval
 import (
 	"fmt"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -80,7 +80,7 @@ func readJG(a *trecEvalArgs) (jgFile, error) {
 
 // jgFamily reads the qrels_jg file of a and readies the measures of sel,
 // whose metrics each group's judgments are evaluated with under s.
-func jgFamily(a *trecEvalArgs, sel *selection, s *evalflags.Settings) (*relFamily, error) {
+func jgFamily(a *trecEvalArgs, sel *selection, s *config.Settings) (*relFamily, error) {
 	f, err := readJG(a)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -28,7 +27,8 @@ import (
 	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/internal/engine"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -94,16 +94,11 @@ prefs_avgjg_imp. With -R qrels_jg: runid num_q map_avgjg P_avgjg
 Rprec_mult_avgjg. Exit status: 0 ok, 1 input error, 2 usage error.
 `
 
-// Evaluate is the ordinary command's evaluation of one TREC run: the
-// pipeline over run against the qrels of src, under s, handing each
-// query to pq; unsorted groups the run's lines by query first. It returns
-// the qrels read.
-type Evaluate func(ctx context.Context, s *evalflags.Settings, src *evalflags.Sources, run string,
-	pq pipeline.PerQuery, unsorted bool) (*reader.Qrels, error)
-
-// Main is rankeval trec_eval: args are what follows "trec_eval" on the
-// command line.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate Evaluate) (err error) {
+// Run is rankeval trec_eval: args are what follows "trec_eval" on the
+// command line; stdin is read for a run named "-". It evaluates the run
+// with the ordinary command's engine under the trec_eval profile of the
+// release asked for.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	a, err := parseTrecEvalArgs(args)
 	if err != nil {
 		return err
@@ -137,7 +132,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 		// trec_eval maps the run into memory, and an empty file is none
 		return fmt.Errorf("%s: trec_eval.get_results: Cannot read results file '%s' (the run is empty)", a.run, a.run)
 	}
-	run, cleanup, err := runFile(a)
+	run, cleanup, err := runFile(a, stdin)
 	if err != nil {
 		return err
 	}
@@ -156,7 +151,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, evaluate
 	}
 	var ev *evaluated
 	if a.relFormat == "qrels" {
-		ev, err = evaluateQrels(ctx, a, sel, run, evaluate)
+		ev, err = evaluateQrels(ctx, a, sel, run, stderr)
 	} else {
 		ev, err = evaluateRel(ctx, a, sel, run)
 	}
@@ -204,7 +199,7 @@ func (r *renamed) Unwrap() error { return r.err }
 // pipe copied to a temporary file first, since the run is read twice (its
 // last line's tag is the runid; a shuffled run is read again grouped by
 // query). cleanup removes the copy.
-func runFile(a *trecEvalArgs) (string, func(), error) {
+func runFile(a *trecEvalArgs, stdin io.Reader) (string, func(), error) {
 	if reader.Rereadable(a.run) {
 		return a.run, func() {}, nil
 	}
@@ -212,7 +207,7 @@ func runFile(a *trecEvalArgs) (string, func(), error) {
 		// it maps the file into memory, which a pipe is not
 		return "", nil, fmt.Errorf("trec_eval.get_results: Cannot read results file '%s' (trec_eval 9.0.8 reads a run from a file only; 10.0 from standard input or a pipe too)", a.run)
 	}
-	var src io.Reader = os.Stdin
+	src := stdin
 	if a.run != reader.Stdin {
 		f, err := os.Open(a.run)
 		if err != nil {
@@ -245,7 +240,7 @@ func runFile(a *trecEvalArgs) (string, func(), error) {
 // trec_eval 10.0's bogus ranking.
 type evaluated struct {
 	sel   *selection
-	s     *evalflags.Settings
+	s     *config.Settings
 	qrels judgments
 	// join and run are the qrels as the pipeline joins them and the run
 	// read (over qrels only), for leftover
@@ -275,7 +270,7 @@ type judgments interface {
 // evaluateQrels runs the ordinary pipeline over run under the trec_eval
 // profile of a's release, with the selection's metrics and trec_eval's
 // options, collecting every query's values.
-func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run string, evaluate Evaluate) (*evaluated, error) {
+func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run string, stderr io.Writer) (*evaluated, error) {
 	s, err := settings(a, sel)
 	if err != nil {
 		return nil, err
@@ -283,18 +278,18 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 	// Complete only words the note on the judged queries the run lacks:
 	// queries() counts them. The labels read with atol, as trec_eval reads
 	// them, under s's trec_eval profile (Sources.QrelsFormat).
-	src := &evalflags.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, StrictLines: true}
+	src := config.Sources{Qrels: a.qrels, Missing: "error", Complete: a.complete, Comments: a.comments(), ExtraFields: true, StrictLines: true}
 
 	ev := &evaluated{sel: sel, s: s, numVals: len(sel.metrics)}
 	sink := &records{ev: ev}
 	pq := pipeline.PerQuery{W: sink, Format: encodeQuery, Only: true}
-	qrels, err := evaluate(ctx, s, src, run, pq, false)
+	qrels, err := evaluate(ctx, s, src, run, pq, false, stderr)
 	if errors.Is(err, pipeline.ErrReappear) {
 		// trec_eval sorts the run itself: read it again, grouping by query
 		ev.ids, ev.vals = nil, nil
 		sink = &records{ev: ev}
 		pq.W = sink
-		qrels, err = evaluate(ctx, s, src, run, pq, true)
+		qrels, err = evaluate(ctx, s, src, run, pq, true, stderr)
 	}
 	if err != nil {
 		return nil, err
@@ -309,17 +304,16 @@ func evaluateQrels(ctx context.Context, a *trecEvalArgs, sel *selection, run str
 // settings are the ordinary command's settings under the trec_eval
 // profile of a's release, with the selection's metrics and trec_eval's
 // options.
-func settings(a *trecEvalArgs, sel *selection) (*evalflags.Settings, error) {
-	// the ordinary flags, as a user would give them, so that every default
-	// and the profile's conventions are rankeval's own
-	fs := flag.NewFlagSet("trec_eval", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	vals := evalflags.Register(fs)
-	if err := fs.Parse([]string{"--profile", "trec_eval:" + a.release, "--format", "trec",
-		"--rel-threshold", strconv.FormatInt(a.level, 10), "--metrics", "num_q"}); err != nil {
+func settings(a *trecEvalArgs, sel *selection) (*config.Settings, error) {
+	// the ordinary settings, as a user would give them, so that every
+	// default and the profile's conventions are rankeval's own
+	c := config.Default()
+	c.Profile, c.Format, c.Metrics = "trec_eval:"+a.release, "trec", "num_q"
+	c.RelThreshold = strconv.FormatInt(a.level, 10)
+	if err := c.ApplyProfile(func(setting string) bool { return setting == "rel-threshold" }); err != nil {
 		return nil, err
 	}
-	s, err := vals.Finish(fs)
+	s, err := c.Resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +326,23 @@ func settings(a *trecEvalArgs, sel *selection) (*evalflags.Settings, error) {
 	o.NoEmpty = true
 	o.NumDocs = a.numDocs
 	return s, nil
+}
+
+// evaluate is the ordinary command's evaluation of one TREC run: the
+// engine over run against the qrels of src, under s, quiet but for what
+// the join left out (on stderr), handing each query to pq; unsorted
+// groups the run's lines by query first. It returns the qrels read.
+func evaluate(ctx context.Context, s *config.Settings, src config.Sources, run string, pq pipeline.PerQuery, unsorted bool, stderr io.Writer) (*reader.Qrels, error) {
+	r := config.DefaultRun()
+	r.Quiet, r.Unsorted = true, unsorted
+	sum := s.Summary()
+	src.Describe(&sum, []string{run}, nil)
+	out, err := engine.Evaluate(ctx, engine.Job{Settings: s, Sources: src, Run: r, Summary: &sum,
+		Logs: [][]engine.Input{engine.Paths([]string{run})}, PerQuery: pq, Log: stderr, Command: "rankeval"})
+	if err != nil {
+		return nil, err
+	}
+	return out.Qrels, nil
 }
 
 // encodeQuery is a query's record: its id's length and bytes, then its

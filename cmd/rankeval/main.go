@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/summary"
 	"github.com/rankeval/rankeval/treceval"
 )
@@ -94,7 +94,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &tu):
 		fmt.Fprintln(stderr, "Run 'rankeval trec_eval -h' for usage.")
 		return exitUsage
-	case errors.As(err, &u), errors.Is(err, evalflags.ErrUsage):
+	case errors.As(err, &u), errors.Is(err, config.ErrUsage):
 		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
 		return exitUsage
 	case errors.Is(err, summary.ErrGateFailed):

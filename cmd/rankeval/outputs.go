@@ -3,8 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/rankeval/rankeval/state"
-	"github.com/rankeval/rankeval/summary"
+	"github.com/rankeval/rankeval"
 )
 
 // outputs are the files a run writes besides standard output: the
@@ -46,29 +45,24 @@ func (o *outputs) abort() {
 }
 
 // finish renders r in format to the summary's place, writes the report and
-// the state st (when asked), commits them with more (the per-query file),
+// the state (when asked), commits them with more (the per-query file),
 // and returns the gates' verdict.
-func (o *outputs) finish(r *summary.Results, format string, st *state.State, more ...*atomicFile) error {
-	body := r.Format(format)
+func (o *outputs) finish(r *rankeval.Results, format string, more ...*atomicFile) error {
 	if o.report != nil {
 		if err := r.WriteReport(o.report); err != nil {
 			return err
 		}
 	}
 	if o.state != nil {
-		b, err := st.AppendBinary(nil)
-		if err != nil {
-			return err
-		}
-		if _, err := o.state.Write(b); err != nil {
+		if err := r.WriteState(o.state); err != nil {
 			return err
 		}
 	}
+	var w io.Writer = o.stdout
 	if o.summary != nil {
-		if _, err := o.summary.Write(body); err != nil {
-			return err
-		}
-	} else if _, err := o.stdout.Write(body); err != nil {
+		w = o.summary
+	}
+	if err := r.Write(w, format); err != nil {
 		return err
 	}
 	for _, a := range append([]*atomicFile{o.summary, o.report, o.state}, more...) {
@@ -78,5 +72,5 @@ func (o *outputs) finish(r *summary.Results, format string, st *state.State, mor
 			}
 		}
 	}
-	return r.Run.Gates.Err()
+	return r.Err()
 }

@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader"
@@ -112,7 +113,7 @@ func gen(args []string, stderr io.Writer) error {
 		return usage("the --*-col flags name the fields of the -from log: give -from")
 	}
 	evalflags.FinishColumns(fs, &cols)
-	if scores := evalflags.SplitList(cols.Score); len(scores) > 1 {
+	if scores := config.SplitList(cols.Score); len(scores) > 1 {
 		if len(scores) > 2 {
 			return usage(fmt.Sprintf("--score-col %q: gen writes at most two score columns (score, score_b)", cols.Score))
 		}

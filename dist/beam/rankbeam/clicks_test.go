@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
+
 	"github.com/rankeval/rankeval/internal/synth"
 )
 
@@ -53,22 +54,22 @@ func TestClickParity(t *testing.T) {
 	var checks []check
 	for _, tc := range []struct {
 		name string
-		set  func(v *evalflags.Values)
+		set  func(v *config.Config)
 		args []string
 	}{
-		{"column", func(v *evalflags.Values) {
+		{"column", func(v *config.Config) {
 			v.Clicks.PropensityCol = "propensity"
 			v.Permutations, v.Seed = 100, 4
 		}, []string{"--propensity-col", "propensity", "--permutations", "100", "--seed", "4"}},
-		{"model", func(v *evalflags.Values) {
+		{"model", func(v *config.Config) {
 			v.Clicks.PositionCol, v.Clicks.PositionBias, v.Clicks.PropensityClip = "position", "pow:1", 0.2
 			v.Ties = "average"
 		}, []string{"--position-col", "position", "--position-bias", "pow:1", "--propensity-clip", "0.2", "--ties", "average"}},
 	} {
 		cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-		cfg.Flags.By, cfg.Flags.Bootstrap = "market", 50
-		cfg.Flags.Columns.Score = "score,score_b"
-		tc.set(&cfg.Flags)
+		cfg.By, cfg.Bootstrap = "market", 50
+		cfg.Columns.Score = "score,score_b"
+		tc.set(&cfg.Config)
 		ck := check{name: tc.name, out: filepath.Join(dir, tc.name+".json"), pq: filepath.Join(dir, tc.name+".pq"),
 			args: append([]string{"--quiet", "--format", "json", "-m", ms, "--by", "market", "--bootstrap", "50",
 				"--score-col", "score,score_b"}, tc.args...)}
@@ -85,9 +86,9 @@ func TestClickParity(t *testing.T) {
 	}
 	stateArgs := []string{"-m", ms, "--score-col", "score,score_b", "--by", "market", "--position-col", "position", "--position-bias", "pow:1"}
 	cfg := beamConfig([]string{day1}, ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.Flags.Columns.Score, cfg.Flags.By = "score,score_b", "market"
-	cfg.Flags.Clicks.PositionCol, cfg.Flags.Clicks.PositionBias = "position", "pow:1"
-	cfg.State = filepath.Join(dir, "day1.state")
+	cfg.Columns.Score, cfg.By = "score,score_b", "market"
+	cfg.Clicks.PositionCol, cfg.Clicks.PositionBias = "position", "pow:1"
+	cfg.Outputs.State = filepath.Join(dir, "day1.state")
 	jobs = append(jobs, job{name: "day1", cfg: cfg, out: filepath.Join(dir, "day1.json")})
 
 	runBeam(t, jobs)

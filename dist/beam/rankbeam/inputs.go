@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -58,7 +58,7 @@ type expandFn struct {
 	ReadTimeout time.Duration
 }
 
-func (f *expandFn) Setup() error { return evalflags.ApplyReadTimeout(f.ReadTimeout) }
+func (f *expandFn) Setup() error { return config.ApplyReadTimeout(f.ReadTimeout) }
 
 func (f *expandFn) ProcessElement(_ []byte, emit func(File)) (err error) {
 	defer mark(&err)

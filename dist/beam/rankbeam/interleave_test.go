@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
+
 	"github.com/rankeval/rankeval/internal/synth"
 )
 
@@ -19,16 +20,16 @@ func TestInterleaveParity(t *testing.T) {
 	rows := shuffledQueries(13, synth.NewInterleaveSim(13, synth.InterleaveConfig{Impressions: 4000, Docs: 10, Eta: 1, NoiseA: 1.2, NoiseB: 0.8}))
 	paths := writeParts(t, dir, rows, []string{"a.jsonl", "b.parquet", "c.csv.zst"}, synth.Options{RowGroup: 900})
 	ms := "interleave,clicks@3,abandon,ndcg@5"
-	flags := func(v *evalflags.Values) {
+	flags := func(v *config.Config) {
 		v.Columns.Score, v.Columns.Rank = "", "position"
-		v.Teams = evalflags.TeamValues{TeamCol: "team", Teams: "A,B"}
+		v.Teams = config.Teams{TeamCol: "team", Teams: "A,B"}
 		v.By = "market"
 	}
 	args := []string{"-m", ms, "--rank-col", "position", "--team-col", "team", "--teams", "A,B", "--by", "market"}
 
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-	flags(&cfg.Flags)
-	cfg.Flags.Bootstrap = 50
+	flags(&cfg.Config)
+	cfg.Bootstrap = 50
 	out, pq := filepath.Join(dir, "beam.json"), filepath.Join(dir, "beam.pq")
 	jobs := []job{{name: "whole", cfg: cfg, out: out, perQuery: pq, shards: 1}}
 	// a day's state from Beam, the other's from rankeval
@@ -40,8 +41,8 @@ func TestInterleaveParity(t *testing.T) {
 		}
 	}
 	scfg := beamConfig([]string{day1}, ms, "input", "exp", "skip", 4, nil, "json")
-	flags(&scfg.Flags)
-	scfg.State = filepath.Join(dir, "day1.state")
+	flags(&scfg.Config)
+	scfg.Outputs.State = filepath.Join(dir, "day1.state")
 	jobs = append(jobs, job{name: "day1", cfg: scfg, out: filepath.Join(dir, "day1.json")})
 	runBeam(t, jobs)
 

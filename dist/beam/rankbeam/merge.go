@@ -104,7 +104,7 @@ func (p *Partial) slice(key []string) int {
 type MergeFn struct {
 	Layout aggregate.Layout // the run's, for empty accumulators
 	// Digests keeps each input file's digest of the queries whose first
-	// row it holds, for the state (Config.State), as rankeval does.
+	// row it holds, for the state (Config.Outputs.State), as rankeval does.
 	Digests bool
 }
 

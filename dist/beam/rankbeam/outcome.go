@@ -1,7 +1,6 @@
 package rankbeam
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,7 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -52,10 +51,10 @@ var (
 	unjudgedQueries = beam.NewCounter(JoinNamespace, unjudgedQueriesName)
 	unjudgedRows    = beam.NewCounter(JoinNamespace, unjudgedRowsName)
 	unseen          = beam.NewCounter(JoinNamespace, unseenName)
-	joinCounts      = map[string]func(*evalflags.Left) *int64{
-		unjudgedQueriesName: func(l *evalflags.Left) *int64 { return &l.UnjudgedQueries },
-		unjudgedRowsName:    func(l *evalflags.Left) *int64 { return &l.UnjudgedRows },
-		unseenName:          func(l *evalflags.Left) *int64 { return &l.Unseen },
+	joinCounts      = map[string]func(*config.Left) *int64{
+		unjudgedQueriesName: func(l *config.Left) *int64 { return &l.UnjudgedQueries },
+		unjudgedRowsName:    func(l *config.Left) *int64 { return &l.UnjudgedRows },
+		unseenName:          func(l *config.Left) *int64 { return &l.Unseen },
 	}
 )
 
@@ -81,7 +80,7 @@ func mark(err *error) {
 		return
 	}
 	code := ExitInput
-	if errors.Is(*err, evalflags.ErrUsage) || errors.Is(*err, ErrConfig) {
+	if errors.Is(*err, config.ErrUsage) || errors.Is(*err, ErrConfig) {
 		code = ExitUsage
 	}
 	*err = stepError{code, *err}
@@ -102,21 +101,6 @@ func JobError(err error) (msg string, code int, ok bool) {
 	return m[2], code, true
 }
 
-// gates sets the verdict of the run's gates on run, as rankeval does, and
-// counts a failure for the launcher.
-func (c *Config) gates(ctx context.Context, r *summary.Results) error {
-	run := r.Run
-	gs, err := c.Gates.Spec(run.Metrics, len(run.Systems))
-	if err != nil {
-		return err
-	}
-	run.Gates = r.CheckGates(gs)
-	if err := run.Gates.Err(); err != nil {
-		beam.NewCounter(GateNamespace, err.Error()).Inc(ctx, 1)
-	}
-	return nil
-}
-
 // GateFailure is the failure of a gate the finished job counted (an error
 // wrapping summary.ErrGateFailed, with rankeval's message), or nil.
 func GateFailure(res metrics.Results) error {
@@ -133,10 +117,10 @@ func GateFailure(res metrics.Results) error {
 }
 
 // JoinLeft is what the join of the finished job left out, for the
-// launcher to say as rankeval does (evalflags.Sources.ReportLeft): the
+// launcher to say as rankeval does (config.Sources.ReportLeft): the
 // runner sums each counter over the workers.
-func JoinLeft(res metrics.Results) evalflags.Left {
-	var l evalflags.Left
+func JoinLeft(res metrics.Results) config.Left {
+	var l config.Left
 	for _, c := range res.AllMetrics().Counters() {
 		if field, ok := joinCounts[c.Name()]; ok && c.Namespace() == JoinNamespace {
 			*field(&l) += c.Result()
@@ -147,4 +131,4 @@ func JoinLeft(res metrics.Results) evalflags.Left {
 
 // figures says whether the run keeps the report's figures (histograms and
 // curves): for the report, and in a state, as rankeval does.
-func (c *Config) figures() bool { return c.State != "" || c.Report != "" }
+func (c *Config) figures() bool { return c.Outputs.State != "" || c.Outputs.Report != "" }

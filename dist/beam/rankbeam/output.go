@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/rankeval/rankeval"
+
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/internal/outfile"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/state"
-	"github.com/rankeval/rankeval/summary"
 )
 
 // formatFn prints the summary as the local CLI does.
@@ -37,34 +39,44 @@ func (f *formatFn) ProcessElement(ctx context.Context, p Partial, files func() f
 	if err := pipeline.CheckSliceBytes(p.Keys, s.MaxSliceBytes); err != nil {
 		return err
 	}
-	run.NoteLabels(pipeline.LabelVerdict(p.Labels, p.NonBinary))
-	r := summary.NewResults(run, p.Agg, p.Keys)
-	if err := f.Cfg.gates(ctx, r); err != nil {
+	binary, graded := pipeline.LabelVerdict(p.Labels, p.NonBinary)
+	gates, err := f.Cfg.Gates.Spec(run.Metrics, len(run.Systems))
+	if err != nil {
 		return err
 	}
-	if f.Cfg.Report != "" {
+	r := rankeval.NewResults(run, rankeval.Part{Agg: p.Agg, SliceKeys: p.Keys, BinaryLabels: binary, GradedLabels: graded,
+		Report: f.Cfg.figures()}, gates, nil)
+	if err := run.Gates.Err(); err != nil {
+		beam.NewCounter(GateNamespace, err.Error()).Inc(ctx, 1)
+	}
+	if f.Cfg.Outputs.Report != "" {
 		var b bytes.Buffer
 		if err := r.WriteReport(&b); err != nil {
 			return err
 		}
-		if err := writeFile(f.Cfg.Report, b.Bytes()); err != nil {
+		if err := writeFile(f.Cfg.Outputs.Report, b.Bytes()); err != nil {
 			return err
 		}
 	}
-	if f.Cfg.State != "" {
-		st := &state.State{Run: run, Agg: p.Agg, SliceKeys: p.Keys}
+	if f.Cfg.Outputs.State != "" {
+		var ds []state.InputDigest
 		if p.Digests != nil {
-			st.Digests = state.SourcesOf(f.Cfg.inputNames(run, list), p.Digests)
+			ds = state.SourcesOf(f.Cfg.inputNames(run, list), p.Digests)
 		}
-		b, err := st.AppendBinary(nil)
-		if err != nil {
+		r.KeepState(ds)
+		var b bytes.Buffer
+		if err := r.WriteState(&b); err != nil {
 			return err
 		}
-		if err := writeFile(f.Cfg.State, b); err != nil {
+		if err := writeFile(f.Cfg.Outputs.State, b.Bytes()); err != nil {
 			return err
 		}
 	}
-	emit(r.Format(s.Format))
+	var b bytes.Buffer
+	if err := r.Write(&b, s.Format); err != nil {
+		return err
+	}
+	emit(b.Bytes())
 	return nil
 }
 

@@ -19,11 +19,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/config"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
-	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/internal/s3test"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/internal/vectors"
@@ -120,14 +121,13 @@ func runBeam(t *testing.T, jobs []job) {
 // beamConfig mirrors the local CLI's defaults for the given flags.
 func beamConfig(inputs []string, metrics, ties, gain, empty string, maxGrade float64, rel *float64, format string) rankbeam.Config {
 	// the flags as rankeval-beam registers them, with their defaults
-	fs := flag.NewFlagSet("rankeval-beam", flag.ContinueOnError)
-	v := evalflags.Register(fs)
+	v := config.Default()
 	v.Metrics, v.Ties, v.Gain, v.Empty, v.MaxGrade, v.Format = metrics, ties, gain, empty, maxGrade, format
 	v.MaxGradeSet = true // as rankeval given --max-grade, which the tests pass it
 	if rel != nil {
 		v.RelThreshold = strconv.FormatFloat(*rel, 'g', -1, 64)
 	}
-	return rankbeam.Config{Inputs: inputs, Flags: *v}
+	return rankbeam.Config{Inputs: inputs, Config: v}
 }
 
 func read(t *testing.T, name string) string {
@@ -392,7 +392,7 @@ func TestDedup(t *testing.T) {
 	ms := "map,ndcg@5,p@3"
 	out := filepath.Join(dir, "first.json")
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.Flags.Dedup = "first"
+	cfg.Dedup = "first"
 	runBeam(t, []job{{name: "first", cfg: cfg, out: out}})
 	want := local(t, "--format", "json", "-m", ms, "--dedup", "first", paths[0], paths[1], paths[2])
 	if got := read(t, out); got != want {
@@ -430,7 +430,7 @@ func TestRepeatedPosition(t *testing.T) {
 		}
 	}
 	cfg := beamConfig([]string{a, b}, "ips_dcg@10", "input", "exp", "skip", 4, nil, "json")
-	cfg.Flags.Clicks.PositionCol, cfg.Flags.Clicks.PositionBias = "position", "pow:1"
+	cfg.Clicks.PositionCol, cfg.Clicks.PositionBias = "position", "pow:1"
 	p, s := beam.NewPipelineWithRoot()
 	sum, err := rankbeam.Build(s, cfg, "", 0)
 	if err != nil {
@@ -506,7 +506,7 @@ func TestStateMergesWithCLI(t *testing.T) {
 	}
 	ms := "map,ndcg@10,err@10,mrr"
 	cfg := beamConfig(paths[:1], ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.State = filepath.Join(dir, "day1.state")
+	cfg.Outputs.State = filepath.Join(dir, "day1.state")
 	runBeam(t, []job{{name: "day1", cfg: cfg, out: filepath.Join(dir, "day1.json")}})
 	local(t, "--quiet", "-m", ms, "--state", filepath.Join(dir, "day2.state"), "--output", filepath.Join(dir, "day2.json"), paths[1])
 	merged := local(t, "merge", "--format", "json", filepath.Join(dir, "day1.state"), filepath.Join(dir, "day2.state"))
@@ -552,8 +552,8 @@ func TestAnalysisParity(t *testing.T) {
 	paths := writeParts(t, dir, rows, []string{"a.jsonl", "b.parquet", "c.jsonl.zst"}, synth.Options{RowGroup: 900})
 	ms := "ndcg@10,map,mrr,kendall"
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.Flags.By, cfg.Flags.Bootstrap = "market", 200
-	cfg.Flags.Columns.Score = "score,score_b"
+	cfg.By, cfg.Bootstrap = "market", 200
+	cfg.Columns.Score = "score,score_b"
 	out, pq := filepath.Join(dir, "beam.json"), filepath.Join(dir, "pq")
 	runBeam(t, []job{{name: "analysis", cfg: cfg, out: out, perQuery: pq, shards: 1}})
 	localPQ := filepath.Join(dir, "local.pq")
@@ -584,19 +584,19 @@ func TestComparisonParity(t *testing.T) {
 	ms := "ndcg@10,map"
 	for _, tc := range []struct {
 		name string
-		set  func(v *evalflags.Values)
+		set  func(v *config.Config)
 		args []string
 	}{
-		{"randomization", func(v *evalflags.Values) { v.Pairs, v.Permutations, v.Seed, v.Correction = "all", 300, 2, "bh" },
+		{"randomization", func(v *config.Config) { v.Pairs, v.Permutations, v.Seed, v.Correction = "all", 300, 2, "bh" },
 			[]string{"--pairs", "all", "--permutations", "300", "--seed", "2", "--correction", "bh"}},
-		{"tukey", func(v *evalflags.Values) { v.Test, v.Permutations, v.Bootstrap = "tukey", 200, 40 },
+		{"tukey", func(v *config.Config) { v.Test, v.Permutations, v.Bootstrap = "tukey", 200, 40 },
 			[]string{"--test", "tukey", "--permutations", "200", "--bootstrap", "40"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-			cfg.Flags.Columns.Score = "score,score_b,score_c"
+			cfg.Columns.Score = "score,score_b,score_c"
 			cfg.Gates.FailIfWorse = "ndcg@10=0.001"
-			tc.set(&cfg.Flags)
+			tc.set(&cfg.Config)
 			out := filepath.Join(dir, tc.name+".json")
 			runBeam(t, []job{{name: tc.name, cfg: cfg, out: out, shards: 1}})
 			args := append([]string{"--quiet", "--format", "json", "-m", ms, "--score-col", "score,score_b,score_c",
@@ -650,7 +650,7 @@ func TestBinaryLabelsWarning(t *testing.T) {
 	paths := writeParts(t, dir, rows, []string{"a.parquet", "b.jsonl"}, synth.Options{RowGroup: 500})
 	ms := "map,err@10"
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.Flags.MaxGradeSet = false // no --max-grade: the default of 4 on 0/1 labels
+	cfg.MaxGradeSet = false // no --max-grade: the default of 4 on 0/1 labels
 	runBeam(t, []job{{name: "binary", cfg: cfg, out: filepath.Join(dir, "out.json")}})
 	got, want := read(t, filepath.Join(dir, "out.json")), local(t, "--quiet", "--format", "json", "-m", ms, paths[0], paths[1])
 	if !strings.Contains(want, `"warnings"`) {
@@ -688,7 +688,7 @@ func TestStateDigestsAsCLI(t *testing.T) {
 	}
 	ms := "map,ndcg@10,mrr"
 	cfg := beamConfig(paths[:2], ms, "input", "exp", "skip", 4, nil, "json")
-	cfg.State = filepath.Join(dir, "beam.state")
+	cfg.Outputs.State = filepath.Join(dir, "beam.state")
 	runBeam(t, []job{{name: "days1-2", cfg: cfg, out: filepath.Join(dir, "beam.json")}})
 	cliState := func(name string, inputs ...string) string {
 		t.Helper()
@@ -698,7 +698,7 @@ func TestStateDigestsAsCLI(t *testing.T) {
 	}
 	both, day2, day3 := cliState("both.state", paths[:2]...), cliState("day2.state", paths[1]), cliState("day3.state", paths[2])
 	digests := regexp.MustCompile(`"digests":\[[^]]*\]`)
-	got, want := digests.FindString(read(t, cfg.State)), digests.FindString(read(t, both))
+	got, want := digests.FindString(read(t, cfg.Outputs.State)), digests.FindString(read(t, both))
 	if got == "" || got != want || !strings.Contains(got, paths[0]) || !strings.Contains(got, paths[1]) {
 		t.Fatalf("Beam's state records %s; rankeval's %s", got, want)
 	}
@@ -713,14 +713,14 @@ func TestStateDigestsAsCLI(t *testing.T) {
 		}
 		return cmd.ProcessState.ExitCode(), errb.String()
 	}
-	if code, stderr := merge(cfg.State, day2); code != 1 || !strings.Contains(stderr, cfg.State+" and "+day2+" were made from one input") {
+	if code, stderr := merge(cfg.Outputs.State, day2); code != 1 || !strings.Contains(stderr, cfg.Outputs.State+" and "+day2+" were made from one input") {
 		t.Fatalf("Beam's state and rankeval's of one of its days: exit %d, %s", code, stderr)
 	}
-	if code, stderr := merge(cfg.State, day3); code != 0 {
+	if code, stderr := merge(cfg.Outputs.State, day3); code != 0 {
 		t.Fatalf("Beam's state and the next day: exit %d, %s", code, stderr)
 	}
 	week := filepath.Join(dir, "week.state")
-	if code, stderr := merge(day3, cfg.State, "--state", week); code != 0 {
+	if code, stderr := merge(day3, cfg.Outputs.State, "--state", week); code != 0 {
 		t.Fatal(stderr)
 	}
 	if code, stderr := merge(week, day2); code != 1 || !strings.Contains(stderr, "made from one input") {

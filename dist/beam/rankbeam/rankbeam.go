@@ -36,7 +36,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -50,8 +50,8 @@ var (
 
 // Config is what every stage needs. It travels to the workers inside the
 // DoFns (Beam serializes their exported fields as JSON), so it holds only
-// plain data: the shared flags as the launcher left them after
-// evalflags' Finish (a profile's values and the rank column's rule applied),
+// plain data: the settings as the launcher left them after evalflags'
+// Finish (a profile's values and the rank column's rule applied),
 // resolved again on each worker by the same code as the launcher's.
 type Config struct {
 	// Inputs are the INPUT arguments as given (files, directories, globs,
@@ -61,26 +61,21 @@ type Config struct {
 	// are read from Dir, the launcher's working directory, when set.
 	Inputs []string
 	Dir    string
-	Flags  evalflags.Values
-	// Sources are the --system logs and TREC --qrels (systems.go, trec.go).
-	Sources   evalflags.Sources
-	BatchSize int
+	// Config holds every setting, as rankeval's: the --system logs and
+	// TREC --qrels (Sources: systems.go, trec.go), the gates (the summary
+	// says how the run fared, and the launcher exits 3 on a failure), the
+	// batch size (Run.BatchSize), and where the state and the report are
+	// written (Outputs.State, Outputs.Report: a state merges with the
+	// CLI's states). Of Run, only the batch size applies: the runner
+	// decides parallelism and logging.
+	config.Config
 	// RowGroupsPerPart is how many Parquet row groups one work item reads
 	// (default 1).
 	RowGroupsPerPart int
-	// State, when set, is where the run's complete state is written, as
-	// rankeval --state writes it: it merges with the CLI's states.
-	State string
-	// Report, when set, is where the HTML report is written, as rankeval
-	// --report writes it.
-	Report string
-	// Gates are rankeval's quality gates: the summary says how the run
-	// fared, and the launcher exits 3 on a failure.
-	Gates evalflags.Gates
 }
 
 // Check resolves the configuration as every step will, so that what the
-// pipeline cannot do is refused at launch (ErrConfig, evalflags.ErrUsage).
+// pipeline cannot do is refused at launch (ErrConfig, config.ErrUsage).
 func (c *Config) Check() error {
 	s, err := c.settings()
 	if err != nil {
@@ -93,14 +88,14 @@ func (c *Config) Check() error {
 }
 
 // settings resolves the shared flags and the source flags.
-func (c *Config) settings() (*evalflags.Settings, error) {
+func (c *Config) settings() (*config.Settings, error) {
 	s, _, err := c.resolve()
 	return s, err
 }
 
 // resolve is settings, and the arguments of each log (applySources).
-func (c *Config) resolve() (*evalflags.Settings, [][]string, error) {
-	s, err := c.Flags.Resolve()
+func (c *Config) resolve() (*config.Settings, [][]string, error) {
+	s, err := c.Config.Resolve()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,7 +109,7 @@ func (c *Config) resolve() (*evalflags.Settings, [][]string, error) {
 // run resolves the flags into the settings the workers evaluate under and
 // the Run the summary explains: with a state, the report's curves are
 // evaluated too, as rankeval --state does, so the states merge.
-func (c *Config) run() (*evalflags.Settings, *summary.Run, error) {
+func (c *Config) run() (*config.Settings, *summary.Run, error) {
 	s, err := c.settings()
 	if err != nil {
 		return nil, nil, err
@@ -217,7 +212,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	if len(slices.Concat(logs...)) == 0 {
 		return beam.PCollection{}, fmt.Errorf("no input: %w", ErrConfig)
 	}
-	files := expandInputs(s, logs, cfg.Dir, cfg.Flags.ReadTimeout)
+	files := expandInputs(s, logs, cfg.Dir, cfg.ReadTimeout)
 	cfg.Inputs = nil // the steps learn the files from the expansion: the graph holds them once
 	parts := beam.ParDo(s.Scope("split"), &splitFn{Cfg: cfg}, files)
 	// Without the reshuffle a runner may fuse reading into the step that
@@ -233,7 +228,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	// a combine with no input emits nothing, and an empty input must still
 	// print its zero-count summary (SPEC §8), as rankeval does.
 	seed := beam.Create(s.Scope("seed"), Result{})
-	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout, Digests: cfg.State != ""}, beam.Flatten(s.Scope("with-seed"), results, seed))
+	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout, Digests: cfg.Outputs.State != ""}, beam.Flatten(s.Scope("with-seed"), results, seed))
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged, beam.SideInput{Input: files})
 	if perQuery != "" {
 		if shards < 1 {
@@ -321,7 +316,7 @@ func (f *readFn) Setup() error {
 func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) (err error) {
 	defer mark(&err)
 	f.part = p
-	opt := reader.Options{BatchSize: f.Cfg.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format}
+	opt := reader.Options{BatchSize: f.Cfg.Run.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format}
 	r, err := f.Cfg.open(p.Path, f.cols, opt)
 	if err != nil {
 		return err

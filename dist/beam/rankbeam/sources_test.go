@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/config"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
@@ -31,14 +33,16 @@ func launchConfig(t *testing.T, inputs []string, args ...string) rankbeam.Config
 	t.Helper()
 	fs := flag.NewFlagSet("rankeval-beam", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	v, src := evalflags.Register(fs), evalflags.RegisterSources(fs)
+	v := config.Default()
+	f := evalflags.Register(fs, &v)
+	evalflags.RegisterSources(fs, &v.Sources)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.Finish(fs); err != nil {
+	if err := f.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	c := rankbeam.Config{Flags: *v, Sources: *src, Inputs: inputs}
+	c := rankbeam.Config{Config: v, Inputs: inputs}
 	if err := c.Check(); err != nil {
 		t.Fatal(err)
 	}

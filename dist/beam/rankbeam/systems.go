@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/rankeval/rankeval/aggregate"
-	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -24,7 +24,7 @@ import (
 
 // sources are the source flags; a Config made in code may leave
 // --missing unset, which means its default.
-func (c *Config) sources() *evalflags.Sources {
+func (c *Config) sources() *config.Sources {
 	src := c.Sources
 	if src.Missing == "" {
 		src.Missing = "error"
@@ -37,12 +37,12 @@ func (c *Config) sources() *evalflags.Sources {
 // path, or the INPUT arguments as the one log. The files are numbered log
 // after log when a worker expands them (expandInputs), so a file's index
 // says its log (File.Log) and the order of the files is rankeval's.
-func (c *Config) applySources(s *evalflags.Settings) ([][]string, error) {
+func (c *Config) applySources(s *config.Settings) ([][]string, error) {
 	logs, err := c.sources().Apply(s, c.Inputs)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Sources.CheckState(c.State); err != nil {
+	if err := c.Sources.CheckState(c.Outputs.State); err != nil {
 		return nil, err
 	}
 	if logs == nil {
@@ -63,7 +63,7 @@ func (c *Config) describe(run *summary.Run, files []File) {
 // rankeval reads them.
 func (c *Config) inputNames(run *summary.Run, files []File) []string {
 	inputs, logs := c.inputsOf(files)
-	return evalflags.InputNames(run, inputs, logs)
+	return config.InputNames(run, inputs, logs)
 }
 
 // inputsOf is the files as rankeval's inputs: their names, or with
@@ -104,7 +104,7 @@ func collect(chunks func(*[]byte) bool) [][]byte {
 type evaluator struct {
 	cfg     *Config
 	files   fileNames // the expanded inputs, set by the step for each query
-	set     *evalflags.Settings
+	set     *config.Settings
 	take    *pipeline.Taker
 	unit    *pipeline.Unit
 	groups  []pipeline.Group

@@ -42,7 +42,7 @@ func evaluate(s beam.Scope, cfg Config, chunks, files beam.PCollection) beam.PCo
 	if cfg.Sources.Qrels == "" {
 		return beam.ParDo(s.Scope("evaluate"), &evalFn{Cfg: cfg}, beam.GroupByKey(s.Scope("group"), chunks), side)
 	}
-	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels, Dir: cfg.Dir, Format: cfg.Sources.QrelsFormat(cfg.Flags.Profile)}, beam.Impulse(s.Scope("qrels-start")))
+	judged := beam.ParDo(s.Scope("qrels"), &qrelsFn{Name: cfg.Sources.Qrels, Dir: cfg.Dir, Format: cfg.Sources.QrelsFormat(cfg.Profile)}, beam.Impulse(s.Scope("qrels-start")))
 	joined := beam.CoGroupByKey(s.Scope("join"), chunks, judged)
 	return beam.ParDo(s.Scope("evaluate"), &joinFn{Cfg: cfg}, joined, side)
 }

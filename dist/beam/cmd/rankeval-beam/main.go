@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/metrics"
@@ -23,64 +24,70 @@ import (
 // beside Beam's own (--runner, --endpoint, ...): rankeval's shared flags,
 // then the ones only this command has.
 type options struct {
-	shared                          *evalflags.Values
-	src                             *evalflags.Sources
-	gates                           *evalflags.Gates
-	output, perQuery, state, report string
-	shards, batchSize, rgPerPart    int
-	debug                           bool
+	cfg               config.Config
+	flags             *evalflags.Flags
+	shards, rgPerPart int
+	debug             bool
 }
 
 func register(fs *flag.FlagSet) *options {
-	o := &options{shared: evalflags.Register(fs), src: evalflags.RegisterSources(fs), gates: evalflags.RegisterGates(fs)}
-	evalflags.RegisterReport(fs, &o.report)
+	o := &options{cfg: config.Default()}
+	o.flags = evalflags.Register(fs, &o.cfg)
+	evalflags.RegisterSources(fs, &o.cfg.Sources)
+	evalflags.RegisterGates(fs, &o.cfg.Gates)
+	evalflags.RegisterOutputs(fs, &o.cfg.Outputs, evalflags.Output, evalflags.PerQuery, evalflags.Report, evalflags.State)
+	// rankeval's run flags, so a script written for rankeval runs
+	// unchanged: of them only --batch-size applies (the runner decides
+	// parallelism and logging; a query's rows are grouped by id, in any
+	// order)
+	o.flags.RegisterRun()
 	fs.BoolVar(&o.debug, "beam-debug", false, "show Beam's log and a failed job's whole report (the runner's execution plan)\nbesides rankeval's message")
-	fs.StringVar(&o.output, "output", "-", "write the summary here: a local path, s3://... or gs://...; - is the\nstandard output of the process running the last step (yours with Prism;\na worker's log on a cluster, so give a path there)")
-	fs.StringVar(&o.state, "state", "", "also write the run's complete state here (a local path, s3://... or gs://...),\nto merge with rankeval's states (rankeval merge)")
-	fs.StringVar(&o.perQuery, "per-query", "", "also write per-query records as shards PREFIX-SSSSS-of-NNNNN.jsonl")
-	fs.IntVar(&o.shards, "per-query-shards", 8, "number of per-query shards")
-	fs.IntVar(&o.batchSize, "batch-size", 0, "rows per read batch (0: the reader's default)")
+	fs.IntVar(&o.shards, "per-query-shards", 8, "number of per-query shards (--per-query PREFIX writes PREFIX-SSSSS-of-NNNNN.jsonl)")
 	fs.IntVar(&o.rgPerPart, "row-groups-per-part", 1, "Parquet row groups per work item")
-	// rankeval's run-time flags, accepted so a script written for rankeval
-	// runs unchanged: the runner, not these, decides parallelism and logging
-	fs.Bool("quiet", false, "accepted for rankeval's scripts; the runner logs progress")
-	fs.Duration("progress-interval", 0, "accepted for rankeval's scripts; the runner logs progress")
-	fs.Int("workers", 0, "accepted for rankeval's scripts; the runner decides parallelism (--parallelism, ...)")
 	return o
 }
 
 // beamOnly lists the flags register adds besides the shared ones.
 var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size", "row-groups-per-part", "state",
-	"quiet", "progress-interval", "workers", "fail-under", "fail-on-empty", "report", "beam-debug"}
+	"quiet", "progress-interval", "workers", "unsorted", "tmp-dir", "mem-limit", "fail-under", "fail-if-worse", "fail-on-empty", "report", "beam-debug"}
 
 // config checks the flags as rankeval does and expands the inputs.
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
-	s, err := o.shared.Finish(fs)
+	if err := o.flags.Finish(); err != nil {
+		return nil, err
+	}
+	s, err := o.cfg.Resolve()
 	if err != nil {
 		return nil, err
 	}
 	if err := s.Columns.Check(); err != nil {
-		return nil, evalflags.Usagef("%w", err)
+		return nil, config.Usagef("%w", err)
 	}
-	logs, err := o.src.Apply(s, args)
+	if err := o.cfg.Run.Check(); err != nil {
+		return nil, err
+	}
+	logs, err := o.cfg.Sources.Apply(s, args)
 	if err != nil {
 		return nil, err
 	}
-	c := &rankbeam.Config{Flags: *o.shared, Sources: *o.src, BatchSize: o.batchSize, RowGroupsPerPart: o.rgPerPart, State: o.state,
-		Report: o.report, Gates: *o.gates}
-	if o.batchSize < 0 || o.rgPerPart < 1 || o.shards < 1 {
-		return nil, evalflags.Usagef("--row-groups-per-part and --per-query-shards must be >= 1, --batch-size >= 0")
+	out := &o.cfg.Outputs
+	if out.Summary == "" {
+		out.Summary = "-" // the standard output of the last step's process
 	}
-	if o.perQuery == "-" {
-		return nil, evalflags.Usagef("--per-query -: give a prefix for the shards (a path, or an s3:// or gs:// prefix); standard output cannot hold shards")
+	c := &rankbeam.Config{Config: o.cfg, RowGroupsPerPart: o.rgPerPart}
+	if o.rgPerPart < 1 || o.shards < 1 {
+		return nil, config.Usagef("--row-groups-per-part and --per-query-shards must be >= 1")
 	}
-	for _, f := range []struct{ flag, name string }{{"--state", o.state}, {"--report", o.report}} {
-		if f.name == "-" || f.name != "" && (f.name == o.output || f.name == o.state && f.flag != "--state") {
-			return nil, evalflags.Usagef("%s %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", f.flag, f.name)
+	if out.PerQuery == "-" {
+		return nil, config.Usagef("--per-query -: give a prefix for the shards (a path, or an s3:// or gs:// prefix); standard output cannot hold shards")
+	}
+	for _, f := range []struct{ flag, name string }{{"--state", out.State}, {"--report", out.Report}} {
+		if f.name == "-" || f.name != "" && (f.name == out.Summary || f.name == out.State && f.flag != "--state") {
+			return nil, config.Usagef("%s %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", f.flag, f.name)
 		}
 	}
 	if len(args) == 0 && logs == nil {
-		return nil, evalflags.Usagef("no input: give files, directories, globs, s3:// or gs:// paths")
+		return nil, config.Usagef("no input: give files, directories, globs, s3:// or gs:// paths")
 	}
 	if logs == nil {
 		logs = [][]string{args}
@@ -92,7 +99,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	for _, log := range logs {
 		for _, a := range log {
 			if a == reader.Stdin {
-				return nil, evalflags.Usagef("standard input cannot be split between workers; give files")
+				return nil, config.Usagef("standard input cannot be split between workers; give files")
 			}
 		}
 		ins, err := reader.Expand(log)
@@ -103,11 +110,11 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		for _, in := range ins {
 			// a worker opens its inputs by name, again and in parts
 			if !reader.Rereadable(in.Path) {
-				return nil, evalflags.Usagef("%s is a pipe, not a file: it cannot be split between workers; give files", in.Path)
+				return nil, config.Usagef("%s is a pipe, not a file: it cannot be split between workers; give files", in.Path)
 			}
 			paths = append(paths, in.Path)
 		}
-		if err := evalflags.CheckDistinctInputs("input", paths); err != nil {
+		if err := config.CheckDistinctInputs("input", paths); err != nil {
 			return nil, err
 		}
 		files = append(files, paths...)
@@ -115,19 +122,19 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err := rankbeam.CheckFileCount(len(files)); err != nil {
 		return nil, err
 	}
-	outs := map[string]string{"--output": o.output, "--state": o.state, "--report": o.report}
-	if err := evalflags.CheckOutputs(outs, append(files, o.src.Qrels)...); err != nil {
+	outs := map[string]string{"--output": out.Summary, "--state": out.State, "--report": out.Report}
+	if err := config.CheckOutputs(outs, append(files, o.cfg.Sources.Qrels)...); err != nil {
 		return nil, err
 	}
-	if o.src.Qrels != "" {
+	if o.cfg.Sources.Qrels != "" {
 		// rankeval's TREC readers take files, not objects: refused here
 		// rather than by every worker
-		for _, p := range append([]string{o.src.Qrels}, files...) {
+		for _, p := range append([]string{o.cfg.Sources.Qrels}, files...) {
 			if objstore.IsURL(p) {
-				return nil, evalflags.Usagef("%s: TREC runs and qrels are read from a file system (local, or shared by the workers), not object storage", p)
+				return nil, config.Usagef("%s: TREC runs and qrels are read from a file system (local, or shared by the workers), not object storage", p)
 			}
 		}
-		if _, err := os.Stat(o.src.Qrels); err != nil {
+		if _, err := os.Stat(o.cfg.Sources.Qrels); err != nil {
 			return nil, err
 		}
 	}
@@ -155,6 +162,16 @@ sorted by query: the shuffle groups them. With --system NAME=PATH (twice or
 more) the logs of compared systems are joined by query id, in any order; with
 --qrels the inputs are TREC runs, joined by query id to the judgments. Runs
 on Prism by default; see docs/distributed.md for Flink, Spark and Dataflow.
+
+The flags are rankeval's, and mean what they mean there, with these
+differences: --output, --state and --report name a local path every worker
+can write, or an s3:// or gs:// object, and --output - (the default) is the
+standard output of the process running the last step (yours with Prism, a
+worker's log on a cluster: give a path there); --per-query names a PREFIX
+of shards PREFIX-SSSSS-of-NNNNN.jsonl; of the run flags only --batch-size
+applies (--workers, --quiet, --progress-interval, --unsorted, --tmp-dir and
+--mem-limit are accepted for rankeval's scripts: the runner decides
+parallelism and logging, and the shuffle groups rows of any order).
 
 `)
 	fmt.Fprint(w, metrics.Help(), "\nrankeval's flags:\n")

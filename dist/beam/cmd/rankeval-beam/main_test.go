@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rankeval/rankeval/config"
+
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 )
@@ -29,7 +31,7 @@ func TestFlags(t *testing.T) {
 		return o.config(fs, pos)
 	}
 	c, err := parse("--quiet", in, "--workers", "2", "--progress-interval", "1m", "-m", "ndcg@10")
-	if err != nil || len(c.Inputs) != 1 || c.Flags.Metrics != "ndcg@10" {
+	if err != nil || len(c.Inputs) != 1 || c.Metrics != "ndcg@10" {
 		t.Fatalf("rankeval's flags: %v %+v", err, c)
 	}
 	// --system logs travel as given, for a worker to expand (expandFn):
@@ -58,13 +60,13 @@ func TestFlags(t *testing.T) {
 		{"--qrels", in, "--by", "market", in},
 		{"--qrels", "s3://bucket/qrels.txt", in},
 	} {
-		if _, err := parse(args...); !errors.Is(err, evalflags.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
+		if _, err := parse(args...); !errors.Is(err, config.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}
 	}
 	// a missing log fails at launch as rankeval fails on it: an input error
 	missing := filepath.Join(dir, "none.jsonl")
-	if _, err := parse("--system", "a="+in, "--system", "b="+missing); !errors.Is(err, os.ErrNotExist) || errors.Is(err, evalflags.ErrUsage) {
+	if _, err := parse("--system", "a="+in, "--system", "b="+missing); !errors.Is(err, os.ErrNotExist) || errors.Is(err, config.ErrUsage) {
 		t.Errorf("a missing --system log: err = %v, want an input error", err)
 	}
 }

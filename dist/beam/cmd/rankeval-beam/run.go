@@ -15,6 +15,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/summary"
@@ -106,7 +107,7 @@ func launch(o *options, fs *flag.FlagSet, args []string, stderr io.Writer) int {
 		return report(err, stderr)
 	}
 	if res != nil {
-		cfg.Sources.ReportLeft(stderr, "rankeval-beam", cfg.Flags.Profile, rankbeam.JoinLeft(res.Metrics()))
+		cfg.Sources.ReportLeft(stderr, "rankeval-beam", cfg.Profile, rankbeam.JoinLeft(res.Metrics()))
 		return report(rankbeam.GateFailure(res.Metrics()), stderr)
 	}
 	return 0
@@ -114,14 +115,14 @@ func launch(o *options, fs *flag.FlagSet, args []string, stderr io.Writer) int {
 
 // build makes the pipeline of cfg and says where it writes.
 func build(o *options, cfg *rankbeam.Config) (*beam.Pipeline, rankbeam.Places, error) {
-	places := rankbeam.Places{Summary: o.output, Report: cfg.Report, State: cfg.State,
-		PerQuery: o.perQuery, Ext: rankbeam.ShardExt(cfg.Flags.Format), Shards: o.shards}
+	places := rankbeam.Places{Summary: cfg.Outputs.Summary, Report: cfg.Outputs.Report, State: cfg.Outputs.State,
+		PerQuery: cfg.Outputs.PerQuery, Ext: rankbeam.ShardExt(cfg.Format), Shards: o.shards}
 	p, s := beam.NewPipelineWithRoot()
-	sum, err := rankbeam.Build(s, *cfg, o.perQuery, o.shards)
+	sum, err := rankbeam.Build(s, *cfg, cfg.Outputs.PerQuery, o.shards)
 	if err != nil {
 		return nil, places, err
 	}
-	rankbeam.WriteTo(s, sum, o.output)
+	rankbeam.WriteTo(s, sum, cfg.Outputs.Summary)
 	return p, places, nil
 }
 
@@ -132,7 +133,7 @@ func report(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "rankeval-beam:", err)
 	switch {
-	case errors.Is(err, evalflags.ErrUsage), errors.Is(err, rankbeam.ErrConfig):
+	case errors.Is(err, config.ErrUsage), errors.Is(err, rankbeam.ErrConfig):
 		return rankbeam.ExitUsage
 	case errors.Is(err, summary.ErrGateFailed):
 		return rankbeam.ExitGate

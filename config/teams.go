@@ -1,7 +1,6 @@
-package evalflags
+package config
 
 import (
-	"flag"
 	"strings"
 
 	"github.com/rankeval/rankeval/pipeline"
@@ -9,28 +8,18 @@ import (
 	"github.com/rankeval/rankeval/summary"
 )
 
-// TeamValues are the flags of the interleaving outcome, as given: the
+// Teams are the flags of the interleaving outcome, as given: the
 // column that says which team contributed each row of an interleaved
 // list, and the two values that name the teams.
-type TeamValues struct {
+type Teams struct {
 	TeamCol string
 	// Teams is "A,B": team A's value first (the baseline), then team B's.
 	Teams string
 }
 
-// TeamNames lists the flags RegisterTeams defines.
-var TeamNames = []string{"team-col", "teams"}
-
-// RegisterTeams defines the interleaving outcome's flags on fs, storing
-// into t.
-func RegisterTeams(fs *flag.FlagSet, t *TeamValues) {
-	fs.StringVar(&t.TeamCol, "team-col", "", "field holding the team that contributed each row of an interleaved list,\nfor the interleave metric; its values are those --teams names")
-	fs.StringVar(&t.Teams, "teams", "", "A,B: the values of --team-col that name team A (the baseline) and team B;\ninterleave is 1 where B wins, so a preference > 0 favours B")
-}
-
 // resolve checks the team flags against the metrics of s and puts them in
 // force: the team column and the rule that reads it.
-func (t *TeamValues) resolve(s *Settings) error {
+func (t *Teams) resolve(s *Settings) error {
 	name := ""
 	for _, m := range s.Rules.Metrics {
 		if m.Teams() {

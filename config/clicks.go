@@ -1,7 +1,6 @@
-package evalflags
+package config
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
@@ -11,12 +10,12 @@ import (
 	"github.com/rankeval/rankeval/summary"
 )
 
-// ClickValues are the flags of the IPS estimates, as given: where each
+// Clicks are the flags of the IPS estimates, as given: where each
 // row's propensity of examination comes from (a column, or a
 // position-based model of a column of logged positions) and the clip.
-// Values carries them apart from the other flags, so that a further
+// Config carries them apart from the other settings, so that a further
 // family of click flags (interleaving) follows the same pattern.
-type ClickValues struct {
+type Clicks struct {
 	PositionCol   string
 	PropensityCol string
 	// PositionBias is the model as given (pow:η, table:..., or a file);
@@ -35,20 +34,9 @@ const DefaultPropensityClip = 0.01
 // IPS values within the bootstrap's range.
 const MinPropensityClip = 1e-6
 
-// ClickNames lists the flags RegisterClicks defines.
-var ClickNames = []string{"position-col", "propensity-col", "position-bias", "propensity-clip"}
-
-// RegisterClicks defines the IPS estimates' flags on fs, storing into c.
-func RegisterClicks(fs *flag.FlagSet, c *ClickValues) {
-	fs.StringVar(&c.PropensityCol, "propensity-col", "", "field holding each row's propensity of examination at its logged position,\na number from 0 to 1, for the IPS estimates (ips_*, snips_*)")
-	fs.StringVar(&c.PositionCol, "position-col", "", "field holding each row's logged position (1 = top), whose propensity\n--position-bias gives; it may name the --rank-col column")
-	fs.StringVar(&c.PositionBias, "position-bias", "", "position-based model of examination, for the IPS estimates: pow:η\n(propensity k^-η at logged position k, as pow:1), or a CSV file of\nposition,propensity lines (positions 1, 2, ... in order)")
-	fs.Float64Var(&c.PropensityClip, "propensity-clip", DefaultPropensityClip, fmt.Sprintf("a click whose propensity is below this counts as this (at most 1/clip);\nthe clicks clipped are reported (from %g to 1)", MinPropensityClip))
-}
-
-// finish reads a --position-bias file into the model's canonical form:
+// ReadModelFile reads a --position-bias file into the model's canonical form:
 // the launcher reads it, its workers and states hold the model.
-func (c *ClickValues) finish() error {
+func (c *Clicks) ReadModelFile() error {
 	if c.PositionBias == "" || pipeline.IsModel(c.PositionBias) {
 		return nil
 	}
@@ -67,7 +55,7 @@ func (c *ClickValues) finish() error {
 
 // resolve checks the click flags against the metrics of s and puts them
 // in force: the propensity rule, its column, the clip.
-func (c *ClickValues) resolve(s *Settings) error {
+func (c *Clicks) resolve(s *Settings) error {
 	r := &s.Rules
 	ips := ""
 	for _, m := range r.Metrics {
@@ -77,7 +65,7 @@ func (c *ClickValues) resolve(s *Settings) error {
 		}
 	}
 	clip := c.PropensityClip
-	if clip == 0 { // Values made without the flags (a state's header); Finish refuses a 0 given
+	if clip == 0 { // 0: the default (a state's header records the clip only with IPS); evalflags refuses a 0 given
 		clip = DefaultPropensityClip
 	}
 	given := c.PositionCol != "" || c.PropensityCol != "" || c.PositionBias != "" || clip != DefaultPropensityClip

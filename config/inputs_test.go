@@ -1,4 +1,4 @@
-package evalflags
+package config
 
 import (
 	"errors"

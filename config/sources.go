@@ -1,7 +1,6 @@
-package evalflags
+package config
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -12,9 +11,9 @@ import (
 	"github.com/rankeval/rankeval/summary"
 )
 
-// Sources are the flags that say what a run reads besides its INPUT files:
+// Sources are the settings that say what a run reads besides its INPUT files:
 // several logs compared as systems (--system, --missing) and a TREC run's
-// judgments (--qrels, --complete). Plain data, like Values, so a
+// judgments (--qrels, --complete). Plain data, like Config, so a
 // distributed runner ships them to its workers.
 type Sources struct {
 	// System holds every --system NAME=PATH as given, the baseline first.
@@ -45,22 +44,6 @@ type Sources struct {
 // error).
 func (src *Sources) QrelsFormat(profile string) reader.QrelsFormat {
 	return reader.QrelsFormat{Comments: src.Comments, Atol: profiles[profile].atolLabels, Strict: src.StrictLines}
-}
-
-// SourceNames lists the flags RegisterSources defines.
-var SourceNames = []string{"qrels", "complete", "system", "missing"}
-
-// RegisterSources defines the source flags on fs.
-func RegisterSources(fs *flag.FlagSet) *Sources {
-	src := &Sources{}
-	fs.StringVar(&src.Qrels, "qrels", "", "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
-	fs.BoolVar(&src.Complete, "complete", false, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
-	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). rankeval reads the logs\nin lockstep: they must hold the same queries in the same order", func(v string) error {
-		src.System = append(src.System, v)
-		return nil
-	})
-	fs.StringVar(&src.Missing, "missing", "error", "with --system, a query absent from some log: error, or zero (it counts as 0\nthere, or is empty there when no log that holds it has a relevant row;\nrankeval then needs the logs sorted by query id)")
-	return src
 }
 
 // Apply checks the sources against the resolved settings s and the INPUT

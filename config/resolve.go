@@ -1,0 +1,332 @@
+package config
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/internal/bytesize"
+	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/summary"
+)
+
+// Settings are a Config's figures-deciding settings resolved.
+type Settings struct {
+	// Rules holds the metrics, conventions, score precision, duplicate
+	// policy, largest query, and the score columns' names when several
+	// are compared (Systems).
+	Rules   pipeline.Rules
+	Columns reader.Columns
+	Profile string
+	Format  string
+	// InputFormat names the format of text inputs (FormatAuto: told from
+	// each input's first line).
+	InputFormat reader.Format
+	// Slices names the --by columns (also Rules.Slices and Columns.Extra);
+	// MaxSlices and MaxSliceBytes are their limits; Bootstrap the number
+	// of replicates.
+	Slices        []string
+	MaxSlices     int
+	MaxSliceBytes int64
+	Bootstrap     int
+	// Compare is which pairs of systems are compared and by which test,
+	// Correction how their p-values are adjusted together.
+	Compare    aggregate.Compare
+	Correction aggregate.Correction
+	// IPS says where the IPS estimates' propensities come from (zero
+	// without them); Rules.Propensity puts it in force.
+	IPS summary.IPS
+	// Teams names the team column of an interleaved list and its two
+	// teams (zero without the interleave metric); Rules.Teams puts it in
+	// force.
+	Teams summary.Teams
+}
+
+// DefaultPermutations is --permutations under a randomization test when
+// it is not given: ranx's default; a paper wants 10000.
+const DefaultPermutations = 1000
+
+// ParseCorrection reads a --correction value; "" is Holm, the default.
+func ParseCorrection(v string) (aggregate.Correction, error) {
+	if v == "" {
+		return aggregate.CorrHolm, nil
+	}
+	c, err := aggregate.ParseCorrection(v)
+	if err != nil {
+		return 0, Usagef("--correction %w", err)
+	}
+	return c, nil
+}
+
+// CheckReadTimeout checks a --read-timeout value.
+func CheckReadTimeout(d time.Duration) error {
+	if d <= 0 {
+		return Usagef("--read-timeout %v: want a duration > 0, such as 60s or 5m", d)
+	}
+	return nil
+}
+
+// ApplyReadTimeout checks a --read-timeout value and sets it for every
+// object-store request the process makes.
+func ApplyReadTimeout(d time.Duration) error {
+	if err := CheckReadTimeout(d); err != nil {
+		return err
+	}
+	objstore.SetReadTimeout(d)
+	return nil
+}
+
+// Resolve checks v and returns the settings; it depends on v alone (not
+// on its Sources, Gates, Run or Outputs: Prepare checks those). A
+// read timeout in v (Finish has checked the flag's) is put in force for
+// the process, so that a distributed run's workers, which resolve the
+// launcher's Config, read objects under it; 0 leaves it as it is (a
+// state's header, which records none).
+func (v Config) Resolve() (*Settings, error) {
+	s := &Settings{Columns: v.Columns, Profile: v.Profile, Format: v.Format}
+	r := &s.Rules
+	var err error
+	if v.ReadTimeout > 0 {
+		objstore.SetReadTimeout(v.ReadTimeout)
+	}
+	if s.InputFormat, err = reader.ParseFormat(v.InputFormat); err != nil {
+		return nil, Usagef("--input-format %w", err)
+	}
+	if r.Metrics, err = metrics.ParseList(v.Metrics); err != nil {
+		return nil, usage(err)
+	}
+	if v.Profile != "" {
+		p, err := profileOf(v.Profile)
+		if err != nil {
+			return nil, err
+		}
+		r.ScoreFloat32 = p.scoreFloat32
+	}
+	o := metrics.DefaultOptions()
+	o.IPrecRound = profiles[v.Profile].iprecRound
+	if o.Ties, err = metrics.ParseTies(v.Ties); err != nil {
+		return nil, Usagef("--ties %w", err)
+	}
+	if o.Gain, err = metrics.ParseGain(v.Gain); err != nil {
+		return nil, Usagef("--gain %w", err)
+	}
+	if o.Empty, err = metrics.ParseEmpty(v.Empty); err != nil {
+		return nil, Usagef("--empty %w", err)
+	}
+	// trec_eval evaluates a query with no relevant row by each measure's
+	// formula (0 where R divides), and its ndcg counts the gains of the
+	// judgments below -l: with --rel-threshold 2, "zero" gave such a
+	// query's ndcg 0 where trec_eval gives its gains' ndcg
+	if strings.HasPrefix(v.Profile, "trec_eval") && o.Empty == metrics.EmptyZero {
+		o.NoEmpty = true
+	}
+	if !(v.MaxGrade > 0) || v.MaxGrade > 1000 {
+		return nil, Usagef("--max-grade %v: want a number in (0, 1000]", v.MaxGrade)
+	}
+	o.MaxGrade = v.MaxGrade
+	if v.RelThreshold != "" {
+		t, err := strconv.ParseFloat(v.RelThreshold, 64)
+		if err != nil || t != t {
+			return nil, Usagef("--rel-threshold %q: want a number", v.RelThreshold)
+		}
+		// a threshold too small for a float64 reads as 0, which would make
+		// label 0 relevant
+		if mant, _, _ := strings.Cut(strings.ToLower(v.RelThreshold), "e"); t == 0 && strings.ContainsAny(mant, "123456789") {
+			return nil, Usagef("--rel-threshold %q is below the smallest float64 and would read as 0 (label 0 relevant); leave it unset for label > 0", v.RelThreshold)
+		}
+		o.RelThreshold, o.HasThreshold = t, true
+	}
+	r.Options = o
+	if err := metrics.CheckOptions(r.Metrics, o); err != nil {
+		return nil, usage(err)
+	}
+	if err := CheckFormat(v.Format); err != nil {
+		return nil, err
+	}
+	if v.MaxGroupRows < 1 {
+		return nil, Usagef("--max-group-rows must be >= 1")
+	}
+	r.MaxGroupRows = v.MaxGroupRows
+	if r.MaxGroupBytes, err = parseSizeOr(v.MaxGroupBytes, pipeline.DefaultMaxGroupBytes); err != nil || r.MaxGroupBytes < 1<<10 || r.MaxGroupBytes > pipeline.MaxGroupBytesCeiling {
+		return nil, Usagef("--max-group-bytes %q: want a size from 1KiB to 1GiB, as 256MiB", v.MaxGroupBytes)
+	}
+	// ERR's maximum grade left at 4 on click labels (0/1) makes err@k tiny;
+	// the run notes whether every label was 0 or 1, to say so
+	r.NoteBinaryLabels = metrics.NeedsMaxGrade(r.Metrics) && !v.MaxGradeSet
+	switch v.Dedup {
+	case "error":
+	case "first":
+		r.DedupFirst = true
+	default:
+		return nil, Usagef("--dedup %q: want error or first", v.Dedup)
+	}
+	// Doc ids are read when present, to catch duplicates; only the trec tie
+	// order cannot do without them.
+	s.Columns.DocOptional = o.Ties != metrics.TiesTrec
+	if v.By != "" {
+		if s.Slices = SplitList(v.By); len(s.Slices) == 0 {
+			return nil, Usagef("--by %q names no column", v.By)
+		}
+		r.Slices, s.Columns.Extra = s.Slices, s.Slices
+	}
+	if v.MaxSlices < 1 {
+		return nil, Usagef("--max-slices must be >= 1")
+	}
+	s.MaxSlices = v.MaxSlices
+	if s.MaxSliceBytes, err = parseSizeOr(v.MaxSliceBytes, pipeline.DefaultMaxSliceBytes); err != nil || s.MaxSliceBytes < 1<<10 {
+		return nil, Usagef("--max-slice-bytes %q: want a size of at least 1KiB, as 64MiB", v.MaxSliceBytes)
+	}
+	if v.Bootstrap < 0 || v.Bootstrap > 100_000 {
+		return nil, Usagef("--bootstrap %d: want 0 (none) to 100000 replicates", v.Bootstrap)
+	}
+	if v.Bootstrap > 0 && v.Bootstrap < aggregate.MinBootstrap {
+		return nil, Usagef("--bootstrap %d: want 0 (none) or at least %d replicates: %w, or its ends are drawn from the extreme replicates and need not hold the mean; 1000 or more give a stable interval",
+			v.Bootstrap, aggregate.MinBootstrap, aggregate.ErrFewReplicates)
+	}
+	s.Bootstrap = v.Bootstrap
+	if err := v.resolveCompare(s); err != nil {
+		return nil, err
+	}
+	if scores := SplitList(v.Columns.Score); len(scores) > 1 {
+		if v.Columns.Rank != "" {
+			return nil, Usagef("--rank-col orders every system the same way: compare score columns without it")
+		}
+		s.Columns.Score, s.Columns.ExtraScore = scores[0], scores[1:]
+		r.Systems = scores
+	}
+	if err := v.Clicks.resolve(s); err != nil {
+		return nil, err
+	}
+	if err := v.Teams.resolve(s); err != nil {
+		return nil, err
+	}
+	if err := s.Columns.Check(); err != nil {
+		return nil, usage(err)
+	}
+	if err := s.CheckSystems(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// resolveCompare reads the comparison flags into s.
+func (v *Config) resolveCompare(s *Settings) error {
+	c := &s.Compare
+	switch v.Pairs {
+	case "baseline", "": // "": the default
+	case "all":
+		c.AllPairs = true
+	default:
+		return Usagef("--pairs %q: want baseline or all", v.Pairs)
+	}
+	var err error
+	switch {
+	case v.Test == "" && v.Permutations != 0:
+		c.Test = aggregate.TestRandom
+	case v.Test == "":
+	default:
+		if c.Test, err = aggregate.ParseTest(v.Test); err != nil {
+			return Usagef("--test %w", err)
+		}
+	}
+	if c.Test == aggregate.TestT {
+		if v.Permutations != 0 || v.Seed != 0 {
+			return Usagef("--permutations and --seed are for --test randomization or tukey; the t-test draws nothing")
+		}
+	} else {
+		c.Permutations, c.Seed = v.Permutations, v.Seed
+		if c.Permutations == 0 {
+			c.Permutations = DefaultPermutations
+		}
+		if c.Permutations < 1 || c.Permutations > 100_000 {
+			return Usagef("--permutations %d: want 1 to 100000 replicates", v.Permutations)
+		}
+	}
+	if s.Correction, err = ParseCorrection(v.Correction); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckSystems refuses what the systems compared (known once --system
+// logs are added, which a command then checks again) have no place for:
+// --format trec with slices, comparisons or bootstrap intervals, a
+// comparison flag without two systems to compare.
+func (s *Settings) CheckSystems() error {
+	run := s.Summary()
+	return CheckTrecFormat(s.Format, &run)
+}
+
+// CheckTrecFormat refuses --format trec for a run with what its layout
+// has no place for.
+func CheckTrecFormat(format string, run *summary.Run) error {
+	if format == "trec" && (len(run.Slices) > 0 || len(run.Systems) > 1 || run.Bootstrap > 0) {
+		return Usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	return nil
+}
+
+// CheckCompare refuses a comparison flag when there is one system, and
+// replicates whose sums would not fit in memory: called once every source
+// of systems is known.
+func (s *Settings) CheckCompare() error {
+	S := len(s.Rules.Systems)
+	if S < 2 && (s.Compare != aggregate.Compare{}) {
+		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
+	}
+	l := aggregate.Layout{Metrics: len(s.Rules.Metrics), Systems: max(S, 1), Bootstrap: s.Bootstrap, Compare: s.Compare}
+	l.Core = make([]aggregate.Range, l.Metrics)
+	if b := l.ReplicateBytes(); b > MaxReplicateBytes {
+		return Usagef("--bootstrap %d and --permutations %d over %d systems (%d pairs) and %d metrics would hold %.1fGiB of replicate sums per worker, more than %s: fewer replicates, metrics or pairs",
+			s.Bootstrap, s.Compare.Permutations, l.Systems, len(l.Pairs()), l.Metrics, float64(b)/(1<<30), bytesize.Format(MaxReplicateBytes))
+	}
+	return nil
+}
+
+// MaxReplicateBytes bounds the replicate sums of the bootstrap and the
+// randomization tests that one worker holds.
+const MaxReplicateBytes = 1 << 30
+
+// Summary is what a summary of these settings explains; the caller adds
+// what its command knows besides (TREC input, slices, systems, gates).
+func (s *Settings) Summary() summary.Run {
+	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
+		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
+		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS,
+		Teams: s.Teams}
+}
+
+// CheckFormat checks a --format value.
+func CheckFormat(f string) error {
+	if !slices.Contains(Formats, f) {
+		return Usagef("--format %q: want text, json, trec, latex or markdown", f)
+	}
+	return nil
+}
+
+// Formats are the summary's formats.
+var Formats = []string{"text", "json", "trec", "latex", "markdown"}
+
+// SplitList splits a comma-separated flag value, dropping blanks.
+func SplitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseSizeOr reads a size flag's value, def when it is "".
+func parseSizeOr(v string, def int64) (int64, error) {
+	if v == "" {
+		return def, nil
+	}
+	return bytesize.Parse(v)
+}

@@ -1,0 +1,237 @@
+package rankeval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/state"
+	"github.com/rankeval/rankeval/summary"
+)
+
+// MergeConfig is how Merge combines states and summarizes them; the zero
+// value is rankeval merge's defaults.
+type MergeConfig struct {
+	// Format is the summary's format (config.Formats; "" is text).
+	Format string
+	// Correction adjusts the comparisons' p-values ("" : the first
+	// state's).
+	Correction string
+	Gates      config.Gates
+	// ReadTimeout bounds a read of a state in object storage that
+	// receives nothing (0: objstore's default).
+	ReadTimeout time.Duration
+	// Outputs are where the caller will write the results: each is
+	// refused when it is one of the states, and a report needs the
+	// states' figures.
+	Outputs config.Outputs
+	// Log receives warnings, one a line, each led by "rankeval: warning: ".
+	Log io.Writer
+}
+
+// Merge reads the states (files, quoted globs, object-store URLs or
+// globs: File; or Stream of a state's bytes), checks that they merge
+// (made with the same settings, from different inputs), and returns the
+// results of the union of their runs, as one run over all their inputs
+// would give them.
+func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, error) {
+	format := cmp(cfg.Format, "text")
+	if err := config.CheckFormat(format); err != nil {
+		return nil, err
+	}
+	if cfg.ReadTimeout != 0 {
+		if err := config.ApplyReadTimeout(cfg.ReadTimeout); err != nil {
+			return nil, err
+		}
+	}
+	corr, err := config.ParseCorrection(cfg.Correction)
+	if err != nil {
+		return nil, err
+	}
+	corrGiven := cfg.Correction != ""
+	if len(states) == 0 {
+		return nil, config.Usagef("no state: give the files rankeval --state wrote")
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var names []string
+	streams := map[string]io.Reader{}
+	for _, s := range states {
+		if s.data != nil {
+			names = append(names, s.name)
+			streams[s.name] = s.data
+			continue
+		}
+		ns, err := expandStates(ctx, s.name)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, ns...)
+	}
+	if err := config.CheckDistinctInputs("state", names); err != nil {
+		return nil, err
+	}
+	if err := config.CheckOutputs(cfg.Outputs.Flags(), names...); err != nil {
+		return nil, err
+	}
+	var merged *state.State
+	corrWarned := false
+	held := map[aggregate.Digest]heldInput{}
+	for _, name := range names {
+		s, err := readState(ctx, name, streams[name])
+		if err != nil {
+			return nil, err
+		}
+		if s.Undigested {
+			fmt.Fprintf(log, "rankeval: warning: %s holds a state written before rankeval recorded what states are made from (state version 1): whether it shares an input with another state is not checked, and a query in both would count twice\n", name)
+		}
+		if merged == nil {
+			sharedInput(held, name, s) // the first: nothing held yet
+			merged = s
+			continue
+		}
+		if diff := state.Mismatch(merged, s); diff != "" {
+			return nil, fmt.Errorf("%s: made with %s in %s; states merge only when made under the same options: %w", name, diff, names[0], state.ErrMismatch)
+		}
+		if err := sharedInput(held, name, s); err != nil {
+			return nil, err
+		}
+		if c := s.Run.Correction; c != merged.Run.Correction && !corrGiven && !corrWarned {
+			fmt.Fprintf(log, "rankeval: warning: %s was made with --correction %s, %s with %s: the summary adjusts p-values by %s, the first state's (give --correction to choose)\n",
+				name, c, names[0], merged.Run.Correction, merged.Run.Correction)
+			corrWarned = true
+		}
+		if err := merged.Merge(s); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	run := merged.Run
+	if corrGiven {
+		run.Correction = corr
+	}
+	if cfg.Outputs.Report != "" && len(run.Curves) == 0 {
+		return nil, config.Usagef("--report: the states hold no report figures")
+	}
+	if err := config.CheckTrecFormat(format, run); err != nil {
+		return nil, err
+	}
+	// a merged summary lists its inputs sorted: the same bytes whatever
+	// order or grouping the states were merged in
+	slices.Sort(run.Inputs)
+	run.Version = summary.Version()
+	if len(run.Slices) > 0 && len(merged.SliceKeys) > run.MaxSlices {
+		return nil, fmt.Errorf("the merged states hold %d slices, more than --max-slices %d of the runs that made them: %w",
+			len(merged.SliceKeys), run.MaxSlices, pipeline.ErrTooManySlices)
+	}
+	run.Warnings = nil
+	gates, err := cfg.Gates.Spec(run.Metrics, len(run.Systems))
+	if err != nil {
+		return nil, err
+	}
+	r := NewResults(run, Part{Agg: merged.Agg, SliceKeys: merged.SliceKeys, BinaryLabels: run.Labels == "binary", GradedLabels: run.Labels == "graded",
+		Report: len(run.Curves) > 0},
+		gates, log)
+	r.state = merged
+	return r, nil
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// heldInput is an input of a state being merged: the state's name and
+// the input's as that state names it.
+type heldInput struct{ state, input string }
+
+// sharedInput refuses state s, read from name, when it was made from an
+// input that a state merged before it was made from too (held maps each
+// digest met to where it was met), naming both states and the input as
+// each names it; otherwise it adds s's inputs to held.
+func sharedInput(held map[aggregate.Digest]heldInput, name string, s *state.State) error {
+	for _, d := range s.Digests {
+		if h, ok := held[d.Digest]; ok {
+			return fmt.Errorf("%s and %s were made from one input (%s in %s, %s in %s: digest %s of its queries): its queries would count twice; merge each input once (a merged state holds all of its parts' inputs): %w",
+				h.state, name, h.input, h.state, d.Input, name, d.Digest, state.ErrSharedInput)
+		}
+	}
+	for _, d := range s.Digests {
+		held[d.Digest] = heldInput{name, d.Input}
+	}
+	return nil
+}
+
+// expandStates expands a glob of local files or of object-store URLs.
+func expandStates(ctx context.Context, a string) ([]string, error) {
+	if objstore.IsURL(a) {
+		return objstore.Expand(ctx, a)
+	}
+	if !strings.ContainsAny(a, "*?[") {
+		return []string{a}, nil
+	}
+	names, err := filepath.Glob(a)
+	if err != nil {
+		return nil, config.Usagef("%s: %v", a, err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no state file matches", a)
+	}
+	return names, nil
+}
+
+// readState reads and decodes one state (from r when not nil), naming it
+// in every error.
+func readState(ctx context.Context, name string, r io.Reader) (*state.State, error) {
+	var data []byte
+	var err error
+	if r != nil {
+		if data, err = io.ReadAll(r); err != nil {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+	} else {
+		data, err = readWhole(ctx, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := state.Decode(data)
+	if errors.Is(err, state.ErrNotState) {
+		return nil, fmt.Errorf("%s: %w (rankeval --state writes them)", name, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+// readWhole reads a local file or a stored object whole.
+func readWhole(ctx context.Context, name string) ([]byte, error) {
+	if !objstore.IsURL(name) {
+		return os.ReadFile(name)
+	}
+	o, err := objstore.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	r, err := o.Stream()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r) // its errors name the object, as os.ReadFile's name the file
+}
