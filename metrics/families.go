@@ -8,9 +8,9 @@ import (
 
 // This file is every metric family of SPEC §4 in one place. Each entry of
 // families gives the family's formula (SPEC §4's words), the names Parse
-// accepts, its cutoff rule, its trec_eval names, where its values lie and
-// which of the sweep's sums it reads; value, below the table, computes it
-// from those sums, case by case in the same order. Parse, TrecName, Help,
+// accepts, its cutoff rule, where its values lie and which of the sweep's
+// sums it reads (its trec_eval names are in TrecMeasures); value, below
+// the table, computes it from those sums, case by case in the same order. Parse, TrecName, Help,
 // Range and Evaluator.Eval read the table; none lists families of its own.
 //
 // Notation (SPEC §3–4): one query has ranked labels y_1..y_n; b_i = 1 when
@@ -128,14 +128,11 @@ type family struct {
 	// lower-cased. KindF has none: its names carry beta (f1, f0.5), see Parse.
 	names []string
 	cut   cutoffRule
-	// trec is trec_eval's name for the whole list, trecCut its prefix for a
-	// cut (P gives P_5; P.5 is read too); "" where trec_eval has none.
-	trec, trecCut string
-	rng           ValueRange
-	needs         needs
-	agg           Aggregation
-	usage         string // Help's names column when names cannot say it
-	help          string // Help's description
+	rng   ValueRange
+	needs needs
+	agg   Aggregation
+	usage string // Help's names column when names cannot say it
+	help  string // Help's description
 	// dropIn: only rankeval trec_eval computes it (package treceval makes
 	// its Metric); Parse, TrecName and Help leave it out
 	dropIn bool
@@ -148,12 +145,12 @@ type family struct {
 var families = [...]family{
 	// p@k = (1/k) Σ_{i≤min(k,n)} b_i — divides by k even when n < k.
 	KindP: {
-		names: []string{"p", "precision"}, cut: cutRequired, trecCut: "P",
+		names: []string{"p", "precision"}, cut: cutRequired,
 		rng: RangeUnit, help: "precision: relevant rows in the first k, over k",
 	},
 	// r@k = Σ_{i≤k} b_i / R.
 	KindR: {
-		names: []string{"r", "recall"}, cut: cutRequired, trecCut: "recall",
+		names: []string{"r", "recall"}, cut: cutRequired,
 		rng: RangeUnit, help: "recall: relevant rows in the first k, over R",
 	},
 	// f1@k = 2·P·R/(P+R) of p@k and r@k, 0 when both are 0; fB@k for
@@ -164,24 +161,24 @@ var families = [...]family{
 	},
 	// hit@k = 1 if Σ_{i≤k} b_i > 0, else 0.
 	KindHit: {
-		names: []string{"hit", "success", "accuracy"}, cut: cutRequired, trecCut: "success",
+		names: []string{"hit", "success", "accuracy"}, cut: cutRequired,
 		rng: RangeUnit, help: "1 if a relevant row is among the first k, else 0",
 	},
 	// ap@k = (1/R) Σ_{i≤k} b_i · (Σ_{j≤i} b_j)/i — the denominator is R, as
 	// trec_eval's map_cut. map names the mean, and is an alias.
 	KindAP: {
-		names: []string{"ap", "map"}, cut: cutOptional, trec: "map", trecCut: "map_cut",
+		names: []string{"ap", "map"}, cut: cutOptional,
 		rng: RangeUnit, help: "average precision, over R (map: the mean)",
 	},
 	// rr@k = 1/(rank of the first relevant row within k), 0 if none. mrr
 	// names the mean, and is an alias.
 	KindRR: {
-		names: []string{"rr", "mrr"}, cut: cutOptional, trec: "recip_rank",
+		names: []string{"rr", "mrr"}, cut: cutOptional,
 		rng: RangeUnit, help: "1/rank of the first relevant row (mrr: the mean)",
 	},
 	// rprec = p@R.
 	KindRPrec: {
-		names: []string{"rprec", "r-prec"}, cut: cutAtR, trec: "Rprec",
+		names: []string{"rprec", "r-prec"}, cut: cutAtR,
 		rng: RangeUnit, help: "precision at R, the number of relevant rows",
 	},
 	// cg@k = Σ_{i≤k} y_i (cumulative gain, no discount, raw labels).
@@ -199,7 +196,7 @@ var families = [...]family{
 	// descending (with qrels: all judged labels of the query); 0 when
 	// idcg@k is 0. ndcg = ndcg@n.
 	KindNDCG: {
-		names: []string{"ndcg"}, cut: cutOptional, trec: "ndcg", trecCut: "ndcg_cut",
+		names: []string{"ndcg"}, cut: cutOptional,
 		rng: RangeUnit, needs: needDCG | needIdeal, help: "dcg over the dcg of the ideal ranking",
 	},
 	// err@k = Σ_{r≤k} (1/r)·R_r·Π_{i<r}(1−R_i), R_i = (2^{y_i} − 1)/2^{G},
@@ -229,33 +226,33 @@ var families = [...]family{
 	// min(J, R)), N_r = judged non-relevant rows above d_r, J = judged
 	// non-relevant documents of the query; a term is 1 when N_r = 0.
 	KindBpref: {
-		names: []string{"bpref"}, cut: cutNone, trec: "bpref",
+		names: []string{"bpref"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "judged non-relevant ranked below the relevant",
 	},
 	// gm_map = exp of the mean over queries of ln(max(ap, 0.00001)); per
 	// query the value is that logarithm.
 	KindGMAP: {
-		names: []string{"gm_map"}, cut: cutNone, trec: "gm_map",
+		names: []string{"gm_map"}, cut: cutNone,
 		rng: RangeOpen, agg: AggGeo, help: "geometric mean of ap, with a floor of 0.00001",
 	},
 	// num_q = 1 per query; the summary is the number of queries.
 	KindNumQ: {
-		names: []string{"num_q"}, cut: cutNone, trec: "num_q",
+		names: []string{"num_q"}, cut: cutNone,
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "queries (summary: their number)",
 	},
 	// num_ret = n, the rows ranked; the summary is the total.
 	KindNumRet: {
-		names: []string{"num_ret"}, cut: cutNone, trec: "num_ret",
+		names: []string{"num_ret"}, cut: cutNone,
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "rows ranked (summary: the total)",
 	},
 	// num_rel = R; the summary is the total.
 	KindNumRel: {
-		names: []string{"num_rel"}, cut: cutNone, trec: "num_rel",
+		names: []string{"num_rel"}, cut: cutNone,
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "relevant documents, R (summary: the total)",
 	},
 	// num_rel_ret = Σ_i b_i; the summary is the total.
 	KindNumRelRet: {
-		names: []string{"num_rel_ret"}, cut: cutNone, trec: "num_rel_ret",
+		names: []string{"num_rel_ret"}, cut: cutNone,
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "relevant rows ranked (summary: the total)",
 	},
 	// iprec@x = max over ranks i with recall@i >= x of p@i, trec_eval's
@@ -263,7 +260,7 @@ var families = [...]family{
 	// (trec_eval 9.0.8), or round(x·R), halves up (10.0, Options.IPrecRound);
 	// 0 when no rank reaches it.
 	KindIPrec: {
-		names: []string{"iprec"}, cut: cutLevel, trecCut: "iprec_at_recall", usage: "iprec@x (x in [0, 1])",
+		names: []string{"iprec"}, cut: cutLevel, usage: "iprec@x (x in [0, 1])",
 		rng: RangeUnit, needs: needOwn, help: "interpolated precision at recall x",
 	},
 	// judged@k = share of the first min(k, n) rows that the qrels judge
@@ -274,52 +271,52 @@ var families = [...]family{
 	},
 	// set_p = Σ_i b_i / n, 0 when n = 0 (trec_eval's set_P: p@n).
 	KindSetP: {
-		names: []string{"set_p"}, cut: cutNone, trec: "set_P",
+		names: []string{"set_p"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "relevant rows over n, all rows ranked",
 	},
 	// set_relative_p = Σ_i b_i / min(n, R), 0 when n or R is 0.
 	KindSetRelP: {
-		names: []string{"set_relative_p"}, cut: cutNone, trec: "set_relative_P",
+		names: []string{"set_relative_p"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "relevant rows over min(n, R)",
 	},
 	// set_recall = Σ_i b_i / R.
 	KindSetRecall: {
-		names: []string{"set_recall"}, cut: cutNone, trec: "set_recall",
+		names: []string{"set_recall"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "relevant rows ranked, over R",
 	},
 	// set_map = (Σ_i b_i)² / (n·R), 0 when n or R is 0: set_p · set_recall.
 	KindSetMAP: {
-		names: []string{"set_map"}, cut: cutNone, trec: "set_map",
+		names: []string{"set_map"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "set_p times set_recall",
 	},
 	// set_f = 2·P·R/(P + R) of set_p and set_recall, 0 when no row is
 	// relevant (trec_eval's set_F with its default beta, 1).
 	KindSetF: {
-		names: []string{"set_f"}, cut: cutNone, trec: "set_F",
+		names: []string{"set_f"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "F1 of set_p and set_recall",
 	},
 	// num_nonrel_judged_ret = the rows judged non-relevant (a label below
 	// the threshold, not a negative judgment); the summary is the total.
 	KindNumNonrelJudgedRet: {
-		names: []string{"num_nonrel_judged_ret"}, cut: cutNone, trec: "num_nonrel_judged_ret",
+		names: []string{"num_nonrel_judged_ret"}, cut: cutNone,
 		rng: RangeOpen, needs: needOwn, agg: AggSum, help: "rows judged non-relevant (summary: the total)",
 	},
 	// 11pt_avg = the mean of iprec@x over x = 0, 0.1, …, 1 (each with
 	// iprec's rounding rule).
 	Kind11pt: {
-		names: []string{"11pt_avg"}, cut: cutNone, trec: "11pt_avg",
+		names: []string{"11pt_avg"}, cut: cutNone,
 		rng: RangeUnit, needs: needOwn, help: "mean of iprec at recall 0, 0.1, ..., 1",
 	},
 	// relative_p@k = Σ_{i≤min(k,n)} b_i / min(k, R): p@k over the best
 	// p@k could be.
 	KindRelP: {
-		names: []string{"relative_p"}, cut: cutRequired, trecCut: "relative_P",
+		names: []string{"relative_p"}, cut: cutRequired,
 		rng: RangeUnit, help: "relevant rows in the first k, over min(k, R)",
 	},
 	// gm_bpref = exp of the mean over queries of ln(max(bpref, 0.00001)),
 	// as gm_map is of ap; per query the value is that logarithm.
 	KindGMBpref: {
-		names: []string{"gm_bpref"}, cut: cutNone, trec: "gm_bpref",
+		names: []string{"gm_bpref"}, cut: cutNone,
 		rng: RangeOpen, needs: needOwn, agg: AggGeo, help: "geometric mean of bpref, with a floor of 0.00001",
 	},
 	// The measures below are trec_eval's, each computed as its m_*.c
@@ -596,14 +593,15 @@ func Help() string {
 			usages[k] = strings.Join(f.names, at+", ") + at
 		}
 		width = max(width, len(usages[k]))
-		if f.trec != "" {
-			trec = append(trec, f.trec)
+		sp := &trecSpelling[k]
+		if sp.trec != "" {
+			trec = append(trec, sp.trec)
 		}
 		switch {
-		case f.trecCut != "" && f.cut == cutLevel:
-			trec = append(trec, f.trecCut+"_x")
-		case f.trecCut != "":
-			trec = append(trec, f.trecCut+"_k")
+		case sp.trecCut != "" && f.cut == cutLevel:
+			trec = append(trec, sp.trecCut+"_x")
+		case sp.trecCut != "":
+			trec = append(trec, sp.trecCut+"_k")
 		}
 	}
 	var b strings.Builder

@@ -17,11 +17,11 @@ func TestFamilies(t *testing.T) {
 	help := Help()
 	listed := 0
 	for k := range families {
-		f := &families[k]
+		f, sp := &families[k], &trecSpelling[k]
 		kind := Kind(k)
 		if f.dropIn {
 			// rankeval trec_eval's alone: no name, not in Help
-			if len(f.names) > 0 || f.trec != "" || f.trecCut != "" || f.help == "" || strings.Contains(help, f.help) {
+			if len(f.names) > 0 || sp.trec != "" || sp.trecCut != "" || f.help == "" || strings.Contains(help, f.help) {
 				t.Errorf("kind %d: a drop-in family named or listed: %+v", k, *f)
 			}
 			continue
@@ -41,20 +41,20 @@ func TestFamilies(t *testing.T) {
 				t.Errorf("%s: %+v, %v; want kind %d", n, m, err, k)
 			}
 		}
-		if f.trec != "" {
-			m, err := Parse(f.trec)
-			if err != nil || m.Kind != kind || TrecName(m) != f.trec {
-				t.Errorf("%s: %+v, %v, TrecName %q", f.trec, m, err, TrecName(m))
+		if sp.trec != "" {
+			m, err := Parse(sp.trec)
+			if err != nil || m.Kind != kind || TrecName(m) != sp.trec {
+				t.Errorf("%s: %+v, %v, TrecName %q", sp.trec, m, err, TrecName(m))
 			}
 		}
-		if f.trecCut != "" && f.cut == cutLevel {
-			name := f.trecCut + "_0.70"
+		if sp.trecCut != "" && f.cut == cutLevel {
+			name := sp.trecCut + "_0.70"
 			m, err := Parse(name)
 			if err != nil || m.Kind != kind || m.Level != 0.7 || TrecName(m) != name {
 				t.Errorf("%s: %+v, %v, TrecName %q", name, m, err, TrecName(m))
 			}
-		} else if f.trecCut != "" {
-			name := f.trecCut + "_7"
+		} else if sp.trecCut != "" {
+			name := sp.trecCut + "_7"
 			m, err := Parse(name)
 			if err != nil || m.Kind != kind || m.K != 7 || TrecName(m) != name {
 				t.Errorf("%s: %+v, %v, TrecName %q", name, m, err, TrecName(m))

@@ -10,6 +10,10 @@
 //     sums; Help, the list for a command's --help, is made from it.
 //   - parse.go: Parse, ParseList and NeedsMaxGrade, through the table;
 //     trec.go: trec_eval's spellings (parseTrecName, TrecName), likewise.
+//   - trecmeasures.go: trec_eval's measures in one table (TrecMeasures):
+//     their names, releases, parameters' shapes and defaults, help, and
+//     which of them spell the families above; package treceval builds
+//     its measures from it.
 //   - api.go: the sentinel errors, the conventions (Ties, Gain, Empty,
 //     Options), Metric and List;
 //     options.go: the conventions' names (ParseTies, String, …).

@@ -105,7 +105,7 @@ func readParam(m Metric) (trecParam, error) {
 	case m.Kind == KindUtility, m.Kind == Kind11pt:
 		switch {
 		case m.Param == "" && m.Kind == KindUtility:
-			p.floats = []float64{1, -1, 0, 0}
+			p.floats = utilityCoefficients
 		case m.Param == "":
 			p.floats = elevenPointLevels
 		default:

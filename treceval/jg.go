@@ -16,18 +16,6 @@ import (
 // summed over the groups in their order (byte-wise) and, when there are
 // several, divided by their number.
 
-var mapAvgJG = &measure{name: "map_avgjg", rel: "qrels_jg", init: single("map_avgjg", metrics.KindAP, ruleMean),
-	doc: "map against each judgment group's judgments, averaged over the groups\n(-R qrels_jg)"}
-
-var pAvgJG = &measure{name: "P_avgjg", rel: "qrels_jg", init: wholeCutoffs("P_avgjg", metrics.KindP, defaultCutoffs...),
-	doc: "P at each cutoff against each judgment group's judgments, averaged over the\n" +
-		"groups (-R qrels_jg; parameters: the cutoffs k, default 5,10,15,20,30,100,200,500,1000)"}
-
-var rprecMultAvgJG = &measure{name: "Rprec_mult_avgjg", rel: "qrels_jg",
-	init: realCutoffs("Rprec_mult_avgjg", metrics.KindRprecMult, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-	doc: "Rprec_mult against each judgment group's judgments, averaged over the\n" +
-		"groups (-R qrels_jg; parameters: the multiples x, default .2,.4,...,2)"}
-
 // jgGroup is one judgment group of a query: its documents' labels (as
 // reader.AtolLabel reads them: negative ones -0.0) in file order.
 type jgGroup struct {

@@ -7,14 +7,70 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 )
 
-// The shapes of trec_eval's measures, by the init_meas function that
-// reads their parameters (meas_init.c): one value and no parameters;
-// a value per whole cutoff; a value per real cutoff; one value under a
-// list of reals; one value under name=real pairs. Each family file
-// builds its measures from these.
+// The shapes of trec_eval's measures (metrics.TrecShape), by the
+// init_meas function that reads their parameters (meas_init.c): one value
+// and no parameters; a value per whole cutoff; a value per real cutoff;
+// one value under a list of reals; one value under name=real pairs; and
+// relstring, runid, num_q and the prefs measures. initOf builds a
+// measure's init from its shape.
 
 // initFunc is measure.init.
 type initFunc func(c *initContext, param string) ([]value, error)
+
+// initOf is the init of the measure t of metrics.TrecMeasures.
+func initOf(t *metrics.TrecMeasure) initFunc {
+	switch t.Shape {
+	case metrics.TrecSingle:
+		return single(t.Name, t.Kind, ruleOf(t.Kind))
+	case metrics.TrecCutoffs:
+		return wholeCutoffs(t.Name, t.Kind, t.Cutoffs...)
+	case metrics.TrecLevels:
+		return realCutoffs(t.Name, t.Kind, t.Reals...)
+	case metrics.TrecReals:
+		return reals(t.Name, t.Kind, t.Reals)
+	case metrics.TrecGains:
+		var plain *metrics.Metric
+		if t.Plain != metrics.NoKind {
+			plain = &metrics.Metric{Kind: t.Plain}
+		}
+		return gainPairs(t.Name, t.Kind, plain)
+	case metrics.TrecRelstring:
+		return relstringInit(t.Name, t.Cutoffs[0])
+	case metrics.TrecRunID:
+		return summaryOnly(t.Name, ruleRunID)
+	case metrics.TrecNumQ:
+		return summaryOnly(t.Name, ruleNumQ)
+	case metrics.TrecPrefs:
+		r := ruleMean
+		if t.Count {
+			r = ruleCount
+		}
+		return prefsInit(t.Name, r)
+	}
+	panic("treceval: measure " + t.Name + " of no shape")
+}
+
+// ruleOf is how a value of family k prints and sums up: a count (the
+// family's summary a total) as "%ld", num_rel's under -c apart, a
+// geometric mean's in the summary only, the others as a mean.
+func ruleOf(k metrics.Kind) rule {
+	m := metrics.Metric{Kind: k}
+	switch {
+	case k == metrics.KindNumRel:
+		return ruleNumRel
+	case m.Count():
+		return ruleCount
+	case m.Geometric():
+		return ruleGeo
+	}
+	return ruleMean
+}
+
+// summaryOnly is a measure of one value that no metric computes (runid,
+// num_q): parameters given are ignored.
+func summaryOnly(name string, r rule) initFunc {
+	return func(*initContext, string) ([]value, error) { return []value{{name: name, rule: r}}, nil }
+}
 
 // metricOf is one metric of kind k, named as trec_eval names its value.
 func metricOf(name string, k metrics.Kind) metrics.Metric {
@@ -114,9 +170,10 @@ func named(name, param string) string {
 }
 
 // reals is a measure of one value under a list of reals
-// (te_init_meas_s_double_p_double): set makes its metric from them, def
-// when -m gives none.
-func reals(name string, k metrics.Kind, def []float64, set func(m *metrics.Metric, xs []float64)) initFunc {
+// (te_init_meas_s_double_p_double), def when -m gives none: set_F's β
+// (Metric.Beta), or the Param of the others (utility's coefficients,
+// 11pt_avg's levels; none, the family's own, when def is nil).
+func reals(name string, k metrics.Kind, def []float64) initFunc {
 	return func(_ *initContext, param string) ([]value, error) {
 		xs := def
 		if param != "" {
@@ -124,7 +181,12 @@ func reals(name string, k metrics.Kind, def []float64, set func(m *metrics.Metri
 		}
 		n := named(name, param)
 		m := metricOf(n, k)
-		set(&m, xs)
+		switch {
+		case k == metrics.KindSetF:
+			m.Beta = xs[0]
+		case xs != nil:
+			m.Param = metrics.FloatsParam(xs)
+		}
 		return one(n, ruleMean, m), nil
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -57,8 +58,8 @@ func (ev *evaluated) highLevel(a *trecEvalArgs) error {
 // they cannot be formed; "" when none is.
 func (ev *evaluated) formsRanking() string {
 	for _, m := range ev.sel.marked {
-		if m != runidMeasure && m != numQ {
-			return m.name
+		if m.Shape != metrics.TrecRunID && m.Shape != metrics.TrecNumQ {
+			return m.Name
 		}
 	}
 	return ""

@@ -7,22 +7,14 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 )
 
-// measure is one measure of trec_eval's table (te_trec_measures[] in its
-// measures.c), the order in which trec_eval computes and prints them. Its
-// definition is in the file of its family (counts.go, prec.go, ap.go,
-// gain.go, judged.go).
+// measure is one measure of trec_eval's table (metrics.TrecMeasures:
+// its name, release, judgments, parameters and help), with init, which
+// reads the parameters of the first "-m name.PARAM" that gave some (param
+// is "" when none did) as trec_eval's init_meas does, and returns the
+// measure's values.
 type measure struct {
-	name string
-	// since is the first release that has it; "" for both
-	since string
-	// rel is the -R format whose judgments it reads: "" qrels, "prefs"
-	// (prefs or qrels_prefs), "qrels_jg" (runid and num_q: any)
-	rel string
-	// init reads the parameters of the first "-m name.PARAM" that gave
-	// some (param is "" when none did) as trec_eval's init_meas does, and
-	// returns the measure's values.
-	init func(c *initContext, param string) ([]value, error)
-	doc  string // what -h -m name prints about it
+	*metrics.TrecMeasure
+	init initFunc
 }
 
 // initContext is what a measure's init reads besides its parameters.
@@ -65,63 +57,24 @@ const (
 	ruleRunID              // the summary only: the run's tag
 )
 
-// table is te_trec_measures[] of trec_eval 10.0 (9.0.8's is the same less
-// the measures whose since is 10.0).
-var table = []*measure{
-	runidMeasure, numQ, numRet, numRel, numRelRet, mapMeasure, gmMap, rprec, bpref, recipRank,
-	iprecAtRecall, precision, relstring, recall, infAP, gmBpref, rprecMult, utility, elevenPoint,
-	binG, gMeasure, dcg, idealDCG, ndcg, ndcgRel, rndcg, ndcgCut, mapCut, relativeP, success,
-	setP, setRelativeP, setRecall, setMAP, setF, numNonrelJudgedRet,
-	prefsNumPrefsPoss, prefsNumPrefsFul, prefsNumPrefsFulRet, prefsSimp, prefsPair, prefsAvgJG,
-	prefsAvgJGRnonrel, prefsSimpRet, prefsPairRet, prefsAvgJGRet, prefsAvgJGRnonrelRet, prefsSimpImp,
-	prefsPairImp, prefsAvgJGImp, mapAvgJG, pAvgJG, rprecMultAvgJG,
-	yaap, rbp, rbpResid, unj,
-}
-
-// nicknames are te_trec_measure_nicknames[]: sets of measures -m names
-// at once, by release where they differ.
-var nicknames = map[string]map[string][]string{
-	"official": {"": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-		"Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"}},
-	"set": {"": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-		"set_recall", "set_relative_P", "set_map", "set_F"}},
-	"all_trec": {
-		"9.0.8": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-			"Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
-			"recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-			"Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
-			"set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"},
-		"10.0": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-			"Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
-			"recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg",
-			"ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
-			"Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
-			"num_nonrel_judged_ret"},
-	},
-	"all_prefs": {"": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-		"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-		"prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"}},
-	"prefs": {"": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-		"prefs_simp", "prefs_pair", "prefs_avgjg"}},
-	"qrels_jg": {"": {"runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}},
-}
+// table is metrics.TrecMeasures, each with its init, in trec_eval's
+// order.
+var table = func() []*measure {
+	t := make([]*measure, len(metrics.TrecMeasures))
+	for i := range metrics.TrecMeasures {
+		tm := &metrics.TrecMeasures[i]
+		t[i] = &measure{TrecMeasure: tm, init: initOf(tm)}
+	}
+	return t
+}()
 
 // nickname is the set name names under release, or nil.
-func nickname(name, release string) []string {
-	sets, ok := nicknames[name]
-	if !ok {
-		return nil
-	}
-	if s, ok := sets[release]; ok {
-		return s
-	}
-	return sets[""]
-}
+func nickname(name, release string) []string { return metrics.TrecNickname(name, release) }
 
 // lookup is the measure of the table named name under release, or nil.
 func lookup(name, release string) *measure {
 	for _, m := range table {
-		if m.name == name && (m.since == "" || release != "9.0.8") {
+		if m.Name == name && (m.Since == "" || release != "9.0.8") {
 			return m
 		}
 	}
@@ -185,7 +138,7 @@ func selectMeasures(args []string, release string) (*selection, error) {
 			continue
 		}
 		param := ""
-		if i := slices.IndexFunc(params, func(a measureArg) bool { return a.name == m.name }); i >= 0 {
+		if i := slices.IndexFunc(params, func(a measureArg) bool { return a.name == m.Name }); i >= 0 {
 			param = params[i].param
 		}
 		vals, err := m.init(c, param)

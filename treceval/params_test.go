@@ -183,22 +183,22 @@ func TestDoubleCutoffsNaN(t *testing.T) {
 // where its value is 0.2211); alone it is evaluated.
 func TestWalkableCutoffs(t *testing.T) {
 	for _, tc := range []struct {
-		m       *measure
+		m       string
 		param   string
 		refused bool
 	}{
-		{iprecAtRecall, "0.25,nan", true},
-		{iprecAtRecall, "1e300,0.2", true},
-		{rprecMult, "inf,0.2", true},
-		{rprecMult, "0.2,-1e19", true},
-		{rprecMultAvgJG, "0.2,4294967296", true},
-		{rprecMult, "0.2,4294967295", false},
-		{iprecAtRecall, "nan", false},
-		{rprecMult, "1e300", false},
-		{iprecAtRecall, "0.1,0.5,1.5,-1", false},
+		{"iprec_at_recall", "0.25,nan", true},
+		{"iprec_at_recall", "1e300,0.2", true},
+		{"Rprec_mult", "inf,0.2", true},
+		{"Rprec_mult", "0.2,-1e19", true},
+		{"Rprec_mult_avgjg", "0.2,4294967296", true},
+		{"Rprec_mult", "0.2,4294967295", false},
+		{"iprec_at_recall", "nan", false},
+		{"Rprec_mult", "1e300", false},
+		{"iprec_at_recall", "0.1,0.5,1.5,-1", false},
 	} {
-		t.Run(tc.m.name+"."+tc.param, func(t *testing.T) {
-			_, err := tc.m.init(nil, tc.param)
+		t.Run(tc.m+"."+tc.param, func(t *testing.T) {
+			_, err := lookup(tc.m, "10.0").init(nil, tc.param)
 			if refused := err != nil && strings.Contains(err.Error(), "among others"); refused != tc.refused {
 				t.Fatalf("init(%q): %v, want refused %v", tc.param, err, tc.refused)
 			}

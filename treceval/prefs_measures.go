@@ -21,48 +21,11 @@ type prefsCalc struct {
 	need  prefsNeed
 }
 
-// prefsMeasure is a measure of the family as the table holds it: one
-// value its family computes (own), a count ("%ld", summed) or not.
-func prefsMeasure(name string, r rule, doc string) *measure {
-	return &measure{name: name, rel: "prefs", doc: doc + "\n(-R prefs or qrels_prefs)",
-		init: func(*initContext, string) ([]value, error) { return []value{{name: name, rule: r, own: true}}, nil }}
+// prefsInit is the init of a measure of the family: one value its
+// family computes (own), printed and summed by r.
+func prefsInit(name string, r rule) initFunc {
+	return func(*initContext, string) ([]value, error) { return []value{{name: name, rule: r, own: true}}, nil }
 }
-
-var (
-	prefsNumPrefsPoss = prefsMeasure("prefs_num_prefs_poss", ruleCount,
-		"preferences possible, whether their documents are retrieved or not; the summary is the total")
-	prefsNumPrefsFul = prefsMeasure("prefs_num_prefs_ful", ruleCount,
-		"preferences fulfilled, those implied (the preferred document alone retrieved)\n"+
-			"too; the summary is the total")
-	prefsNumPrefsFulRet = prefsMeasure("prefs_num_prefs_ful_ret", ruleCount,
-		"preferences fulfilled between retrieved documents; the summary is the total")
-	prefsSimp = prefsMeasure("prefs_simp", ruleMean,
-		"preferences fulfilled over preferences possible (one neither of whose\n"+
-			"documents is retrieved fails)")
-	prefsPair = prefsMeasure("prefs_pair", ruleMean,
-		"over the pairs of documents some judgment group orders, the share of the\n"+
-			"groups the pair's order fulfils, averaged")
-	prefsAvgJG = prefsMeasure("prefs_avgjg", ruleMean,
-		"prefs_simp within each judgment group (user), averaged over the groups")
-	prefsAvgJGRnonrel = prefsMeasure("prefs_avgjg_Rnonrel", ruleMean,
-		"prefs_avgjg with each group's non-relevant documents (rel_level 0), N, made\n"+
-			"as many as its relevant ones, R: when fewer, R-N more fulfilled preferences\n"+
-			"for each relevant retrieved; when more, only the first R count")
-	prefsSimpRet = prefsMeasure("prefs_simp_ret", ruleMean,
-		"prefs_simp over the preferences whose documents are both retrieved")
-	prefsPairRet = prefsMeasure("prefs_pair_ret", ruleMean,
-		"prefs_pair over the pairs of retrieved documents")
-	prefsAvgJGRet = prefsMeasure("prefs_avgjg_ret", ruleMean,
-		"prefs_avgjg over the preferences whose documents are both retrieved")
-	prefsAvgJGRnonrelRet = prefsMeasure("prefs_avgjg_Rnonrel_ret", ruleMean,
-		"prefs_avgjg_Rnonrel over the retrieved documents")
-	prefsSimpImp = prefsMeasure("prefs_simp_imp", ruleMean,
-		"prefs_simp without the preferences neither of whose documents is retrieved")
-	prefsPairImp = prefsMeasure("prefs_pair_imp", ruleMean,
-		"prefs_pair without the pairs of documents neither retrieved")
-	prefsAvgJGImp = prefsMeasure("prefs_avgjg_imp", ruleMean,
-		"prefs_avgjg without the preferences neither of whose documents is retrieved")
-)
 
 // prefsCalcs are the measures' computations, by name.
 var prefsCalcs = map[string]prefsCalc{

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
 )
 
@@ -198,4 +199,22 @@ func FuzzPrefs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPrefsCalcs: each prefs measure of the table has its computation,
+// and each computation a measure.
+func TestPrefsCalcs(t *testing.T) {
+	n := 0
+	for _, m := range table {
+		if m.Shape != metrics.TrecPrefs {
+			continue
+		}
+		n++
+		if _, ok := prefsCalcs[m.Name]; !ok {
+			t.Errorf("%s: no computation", m.Name)
+		}
+	}
+	if n != len(prefsCalcs) {
+		t.Errorf("%d prefs measures, %d computations", n, len(prefsCalcs))
+	}
 }

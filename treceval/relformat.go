@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -60,13 +61,13 @@ func checkFormat(sel *selection, format string) error {
 	}
 	for _, m := range sel.marked {
 		switch {
-		case m == runidMeasure || m == numQ || m.rel == want:
-		case m.rel == "":
-			return trecUsagef("trec_eval: measure '%s' needs -R qrels (not -R %s)", m.name, format)
-		case m.rel == "prefs":
-			return trecUsagef("trec_eval: measure '%s' needs -R prefs or -R qrels_prefs (not -R %s)", m.name, format)
+		case m.Shape == metrics.TrecRunID || m.Shape == metrics.TrecNumQ || m.Rel == want:
+		case m.Rel == "":
+			return trecUsagef("trec_eval: measure '%s' needs -R qrels (not -R %s)", m.Name, format)
+		case m.Rel == "prefs":
+			return trecUsagef("trec_eval: measure '%s' needs -R prefs or -R qrels_prefs (not -R %s)", m.Name, format)
 		default:
-			return trecUsagef("trec_eval: measure '%s' needs -R %s (not -R %s)", m.name, m.rel, format)
+			return trecUsagef("trec_eval: measure '%s' needs -R %s (not -R %s)", m.Name, m.Rel, format)
 		}
 	}
 	return nil

@@ -1,8 +1,9 @@
 // Package treceval is rankeval trec_eval, the drop-in for trec_eval 9.0.8
-// and 10.0: it owns trec_eval's command line (args.go), its measure table
-// and -m selection (measures.go, the shapes of its parameters in kinds.go
-// and params.go), each family of measures (counts.go, ap.go, prec.go,
-// gain.go, judged.go), and what trec_eval does with a query's values:
+// and 10.0: it owns trec_eval's command line (args.go), the -m selection
+// over trec_eval's measures (measures.go; the measures, their spellings,
+// defaults and help are metrics.TrecMeasures, their parameters read in
+// kinds.go and params.go, relstring's in judged.go), what trec_eval does
+// with the gain measures' parameters (gain.go), and with a query's values:
 // the queries it evaluates, -c, -Z, the summary and the layout of its
 // lines (queries.go, zscores.go, format.go). The values over qrels are
 // rankeval metrics (package metrics) computed by the ordinary pipeline
@@ -81,18 +82,51 @@ trec_eval's (--query_eval_wanted, --measure=map, ...).
   -v            print the version
   -h            this help; with -m, each measure's description
 
-Measures: runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref
-recip_rank iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult
-utility 11pt_avg binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut
-relative_P success set_P set_relative_P set_recall set_map set_F
-num_nonrel_judged_ret yaap rbp rbp_resid unj.
-With -R prefs or qrels_prefs: runid num_q prefs_num_prefs_poss
-prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair
-prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret
-prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp
-prefs_avgjg_imp. With -R qrels_jg: runid num_q map_avgjg P_avgjg
-Rprec_mult_avgjg. Exit status: 0 ok, 1 input error, 2 usage error.
 `
+
+// measuresUsage is the end of the usage: the measures of each -R format,
+// from the table, in its order.
+func measuresUsage() string {
+	var qrels, prefs, jg []string
+	for _, m := range table {
+		switch {
+		case m.Shape == metrics.TrecRunID || m.Shape == metrics.TrecNumQ:
+			qrels, prefs, jg = append(qrels, m.Name), append(prefs, m.Name), append(jg, m.Name)
+		case m.Rel == "":
+			qrels = append(qrels, m.Name)
+		case m.Rel == "prefs":
+			prefs = append(prefs, m.Name)
+		case m.Rel == "qrels_jg":
+			jg = append(jg, m.Name)
+		}
+	}
+	return wrapWords("Measures: "+strings.Join(qrels, " ")+".") +
+		wrapWords("With -R prefs or qrels_prefs: "+strings.Join(prefs, " ")+
+			". With -R qrels_jg: "+strings.Join(jg, " ")+
+			". Exit status: 0 ok, 1 input error, 2 usage error.")
+}
+
+// wrapWords fills text's words into lines of at most 75 characters, each
+// ended by a newline.
+func wrapWords(text string) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+		case n+1+len(w) > 75:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
 
 // Run is rankeval trec_eval: args are what follows "trec_eval" on the
 // command line; stdin is read for a run named "-". It evaluates the run
@@ -425,6 +459,7 @@ func (sel *selection) hasRunID() bool {
 func help(w io.Writer, a *trecEvalArgs) error {
 	var b strings.Builder
 	b.WriteString(trecEvalUsage)
+	b.WriteString(measuresUsage())
 	b.WriteString("\nIndividual measure documentation for requested measures\n")
 	marked := map[*measure]bool{}
 	for _, arg := range a.measures {
@@ -442,7 +477,7 @@ func help(w io.Writer, a *trecEvalArgs) error {
 	}
 	for _, m := range table {
 		if marked[m] {
-			fmt.Fprintf(&b, "%s\n    %s\n", m.name, strings.ReplaceAll(m.doc, "\n", "\n    "))
+			fmt.Fprintf(&b, "%s\n    %s\n", m.Name, strings.ReplaceAll(m.Doc, "\n", "\n    "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
