@@ -9,7 +9,7 @@ var (
 	ErrBadLevel      = errors.New("bad recall level")
 )
 
-// Ties is the policy that orders rows with equal scores (SPEC §2).
+// Ties is the policy that orders rows with equal scores (docs/metrics.md §2).
 type Ties int
 
 const (
@@ -28,7 +28,8 @@ const (
 	GainLinear             // y
 )
 
-// Empty is the policy for queries with no relevant row (R = 0, SPEC §3).
+// Empty is the policy for queries with no relevant row (R = 0,
+// docs/metrics.md §3).
 type Empty int
 
 const (
@@ -71,8 +72,8 @@ type Options struct {
 	PropClip float64
 }
 
-// Relevant reports whether label y is relevant under o (SPEC §3): y >=
-// RelThreshold when HasThreshold, else y > 0. A click metric's row is
+// Relevant reports whether label y is relevant under o (docs/metrics.md
+// §3): y >= RelThreshold when HasThreshold, else y > 0. A click metric's row is
 // clicked when it is relevant.
 func (o *Options) Relevant(y float64) bool {
 	if o.HasThreshold {
@@ -81,7 +82,8 @@ func (o *Options) Relevant(y float64) bool {
 	return y > 0
 }
 
-// DefaultOptions are SPEC's defaults.
+// DefaultOptions are the conventions' defaults (docs/metrics.md §2–4):
+// ties input, gain exp, empty skip, maximum grade 4.
 func DefaultOptions() Options { return Options{MaxGrade: 4} }
 
 // Metric is one parsed metric name.

@@ -3,7 +3,7 @@ package metrics
 import "math"
 
 // The click metrics and the IPS estimates, computed apart from the sweep:
-// they read only the clicked rows (c_i = b_i, SPEC §3's relevance rule
+// they read only the clicked rows (c_i = b_i, docs/metrics.md §3's relevance rule
 // applied to a click log's labels) and where the ranking puts them, and
 // they are defined for every impression, with or without a click, so the
 // empty-query policy does not touch them.

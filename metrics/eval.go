@@ -541,9 +541,9 @@ func (e *Evaluator) breakTies(l *List, lim int) {
 			})
 		} else {
 			// most tied groups are a few rows: an insertion sort calls by
-			// once a comparison, where SortFunc's generic path cost twice
-			// as much (index order breaks by's ties, so any sort gives
-			// the one order)
+			// once a comparison, cheaper there than SortFunc's generic
+			// path (index order breaks by's ties, so any sort gives the
+			// one order)
 			for i := 1; i < len(g); i++ {
 				for j := i; j > 0; j-- {
 					if c := by(g[j], g[j-1]); c > 0 || c == 0 && g[j].i > g[j-1].i {

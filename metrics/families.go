@@ -6,18 +6,21 @@ import (
 	"strings"
 )
 
-// This file is every metric family of SPEC §4 in one place. Each entry of
-// families gives the family's formula (SPEC §4's words), the names Parse
-// accepts, its cutoff rule, where its values lie and which of the sweep's
-// sums it reads (its trec_eval names are in TrecMeasures); value, below
-// the table, computes it from those sums, case by case in the same order. Parse, TrecName, Help,
-// Range and Evaluator.Eval read the table; none lists families of its own.
+// This file is every metric family of docs/metrics.md §4 in one place.
+// Each entry of families gives the family's formula (in the words of that
+// section, or of §7 for trec_eval's measures), the names Parse accepts,
+// its cutoff rule, where its values lie and which of the sweep's sums it
+// reads (its trec_eval names are in TrecMeasures); value, below the
+// table, computes it from those sums, case by case in the same order.
+// Parse, TrecName, Help, Range and Evaluator.Eval read the table; none
+// lists families of its own.
 //
-// Notation (SPEC §3–4): one query has ranked labels y_1..y_n; b_i = 1 when
-// the row at rank i is relevant; R = number of relevant rows (with qrels,
-// relevant judged documents); k = cutoff, the whole list without @k.
+// Notation (docs/metrics.md §3–4): one query has ranked labels
+// y_1..y_n; b_i = 1 when the row at rank i is relevant; R = number of
+// relevant rows (with qrels, relevant judged documents); k = cutoff, the
+// whole list without @k.
 
-// Kind is a metric family of SPEC §4: an index into families.
+// Kind is a metric family (docs/metrics.md §4): an index into families.
 type Kind int
 
 const (
@@ -35,7 +38,7 @@ const (
 	KindNERR
 	KindKendall
 	KindSpearman
-	// trec_eval's own measures (SPEC §7)
+	// trec_eval's own measures (docs/metrics.md §7)
 	KindBpref
 	KindGMAP
 	KindNumQ

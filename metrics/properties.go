@@ -49,8 +49,8 @@ func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Geometric() 
 // summary a geometric mean (gm_map, gm_bpref).
 func (m Metric) Geometric() bool { return families[m.Kind].agg == AggGeo }
 
-// FollowsEmpty reports whether the empty-query policy (SPEC §3) applies to
-// m: every metric but the correlations, the counts, judged@k and the click
+// FollowsEmpty reports whether the empty-query policy (docs/metrics.md §3)
+// applies to m: every metric but the correlations, the counts, judged@k and the click
 // metrics, which do not depend on there being a relevant row (an
 // impression without a click is the very event the click metrics measure,
 // and leaving it out of an IPS estimate would bias it).

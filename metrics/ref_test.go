@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// This file holds a slow reference: every metric straight from its SPEC §4
-// formula on one concrete ranking, tie policies by a plain stable sort with
-// the full comparator, TiesAverage by enumerating every order of every tied
-// group, and the correlations by counting pairs. It shares no code with the
-// Evaluator beyond the API types.
+// This file holds a slow reference: every metric straight from its formula
+// in docs/metrics.md §4 on one concrete ranking, tie policies by a plain
+// stable sort with the full comparator, TiesAverage by enumerating every
+// order of every tied group, and the correlations by counting pairs. It
+// shares no code with the Evaluator beyond the API types.
 
 // refMetrics covers every kind, with cutoffs below, at and beyond the sizes
 // the generated lists take.
@@ -250,7 +250,8 @@ func (k *kahan) add(v float64) {
 
 func (k *kahan) value() float64 { return k.s + k.c }
 
-// refMetric is one metric of one concrete ranking ys, straight from SPEC §4.
+// refMetric is one metric of one concrete ranking ys, straight from
+// docs/metrics.md §4.
 func refMetric(m Metric, o Options, isRel func(float64) bool, ys []float64, nRel int, ideal []float64) float64 {
 	cut := func(n int) int {
 		if m.K == 0 || m.K > n {

@@ -6,7 +6,7 @@ import (
 	"github.com/rankeval/rankeval/internal/pmath"
 )
 
-// trec_eval's own measures (SPEC §7) that the sweep's sums cannot give:
+// trec_eval's own measures (docs/metrics.md §7) that the sweep's sums cannot give:
 // the counts, bpref, interpolated precision and judged@k. They are
 // computed here in one walk of the ranking (after Options.MaxRanked and
 // JudgedOnly), with trec_eval's arithmetic in trec_eval's order, so that

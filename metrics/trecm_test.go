@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestTrecMeasures checks SPEC §7's measures on a list worked by hand:
+// TestTrecMeasures checks docs/metrics.md §7's measures on a list worked by hand:
 // five rows ranked by score, judged relevant, judged non-relevant,
 // unjudged, relevant, and a negative judgment (kept as -0.0); the query
 // has 3 relevant and 2 judged non-relevant documents besides.
@@ -156,7 +156,7 @@ func TestParseListTrecForms(t *testing.T) {
 }
 
 // TestTrecHugeLevel: a judgment past int64's range is a relevant level,
-// counted in R, not a negative index (it once panicked).
+// counted in R, not a negative index.
 func TestTrecHugeLevel(t *testing.T) {
 	l := List{Score: []float64{2, 1}, Label: []float64{1e300, 1}, Status: []Judgment{Judged, Judged}, Judged: []float64{1e300, 1}}
 	ms := []Metric{{Name: "Rprec_mult_1.00", Kind: KindRprecMult, Level: 1}, {Name: "infAP", Kind: KindInfAP}}
@@ -169,10 +169,9 @@ func TestTrecHugeLevel(t *testing.T) {
 
 // TestTrecHugeLevelGains: a judgment past int64's range (level MaxInt64,
 // as Atol reads "9223372036854775807") is looked up in a measure's gain
-// table, gaining its level, 2^63; offset by the codes' two slots it
-// wrapped below 0 and indexed the table's dense part (it panicked). Here
-// it is ranked second, below a document judged 1: the ideal ranks it
-// first.
+// table, gaining its level, 2^63, although offset by the codes' two slots
+// it wraps below 0 (no index into the table's dense part). Here it is
+// ranked second, below a document judged 1: the ideal ranks it first.
 func TestTrecHugeLevelGains(t *testing.T) {
 	l := List{Score: []float64{2, 1}, Label: []float64{1, 1e300}, Status: []Judgment{Judged, Judged}, Judged: []float64{1, 1e300}}
 	const huge = 1 << 63

@@ -99,9 +99,9 @@ func TestMsortGains(t *testing.T) {
 // TestUtilityNaN: utility's coefficients keep a NaN's sign through Param,
 // and of two NaN terms its sum keeps the one trec_eval's does on amd64
 // (the first two terms' over the third's, the fourth's over the rest):
-// the sign prints (nan or -nan), and was the compiler's choice per
-// architecture, or lost in Param. The wants are both releases' outputs
-// for utility.p1,p2,p3,p4 with these signs.
+// the sign prints (nan or -nan), the same on every architecture. The
+// wants are both releases' outputs for utility.p1,p2,p3,p4 with these
+// signs.
 func TestUtilityNaN(t *testing.T) {
 	l := List{
 		Score:  []float64{3, 2, 1},

@@ -284,8 +284,8 @@ func TestBigTiesMonteCarlo(t *testing.T) {
 	}
 }
 
-// TestWorkedExamples checks the figures of SPEC §6's source documents from
-// inline data, so they hold apart from the vector files.
+// TestWorkedExamples checks the figures of the source documents of
+// docs/metrics.md §6 (Worked examples) from inline data, so they hold apart from the vector files.
 func TestWorkedExamples(t *testing.T) {
 	example := List{
 		Score: []float64{0.9, 0.85, 0.71, 0.63, 0.47, 0.36, 0.24, 0.16},

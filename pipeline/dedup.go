@@ -33,7 +33,7 @@ func (s *docSet) reset(docs [][]byte) {
 	s.docs = docs
 	// a quarter full at most: a TREC query's table (1,000 ids: 32 KiB)
 	// still fits the core's L1 cache, and fewer probes meet another id
-	// (half full: the check and the join took 18% more CPU); half full
+	// (docs/performance.md, "Measured choices"); half full
 	// for a query too large for any cache, whose table would otherwise
 	// double its memory for nothing
 	load := 4

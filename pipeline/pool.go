@@ -28,10 +28,9 @@ type query struct {
 
 // queryPool recycles queries and bounds their memory by the bytes they
 // hold (query.bytes). Small queries (up to small bytes) travel in a pool
-// of smallPool: with only 2×workers+2 the producer and the workers stopped
-// and woke each other every few queries, and a pool of 64 made a 10M-row
-// Parquet run of 100-row queries 13% faster (1.24 s against 1.08 s, mean
-// of 8). A larger query also takes its bytes, and at least a
+// of smallPool, so that the producer and the workers do not stop and wake
+// each other every few queries, as they do with only 2×workers+2 (figures
+// in docs/performance.md, "Measured choices"). A larger query also takes its bytes, and at least a
 // (2×workers+2)th, of the room for large queries until it is put back, and
 // comes back without its buffers. So memory stays within the room plus
 // smallPool small queries (and their buffers' growth, at most as much

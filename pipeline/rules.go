@@ -292,9 +292,9 @@ func (r *Rules) sliceMismatch(at string, g *Group, c int, v []byte, where Where)
 		at, quoteShort(g.ID), r.Slices[c], quoteShort(v), quoteShort(g.Key.At(c)), where(g.First), ErrSliceMismatch)
 }
 
-// Validate checks rows [i, j) of b against SPEC §1: finite scores (and,
-// stored as float32, within its range), non-negative labels, labels
-// within the maximum grade when ERR needs it. Ranks only order the rows,
+// Validate checks rows [i, j) of b against docs/metrics.md §1: finite
+// scores (and, stored as float32, within its range), non-negative labels,
+// labels within the maximum grade when ERR needs it. Ranks only order the rows,
 // so any integers do (0-based positions too).
 func (t *Taker) Validate(b *reader.Batch, i, j int) error {
 	r, needMax := t.r, t.needMax
@@ -343,8 +343,8 @@ func (r *Rules) checkScore(b *reader.Batch, k int, s float64, of string) error {
 // fault. x*0 is 0 for a finite x and NaN for NaN and the infinities, so a
 // sum of them is 0 exactly when every value is finite. The label range
 // uses plain comparisons: the min and max builtins order NaNs and signed
-// zeros, which made the pass no faster than Validate's own loop
-// (BenchmarkValidate: 180M rows/s against 350M).
+// zeros, which makes the pass no faster than Validate's own loop
+// (BenchmarkValidate; figures in docs/performance.md, "Measured choices").
 func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 	var inf float64
 	if len(b.Score) > 0 {
@@ -385,7 +385,7 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 
 // nonFinite is 0 when every x is finite, else NaN: the sum of each x*0,
 // taken as four sums so that an addition does not wait on the one before
-// (one sum: BenchmarkValidate's rows/s a third lower).
+// (BenchmarkValidate).
 func nonFinite(xs []float64) float64 {
 	var s0, s1, s2, s3 float64
 	for len(xs) >= 4 {

@@ -16,7 +16,7 @@ import (
 // runs at loads up to 97%: 8.2 to 16.5 bytes a query, and during a doubling
 // the old table too. The slots live outside the Go heap (slots_mmap.go): a
 // heap table this size would also raise the collector's heap goal by its
-// own size, which doubled its cost in resident memory.
+// own size, doubling its cost in resident memory.
 //
 // A hit is only a candidate. The grouper confirms it by reading its inputs
 // again up to the current row, which also finds where the id's first group

@@ -146,9 +146,8 @@ func (u *Unit) prepareDocs(g *Group) (dropped int, err error) {
 // judged for a negative judgment, which reader.ParseLabel keeps as -0.0.
 func JudgmentOf(found bool, label float64) metrics.Judgment {
 	// without branches: which rows of a ranking the qrels judge follows no
-	// pattern, and a switch was mispredicted on most rows (2% of a TREC
-	// run's evaluation)
-	// (an if on found compiled to a branch: the classes are sums of 0/1)
+	// pattern, so a switch is mispredicted on most rows; the class is a sum
+	// of 0/1 terms, since an if choosing it on found compiles to a branch
 	var f, neg uint8
 	if found {
 		f = 1

@@ -11,8 +11,8 @@ import (
 )
 
 // TestParseWorse: --fail-if-worse margins at their extremes: -0 is the
-// margin 0 (it printed "below --0", then "below -0"), names match in any case, and what is
-// not a finite margin >= 0 is refused, naming the flag.
+// margin 0 (printed "below 0"), names match in any case, and what is not a
+// finite margin >= 0 is refused, naming the flag.
 func TestParseWorse(t *testing.T) {
 	ms, err := metrics.ParseList("map,ndcg@10")
 	if err != nil {
@@ -62,8 +62,8 @@ func TestParseWorse(t *testing.T) {
 
 // TestGateMetricNames: a gate names a metric computed by any of its names
 // (the metric list says trec_eval's work too, in any case): -m
-// precision@10 with a gate on p@10 or P_10 was refused as "not among the
-// metrics computed". The name as -m gave it comes first.
+// precision@10 takes a gate on p@10 or P_10. The name as -m gave it comes
+// first.
 func TestGateMetricNames(t *testing.T) {
 	ms, err := metrics.ParseList("precision@10,ndcg_cut_10,P_5,iprec@0.5,map,p@3,success@3")
 	if err != nil {
@@ -106,13 +106,11 @@ func TestGateMetricNames(t *testing.T) {
 	}
 }
 
-// TestGateDirection: a gate fails what is worse. --fail-if-worse
-// first_click=0.01 passed a candidate whose first click was 0.41 ranks
-// further down (the gate read a higher mean as better), and --fail-under
-// abandon=0.5 failed the runs with less abandonment. On a metric whose
-// lower mean is the better one, --fail-if-worse now checks the upper bound
-// of the difference against +margin, and --fail-under is refused; a metric
-// with no better side (last_click) takes no gate.
+// TestGateDirection: a gate fails what is worse. On a metric whose lower
+// mean is the better one (abandon, first_click), --fail-under is refused
+// and --fail-if-worse taken (it checks the upper bound of the difference,
+// TestWorseDirection); a metric with no better side (last_click) takes no
+// gate.
 func TestGateDirection(t *testing.T) {
 	ms, err := metrics.ParseList("ctr@10,abandon,first_click,last_click,ips_dcg@10,snips_dcg@10")
 	if err != nil {
@@ -147,8 +145,8 @@ func TestGateDirection(t *testing.T) {
 
 // TestWorseDirection: --fail-if-worse on a better-lower metric fails when
 // the upper bound of the candidate's difference is above +margin, and says
-// so in the JSON summary and the message; on the others, the lower bound
-// below -margin, as before.
+// so in the JSON summary and the message; on the others, when the lower
+// bound is below -margin.
 func TestWorseDirection(t *testing.T) {
 	for _, tc := range []struct {
 		name           string

@@ -394,8 +394,9 @@ var errCutShort = errors.New("rankeval trec_eval: a query's record is cut short"
 
 // records takes the records encodeQuery writes as the pipeline writes
 // them, one query's at a time, into ev's ids and values: the values of
-// every query are not first held as bytes (a 10k-query all_trec run's
-// buffer doubled to 16 MB, 48 MB allocated and copied in all).
+// every query are not first held as bytes, a buffer that grows by
+// doubling and is copied at each step (docs/performance.md, "Measured
+// choices").
 type records struct {
 	ev      *evaluated
 	pending []byte // a record's start, when a write ends inside it

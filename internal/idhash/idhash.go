@@ -15,9 +15,10 @@ import (
 // at most 16 bytes, as two words, by a keyed 128-bit multiply folded to 64
 // bits (wyhash's mix). Where such an id has room past its end to load 16
 // bytes (an id packed in a buffer, but the last ones), Short does it
-// inline where it is called: maphash's call was a third of a query's
+// inline where it is called: maphash's call is a large share of a query's
 // duplicate check and join on ids that short (MS MARCO's, TREC's usual
-// docnos, most generated ones; BenchmarkDocSet in package pipeline).
+// docnos, most generated ones; BenchmarkDocSet in package pipeline, and
+// docs/performance.md, "Measured choices").
 type Hasher struct {
 	seed   maphash.Seed
 	k0, k1 uint64

@@ -11,8 +11,8 @@ import (
 
 // TestDescriptorTargets: an output named /dev/fd/N (/dev/stdout is fd 1)
 // whose descriptor holds a regular file opened for appending is appended
-// to, as the shell's >> asks; it was replaced by a renamed temporary file,
-// losing what the file held.
+// to, as the shell's >> asks, not replaced by a renamed temporary file
+// (which would lose what the file held).
 func TestDescriptorTargets(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "all.txt")
 	os.WriteFile(p, []byte("yesterday\n"), 0o644)

@@ -76,7 +76,8 @@ func Testdata() (string, error) {
 	return d, nil
 }
 
-// Options is one option set of a vector file, as SPEC names them.
+// Options is one option set of a vector file, named as
+// testdata/vectors/README.md names them.
 type Options struct {
 	Empty        string   `json:"empty"`
 	Gain         string   `json:"gain"`
