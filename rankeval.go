@@ -94,6 +94,13 @@ func Prepare(cfg Config, sources ...Source) (*Evaluation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Sources.Qrels != "" {
+		for _, s := range sources {
+			if s.open != nil {
+				return nil, config.Usagef("%s: TREC runs (--qrels) are read from files, not streams", s.name)
+			}
+		}
+	}
 	if err := plan.Expand(func(in string) bool { _, ok := streams[in]; return !ok }); err != nil {
 		return nil, err
 	}

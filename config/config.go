@@ -173,8 +173,10 @@ func DefaultRun() Run {
 // Check refuses what a run cannot go by.
 func (r Run) Check() error {
 	switch {
-	case r.Workers < 0 || r.BatchSize < 1:
+	case r.Workers < 0:
 		return Usagef("--workers must be >= 0, --batch-size >= 1")
+	case r.BatchSize < 1:
+		return &SettingError{Setting: "batch-size", Err: errors.New("--workers must be >= 0, --batch-size >= 1")}
 	case r.MemLimit < MinMemLimit:
 		return &SettingError{Setting: "mem-limit", Err: fmt.Errorf("--mem-limit %d: want a size of at least 16MiB, as 256MiB or 2GiB", r.MemLimit)}
 	case r.ProgressInterval <= 0:

@@ -98,7 +98,7 @@ func (v Config) Resolve() (*Settings, error) {
 		return nil, Usagef("--input-format %w", err)
 	}
 	if r.Metrics, err = metrics.ParseList(v.Metrics); err != nil {
-		return nil, usage(err)
+		return nil, &SettingError{Setting: "metrics", Err: err}
 	}
 	if v.Profile != "" {
 		p, err := profileOf(v.Profile)

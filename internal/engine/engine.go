@@ -119,9 +119,7 @@ func Evaluate(ctx context.Context, j Job) (*Outcome, error) {
 		for _, in := range inputs {
 			var src pipeline.Source
 			switch {
-			case trec != nil && in.Open != nil:
-				return nil, config.Usagef("%s: TREC runs (--qrels) are read from files, not streams", in.Name)
-			case trec != nil:
+			case trec != nil: // a path: Open is nil (rankeval.Prepare refuses streams of TREC runs)
 				src = trec.source(in.Name)
 			case in.Open != nil:
 				src = pipeline.Source{Name: in.Name, Reread: in.Reread, Open: func() (reader.Reader, error) { return in.Open(cols, opt) }}
