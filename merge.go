@@ -29,7 +29,7 @@ type MergeConfig struct {
 	Correction string
 	Gates      config.Gates
 	// ReadTimeout bounds a read of a state in object storage that
-	// receives nothing (0: objstore's default).
+	// receives nothing (0: objstore's default; below 0 refused).
 	ReadTimeout time.Duration
 	// Outputs are where the caller will write the results: each is
 	// refused when it is one of the states, and a report needs the
@@ -49,11 +49,10 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 	if err := config.CheckFormat(format); err != nil {
 		return nil, err
 	}
-	if cfg.ReadTimeout != 0 {
-		if err := config.ApplyReadTimeout(cfg.ReadTimeout); err != nil {
-			return nil, err
-		}
+	if cfg.ReadTimeout < 0 {
+		return nil, config.CheckReadTimeout(cfg.ReadTimeout)
 	}
+	ctx = objstore.WithReadTimeout(ctx, cfg.ReadTimeout)
 	corr, err := config.ParseCorrection(cfg.Correction)
 	if err != nil {
 		return nil, err

@@ -121,7 +121,8 @@ func Evaluate(ctx context.Context, cfg Config, sources ...Source) (*Results, err
 func (e *Evaluation) Run(ctx context.Context) (*Results, error) {
 	p, run := e.plan, e.run
 	job := engine.Job{Settings: p.Settings, Sources: p.Config.Sources, Run: p.Config.Run, Keep: p.Config.Keep(), Summary: run,
-		Log: e.Log, Command: "rankeval", Progress: e.Progress, ProgressEvery: e.ProgressEvery, OnSpillDir: e.OnSpillDir}
+		ReadTimeout: p.Config.ReadTimeout,
+		Log:         e.Log, Command: "rankeval", Progress: e.Progress, ProgressEvery: e.ProgressEvery, OnSpillDir: e.OnSpillDir}
 	logs := p.Logs
 	if logs == nil {
 		logs = [][]string{p.Inputs}

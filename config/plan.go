@@ -1,8 +1,10 @@
 package config
 
 import (
+	"context"
 	"slices"
 
+	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
 )
@@ -61,11 +63,12 @@ func (c Config) Prepare(inputs []string) (*Plan, error) {
 // skipped), globs, object-store prefixes. It then refuses a file given
 // twice to one log and an output that is an input.
 func (p *Plan) Expand(keep func(input string) bool) error {
+	ctx := objstore.WithReadTimeout(context.Background(), p.Config.ReadTimeout)
 	expand := func(ins []string) ([]string, error) {
 		if keep == nil {
 			if len(ins) > 0 {
 				// at once, so that one error names every stray file
-				xs, err := reader.Expand(ins)
+				xs, err := reader.ExpandContext(ctx, ins)
 				var out []string
 				for _, x := range xs {
 					out = append(out, x.Path)
@@ -79,7 +82,7 @@ func (p *Plan) Expand(keep func(input string) bool) error {
 				out = append(out, in)
 				continue
 			}
-			xs, err := reader.Expand([]string{in})
+			xs, err := reader.ExpandContext(ctx, []string{in})
 			if err != nil {
 				return nil, err
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/internal/bytesize"
 	"github.com/rankeval/rankeval/metrics"
-	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/summary"
@@ -71,29 +70,13 @@ func CheckReadTimeout(d time.Duration) error {
 	return nil
 }
 
-// ApplyReadTimeout checks a --read-timeout value and sets it for every
-// object-store request the process makes.
-func ApplyReadTimeout(d time.Duration) error {
-	if err := CheckReadTimeout(d); err != nil {
-		return err
-	}
-	objstore.SetReadTimeout(d)
-	return nil
-}
-
 // Resolve checks v and returns the settings; it depends on v alone (not
-// on its Sources, Gates, Run or Outputs: Prepare checks those). A
-// read timeout in v (Finish has checked the flag's) is put in force for
-// the process, so that a distributed run's workers, which resolve the
-// launcher's Config, read objects under it; 0 leaves it as it is (a
-// state's header, which records none).
+// on its Sources, Gates, Run or Outputs: Prepare checks those; nor on its
+// read timeout, which the readers take with their options).
 func (v Config) Resolve() (*Settings, error) {
 	s := &Settings{Columns: v.Columns, Profile: v.Profile, Format: v.Format}
 	r := &s.Rules
 	var err error
-	if v.ReadTimeout > 0 {
-		objstore.SetReadTimeout(v.ReadTimeout)
-	}
 	if s.InputFormat, err = reader.ParseFormat(v.InputFormat); err != nil {
 		return nil, Usagef("--input-format %w", err)
 	}

@@ -132,8 +132,6 @@ func TestEndlessListingMemory(t *testing.T) {
 // Content-Length, or longer than the object, is an error naming the
 // object, not fewer rows. Streams and ranged reads alike.
 func TestReadFaults(t *testing.T) {
-	objstore.SetReadTimeout(300 * time.Millisecond)
-	t.Cleanup(func() { objstore.SetReadTimeout(0) })
 	const name = "s3://lake/big.jsonl"
 	tests := []struct {
 		name  string
@@ -150,7 +148,7 @@ func TestReadFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &s3test.Faulty{Objects: faultyObjects(), Fault: tc.fault}
 			s3test.StartFaulty(t, f)
-			o, err := objstore.Open(context.Background(), name)
+			o, err := objstore.Open(objstore.WithReadTimeout(context.Background(), 300*time.Millisecond), name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,12 +190,11 @@ func TestReadFaults(t *testing.T) {
 // attributes) fails after the read timeout too, without retries that
 // would multiply the wait.
 func TestStalledRequest(t *testing.T) {
-	objstore.SetReadTimeout(200 * time.Millisecond)
-	t.Cleanup(func() { objstore.SetReadTimeout(0) })
 	s3test.StartFaulty(t, &s3test.Faulty{Objects: faultyObjects(), Fault: s3test.StallHeaders})
 	for _, arg := range []string{"s3://lake/big.jsonl", "s3://lake/logs/"} {
 		start := time.Now()
 		_, err := within(t, arg, func(ctx context.Context) (any, error) {
+			ctx = objstore.WithReadTimeout(ctx, 200*time.Millisecond)
 			if strings.HasSuffix(arg, "/") {
 				return objstore.Expand(ctx, arg)
 			}

@@ -16,7 +16,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -40,17 +39,22 @@ const DefaultReadTimeout = 60 * time.Second
 // empty pages for ever.
 const MaxListed = 1_000_000
 
-var (
-	readTimeout atomic.Int64 // nanoseconds; 0: DefaultReadTimeout
-	maxListed   = MaxListed  // tests lower it
-)
+var maxListed = MaxListed // tests lower it
 
-// SetReadTimeout sets the read timeout of every request the process
-// makes from now on (0: DefaultReadTimeout).
-func SetReadTimeout(d time.Duration) { readTimeout.Store(int64(max(d, 0))) }
+// readTimeoutKey is the context key of a read timeout.
+type readTimeoutKey struct{}
 
-func currentReadTimeout() time.Duration {
-	if d := time.Duration(readTimeout.Load()); d > 0 {
+// WithReadTimeout returns ctx carrying the read timeout d (0 or less:
+// DefaultReadTimeout): every request made under it fails when it receives
+// no byte (or sends none) for d, naming the object. Open keeps its
+// context, so an object's reads keep its timeout.
+func WithReadTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, readTimeoutKey{}, d)
+}
+
+// readTimeoutOf is the read timeout ctx carries, or DefaultReadTimeout.
+func readTimeoutOf(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(readTimeoutKey{}).(time.Duration); ok && d > 0 {
 		return d
 	}
 	return DefaultReadTimeout
@@ -164,7 +168,7 @@ func (g guard) do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	d := currentReadTimeout()
+	d := readTimeoutOf(req.Context())
 	ctx, cancel := context.WithCancelCause(req.Context())
 	stall := &stallError{d}
 	idle := time.AfterFunc(d, func() { cancel(stall) })

@@ -47,7 +47,11 @@ type Input struct {
 // left to Open (and OpenRun), whose messages say more about a file the
 // user meant; so are compressed files, whose content Open checks, and
 // objects of stores.
-func Expand(args []string) ([]Input, error) {
+func Expand(args []string) ([]Input, error) { return ExpandContext(context.Background(), args) }
+
+// ExpandContext is Expand with the requests to object storage made under
+// ctx (objstore.WithReadTimeout).
+func ExpandContext(ctx context.Context, args []string) ([]Input, error) {
 	var out []Input
 	var found []int // indices in out of local files a directory or glob gave
 	for _, arg := range args {
@@ -57,7 +61,7 @@ func Expand(args []string) ([]Input, error) {
 		}
 		if objstore.IsURL(arg) {
 			// prefixes and globs of object stores follow the same rules
-			keys, err := objstore.Expand(context.Background(), arg)
+			keys, err := objstore.Expand(ctx, arg)
 			if err != nil {
 				return nil, err
 			}

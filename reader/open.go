@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -38,6 +39,14 @@ type Options struct {
 	// Format names the format of text inputs (default: told from the
 	// first line).
 	Format Format
+	// ReadTimeout bounds how long a request to object storage may receive
+	// nothing (0: objstore.DefaultReadTimeout).
+	ReadTimeout time.Duration
+}
+
+// objectContext is the context of an input's requests to object storage.
+func (o Options) objectContext() context.Context {
+	return objstore.WithReadTimeout(context.Background(), o.ReadTimeout)
 }
 
 // unitRange checks the part of a file of n units that opt asks for.
@@ -120,7 +129,7 @@ func Open(name string, cols Columns, opt Options) (Reader, error) {
 		return nil, err
 	}
 	if objstore.IsURL(name) {
-		o, err := objstore.Open(context.Background(), name)
+		o, err := objstore.Open(opt.objectContext(), name)
 		if err != nil {
 			return nil, err
 		}
@@ -319,12 +328,13 @@ func openLocalPart(name string, cols Columns, opt Options) (Reader, error) {
 
 // Units reports how many parts a distributed runner may read name in
 // independently (Options.FirstUnit, Options.Units): the row groups of a
-// Parquet file, 1 for any other input, which is read whole.
-func Units(name string) (int, error) {
+// Parquet file, 1 for any other input, which is read whole. Of opt, only
+// the read timeout applies.
+func Units(name string, opt Options) (int, error) {
 	var ra io.ReaderAt
 	var size int64
 	if objstore.IsURL(name) {
-		o, err := objstore.Open(context.Background(), name)
+		o, err := objstore.Open(opt.objectContext(), name)
 		if err != nil {
 			return 0, err
 		}

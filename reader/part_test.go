@@ -42,7 +42,7 @@ func TestParquetParts(t *testing.T) {
 	dir := t.TempDir()
 	pq := filepath.Join(dir, "log.parquet")
 	writeLog(t, pq, genLog(3, 10000, 25), synth.Options{RowGroup: 1000})
-	n, err := Units(pq)
+	n, err := Units(pq, Options{})
 	if err != nil || n != 10 {
 		t.Fatalf("Units = %d, %v; want 10 row groups", n, err)
 	}
@@ -68,8 +68,8 @@ func TestParquetParts(t *testing.T) {
 	}
 	jl := filepath.Join(dir, "log.jsonl.gz")
 	writeLog(t, jl, genLog(3, 100, 25), synth.Options{})
-	if n, err := Units(jl); err != nil || n != 1 {
-		t.Fatalf("Units(jsonl) = %d, %v; want 1", n, err)
+	if n, err := Units(jl, Options{}); err != nil || n != 1 {
+		t.Fatalf("Units(jsonl, Options{}) = %d, %v; want 1", n, err)
 	}
 	errs := []struct {
 		name string

@@ -48,6 +48,9 @@ type Job struct {
 	Sources  config.Sources
 	Run      config.Run
 	Keep     config.Keep
+	// ReadTimeout bounds a request to object storage that receives
+	// nothing (0: objstore's default).
+	ReadTimeout time.Duration
 	// Summary is the run the summary explains; its evaluated metrics
 	// (Summary.Evaluated) are the ones computed.
 	Summary *summary.Run
@@ -112,7 +115,8 @@ func Evaluate(ctx context.Context, j Job) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	opt := reader.Options{BatchSize: j.Run.BatchSize, Decoders: j.Run.Workers, BytesRead: cfg.Progress.BytesRead, Format: s.InputFormat}
+	opt := reader.Options{BatchSize: j.Run.BatchSize, Decoders: j.Run.Workers, BytesRead: cfg.Progress.BytesRead, Format: s.InputFormat,
+		ReadTimeout: j.ReadTimeout}
 	cols := s.Columns
 	sources := make([][]pipeline.Source, len(j.Logs))
 	for l, inputs := range j.Logs {

@@ -1,6 +1,7 @@
 package rankbeam
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ type expandFn struct {
 	ReadTimeout time.Duration
 }
 
-func (f *expandFn) Setup() error { return config.ApplyReadTimeout(f.ReadTimeout) }
+func (f *expandFn) Setup() error { return config.CheckReadTimeout(f.ReadTimeout) }
 
 func (f *expandFn) ProcessElement(_ []byte, emit func(File)) (err error) {
 	defer mark(&err)
@@ -70,7 +71,7 @@ func (f *expandFn) ProcessElement(_ []byte, emit func(File)) (err error) {
 			if rel {
 				abs = filepath.Join(f.Dir, a)
 			}
-			ins, err := reader.Expand([]string{abs})
+			ins, err := reader.ExpandContext(objstore.WithReadTimeout(context.Background(), f.ReadTimeout), []string{abs})
 			if err != nil {
 				return err
 			}

@@ -258,7 +258,7 @@ func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
 // the whole file otherwise.
 type splitFn struct{ Cfg Config }
 
-// Setup puts the run's flags in force on the worker (--read-timeout).
+// Setup checks the run's settings on the worker.
 func (f *splitFn) Setup() error {
 	_, err := f.Cfg.settings()
 	return err
@@ -266,7 +266,7 @@ func (f *splitFn) Setup() error {
 
 func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
 	defer mark(&err)
-	n, err := reader.Units(file.Path)
+	n, err := reader.Units(file.Path, reader.Options{ReadTimeout: f.Cfg.ReadTimeout})
 	if err != nil {
 		return err
 	}
@@ -316,7 +316,8 @@ func (f *readFn) Setup() error {
 func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) (err error) {
 	defer mark(&err)
 	f.part = p
-	opt := reader.Options{BatchSize: f.Cfg.Run.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format}
+	opt := reader.Options{BatchSize: f.Cfg.Run.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format,
+		ReadTimeout: f.Cfg.ReadTimeout}
 	r, err := f.Cfg.open(p.Path, f.cols, opt)
 	if err != nil {
 		return err

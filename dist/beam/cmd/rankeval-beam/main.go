@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -102,7 +103,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 				return nil, config.Usagef("standard input cannot be split between workers; give files")
 			}
 		}
-		ins, err := reader.Expand(log)
+		ins, err := reader.ExpandContext(objstore.WithReadTimeout(context.Background(), o.cfg.ReadTimeout), log)
 		if err != nil {
 			return nil, err
 		}
