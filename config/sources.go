@@ -57,8 +57,7 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 		return nil, Usagef("--by cannot slice TREC runs: they have no other columns")
 	}
 	if s.Rules.Propensity.From != pipeline.PropNone && src.Qrels != "" {
-		// a TREC run has no such column: the reader gave none and the
-		// first row's lookup panicked
+		// a TREC run has no such column: its reader gives none
 		return nil, Usagef("the IPS estimates read each row's propensity or logged position from a click log; TREC runs (--qrels) have neither")
 	}
 	if s.Rules.Teams.On() && src.Qrels != "" {

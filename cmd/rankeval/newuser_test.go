@@ -182,7 +182,7 @@ func TestSliceQueryCounts(t *testing.T) {
 	}
 }
 
-// TestEmptyInputs: SPEC §8, an input with no rows is zero rows: a 0-byte
+// TestEmptyInputs: docs/metrics.md §8, an input with no rows is zero rows: a 0-byte
 // file (alone, or as an empty part beside a good one in a lake), a file of
 // blank lines, empty standard input. The run prints its zero-count
 // summary and exits 0, or 3 under --fail-on-empty.

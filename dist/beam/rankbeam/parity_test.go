@@ -517,7 +517,7 @@ func TestStateMergesWithCLI(t *testing.T) {
 }
 
 // TestEmptyInput: an input with no rows prints the zero-count summary
-// rankeval prints (SPEC §8), not nothing.
+// rankeval prints (docs/metrics.md §8), not nothing.
 func TestEmptyInput(t *testing.T) {
 	dir := t.TempDir()
 	blank := filepath.Join(dir, "blank.jsonl")

@@ -226,7 +226,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	}
 	// One element that adds nothing goes into the merge beside the queries:
 	// a combine with no input emits nothing, and an empty input must still
-	// print its zero-count summary (SPEC §8), as rankeval does.
+	// print its zero-count summary (docs/metrics.md §8), as rankeval does.
 	seed := beam.Create(s.Scope("seed"), Result{})
 	merged := beam.Combine(s.Scope("merge"), &MergeFn{Layout: *layout, Digests: cfg.Outputs.State != ""}, beam.Flatten(s.Scope("with-seed"), results, seed))
 	sum := beam.ParDo(s.Scope("summary"), &formatFn{Cfg: cfg}, merged, beam.SideInput{Input: files})
