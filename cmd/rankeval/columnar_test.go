@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/internal/vectors"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -166,7 +168,7 @@ func loadJSONL(t *testing.T, name string) (rows []synth.Row, floatLabels bool) {
 // TestVectorsSameSummaryAcrossFormats converts testdata/vectors/*.jsonl to
 // every format and demands the JSONL's summary, byte for byte.
 func TestVectorsSameSummaryAcrossFormats(t *testing.T) {
-	cases, _ := filepath.Glob(filepath.Join(testdataDir(t), "vectors", "*.jsonl"))
+	cases, _ := filepath.Glob(filepath.Join(vectors.TestdataDir(t), "vectors", "*.jsonl"))
 	if len(cases) == 0 {
 		t.Fatal("no logs in testdata/vectors")
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // diffCase is one way of running a differential test: arguments (inputs
@@ -156,7 +158,7 @@ func TestDifferentialTREC(t *testing.T) {
 				if w.name == "file" {
 					want = out
 				} else if out != want {
-					t.Fatalf("%s: not the file's output:\n%s", w.name, firstDiff(want, out))
+					t.Fatalf("%s: not the file's output:\n%s", w.name, vectors.FirstDiff(want, out))
 				}
 			}
 		})

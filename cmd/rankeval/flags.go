@@ -57,7 +57,7 @@ func parseFlags(args []string, stderr io.Writer) (config.Config, []string, error
 			printUsage(fs, stderr)
 			return c, nil, errHelp
 		}
-		return c, nil, usageError{err: err}
+		return c, nil, config.Usagef("%w", err)
 	}
 	if *help {
 		printUsage(fs, stderr)

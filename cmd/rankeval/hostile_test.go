@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // TestHugeLabels holds issue 23's case 3: a label whose gain (or a sum of
@@ -80,7 +82,7 @@ func TestHugeLabels(t *testing.T) {
 func TestHugeCutoffs(t *testing.T) {
 	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
 	dir := t.TempDir()
-	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	td := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -122,7 +124,7 @@ func TestOutputIsInput(t *testing.T) {
 	if err := os.Symlink(in, filepath.Join(dir, "link.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	td := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
 	qrels := filepath.Join(dir, "qrels.txt")
 	b, _ := os.ReadFile(filepath.Join(td, "qrels.txt"))
 	os.WriteFile(qrels, b, 0o644)
@@ -229,7 +231,7 @@ func TestDataPrintedAsData(t *testing.T) {
 // same on every path, however the run's lines are spread (it counted
 // stretches of lines: 201 for a shuffled run where 8 is true).
 func TestUnjudgedCountEveryPath(t *testing.T) {
-	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	td := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
 	qrels, sorted := filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")
 	run, _ := os.ReadFile(sorted)
 	judged := map[string]bool{}

@@ -14,17 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rankeval/rankeval/config"
-	"github.com/rankeval/rankeval/summary"
-	"github.com/rankeval/rankeval/treceval"
-)
-
-// Exit codes, documented in the README.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-	exitGate  = 3
+	"github.com/rankeval/rankeval"
 )
 
 // signalGrace is how long an interrupted run may take to stop cleanly
@@ -70,35 +60,12 @@ func signalExit(s os.Signal) int {
 	if n, ok := s.(syscall.Signal); ok {
 		return 128 + int(n)
 	}
-	return exitError
+	return rankeval.ExitError
 }
-
-// usageError marks a mistake in the command line (exit 2).
-type usageError struct {
-	err error
-}
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-func usagef(format string, a ...any) error { return usageError{err: fmt.Errorf(format, a...)} }
 
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil || errors.Is(err, errHelp) {
-		return exitOK
+	if errors.Is(err, errHelp) {
+		return rankeval.ExitOK
 	}
-	fmt.Fprintln(stderr, "rankeval:", err)
-	var u usageError
-	var tu treceval.UsageError
-	switch {
-	case errors.As(err, &tu):
-		fmt.Fprintln(stderr, "Run 'rankeval trec_eval -h' for usage.")
-		return exitUsage
-	case errors.As(err, &u), errors.Is(err, config.ErrUsage):
-		fmt.Fprintln(stderr, "Run 'rankeval --help' for usage.")
-		return exitUsage
-	case errors.Is(err, summary.ErrGateFailed):
-		return exitGate
-	}
-	return exitError
+	return rankeval.ExitCode(err, stderr)
 }

@@ -33,18 +33,6 @@ func cli(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// testdataDir is the repository's testdata folder, whose vectors/ and
-// reference/ (copies of the project's shared folder) the vector and peer
-// tests read; it fails the test, never skips it, when they are missing.
-func testdataDir(t testing.TB) string {
-	t.Helper()
-	d, err := vectors.Testdata()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 type summaryJSON struct {
 	Metrics map[string]struct {
 		Mean    *float64  `json:"mean"`
@@ -62,7 +50,7 @@ type summaryJSON struct {
 // loadVectors loads the vector files of testdata/vectors.
 func loadVectors(t *testing.T) []vectors.File {
 	t.Helper()
-	files, err := vectors.Load(filepath.Join(testdataDir(t), "vectors"))
+	files, err := vectors.Load(filepath.Join(vectors.TestdataDir(t), "vectors"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprint(stderr, mergeUsage)
 		evalflags.PrintFlags(stderr, fs, nil)
 		if err != nil {
-			return usageError{err: err}
+			return config.Usagef("%w", err)
 		}
 		return errHelp
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // writeLog writes a JSONL log for a test and returns its path.
@@ -50,7 +52,7 @@ func TestFlagsAfterInputs(t *testing.T) {
 		}
 	})
 	// TREC: --qrels QRELS RUN --profile trec_eval
-	ref := filepath.Join(testdataDir(t), "reference", "trec_a")
+	ref := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
 	code, got, stderr := cli(t, "--quiet", "--qrels", filepath.Join(ref, "qrels.txt"), filepath.Join(ref, "run.txt"), "--profile", "trec_eval", "--format", "trec", "-m", "map")
 	if code != 0 || !strings.HasPrefix(got, "num_q") {
 		t.Fatalf("TREC with the profile after the run: exit %d %s\n%s", code, stderr, got)

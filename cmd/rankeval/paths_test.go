@@ -166,7 +166,7 @@ func TestUnsortedAnalysis(t *testing.T) {
 // TestUnsortedTrec: a TREC run interleaved by query, joined with its qrels
 // in the workers, gives trec_eval's numbers with and without --complete.
 func TestUnsortedTrec(t *testing.T) {
-	ref := filepath.Join(testdataDir(t), "reference")
+	ref := filepath.Join(vectors.TestdataDir(t), "reference")
 	for _, folder := range []string{"trec_a", "trec_b"} {
 		run := filepath.Join(ref, folder, "run.txt")
 		shuffled := interleave(t, readLines(t, run), trecQuery, "run.txt")

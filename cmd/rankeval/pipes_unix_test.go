@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // pipeWays gives an input's bytes to the command by a path that names a
@@ -123,7 +125,7 @@ func genLines(rows int, seed uint64) string {
 // hung on a FIFO); 9.0.8, which cannot, refuses it as trec_eval 9.0.8
 // does.
 func TestTrecEvalRunFromPipe(t *testing.T) {
-	td := filepath.Join(testdataDir(t), "reference", "trec_a")
+	td := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
 	run, err := os.ReadFile(filepath.Join(td, "run.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +147,7 @@ func TestTrecEvalRunFromPipe(t *testing.T) {
 			p := w.open(t, shuffled)
 			code, out, stderr := cli(t, "trec_eval", "-q", "-c", "-m", "all_trec", qrels, p)
 			if code != 0 || out != want {
-				t.Fatalf("exit %d, stderr %q:\n%s", code, stderr, firstDiff(want, out))
+				t.Fatalf("exit %d, stderr %q:\n%s", code, stderr, vectors.FirstDiff(want, out))
 			}
 		})
 		t.Run(w.name+"/a bad line", func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/internal/vectors"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rankeval/rankeval/internal/synth"
@@ -103,7 +105,7 @@ func TestReadmeRecipes(t *testing.T) {
 	if len(cmds) < 8 {
 		t.Fatalf("only %d recipe commands found in the README", len(cmds))
 	}
-	ref := filepath.Join(testdataDir(t), "reference", "trec_a")
+	ref := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
 	qrels, _ := os.ReadFile(filepath.Join(ref, "qrels.txt"))
 	run, _ := os.ReadFile(filepath.Join(ref, "run.txt"))
 	dir := t.TempDir()

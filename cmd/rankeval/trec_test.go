@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // the measures of testdata/reference/README.md, as trec_eval names them
@@ -39,7 +41,7 @@ func parseTrecOutput(t *testing.T, text string) map[string]map[string]float64 {
 }
 
 func referenceDirs(t *testing.T) []string {
-	dirs, _ := filepath.Glob(filepath.Join(testdataDir(t), "reference", "trec_*"))
+	dirs, _ := filepath.Glob(filepath.Join(vectors.TestdataDir(t), "reference", "trec_*"))
 	if len(dirs) == 0 {
 		t.Fatal("no reference folders")
 	}
@@ -242,7 +244,7 @@ func TestTrecProfileAtolLabels(t *testing.T) {
 			args := append([]string{"--quiet", "--qrels", qrels, "--format", "trec", "--per-query", "-", "-m", "ndcg,map"}, tc.args...)
 			code, out, stderr := cli(t, append(args, run)...)
 			if code != 0 || out != tc.want {
-				t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(tc.want, out))
+				t.Fatalf("exit %d (%s):\n%s", code, stderr, vectors.FirstDiff(tc.want, out))
 			}
 		})
 	}
@@ -266,7 +268,7 @@ func TestTrecProfileCompleteNumRel(t *testing.T) {
 			want := "num_q                 \tall\t2\nnum_rel               \tall\t3\nnum_rel_ret           \tall\t1\n" +
 				"num_ret               \tall\t2\nmap                   \tall\t0.5000\ngm_map                \tall\t0.0032\n"
 			if code != 0 || out != want {
-				t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(want, out))
+				t.Fatalf("exit %d (%s):\n%s", code, stderr, vectors.FirstDiff(want, out))
 			}
 		})
 	}

@@ -1,7 +1,8 @@
-package main
+package treceval_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,9 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval"
+	"github.com/rankeval/rankeval/internal/vectors"
+	"github.com/rankeval/rankeval/treceval"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -89,7 +93,7 @@ var trecEvalCommands = []struct{ name, args, only string }{
 // stopped with an error (recorded as NAME.err.zst, its stderr), the
 // drop-in must fail with the same message and print nothing.
 func TestTrecEvalDropIn(t *testing.T) {
-	td := filepath.Join("..", "..", "testdata")
+	td := filepath.Join("..", "testdata")
 	for _, rel := range trecReleases {
 		for _, d := range trecEvalData {
 			for _, c := range trecEvalCommands {
@@ -129,7 +133,7 @@ func checkTrecEval(t *testing.T, release, golden string, args []string, qrels, r
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if out != want {
-		t.Fatalf("differs from trec_eval %s (%s):\n%s", release, golden, firstDiff(want, out))
+		t.Fatalf("differs from trec_eval %s (%s):\n%s", release, golden, vectors.FirstDiff(want, out))
 	}
 }
 
@@ -172,10 +176,23 @@ func recordTrecEval(t *testing.T, env, golden string, args []string, qrels, run 
 	}
 }
 
+// cli runs rankeval trec_eval as the command does: args start with
+// "trec_eval"; standard input is the process's. It returns the exit
+// status, and what the command printed on stdout and stderr.
+func cli(t testing.TB, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if len(args) == 0 || args[0] != "trec_eval" {
+		t.Fatalf("cli %q: not a trec_eval command line", args)
+	}
+	var out, errb bytes.Buffer
+	err := treceval.Run(context.Background(), args[1:], os.Stdin, &out, &errb)
+	return rankeval.ExitCode(err, &errb), out.String(), errb.String()
+}
+
 func readZstd(t *testing.T, p string) string {
 	f, err := os.Open(p)
 	if err != nil {
-		t.Fatalf("%v (record with TREC_EVAL=... go test ./cmd/rankeval -run TestTrecEvalDropIn -record)", err)
+		t.Fatalf("%v (record with TREC_EVAL=... go test ./treceval -run TestTrecEvalDropIn -record)", err)
 	}
 	defer f.Close()
 	z, err := zstd.NewReader(f)
@@ -190,28 +207,10 @@ func readZstd(t *testing.T, p string) string {
 	return string(b)
 }
 
-// firstDiff shows the first line where got departs from want.
-func firstDiff(want, got string) string {
-	w, g := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n want %q\n got  %q", i+1, wl, gl)
-		}
-	}
-	return "(same lines)"
-}
-
 // TestTrecEvalArgs checks the command line: trec_eval's measure rules and
 // what is refused, with the exit code.
 func TestTrecEvalArgs(t *testing.T) {
-	td := filepath.Join("..", "..", "testdata", "reference", "trec_a")
+	td := filepath.Join("..", "testdata", "reference", "trec_a")
 	q, r := filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")
 	tests := []struct {
 		name  string
@@ -284,7 +283,7 @@ func TestTrecEvalArgs(t *testing.T) {
 // TestTrecEvalUnsortedRun: trec_eval sorts the run itself, so a run whose
 // queries are interleaved gives the same output as the sorted one.
 func TestTrecEvalUnsortedRun(t *testing.T) {
-	td := filepath.Join("..", "..", "testdata", "reference", "trec_b")
+	td := filepath.Join("..", "testdata", "reference", "trec_b")
 	run, err := os.ReadFile(filepath.Join(td, "run.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -309,71 +308,7 @@ func TestTrecEvalUnsortedRun(t *testing.T) {
 	_, want, _ := cli(t, "trec_eval", "--release", "9.0.8", "-q", q, filepath.Join(td, "run.txt"))
 	code, got, stderr := cli(t, "trec_eval", "--release", "9.0.8", "-q", q, p)
 	if code != 0 || got != want {
-		t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(want, got))
-	}
-}
-
-// TestTrecMeasuresBitIdentical: trec_eval's measures aggregate like every
-// other metric, so the JSON summary (17 significant digits) and the
-// per-query lines are the same bytes for any worker count and batch size,
-// sorted or --unsorted.
-func TestTrecMeasuresBitIdentical(t *testing.T) {
-	td := filepath.Join("..", "..", "testdata", "reference", "trec_b")
-	args := []string{"--quiet", "--qrels", filepath.Join(td, "qrels.txt"), "--profile", "trec_eval", "--complete", "--format", "json",
-		"-m", "num_q,num_ret,num_rel,num_rel_ret,bpref,gm_map,iprec@0,iprec@0.5,iprec@1,judged@5,judged,map", "--per-query", "-"}
-	run := filepath.Join(td, "run.txt")
-	_, want, _ := cli(t, append(args, "--workers", "1", "--batch-size", "8192", run)...)
-	if !strings.Contains(want, `"num_q"`) {
-		t.Fatalf("no num_q in %.300s", want)
-	}
-	for _, v := range []struct{ workers, batch string }{{"2", "1"}, {"3", "7"}, {"8", "8192"}} {
-		for _, extra := range [][]string{nil, {"--unsorted"}} {
-			a := append(append(slices.Clone(args), extra...), "--workers", v.workers, "--batch-size", v.batch, run)
-			code, got, stderr := cli(t, a...)
-			want := want
-			if extra != nil { // --unsorted writes per-query records in partition order
-				got, want = summaryOnly(got), summaryOnly(want)
-			}
-			if code != 0 || got != want {
-				t.Fatalf("--workers %s --batch-size %s %v: exit %d (%s)\n%s", v.workers, v.batch, extra, code, stderr, firstDiff(want, got))
-			}
-		}
-	}
-}
-
-// summaryOnly is the last line of a --per-query - --format json output:
-// the summary.
-func summaryOnly(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
-// TestRepeatedMetricFlags: as trec_eval's -m, a repeated -m adds to the
-// list, and P.5,10 is one metric per cutoff; nothing is dropped.
-func TestRepeatedMetricFlags(t *testing.T) {
-	sample := filepath.Join("..", "..", "testdata", "sample.jsonl.zst")
-	for _, c := range []struct {
-		args []string
-		want []string
-	}{
-		{[]string{"-m", "ndcg@10", "-m", "map"}, []string{"ndcg@10", "map"}},
-		{[]string{"-m", "P.5,10"}, []string{"p.5", "p.10"}},
-		{[]string{"--metrics", "mrr", "-m", "ndcg@5,10"}, []string{"mrr", "ndcg@5", "ndcg@10"}},
-	} {
-		code, out, stderr := cli(t, append(append([]string{"--quiet"}, c.args...), sample)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
-		}
-		var got []string
-		for _, l := range strings.Split(out, "\n")[1:] {
-			if l == "" { // the table ends
-				break
-			}
-			got = append(got, strings.Fields(l)[0])
-		}
-		if strings.Join(got, " ") != strings.Join(c.want, " ") {
-			t.Errorf("%v: metrics %v, want %v\n%s", c.args, got, c.want, out)
-		}
+		t.Fatalf("exit %d (%s):\n%s", code, stderr, vectors.FirstDiff(want, got))
 	}
 }
 
@@ -382,7 +317,7 @@ func TestRepeatedMetricFlags(t *testing.T) {
 // parameters, trec_eval aborts and prints nothing, and so does the
 // drop-in, saying why; apart, or without parameters, they are computed.
 func TestTrecEvalSharedGains(t *testing.T) {
-	td := filepath.Join("..", "..", "testdata", "trec_eval", "upstream")
+	td := filepath.Join("..", "testdata", "trec_eval", "upstream")
 	q, r := filepath.Join(td, "qrels.rel_level.zst"), filepath.Join(td, "results.test.zst")
 	for _, tc := range []struct {
 		args []string
@@ -512,7 +447,7 @@ func TestTrecEvalJudgmentLines(t *testing.T) {
 				return
 			}
 			if code != 0 || got != c.want {
-				t.Fatalf("exit %d (%s):\n%s", code, stderr, firstDiff(c.want, got))
+				t.Fatalf("exit %d (%s):\n%s", code, stderr, vectors.FirstDiff(c.want, got))
 			}
 		})
 	}

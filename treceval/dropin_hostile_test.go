@@ -1,10 +1,12 @@
-package main
+package treceval_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // TestTrecEvalHostile: inputs where trec_eval stops, crashes or prints
@@ -251,7 +253,7 @@ func TestTrecEvalLeftoverLevels(t *testing.T) {
 			args := append(append([]string{"trec_eval", "--release", tc.release}, strings.Fields(tc.args)...), q, r)
 			code, out, stderr := cli(t, args...)
 			if code != 0 || out != tc.out {
-				t.Fatalf("exit %d (%s), differs from trec_eval %s:\n%s", code, stderr, tc.release, firstDiff(tc.out, out))
+				t.Fatalf("exit %d (%s), differs from trec_eval %s:\n%s", code, stderr, tc.release, vectors.FirstDiff(tc.out, out))
 			}
 		})
 	}

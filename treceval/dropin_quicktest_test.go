@@ -1,4 +1,4 @@
-package main
+package treceval_test
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/internal/vectors"
 )
 
 // quicktest is one command line of the quicktest target of trec_eval's
@@ -52,7 +54,7 @@ func quicktestsOf(release string) []quicktest {
 // quicktest, README there) through rankeval trec_eval --release R and
 // compares with the outputs each release ships, byte for byte.
 func TestTrecEvalQuicktest(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "trec_eval", "quicktest")
+	dir := filepath.Join("..", "testdata", "trec_eval", "quicktest")
 	// test/NAME is the Makefile's; here a large input is NAME.zst, and
 	// zscores_file is each release's own
 	file := func(release, name string) string {
@@ -92,7 +94,7 @@ func TestTrecEvalQuicktest(t *testing.T) {
 						t.Fatalf("exit %d: %s", code, stderr)
 					}
 					if out != string(want) {
-						t.Fatalf("differs from trec_eval %s's %s:\n%s", release, q.out, firstDiff(string(want), out))
+						t.Fatalf("differs from trec_eval %s's %s:\n%s", release, q.out, vectors.FirstDiff(string(want), out))
 					}
 					passed++
 				})

@@ -1,4 +1,4 @@
-package main
+package treceval_test
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // (prefs break them by docno ascending, the rest descending), queries only
 // in the judgments or only in the run, and comment lines for 10.0.
 
-var prefsDir = filepath.Join("..", "..", "testdata", "trec_eval", "prefs")
+var prefsDir = filepath.Join("..", "testdata", "trec_eval", "prefs")
 
 // prefsData are the judgments files and the -R format each is read as;
 // comments: read by 10.0 only.
