@@ -106,6 +106,10 @@ func TestSumSpecial(t *testing.T) {
 	}
 }
 
+// z95 is the normal's two-sided 95% quantile, the multiplier of
+// stats.NormalCI95.
+const z95 = 1.959963984540054
+
 func TestStatSummary(t *testing.T) {
 	tests := []struct {
 		name     string

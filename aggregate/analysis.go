@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // Layout is what a run aggregates besides the per-system means.
@@ -34,14 +36,14 @@ type Compare struct {
 	AllPairs bool
 	// Test is the comparisons' test; the randomization tests keep
 	// Permutations replicates drawn under Seed.
-	Test         Test
+	Test         stats.Test
 	Permutations int
 	Seed         uint64
 }
 
 // NeedsHash reports whether a query's Hash is read: by the bootstrap and
 // the randomization tests.
-func (l *Layout) NeedsHash() bool { return l.Bootstrap > 0 || l.Test != TestT }
+func (l *Layout) NeedsHash() bool { return l.Bootstrap > 0 || l.Test != stats.TestT }
 
 // Pairs lists the comparisons (i, j), i < j, whose difference is system j
 // minus system i: each system against the baseline first, then, with
@@ -162,9 +164,9 @@ func NewAnalysis(l *Layout) *Analysis {
 		a.bvals = make([]float64, a.Boot.K)
 	}
 	switch l.Test {
-	case TestRandom:
+	case stats.TestRandom:
 		a.Perm = NewPerms(l.Test, l.Permutations, l.Seed, l.Systems, diffs)
-	case TestTukey:
+	case stats.TestTukey:
 		a.Perm = NewPerms(l.Test, l.Permutations, l.Seed, l.Systems, sys)
 	}
 	if a.Perm != nil {
@@ -205,7 +207,7 @@ func (a *Analysis) Add(q *Query) error {
 		}
 	}
 	if l.Bootstrap > 0 {
-		Weights(q.Hash, a.w)
+		stats.BootstrapWeights(q.Hash, a.w)
 	}
 	for s := range l.Systems {
 		vals := q.Vals[s]
@@ -225,7 +227,7 @@ func (a *Analysis) Add(q *Query) error {
 		if a.Boot != nil {
 			copy(a.bvals[s*nc:(s+1)*nc], vals[:nc])
 		}
-		if l.Test == TestTukey {
+		if l.Test == stats.TestTukey {
 			copy(a.pvals[s*nc:(s+1)*nc], vals[:nc])
 		}
 		if sl != nil {
@@ -256,7 +258,7 @@ func (a *Analysis) Add(q *Query) error {
 			if a.Boot != nil {
 				a.bvals[(l.Systems+p)*nc+m] = d
 			}
-			if l.Test == TestRandom {
+			if l.Test == stats.TestRandom {
 				a.pvals[p*nc+m] = d
 			}
 		}
@@ -378,38 +380,38 @@ func (sl *Slice) merge(o *Slice) {
 // Pairs returns, per pair of L.Pairs(), the comparison of every core
 // metric, by the layout's test, corrected by c across them all, with the
 // bootstrap interval when there is one.
-func (a *Analysis) Pairs(c Correction) [][]Paired {
+func (a *Analysis) Pairs(c stats.Correction) [][]stats.Paired {
 	nc := len(a.L.Core)
 	var ranges [][]i128 // Tukey's, per metric
-	if a.Perm != nil && a.Perm.Test == TestTukey {
+	if a.Perm != nil && a.Perm.Test == stats.TestTukey {
 		for m := range nc {
 			ranges = append(ranges, a.Perm.RangesOf(m))
 		}
 	}
-	out := make([][]Paired, len(a.Diff))
+	out := make([][]stats.Paired, len(a.Diff))
 	for p, pr := range a.L.Pairs() {
-		out[p] = make([]Paired, nc)
+		out[p] = make([]stats.Paired, nc)
 		for m := range nc {
 			s := a.diffSummary(p, m)
-			d := pairedOf(s)
+			d := stats.PairedOf(s)
 			d.I, d.J = pr[0], pr[1]
-			d.Effect = EffectOf(s)
+			d.Effect = stats.EffectOf(s)
 			if a.Boot != nil {
 				d.BootLo, d.BootHi = a.bootCI((a.L.Systems+p)*nc+m, pr[0], m)
 			}
 			d.Test = a.L.Test
 			if d.N > 0 { // else no test: P stays NaN
 				switch d.Test {
-				case TestRandom:
+				case stats.TestRandom:
 					d.P = a.Perm.FlipP(p*nc+m, d.N)
-				case TestTukey:
+				case stats.TestTukey:
 					d.P = a.Perm.TukeyP(ranges[m], pr[0], pr[1], m, a.tukeyQueries(m))
 				}
 			}
 			out[p][m] = d
 		}
 	}
-	Correct(out, c)
+	stats.Correct(out, c)
 	return out
 }
 
@@ -444,15 +446,15 @@ func (a *Analysis) bootCI(k, s, m int) (lo, hi float64) {
 
 // Pairs is Analysis.Pairs for the slice of a run of layout l, by the
 // t-test (the randomization tests and the bootstrap are the whole run's).
-func (sl *Slice) Pairs(l *Layout, c Correction) [][]Paired {
-	out := make([][]Paired, len(sl.Diff))
+func (sl *Slice) Pairs(l *Layout, c stats.Correction) [][]stats.Paired {
+	out := make([][]stats.Paired, len(sl.Diff))
 	for p, pr := range l.Pairs() {
-		out[p] = make([]Paired, len(sl.Diff[p]))
+		out[p] = make([]stats.Paired, len(sl.Diff[p]))
 		for m := range sl.Diff[p] {
-			out[p][m] = pairedOf(sl.diffSummary(l, p, m))
+			out[p][m] = stats.PairedOf(sl.diffSummary(l, p, m))
 			out[p][m].I, out[p][m].J = pr[0], pr[1]
 		}
 	}
-	Correct(out, c)
+	stats.Correct(out, c)
 	return out
 }

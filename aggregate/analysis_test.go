@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // TestSmallMatchesSum demands Small give Sum's exact result whatever the
@@ -54,88 +56,6 @@ func TestSmallMatchesSum(t *testing.T) {
 	})
 }
 
-func TestHolm(t *testing.T) {
-	// Holm's procedure by hand: sorted 0.01, 0.02, 0.03, 0.04 (m = 4) ->
-	// 0.04, 0.06, 0.06 (monotone), 0.06; the NaN is not a test.
-	got := Holm([]float64{0.03, 0.01, math.NaN(), 0.04, 0.02})
-	want := []float64{0.06, 0.04, math.NaN(), 0.06, 0.06}
-	for i := range want {
-		if !(got[i] == want[i] || math.IsNaN(got[i]) && math.IsNaN(want[i])) && math.Abs(got[i]-want[i]) > 1e-15 {
-			t.Fatalf("Holm = %v, want %v", got, want)
-		}
-	}
-	if got := Holm([]float64{0.5, 0.6}); got[0] != 1 || got[1] != 1 {
-		t.Fatalf("Holm caps at 1: %v", got)
-	}
-}
-
-func TestPairedOf(t *testing.T) {
-	// differences 1, 2, 3, 4, 5: mean 3, sd sqrt(2.5), t = 3/(sd/sqrt 5)
-	var d Stat
-	for _, v := range []float64{1, 2, 3, 4, 5} {
-		d.Add(v)
-	}
-	p := PairedOf(&d)
-	tstat := 3 / (math.Sqrt(2.5) / math.Sqrt(5))
-	if p.N != 5 || p.Mean != 3 || math.Abs(p.P-TTwoSided(tstat, 4)) > 1e-15 {
-		t.Fatalf("paired %+v", p)
-	}
-	// mpmath: I_{4/(4+t²)}(2, 1/2) at t = 4.2426406871 is 0.01323559956368268952
-	if math.Abs(p.P-0.01323559956368268952) > 1e-16 {
-		t.Fatalf("p = %v, want 0.01323559956368268952", p.P)
-	}
-	half := 2.7764451051977987 * math.Sqrt(2.5) / math.Sqrt(5) // qt(0.975, 4)
-	if math.Abs(p.Lo-(3-half)) > 1e-9 || math.Abs(p.Hi-(3+half)) > 1e-9 {
-		t.Fatalf("CI [%v, %v], want 3 ± %v", p.Lo, p.Hi, half)
-	}
-	var same Stat
-	same.Add(0.25)
-	same.Add(0.25)
-	if p := PairedOf(&same); p.P != 0 || p.Lo != 0.25 || p.Hi != 0.25 {
-		t.Fatalf("constant nonzero difference: %+v", p)
-	}
-	var zero Stat
-	zero.Add(0)
-	zero.Add(0)
-	if p := PairedOf(&zero); p.P != 1 {
-		t.Fatalf("zero difference: p = %v", p.P)
-	}
-}
-
-// TestPoissonWeights checks the draws have Poisson(1)'s mean, variance
-// and P(0), and are a pure function of (hash, replicate).
-func TestPoissonWeights(t *testing.T) {
-	w := make([]uint8, 1000)
-	var n, sum, sq, zeros float64
-	for q := range 2000 {
-		Weights(QueryHash([]byte{byte(q), byte(q >> 8), 'x'}), w)
-		for _, v := range w {
-			n++
-			sum += float64(v)
-			sq += float64(v) * float64(v)
-			if v == 0 {
-				zeros++
-			}
-		}
-	}
-	mean, vr := sum/n, sq/n-(sum/n)*(sum/n)
-	if math.Abs(mean-1) > 0.005 || math.Abs(vr-1) > 0.01 || math.Abs(zeros/n-math.Exp(-1)) > 0.002 {
-		t.Fatalf("mean %v var %v P(0) %v; want 1, 1, %v", mean, vr, zeros/n, math.Exp(-1))
-	}
-	a, b := make([]uint8, 50), make([]uint8, 50)
-	Weights(QueryHash([]byte("q1")), a)
-	Weights(QueryHash([]byte("q1")), b)
-	if string(a) != string(b) {
-		t.Fatal("weights differ between calls")
-	}
-	if QueryHash([]byte("q0000001")) != 0x519734439e4fd519 {
-		t.Fatalf("QueryHash changed (%#x): every published bootstrap interval would move", QueryHash([]byte("q0000001")))
-	}
-	if poissonThr[poissonLen-1] != math.MaxUint64 || poissonThr[0] != 6786177901268885274 {
-		t.Fatalf("thresholds: %v", poissonThr)
-	}
-}
-
 // TestBootMatchesReference sums weighted values the slow way (big.Float,
 // value by value) and compares the replicate means, for any split, with a
 // second mean that some queries leave undefined.
@@ -148,7 +68,7 @@ func TestBootMatchesReference(t *testing.T) {
 	}
 	var qs []q
 	for i := range 500 {
-		x := q{h: QueryHash([]byte{byte(i), byte(i >> 8)}), v: [2]float64{r.Float64()*2 - 1, math.NaN()}}
+		x := q{h: stats.QueryHash([]byte{byte(i), byte(i >> 8)}), v: [2]float64{r.Float64()*2 - 1, math.NaN()}}
 		if i%3 != 0 {
 			x.v[1] = r.Float64() * 1000 // an open range: cg-like
 		}
@@ -163,7 +83,7 @@ func TestBootMatchesReference(t *testing.T) {
 				if math.IsNaN(x.v[k]) {
 					continue
 				}
-				Weights(x.h, w)
+				stats.BootstrapWeights(x.h, w)
 				num.Add(num, new(big.Float).SetPrec(512).Mul(big.NewFloat(x.v[k]), big.NewFloat(float64(w[b]))))
 				den += int64(w[b])
 			}
@@ -178,7 +98,7 @@ func TestBootMatchesReference(t *testing.T) {
 			bs[i] = NewBoots(B, ranges)
 		}
 		for i, x := range qs {
-			Weights(x.h, w)
+			stats.BootstrapWeights(x.h, w)
 			if _, ok := bs[i%parts].Add(x.v[:], w); !ok {
 				t.Fatal("in-range value refused")
 			}
@@ -214,15 +134,15 @@ func TestBootCIMinimum(t *testing.T) {
 		nan  bool
 	}{
 		{"2 replicates", 2, true},
-		{"one too few", MinBootstrap - 1, true},
-		{"the minimum", MinBootstrap, false},
+		{"one too few", stats.MinBootstrap - 1, true},
+		{"the minimum", stats.MinBootstrap, false},
 		{"1000", 1000, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bs := NewBoots(tc.b, []Range{RangeUnit})
 			w := make([]uint8, tc.b)
 			for i := range 50 {
-				Weights(QueryHash([]byte{byte(i)}), w)
+				stats.BootstrapWeights(stats.QueryHash([]byte{byte(i)}), w)
 				bs.Add([]float64{0.25}, w)
 			}
 			lo, hi := bs.CI95(0)
@@ -230,14 +150,6 @@ func TestBootCIMinimum(t *testing.T) {
 				t.Fatalf("CI [%v, %v], want NaN %v", lo, hi, tc.nan)
 			}
 		})
-	}
-}
-
-func TestQuantile7(t *testing.T) {
-	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
-	lo, hi := percentileCI(xs)
-	if lo != 1.25 || hi != 10.75 {
-		t.Fatalf("CI [%v, %v], want [1.25, 10.75] (numpy.percentile)", lo, hi)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // ErrImpossible reports figures that no queries give: a saved aggregate
@@ -89,7 +91,7 @@ func (a *Analysis) checkPerm() error {
 	p := a.Perm
 	n := make([]int64, p.K) // the values each mean can have summed
 	for k := range n {
-		if p.Test == TestRandom {
+		if p.Test == stats.TestRandom {
 			n[k] = a.Diff[k/len(a.L.Core)][k%len(a.L.Core)].N
 			continue
 		}
@@ -117,7 +119,7 @@ func (a *Analysis) checkPerm() error {
 				}
 			}
 		}
-		if p.Test != TestRandom {
+		if p.Test != stats.TestRandom {
 			continue
 		}
 		// |T·2^-frac - Σd| <= n·2^-(frac+1): each value rounds by half a unit
@@ -134,7 +136,7 @@ func (a *Analysis) checkPerm() error {
 			return bad(p.B, k, "an observed sum unlike the differences'")
 		}
 	}
-	if p.Test == TestTukey {
+	if p.Test == stats.TestTukey {
 		// each sum is within its bound above (< 2^127 or not checked):
 		// totals are added in 128 bits and an overflow refused
 		total := func(b, m int) (i128, bool) {

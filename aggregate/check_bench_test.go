@@ -3,6 +3,8 @@ package aggregate
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // BenchmarkCheck: the check of a merge's state of 10,000 slices (the
@@ -31,7 +33,7 @@ func BenchmarkCheck(b *testing.B) {
 // 10,000 of them, four systems, every pair, six metrics (36 sums a
 // replicate), and Tukey's (24 a replicate).
 func BenchmarkCheckPerm(b *testing.B) {
-	for _, test := range []Test{TestRandom, TestTukey} {
+	for _, test := range []stats.Test{stats.TestRandom, stats.TestTukey} {
 		b.Run(test.String(), func(b *testing.B) {
 			core := []Range{RangeUnit, RangeUnit, RangeUnit, RangeUnit, RangeUnit, RangeOpen}
 			l := &Layout{Metrics: 6, Core: core, Systems: 4, Compare: Compare{AllPairs: true, Test: test, Permutations: 10_000}}

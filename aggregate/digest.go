@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/rankeval/rankeval/internal/splitmix"
 )
 
 // Digest is a 128-bit digest of evaluated queries: a state records one per
@@ -97,7 +99,7 @@ func QueryDigest(id []byte, q *Query, core int) Digest {
 			h.word(math.Float64bits(v))
 		}
 	}
-	return Digest{Hi: mix64(h.a ^ h.n), Lo: mix64(h.b + h.n*0x9e3779b97f4a7c15)}
+	return Digest{Hi: splitmix.Mix64(h.a ^ h.n), Lo: splitmix.Mix64(h.b + h.n*0x9e3779b97f4a7c15)}
 }
 
 // digestState is QueryDigest's two lanes, each absorbing every word by a

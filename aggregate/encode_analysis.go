@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // A run's complete aggregate saved as bytes and merged later with no loss:
@@ -30,7 +32,8 @@ import (
 // metric, bit m%8 of byte m/8, set for a ratio; R is how many are set).
 // P is the number of pairs: S-1, or S(S-1)/2 with all pairs.
 // Counts are uvarints; set and stat are Set's and Stat's encodings
-// (encode.go); small-stat and boots are in encode_parts.go. Trailing nil
+// (encode.go); small-stat, boots, perms, weights and slice-weights are in
+// encode_parts.go. Trailing nil
 // slices are not written: a slice exists only once a query of it was added.
 
 // check reports an analysis whose parts do not have its layout's shape
@@ -92,7 +95,7 @@ func (a *Analysis) check() error {
 		bs.miss != nil && len(bs.miss) != bs.B*bs.K) {
 		return bad("bootstrap")
 	}
-	if pm := a.Perm; (l.Test != TestT) != (pm != nil) || pm != nil && (pm.Test != l.Test || pm.B != l.Permutations ||
+	if pm := a.Perm; (l.Test != stats.TestT) != (pm != nil) || pm != nil && (pm.Test != l.Test || pm.B != l.Permutations ||
 		pm.Seed != l.Seed || uint64(pm.K) != l.permMeans() || len(pm.lo) != (pm.B+1)*pm.K || len(pm.hi) != len(pm.lo)) {
 		return bad("randomization test")
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // testLayouts cover every part an analysis can have: systems and
@@ -22,15 +24,15 @@ var testLayouts = map[string]*Layout{
 	"one sys": {Metrics: 4, Core: []Range{RangeUnit, RangeUnit}, Systems: 1, Bootstrap: 3},
 	"no core": {Metrics: 2, Systems: 2},
 	"rand all pairs": {Metrics: 4, Core: []Range{RangeUnit, RangeSigned, RangeOpen}, Systems: 3,
-		Compare: Compare{AllPairs: true, Test: TestRandom, Permutations: 70, Seed: 9}, Bootstrap: 5},
-	"tukey": {Metrics: 2, Core: []Range{RangeUnit, RangeOpen}, Systems: 4, Compare: Compare{Test: TestTukey, Permutations: 33, Seed: 1}},
+		Compare: Compare{AllPairs: true, Test: stats.TestRandom, Permutations: 70, Seed: 9}, Bootstrap: 5},
+	"tukey": {Metrics: 2, Core: []Range{RangeUnit, RangeOpen}, Systems: 4, Compare: Compare{Test: stats.TestTukey, Permutations: 33, Seed: 1}},
 	"bare":  {Systems: 1},
 	// click weights, ratio metrics among the core (the self-normalized
 	// estimates), with everything else a run can ask for
 	"ratio": {Metrics: 4, Core: []Range{RangeOpen, RangeUnit, RangeOpen}, Systems: 3, Bootstrap: 9, Hist: true,
-		Compare: Compare{Test: TestRandom, Permutations: 20, Seed: 3}, Weights: true, Ratio: []bool{true, false, true}},
+		Compare: Compare{Test: stats.TestRandom, Permutations: 20, Seed: 3}, Weights: true, Ratio: []bool{true, false, true}},
 	"weights": {Metrics: 2, Core: []Range{RangeOpen}, Systems: 2, Weights: true,
-		Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: 11}},
+		Compare: Compare{AllPairs: true, Test: stats.TestTukey, Permutations: 11}},
 }
 
 // tq is a query with its slice's key; Slice holds the key's index in one
@@ -151,8 +153,8 @@ func render(a *Analysis) string {
 			w.WriteByte(' ')
 		}
 	}
-	sum := func(s Summary) { fmt.Fprintf(&w, "n%d ", s.N); f(s.Mean, s.Lo, s.Hi, s.Stdev) }
-	pairs := func(ps [][]Paired) {
+	sum := func(s stats.Summary) { fmt.Fprintf(&w, "n%d ", s.N); f(s.Mean, s.Lo, s.Hi, s.Stdev) }
+	pairs := func(ps [][]stats.Paired) {
 		for _, row := range ps {
 			for _, p := range row {
 				fmt.Fprintf(&w, "n%d ", p.N)
@@ -184,8 +186,8 @@ func render(a *Analysis) string {
 		}
 		w.WriteByte('\n')
 	}
-	pairs(a.Pairs(CorrHolm))
-	pairs(a.Pairs(CorrBH))
+	pairs(a.Pairs(stats.CorrHolm))
+	pairs(a.Pairs(stats.CorrBH))
 	for s := range a.Hist {
 		for m := range a.Hist[s] {
 			fmt.Fprintln(&w, a.Hist[s][m].Range, a.Hist[s][m].Counts)
@@ -217,7 +219,7 @@ func render(a *Analysis) string {
 				sum(sl.SysSummary(a.L, s, m))
 			}
 		}
-		pairs(sl.Pairs(a.L, CorrHolm))
+		pairs(sl.Pairs(a.L, stats.CorrHolm))
 	}
 	return w.String()
 }

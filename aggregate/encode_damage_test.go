@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // smallEncodings are real encodings of small analyses, seeds for the
@@ -17,7 +19,7 @@ func smallEncodings(t testing.TB) [][]byte {
 	for _, name := range []string{"full", "boot", "hist", "one sys", "no core", "bare", "ratio", "weights"} {
 		l := *testLayouts[name]
 		l.Bootstrap = min(l.Bootstrap, 4)
-		if l.Test != TestT {
+		if l.Test != stats.TestT {
 			l.Permutations = min(l.Permutations, 8)
 		}
 		qs := randQueries(r, &l, 12, 3)

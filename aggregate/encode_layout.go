@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // The layout of a saved analysis (its shape, written first; the grammar
@@ -36,8 +38,8 @@ func (l *Layout) check() error {
 		return fmt.Errorf("layout: %d metrics, %d core: %w", l.Metrics, len(l.Core), ErrLayout)
 	case l.Bootstrap < 0 || l.Bootstrap > maxDim:
 		return fmt.Errorf("layout: %d bootstrap replicates: %w", l.Bootstrap, ErrLayout)
-	case l.Test > TestTukey || (l.Test == TestT) != (l.Permutations == 0) || l.Permutations < 0 || l.Permutations > maxDim ||
-		l.Test == TestT && l.Seed != 0:
+	case l.Test > stats.TestTukey || (l.Test == stats.TestT) != (l.Permutations == 0) || l.Permutations < 0 || l.Permutations > maxDim ||
+		l.Test == stats.TestT && l.Seed != 0:
 		return fmt.Errorf("layout: test %v of %d permutations: %w", l.Test, l.Permutations, ErrLayout)
 	}
 	for m, r := range l.Core {
@@ -73,7 +75,7 @@ func (l *Layout) AppendBinary(b []byte) ([]byte, error) {
 	if l.AllPairs {
 		flags |= 2
 	}
-	if l.Test != TestT {
+	if l.Test != stats.TestT {
 		flags |= 4
 	}
 	if l.Weights {
@@ -83,7 +85,7 @@ func (l *Layout) AppendBinary(b []byte) ([]byte, error) {
 		flags |= 16
 	}
 	b = append(b, flags)
-	if l.Test != TestT {
+	if l.Test != stats.TestT {
 		b = append(b, byte(l.Test))
 		b = binary.AppendUvarint(b, uint64(l.Permutations))
 		b = binary.AppendUvarint(b, l.Seed)
@@ -145,7 +147,7 @@ func (l *Layout) decode(d *dec) {
 	default:
 		l.Hist, l.AllPairs, l.Weights = f&1 != 0, f&2 != 0, f&8 != 0
 		if f&4 != 0 {
-			if t := Test(d.u8("layout: test")); d.err == nil && (t == TestRandom || t == TestTukey) {
+			if t := stats.Test(d.u8("layout: test")); d.err == nil && (t == stats.TestRandom || t == stats.TestTukey) {
 				l.Test = t
 			} else if d.err == nil {
 				d.fail("layout: unknown test %d", t)
@@ -207,7 +209,7 @@ func (l *Layout) minBytes() uint64 {
 		B, K := uint64(l.Bootstrap), l.bootMeans()
 		n = satAdd(n, satAdd(satMul(B, satAdd(1, satMul(K, 9))), 1))
 	}
-	if l.Test != TestT {
+	if l.Test != stats.TestT {
 		n = satAdd(n, satMul(satAdd(uint64(l.Permutations), 1), satMul(l.permMeans(), 9)))
 	}
 	if l.Weights {
@@ -231,7 +233,7 @@ func (l *Layout) bootMeans() uint64 {
 // undefined value allocates (leaving it out let 1.5GiB pass a 1GiB bound).
 func (l *Layout) ReplicateBytes() int64 {
 	n := satMul(satMul(uint64(l.Bootstrap), l.bootMeans()), 24)
-	if l.Test != TestT {
+	if l.Test != stats.TestT {
 		n = satAdd(n, satMul(satMul(uint64(l.Permutations)+1, l.permMeans()), 16))
 	}
 	return int64(min(n, math.MaxInt64))
@@ -252,7 +254,7 @@ func (l *Layout) numPairs() uint64 {
 // permMeans is the number of means the randomization test keeps a sum of:
 // one per pair and core metric, or per system and core metric for Tukey.
 func (l *Layout) permMeans() uint64 {
-	if l.Test == TestTukey {
+	if l.Test == stats.TestTukey {
 		return satMul(uint64(l.Systems), uint64(len(l.Core)))
 	}
 	return satMul(l.numPairs(), uint64(len(l.Core)))

@@ -8,7 +8,8 @@ import (
 )
 
 // The pieces of an Analysis's encoding (encode_analysis.go): the canonical
-// form of Small and SmallStat, and the bootstrap's sums.
+// form of Small and SmallStat, the replicate sums of the bootstrap and the
+// randomization tests, and the click weights' sums.
 
 // enc appends an encoding; a negative count (which no Add or Merge makes)
 // is noted rather than written as garbage.
@@ -329,3 +330,79 @@ func (p *Perms) appendBinary(e *enc) { appendSums128(e, p.lo, p.hi) }
 
 // decode reads into p, which NewPerms made for the layout.
 func (p *Perms) decode(d *dec) { decodeSums128(d, p.lo, p.hi, "randomization") }
+
+// appendBinary writes the weights' sums (encode_analysis.go: weights).
+func (w *WeightSums) appendBinary(e *enc) {
+	for s := range w.Sys {
+		ws := &w.Sys[s]
+		e.b, _ = ws.W.AppendBinary(e.b)
+		e.count(ws.Clipped, "clipped clicks")
+		for r := range ws.Cross {
+			e.b, _ = ws.Cross[r].AppendBinary(e.b)
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			e.b, _ = c[r].AppendBinary(e.b)
+		}
+	}
+}
+
+func (w *WeightSums) decode(d *dec) {
+	sum := func(s *Sum, what string) {
+		if d.err != nil {
+			return
+		}
+		var err error
+		if d.b, err = s.decode(d.b); err != nil {
+			d.err, d.b = fmt.Errorf("%s: %w", what, err), nil
+		}
+	}
+	for s := range w.Sys {
+		ws := &w.Sys[s]
+		if d.err == nil {
+			var err error
+			if d.b, err = ws.W.decode(d.b); err != nil {
+				d.err, d.b = fmt.Errorf("click weights: %w", err), nil
+			}
+		}
+		ws.Clipped = d.count("clipped clicks")
+		for r := range ws.Cross {
+			sum(&ws.Cross[r], "click weights")
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			sum(&c[r], "click weights of a comparison")
+		}
+	}
+}
+
+// appendBinary writes a slice's weights (encode_analysis.go: slice-weights).
+func (w *SliceWeights) appendBinary(e *enc) {
+	for s := range w.W {
+		w.W[s].appendBinary(e)
+		for r := range w.Cross[s] {
+			e.b = w.Cross[s][r].appendBinary(e.b)
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			e.b = c[r].appendBinary(e.b)
+		}
+	}
+}
+
+func (w *SliceWeights) decode(d *dec, sl *slab) {
+	for s := range w.W {
+		w.W[s].decode(d, sl)
+		for r := range w.Cross[s] {
+			w.Cross[s][r].decode(d, sl)
+		}
+	}
+	for _, c := range w.Pair {
+		for r := range c {
+			c[r].decode(d, sl)
+		}
+	}
+}

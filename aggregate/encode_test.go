@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 func randomSet(r *rand.Rand, vals [][]float64) *Set {
@@ -77,7 +79,7 @@ func TestSetBinaryRoundTrip(t *testing.T) {
 	}
 }
 
-func sameSummary(a, b Summary) bool {
+func sameSummary(a, b stats.Summary) bool {
 	eq := func(x, y float64) bool {
 		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
 	}

@@ -1,6 +1,10 @@
 package aggregate
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rankeval/rankeval/stats"
+)
 
 // Outcomes are the counts of an interleaving experiment (the interleave
 // metric), read from the exact sums of its per-impression outcomes v: +1
@@ -17,7 +21,7 @@ type Outcomes struct {
 	Wins, Losses, Ties int64
 	// NoClick counts the impressions without a click, left out of Δ.
 	NoClick int64
-	// P is the two-sided sign test of wins against losses (SignTest).
+	// P is the two-sided sign test of wins against losses (stats.SignTest).
 	P float64
 }
 
@@ -48,7 +52,7 @@ func (st *Stat) Outcomes(impressions int64) (Outcomes, error) {
 		return bad(fmt.Sprintf("Σv = %d and Σv² = %d of different parity", dv, tv))
 	}
 	o := Outcomes{Wins: (tv + dv) / 2, Losses: (tv - dv) / 2, Ties: st.N - tv, NoClick: impressions - st.N}
-	o.P = SignTest(o.Wins, o.Losses)
+	o.P = stats.SignTest(o.Wins, o.Losses)
 	return o, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // BenchmarkPermsAdd is one query's cost in the randomization test and
@@ -26,8 +28,8 @@ func BenchmarkPermsAdd(b *testing.B) {
 	}{
 		{"plain", Layout{Metrics: C, Core: core, Systems: S}},
 		{"bootstrap", Layout{Metrics: C, Core: core, Systems: S, Bootstrap: B}},
-		{"randomization", Layout{Metrics: C, Core: core, Systems: S, Compare: Compare{Test: TestRandom, Permutations: B}}},
-		{"tukey", Layout{Metrics: C, Core: core, Systems: S, Compare: Compare{Test: TestTukey, Permutations: B}}},
+		{"randomization", Layout{Metrics: C, Core: core, Systems: S, Compare: Compare{Test: stats.TestRandom, Permutations: B}}},
+		{"tukey", Layout{Metrics: C, Core: core, Systems: S, Compare: Compare{Test: stats.TestTukey, Permutations: B}}},
 	} {
 		b.Run(fmt.Sprint(tc.name), func(b *testing.B) {
 			a := NewAnalysis(&tc.l)

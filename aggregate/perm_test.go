@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // pairQueries makes n queries of s systems with one [0, 1] metric whose
@@ -17,7 +17,7 @@ import (
 func pairQueries(r *rand.Rand, n, s int, shift float64) []Query {
 	out := make([]Query, n)
 	for i := range out {
-		q := Query{Slice: -1, Hash: QueryHash(fmt.Appendf(nil, "q%d", i))}
+		q := Query{Slice: -1, Hash: stats.QueryHash(fmt.Appendf(nil, "q%d", i))}
 		for sys := range s {
 			v := float64(r.IntN(65)) / 64
 			if sys > 0 && r.Float64() < shift {
@@ -56,8 +56,8 @@ func TestRandomizationExhaustive(t *testing.T) {
 		t.Run(fmt.Sprintf("n=%d shift=%g", tc.n, tc.shift), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.n), 3))
 			qs := pairQueries(r, tc.n, 2, tc.shift)
-			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 2, Compare: Compare{Test: TestRandom, Permutations: B, Seed: 5}}
-			got := analysisOf(t, l, qs).Pairs(CorrNone)[0][0]
+			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 2, Compare: Compare{Test: stats.TestRandom, Permutations: B, Seed: 5}}
+			got := analysisOf(t, l, qs).Pairs(stats.CorrNone)[0][0]
 			var d []float64
 			obs := 0.0
 			for _, q := range qs {
@@ -80,7 +80,7 @@ func TestRandomizationExhaustive(t *testing.T) {
 			}
 			exact := float64(extreme) / float64(int(1)<<tc.n)
 			se := math.Sqrt(exact * (1 - exact) / B)
-			if got.Test != TestRandom || math.Abs(got.P-exact) > 5*se+2.0/B {
+			if got.Test != stats.TestRandom || math.Abs(got.P-exact) > 5*se+2.0/B {
 				t.Fatalf("p %v (%v), exact %v ± %v", got.P, got.Test, exact, se)
 			}
 		})
@@ -89,17 +89,17 @@ func TestRandomizationExhaustive(t *testing.T) {
 
 // TestTukeyPlain: the randomized Tukey HSD's p-values equal a plain
 // reimplementation's that uses the same draws (each replicate's shuffle of
-// each query, by shuffler.draw) and float arithmetic; and on a few queries they
+// each query, by stats.Shuffler.Draw) and float arithmetic; and on a few queries they
 // lie within Monte Carlo error of the exact p-values over every shuffle.
 func TestTukeyPlain(t *testing.T) {
 	const S, B = 4, 3000
 	r := rand.New(rand.NewPCG(11, 12))
 	qs := pairQueries(r, 60, S, 0.4)
-	l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: B, Seed: 77}}
-	got := analysisOf(t, l, qs).Pairs(CorrNone)
+	l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: stats.TestTukey, Permutations: B, Seed: 77}}
+	got := analysisOf(t, l, qs).Pairs(stats.CorrNone)
 	obs := make([]float64, S)
 	ranges := make([]float64, B)
-	sh := newShuffler(S)
+	sh := stats.NewShuffler(S)
 	for _, q := range qs {
 		for s := range S {
 			obs[s] += q.Vals[s][0]
@@ -108,7 +108,7 @@ func TestTukeyPlain(t *testing.T) {
 	for b := range B {
 		sum := make([]float64, S)
 		for _, q := range qs {
-			for s, from := range sh.draw(drawBase(q.Hash, 77, tukeyKey), b) {
+			for s, from := range sh.Draw(stats.ShuffleStream(q.Hash, 77), b) {
 				sum[s] += q.Vals[from][0]
 			}
 		}
@@ -135,8 +135,8 @@ func TestTukeyPlain(t *testing.T) {
 	t.Run("exhaustive", func(t *testing.T) {
 		const S, n, B = 3, 5, 40_000
 		qs := pairQueries(rand.New(rand.NewPCG(3, 4)), n, S, 0.8)
-		l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: B}}
-		got := analysisOf(t, l, qs).Pairs(CorrNone)
+		l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: stats.TestTukey, Permutations: B}}
+		got := analysisOf(t, l, qs).Pairs(stats.CorrNone)
 		perms := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 		var rs []float64
 		total := 1
@@ -178,58 +178,19 @@ func TestTukeyPlain(t *testing.T) {
 	})
 }
 
-// TestDrawsFair: the signs are + half the time, in every replicate and
-// for every query, with no correlation between neighbouring replicates,
-// and each shuffle of three systems comes a sixth of the time.
-func TestDrawsFair(t *testing.T) {
-	const n = 20_000
-	ones, pairsAgree := 0, 0
-	count := map[[3]int]int{}
-	sh := newShuffler(3)
-	for i := range n {
-		h := QueryHash(fmt.Appendf(nil, "query-%d", i))
-		for blk := range 2 {
-			x := flipBits(drawBase(h, 0, flipKey), blk)
-			ones += bits.OnesCount64(x)
-			pairsAgree += 63 - bits.OnesCount64((x^x>>1)&(1<<63-1))
-		}
-		count[[3]int(sh.draw(drawBase(h, 0, tukeyKey), i%7))]++
-	}
-	bitsDrawn := float64(n * 128)
-	if f := float64(ones) / bitsDrawn; math.Abs(f-0.5) > 5*0.5/math.Sqrt(bitsDrawn) {
-		t.Errorf("signs + in %v of replicates", f)
-	}
-	if f := float64(pairsAgree) / float64(n*2*63); math.Abs(f-0.5) > 5*0.5/math.Sqrt(float64(n*2*63)) {
-		t.Errorf("neighbouring replicates agree in %v", f)
-	}
-	if len(count) != 6 {
-		t.Fatalf("%d distinct shuffles of 3", len(count))
-	}
-	for p, c := range count {
-		if f := float64(c) / n; math.Abs(f-1.0/6) > 5*math.Sqrt(1.0/6*5/6/n) {
-			t.Errorf("shuffle %v drawn %v of the time", p, f)
-		}
-	}
-	// another seed, other draws
-	h := QueryHash([]byte("q"))
-	if flipBits(drawBase(h, 0, flipKey), 0) == flipBits(drawBase(h, 1, flipKey), 0) {
-		t.Error("the seed does not change the signs")
-	}
-}
-
 // TestPermSplitMerge: the replicates' p-values are the same bits however
 // the queries are split among partial aggregates and merged.
 func TestPermSplitMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	qs := pairQueries(r, 500, 3, 0.3)
-	for _, test := range []Test{TestRandom, TestTukey} {
+	for _, test := range []stats.Test{stats.TestRandom, stats.TestTukey} {
 		t.Run(test.String(), func(t *testing.T) {
 			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 3, Compare: Compare{AllPairs: true, Test: test, Permutations: 300, Seed: 3}}
-			whole := fmt.Sprint(analysisOf(t, l, qs).Pairs(CorrHolm))
+			whole := fmt.Sprint(analysisOf(t, l, qs).Pairs(stats.CorrHolm))
 			for _, cut := range []int{1, 170, 499} {
 				a, b := analysisOf(t, l, qs[cut:]), analysisOf(t, l, qs[:cut])
 				a.Merge(b)
-				if got := fmt.Sprint(a.Pairs(CorrHolm)); got != whole {
+				if got := fmt.Sprint(a.Pairs(stats.CorrHolm)); got != whole {
 					t.Fatalf("split at %d: %s, want %s", cut, got, whole)
 				}
 			}
@@ -245,20 +206,20 @@ func TestCheckPerm(t *testing.T) {
 	ranges := []Range{RangeUnit}
 	for _, tc := range []struct {
 		name string
-		test Test
+		test stats.Test
 		harm func(p *Perms)
 		want string
 	}{
-		{"sign replicate too large", TestRandom, func(p *Perms) { p.hi[3*p.K] += 1 << 20 }, "beyond what its count"},
-		{"observed unlike the differences", TestRandom, func(p *Perms) { p.lo[p.B*p.K] += 1 << 58 }, "observed sum unlike"},
-		{"tukey total changed", TestTukey, func(p *Perms) { p.lo[2*p.K] += 1 }, "total unlike the observed"},
+		{"sign replicate too large", stats.TestRandom, func(p *Perms) { p.hi[3*p.K] += 1 << 20 }, "beyond what its count"},
+		{"observed unlike the differences", stats.TestRandom, func(p *Perms) { p.lo[p.B*p.K] += 1 << 58 }, "observed sum unlike"},
+		{"tukey total changed", stats.TestTukey, func(p *Perms) { p.lo[2*p.K] += 1 }, "total unlike the observed"},
 		// the 128-bit extremes: -2^127 has no absolute value in 128 bits
-		{"sign replicate -2^127", TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MinInt64, 0 }, "beyond what its count"},
-		{"sign replicate -2^127+1", TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MinInt64, 1 }, "beyond what its count"},
-		{"sign replicate 2^127-1", TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MaxInt64, math.MaxUint64 }, "beyond what its count"},
-		{"tukey replicate -2^127", TestTukey, func(p *Perms) { p.hi[2*p.K+1], p.lo[2*p.K+1] = math.MinInt64, 0 }, "beyond what its count"},
-		{"tukey observed -2^127", TestTukey, func(p *Perms) { p.hi[p.B*p.K], p.lo[p.B*p.K] = math.MinInt64, 0 }, "beyond what its count"},
-		{"tukey sums moved between systems past their bound", TestTukey, func(p *Perms) {
+		{"sign replicate -2^127", stats.TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MinInt64, 0 }, "beyond what its count"},
+		{"sign replicate -2^127+1", stats.TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MinInt64, 1 }, "beyond what its count"},
+		{"sign replicate 2^127-1", stats.TestRandom, func(p *Perms) { p.hi[3*p.K], p.lo[3*p.K] = math.MaxInt64, math.MaxUint64 }, "beyond what its count"},
+		{"tukey replicate -2^127", stats.TestTukey, func(p *Perms) { p.hi[2*p.K+1], p.lo[2*p.K+1] = math.MinInt64, 0 }, "beyond what its count"},
+		{"tukey observed -2^127", stats.TestTukey, func(p *Perms) { p.hi[p.B*p.K], p.lo[p.B*p.K] = math.MinInt64, 0 }, "beyond what its count"},
+		{"tukey sums moved between systems past their bound", stats.TestTukey, func(p *Perms) {
 			p.hi[2*p.K] += math.MaxInt64 / 2
 			p.hi[2*p.K+p.C] -= math.MaxInt64 / 2
 		}, "beyond what its count"},
@@ -273,72 +234,6 @@ func TestCheckPerm(t *testing.T) {
 			err := a.Check(ranges)
 			if !errors.Is(err, ErrImpossible) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %q", err, tc.want)
-			}
-		})
-	}
-}
-
-// TestCorrect: the correction runs over every pair and metric together,
-// undefined p-values left out.
-func TestCorrect(t *testing.T) {
-	nan := math.NaN()
-	ps := [][]Paired{{{P: 0.01}, {P: 0.04}}, {{P: nan}, {P: 0.03}}}
-	for _, tc := range []struct {
-		c    Correction
-		want []float64
-	}{
-		{CorrHolm, []float64{0.03, 0.06, nan, 0.06}},
-		{CorrBH, []float64{0.03, 0.04, nan, 0.04}},
-		{CorrNone, []float64{0.01, 0.04, nan, 0.03}},
-	} {
-		t.Run(tc.c.String(), func(t *testing.T) {
-			Correct(ps, tc.c)
-			got := []float64{ps[0][0].PAdj, ps[0][1].PAdj, ps[1][0].PAdj, ps[1][1].PAdj}
-			for i := range got {
-				if !(math.Abs(got[i]-tc.want[i]) < 1e-15 || math.IsNaN(got[i]) && math.IsNaN(tc.want[i])) {
-					t.Fatalf("%v, want %v", got, tc.want)
-				}
-			}
-		})
-	}
-}
-
-// TestShuffler: the table lists every permutation once (8! of 8 systems),
-// and both draws, by table and by Fisher-Yates past 8 systems, put each
-// system first a 1/n of the time.
-func TestShuffler(t *testing.T) {
-	sh := newShuffler(8)
-	seen := map[string]bool{}
-	for i := range int(sh.count) {
-		seen[string(sh.table[i*8:(i+1)*8])] = true
-	}
-	if sh.count != 40320 || len(seen) != 40320 {
-		t.Fatalf("%d permutations listed, %d distinct", sh.count, len(seen))
-	}
-	for _, n := range []int{4, 8, 11} {
-		t.Run(fmt.Sprint(n, " systems"), func(t *testing.T) {
-			sh := newShuffler(n)
-			if (sh.table == nil) != (n > tableSystems) {
-				t.Fatalf("table %v for %d systems", sh.table != nil, n)
-			}
-			const draws = 60_000
-			first := make([]int, n)
-			for i := range draws {
-				perm := sh.draw(drawBase(QueryHash(fmt.Appendf(nil, "q%d", i)), 1, tukeyKey), i%5)
-				used := make([]bool, n)
-				for _, s := range perm {
-					used[s] = true
-				}
-				if slices.Contains(used, false) {
-					t.Fatalf("not a permutation: %v", perm)
-				}
-				first[perm[0]]++
-			}
-			want := float64(draws) / float64(n)
-			for s, c := range first {
-				if math.Abs(float64(c)-want) > 5*math.Sqrt(want) {
-					t.Errorf("system %d first %d times of %d, want %.0f", s, c, draws, want)
-				}
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // exactly is numerators over a common denominator: values such as a
@@ -18,7 +20,7 @@ type exactly struct {
 func (e exactly) queries() []Query {
 	var qs []Query
 	for i, row := range e.nums {
-		q := Query{Slice: -1, Hash: QueryHash(fmt.Appendf(nil, "q%d", i))}
+		q := Query{Slice: -1, Hash: stats.QueryHash(fmt.Appendf(nil, "q%d", i))}
 		for _, n := range row {
 			q.Vals = append(q.Vals, []float64{float64(n) / float64(e.den)})
 			q.Rows = append(q.Rows, 1)
@@ -48,8 +50,8 @@ func TestRandomizationTiesOfRoundedValues(t *testing.T) {
 		{"tenths", exactly{10, [][]int{{1, 2}, {1, 3}, {0, 3}, {7, 1}, {4, 6}, {2, 3}, {5, 1}, {0, 7}, {9, 3}, {2, 6}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 2, Compare: Compare{Test: TestRandom, Permutations: B, Seed: 1}}
-			got := analysisOf(t, l, tc.e.queries()).Pairs(CorrNone)[0][0]
+			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: 2, Compare: Compare{Test: stats.TestRandom, Permutations: B, Seed: 1}}
+			got := analysisOf(t, l, tc.e.queries()).Pairs(stats.CorrNone)[0][0]
 			var d []int
 			obs := 0
 			for _, row := range tc.e.nums {
@@ -92,8 +94,8 @@ func TestTukeyTiesOfRoundedValues(t *testing.T) {
 		{"tenths", exactly{10, [][]int{{1, 3, 2}, {7, 1, 4}, {2, 2, 9}, {3, 0, 1}, {5, 6, 3}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: TestTukey, Permutations: B, Seed: 2}}
-			got := analysisOf(t, l, tc.e.queries()).Pairs(CorrNone)
+			l := &Layout{Metrics: 1, Core: []Range{RangeUnit}, Systems: S, Compare: Compare{AllPairs: true, Test: stats.TestTukey, Permutations: B, Seed: 2}}
+			got := analysisOf(t, l, tc.e.queries()).Pairs(stats.CorrNone)
 			perms := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 			n := len(tc.e.nums)
 			total := 1

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // Click weights and ratio metrics. A run with IPS estimates keeps, per
@@ -195,7 +197,7 @@ func (a *Analysis) Clipped(s int) int64 {
 // SysSummary is the summary of metric m of system s: the mean and its
 // interval, or for a ratio metric the ratio of sums and the delta
 // method's interval.
-func (a *Analysis) SysSummary(s, m int) Summary {
+func (a *Analysis) SysSummary(s, m int) stats.Summary {
 	st := &a.Sys[s].Stats[m]
 	if r := a.ratioIndex(m); r >= 0 {
 		ws := &a.W.Sys[s]
@@ -205,7 +207,7 @@ func (a *Analysis) SysSummary(s, m int) Summary {
 }
 
 // diffSummary is the summary of pair p's difference of core metric m.
-func (a *Analysis) diffSummary(p, m int) Summary {
+func (a *Analysis) diffSummary(p, m int) stats.Summary {
 	d := &a.Diff[p][m]
 	if r := a.ratioIndex(m); r >= 0 {
 		w := &a.W.Sys[a.pairs[p][0]].W
@@ -226,7 +228,7 @@ func (sl *Slice) ratio(l *Layout, m int) int {
 }
 
 // SysSummary is Analysis.SysSummary for the slice, of a run of layout l.
-func (sl *Slice) SysSummary(l *Layout, s, m int) Summary {
+func (sl *Slice) SysSummary(l *Layout, s, m int) stats.Summary {
 	st := sl.Stats[s][m].Stat()
 	if r := sl.ratio(l, m); r >= 0 {
 		w, c := sl.W.W[s].Stat(), sl.W.Cross[s][r].Full()
@@ -235,7 +237,7 @@ func (sl *Slice) SysSummary(l *Layout, s, m int) Summary {
 	return st.Summary()
 }
 
-func (sl *Slice) diffSummary(l *Layout, p, m int) Summary {
+func (sl *Slice) diffSummary(l *Layout, p, m int) stats.Summary {
 	d := sl.Diff[p][m].Stat()
 	if r := sl.ratio(l, m); r >= 0 {
 		w, c := sl.W.W[l.Pairs()[p][0]].Stat(), sl.W.Pair[p][r].Full()
@@ -250,8 +252,8 @@ func (sl *Slice) diffSummary(l *Layout, p, m int) Summary {
 // r ∓ 1.96·Stdev/√n, the delta method's interval, and a difference's
 // t-test and effect size read it as they read a mean's. The ratio is
 // undefined (NaN) when Σw is 0: no click anywhere.
-func ratioSummary(n int64, sv, sv2, sw, sw2, svw *Sum) Summary {
-	out := Summary{Mean: math.NaN(), N: n, Lo: math.NaN(), Hi: math.NaN(), Stdev: math.NaN()}
+func ratioSummary(n int64, sv, sv2, sw, sw2, svw *Sum) stats.Summary {
+	out := stats.Summary{Mean: math.NaN(), N: n, Lo: math.NaN(), Hi: math.NaN(), Stdev: math.NaN()}
 	V, V2, W, W2, VW := sv.Big(), sv2.Big(), sw.Big(), sw2.Big(), svw.Big()
 	if n == 0 || V == nil || V2 == nil || W == nil || W2 == nil || VW == nil || W.Sign() == 0 {
 		return out
@@ -277,15 +279,14 @@ func ratioSummary(n int64, sv, sv2, sw, sw2, svw *Sum) Summary {
 	q.Quo(q, W)
 	out.Stdev, _ = q.Float64()
 	out.Stdev = math.Abs(out.Stdev) // Σw < 0 cannot be, but a crafted state's can
-	half := z95 * out.Stdev / math.Sqrt(float64(n))
-	out.Lo, out.Hi = out.Mean-half, out.Mean+half
+	out.Lo, out.Hi = stats.NormalCI95(out.Mean, out.Stdev, n)
 	return out
 }
 
 // ratioBootCI is the bootstrap interval of a ratio: per replicate Σw_b·v
 // over Σw_b·w, k the numerator's mean and kw the weight's.
 func (bs *Boots) ratioBootCI(k, kw int) (lo, hi float64) {
-	if bs.B < MinBootstrap { // as CI95
+	if bs.B < stats.MinBootstrap { // as CI95
 		return math.NaN(), math.NaN()
 	}
 	out := make([]float64, 0, bs.B)
@@ -302,83 +303,7 @@ func (bs *Boots) ratioBootCI(k, kw int) (lo, hi float64) {
 		m, _ := f.Float64()
 		out = append(out, m)
 	}
-	return percentileCI(out)
-}
-
-// appendBinary writes the weights' sums (encode_analysis.go: weights).
-func (w *WeightSums) appendBinary(e *enc) {
-	for s := range w.Sys {
-		ws := &w.Sys[s]
-		e.b, _ = ws.W.AppendBinary(e.b)
-		e.count(ws.Clipped, "clipped clicks")
-		for r := range ws.Cross {
-			e.b, _ = ws.Cross[r].AppendBinary(e.b)
-		}
-	}
-	for _, c := range w.Pair {
-		for r := range c {
-			e.b, _ = c[r].AppendBinary(e.b)
-		}
-	}
-}
-
-func (w *WeightSums) decode(d *dec) {
-	sum := func(s *Sum, what string) {
-		if d.err != nil {
-			return
-		}
-		var err error
-		if d.b, err = s.decode(d.b); err != nil {
-			d.err, d.b = fmt.Errorf("%s: %w", what, err), nil
-		}
-	}
-	for s := range w.Sys {
-		ws := &w.Sys[s]
-		if d.err == nil {
-			var err error
-			if d.b, err = ws.W.decode(d.b); err != nil {
-				d.err, d.b = fmt.Errorf("click weights: %w", err), nil
-			}
-		}
-		ws.Clipped = d.count("clipped clicks")
-		for r := range ws.Cross {
-			sum(&ws.Cross[r], "click weights")
-		}
-	}
-	for _, c := range w.Pair {
-		for r := range c {
-			sum(&c[r], "click weights of a comparison")
-		}
-	}
-}
-
-// appendBinary writes a slice's weights (encode_analysis.go: slice-weights).
-func (w *SliceWeights) appendBinary(e *enc) {
-	for s := range w.W {
-		w.W[s].appendBinary(e)
-		for r := range w.Cross[s] {
-			e.b = w.Cross[s][r].appendBinary(e.b)
-		}
-	}
-	for _, c := range w.Pair {
-		for r := range c {
-			e.b = c[r].appendBinary(e.b)
-		}
-	}
-}
-
-func (w *SliceWeights) decode(d *dec, sl *slab) {
-	for s := range w.W {
-		w.W[s].decode(d, sl)
-		for r := range w.Cross[s] {
-			w.Cross[s][r].decode(d, sl)
-		}
-	}
-	for _, c := range w.Pair {
-		for r := range c {
-			c[r].decode(d, sl)
-		}
-	}
+	return stats.PercentileCI95(out)
 }
 
 // checkWeights verifies the click weights' sums (Check): weights are

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 func ratioLayout(systems, boot int) *Layout {
@@ -54,10 +56,10 @@ func TestRatioWorked(t *testing.T) {
 	// The difference, system 1 − system 0: d = 1, 0, 0, −1, Σd = 0, so
 	// D = 0/8 = 0; z = d − 0·w = d, Σz² = 2, Stdev = √(2/3)/2, and the t
 	// test of D over Stdev/√4 with 3 degrees of freedom.
-	p := a.Pairs(CorrNone)[0][0]
+	p := a.Pairs(stats.CorrNone)[0][0]
 	dsd := math.Sqrt(2.0/3) / 2
-	if p.N != 4 || p.Mean != 0 || p.T != 0 || p.PT != 1 || !close(p.Hi, TQuantile975(3)*dsd/2) {
-		t.Errorf("difference: %+v; want mean 0, t 0, p 1, half-width %v", p, TQuantile975(3)*dsd/2)
+	if p.N != 4 || p.Mean != 0 || p.T != 0 || p.PT != 1 || !close(p.Hi, stats.TQuantile975(3)*dsd/2) {
+		t.Errorf("difference: %+v; want mean 0, t 0, p 1, half-width %v", p, stats.TQuantile975(3)*dsd/2)
 	}
 	if c := a.Clipped(0); c != 4 {
 		t.Errorf("clipped %d, want 4", c)
@@ -109,14 +111,14 @@ func TestRatioAgainstDirect(t *testing.T) {
 		t.Errorf("ratio %v sd %v, direct %v sd %v", s.Mean, s.Stdev, r, sd)
 	}
 	r, sd = direct(ds)
-	if p := a.Pairs(CorrNone)[0][0]; math.Abs(p.Mean-r) > 1e-13 || math.Abs(p.Hi-p.Mean-TQuantile975(n-1)*sd/math.Sqrt(n)) > 1e-12 {
+	if p := a.Pairs(stats.CorrNone)[0][0]; math.Abs(p.Mean-r) > 1e-13 || math.Abs(p.Hi-p.Mean-stats.TQuantile975(n-1)*sd/math.Sqrt(n)) > 1e-12 {
 		t.Errorf("difference %v [%v, %v], direct %v sd %v", p.Mean, p.Lo, p.Hi, r, sd)
 	}
 	// the bootstrap: replicate b's ratio is Σ w_b·v / Σ w_b·w
 	w8 := make([]uint8, B)
 	num, den := make([]float64, B), make([]float64, B)
 	for i, h := range hashes {
-		Weights(h, w8)
+		stats.BootstrapWeights(h, w8)
 		for b, k := range w8 {
 			num[b] += float64(k) * vs[i]
 			den[b] += float64(k) * ws[i]
@@ -126,7 +128,7 @@ func TestRatioAgainstDirect(t *testing.T) {
 	for b := range B {
 		reps = append(reps, num[b]/den[b])
 	}
-	lo, hi := percentileCI(reps)
+	lo, hi := stats.PercentileCI95(reps)
 	glo, ghi := a.BootCI(0, 0)
 	if math.Abs(glo-lo) > 1e-9 || math.Abs(ghi-hi) > 1e-9 {
 		t.Errorf("bootstrap [%v, %v], by hand [%v, %v]", glo, ghi, lo, hi)

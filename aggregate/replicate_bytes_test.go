@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // TestReplicateBytes: the estimate --bootstrap and --permutations are
@@ -20,10 +22,10 @@ func TestReplicateBytes(t *testing.T) {
 		{"bootstrap, one system", Layout{Systems: 1, Bootstrap: 200}},
 		{"bootstrap, baseline pairs", Layout{Systems: 4, Bootstrap: 200}},
 		{"bootstrap, all pairs", Layout{Systems: 4, Bootstrap: 200, Compare: Compare{AllPairs: true}}},
-		{"randomization, baseline pairs", Layout{Systems: 4, Compare: Compare{Test: TestRandom, Permutations: 300}}},
-		{"randomization, all pairs", Layout{Systems: 4, Compare: Compare{Test: TestRandom, Permutations: 300, AllPairs: true}}},
-		{"tukey", Layout{Systems: 9, Compare: Compare{Test: TestTukey, Permutations: 300, AllPairs: true}}},
-		{"bootstrap and tukey", Layout{Systems: 3, Bootstrap: 100, Compare: Compare{Test: TestTukey, Permutations: 300, AllPairs: true}}},
+		{"randomization, baseline pairs", Layout{Systems: 4, Compare: Compare{Test: stats.TestRandom, Permutations: 300}}},
+		{"randomization, all pairs", Layout{Systems: 4, Compare: Compare{Test: stats.TestRandom, Permutations: 300, AllPairs: true}}},
+		{"tukey", Layout{Systems: 9, Compare: Compare{Test: stats.TestTukey, Permutations: 300, AllPairs: true}}},
+		{"bootstrap and tukey", Layout{Systems: 3, Bootstrap: 100, Compare: Compare{Test: stats.TestTukey, Permutations: 300, AllPairs: true}}},
 	} {
 		for _, undefined := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/undefined=%v", c.name, undefined), func(t *testing.T) {
@@ -32,7 +34,7 @@ func TestReplicateBytes(t *testing.T) {
 				a := NewAnalysis(&l)
 				r := rand.New(rand.NewPCG(1, 2))
 				for i := range 20 {
-					q := Query{Slice: -1, Hash: QueryHash(fmt.Appendf(nil, "q%d", i))}
+					q := Query{Slice: -1, Hash: stats.QueryHash(fmt.Appendf(nil, "q%d", i))}
 					for s := range l.Systems {
 						v := []float64{r.Float64(), r.Float64(), 10 * r.Float64()}
 						if undefined && i == 3 && s == 0 {

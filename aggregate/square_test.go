@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/rankeval/rankeval/stats"
 )
 
 // TestStatExactSquares: the spread comes from exact squares. Equal values
@@ -44,11 +46,11 @@ func TestStatExactSquares(t *testing.T) {
 			if s.Stdev != c.sd {
 				t.Fatalf("sd = %.17g, want %.17g", s.Stdev, c.sd)
 			}
-			e := EffectOf(s)
-			p := PairedOf(&st)
+			e := stats.EffectOf(s)
+			p := stats.PairedOf(st.Summary())
 			if c.sd == 0 {
 				if !math.IsNaN(e.D) || !math.IsNaN(e.Lo) {
-					t.Errorf("EffectOf = %+v, want NaN (no spread)", e)
+					t.Errorf("stats.EffectOf = %+v, want NaN (no spread)", e)
 				}
 				if !math.IsInf(p.T, int(math.Copysign(1, c.xs[0]))) || p.PT != 0 || p.Lo != p.Mean || p.Hi != p.Mean {
 					t.Errorf("paired t = %v, p = %v, interval [%v, %v]: want ±Inf, 0, [%v, %v]", p.T, p.PT, p.Lo, p.Hi, p.Mean, p.Mean)

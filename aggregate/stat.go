@@ -3,10 +3,9 @@ package aggregate
 import (
 	"math"
 	"math/big"
-)
 
-// z95 is the two-sided 95% quantile of the standard normal distribution.
-const z95 = 1.959963984540054
+	"github.com/rankeval/rankeval/stats"
+)
 
 // Stat accumulates one metric over the queries where it is defined.
 type Stat struct {
@@ -29,10 +28,9 @@ func (s *Stat) Add(v float64) {
 
 // square is v² exactly as hi + lo: v·v rounded and its rounding error,
 // which FMA gives exactly (lo is 0 when v·v overflows, and inexact only
-// below 2^-1074). Summing v·v rounded instead made the variance of equal
-// values the sum of their squares' rounding errors (every difference 0.1:
-// d_z 1.4e8 for "-"), and lost the spread of values whose squares round
-// alike (1e15 and 1e15+1: sd 3e6 for 0.71).
+// below 2^-1074). The sum of squares is then exact too, so equal values
+// have variance 0 and values whose squares round alike (1e15 and 1e15+1)
+// keep their spread.
 func square(v float64) (hi, lo float64) {
 	hi = float64(v * v) // rounded: the caller may add it, inlined
 	if math.IsInf(hi, 0) {
@@ -48,23 +46,15 @@ func (s *Stat) Merge(o *Stat) {
 	s.SumSq.Merge(&o.SumSq)
 }
 
-// Summary is a mean with its normal-approximation 95% confidence interval.
-type Summary struct {
-	Mean  float64 // NaN when N == 0
-	N     int64
-	Lo    float64 // NaN when N < 2 (no spread to estimate)
-	Hi    float64
-	Stdev float64 // sample standard deviation, NaN when N < 2
-}
-
 // bigPrec is fixed so the derived figures are a pure function of the exact
 // sums: the same on every machine and for every merge order.
 const bigPrec = 256
 
-// Summary derives the mean and interval from the exact sums. The mean is
-// the exact sum divided by N, rounded once.
-func (s *Stat) Summary() Summary {
-	out := Summary{Mean: math.NaN(), N: s.N, Lo: math.NaN(), Hi: math.NaN(), Stdev: math.NaN()}
+// Summary derives the mean and its normal 95% interval (stats.NormalCI95)
+// from the exact sums. The mean is the exact sum divided by N, rounded
+// once, and so is the variance.
+func (s *Stat) Summary() stats.Summary {
+	out := stats.Summary{Mean: math.NaN(), N: s.N, Lo: math.NaN(), Hi: math.NaN(), Stdev: math.NaN()}
 	if s.N == 0 {
 		return out
 	}
@@ -88,8 +78,7 @@ func (s *Stat) Summary() Summary {
 	v.Quo(v, new(big.Float).SetPrec(bigPrec).SetInt64(s.N-1))
 	variance, _ := v.Float64()
 	out.Stdev = math.Sqrt(variance)
-	half := z95 * out.Stdev / math.Sqrt(float64(s.N))
-	out.Lo, out.Hi = out.Mean-half, out.Mean+half
+	out.Lo, out.Hi = stats.NormalCI95(out.Mean, out.Stdev, s.N)
 	return out
 }
 

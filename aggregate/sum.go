@@ -1,9 +1,3 @@
-// Package aggregate owns the running sums behind every mean: per-metric
-// count, sum and sum of squares, their merge, and the 95% confidence
-// intervals; and those behind the ratios of sums of the self-normalized
-// IPS estimates (ratio.go: the click weights' sums and the delta method). Sums are exact (a fixed-point superaccumulator), so merging
-// partial aggregates in any order, from any number of workers and any split
-// of the input, gives bit-identical results.
 package aggregate
 
 import (

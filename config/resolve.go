@@ -11,6 +11,7 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/stats"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -36,7 +37,7 @@ type Settings struct {
 	// Compare is which pairs of systems are compared and by which test,
 	// Correction how their p-values are adjusted together.
 	Compare    aggregate.Compare
-	Correction aggregate.Correction
+	Correction stats.Correction
 	// IPS says where the IPS estimates' propensities come from (zero
 	// without them); Rules.Propensity puts it in force.
 	IPS summary.IPS
@@ -51,11 +52,11 @@ type Settings struct {
 const DefaultPermutations = 1000
 
 // ParseCorrection reads a --correction value; "" is Holm, the default.
-func ParseCorrection(v string) (aggregate.Correction, error) {
+func ParseCorrection(v string) (stats.Correction, error) {
 	if v == "" {
-		return aggregate.CorrHolm, nil
+		return stats.CorrHolm, nil
 	}
-	c, err := aggregate.ParseCorrection(v)
+	c, err := stats.ParseCorrection(v)
 	if err != nil {
 		return 0, Usagef("--correction %w", err)
 	}
@@ -167,9 +168,9 @@ func (v Config) Resolve() (*Settings, error) {
 	if v.Bootstrap < 0 || v.Bootstrap > 100_000 {
 		return nil, Usagef("--bootstrap %d: want 0 (none) to 100000 replicates", v.Bootstrap)
 	}
-	if v.Bootstrap > 0 && v.Bootstrap < aggregate.MinBootstrap {
+	if v.Bootstrap > 0 && v.Bootstrap < stats.MinBootstrap {
 		return nil, Usagef("--bootstrap %d: want 0 (none) or at least %d replicates: %w, or its ends are drawn from the extreme replicates and need not hold the mean; 1000 or more give a stable interval",
-			v.Bootstrap, aggregate.MinBootstrap, aggregate.ErrFewReplicates)
+			v.Bootstrap, stats.MinBootstrap, stats.ErrFewReplicates)
 	}
 	s.Bootstrap = v.Bootstrap
 	if err := v.resolveCompare(s); err != nil {
@@ -210,14 +211,14 @@ func (v *Config) resolveCompare(s *Settings) error {
 	var err error
 	switch {
 	case v.Test == "" && v.Permutations != 0:
-		c.Test = aggregate.TestRandom
+		c.Test = stats.TestRandom
 	case v.Test == "":
 	default:
-		if c.Test, err = aggregate.ParseTest(v.Test); err != nil {
+		if c.Test, err = stats.ParseTest(v.Test); err != nil {
 			return Usagef("--test %w", err)
 		}
 	}
-	if c.Test == aggregate.TestT {
+	if c.Test == stats.TestT {
 		if v.Permutations != 0 || v.Seed != 0 {
 			return Usagef("--permutations and --seed are for --test randomization or tukey; the t-test draws nothing")
 		}

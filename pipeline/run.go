@@ -12,6 +12,7 @@ import (
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/stats"
 )
 
 // Run evaluates the inputs and returns the merged aggregate. The result is
@@ -131,7 +132,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		u := cfg.Rules.NewUnit(nil)
 		for _, id := range cfg.Unseen() {
 			u.Absent([]byte(id), &q.res)
-			q.res.Hash = aggregate.QueryHash([]byte(id))
+			q.res.Hash = stats.QueryHash([]byte(id))
 			if err := total.Add(&q.res); err != nil {
 				return nil, fmt.Errorf("query %q: %w", id, err)
 			}
@@ -221,7 +222,7 @@ func (w *worker) eval(q *query) error {
 	res := &q.res
 	res.Slice = q.slice
 	if w.agg.L.NeedsHash() {
-		res.Hash = aggregate.QueryHash(q.ID)
+		res.Hash = stats.QueryHash(q.ID)
 	}
 	if err := w.unit.EvalSystems(q.groups(), res, w.dropped); err != nil {
 		return err

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Reference values for the statistics of package aggregate.
+"""Reference values for the statistics of package stats.
 
-Writes aggregate/testdata/statref.json, which effect_test.go and
-correct_test.go read (CI machines have no scipy). Regenerate with Debian's
+Writes stats/testdata/statref.json, which the tests of package stats
+read (CI machines have no scipy). Regenerate with Debian's
 python, which has python3-scipy, python3-statsmodels and python3-mpmath (a
 pyenv python3 earlier on PATH may not):
 
-    /usr/bin/python3 scripts/statref.py -o aggregate/testdata/statref.json
+    /usr/bin/python3 scripts/statref.py -o stats/testdata/statref.json
 
 It takes a few minutes (the 40-digit mpmath integrals). Everything is
 seeded, so a rerun with the same library versions writes the same file.
@@ -300,7 +300,7 @@ SECTIONS = {'adjust': adjust_section, 'effect': effect_section, 'nct': nct_secti
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('-o', default='aggregate/testdata/statref.json')
+    ap.add_argument('-o', default='stats/testdata/statref.json')
     ap.add_argument('--sections', default=','.join(SECTIONS),
                     help='the sections to (re)write; others are kept from the existing file')
     args = ap.parse_args()

@@ -13,6 +13,7 @@ import (
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/stats"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -115,10 +116,10 @@ func headerOf(r *summary.Run, ds []InputDigest, undigested bool) header {
 	if r.Compare.AllPairs {
 		h.Pairs = "all"
 	}
-	if r.Compare.Test != aggregate.TestT {
+	if r.Compare.Test != stats.TestT {
 		h.Test, h.Permutations, h.Seed = r.Compare.Test.String(), r.Compare.Permutations, r.Compare.Seed
 	}
-	if r.Correction != aggregate.CorrHolm {
+	if r.Correction != stats.CorrHolm {
 		h.Correction = r.Correction.String()
 	}
 	if r.IPS.On() {
@@ -152,9 +153,9 @@ func decodeHeader(b []byte, v uint64) (*summary.Run, *aggregate.Layout, []InputD
 		return nil, nil, nil, false, err
 	}
 	run, s, err := h.run()
-	if errors.Is(err, aggregate.ErrFewReplicates) { // an older rankeval's state: not damaged, but no interval
+	if errors.Is(err, stats.ErrFewReplicates) { // an older rankeval's state: not damaged, but no interval
 		return nil, nil, nil, false, fmt.Errorf("made with --bootstrap %d: %w; make it again with --bootstrap %d or more (or 0)",
-			h.Bootstrap, aggregate.ErrFewReplicates, aggregate.MinBootstrap)
+			h.Bootstrap, stats.ErrFewReplicates, stats.MinBootstrap)
 	}
 	if err != nil {
 		return nil, nil, nil, false, err

@@ -25,6 +25,7 @@ import (
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/internal/binread"
 	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/stats"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -208,7 +209,7 @@ func Decode(data []byte) (*State, error) {
 		return nil, d.Err()
 	}
 	run, layout, digests, undigested, err := decodeHeader(hb, v)
-	if errors.Is(err, aggregate.ErrFewReplicates) { // an older rankeval's state, not damaged
+	if errors.Is(err, stats.ErrFewReplicates) { // an older rankeval's state, not damaged
 		return nil, err
 	}
 	if err != nil {

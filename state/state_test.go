@@ -18,6 +18,7 @@ import (
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/stats"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -48,7 +49,7 @@ func testAgg(l *aggregate.Layout) *aggregate.Analysis {
 			vals[0][m], vals[1][m] = v/float64(m+1), 1-v
 		}
 		vals[0][2], vals[1][2] = math.NaN(), 0.5 // kendall
-		q := aggregate.Query{Slice: i % 3, Hash: aggregate.QueryHash([]byte{byte(i)}), Rows: []int{10, 10},
+		q := aggregate.Query{Slice: i % 3, Hash: stats.QueryHash([]byte{byte(i)}), Rows: []int{10, 10},
 			Vals: vals, Empty: []bool{false, false}, Missing: []bool{false, false}}
 		if err := a.Add(&q); err != nil {
 			panic(err)
@@ -205,7 +206,7 @@ func TestDecodeRefusesHeader(t *testing.T) {
 	// a bootstrap too small for its interval (an older rankeval took
 	// one): refused, as the run is, but not called damaged
 	_, err := Decode(craft([]byte(strings.Replace(h, `"bootstrap":40`, `"bootstrap":39`, 1)), rest))
-	if want := "made with --bootstrap 39: a 95% percentile interval needs each 2.5% tail to hold a replicate (40 × 2.5% = 1); make it again with --bootstrap 40 or more (or 0)"; !errors.Is(err, aggregate.ErrFewReplicates) || errors.Is(err, ErrDamaged) || err.Error() != want {
+	if want := "made with --bootstrap 39: a 95% percentile interval needs each 2.5% tail to hold a replicate (40 × 2.5% = 1); make it again with --bootstrap 40 or more (or 0)"; !errors.Is(err, stats.ErrFewReplicates) || errors.Is(err, ErrDamaged) || err.Error() != want {
 		t.Fatalf("a bootstrap of 39: %v\nwant %s", err, want)
 	}
 	// a state of --system a=... --system b=... logs, and of TREC runs
@@ -427,7 +428,7 @@ func TestMismatchDefault(t *testing.T) {
 		want string
 	}{
 		{"test", func(r *summary.Run) {
-			r.Compare = aggregate.Compare{Test: aggregate.TestRandom, Permutations: 1000}
+			r.Compare = aggregate.Compare{Test: stats.TestRandom, Permutations: 1000}
 		}, `test "randomization" against the default`},
 		{"pairs", func(r *summary.Run) { r.Compare.AllPairs = true }, `pairs "all" against the default`},
 	} {
@@ -466,7 +467,7 @@ func ipsState(t testing.TB, clip float64) *State {
 		for m := range vals[0] {
 			vals[0][m], vals[1][m] = w*float64(i%3)/4, w/2
 		}
-		q := aggregate.Query{Slice: i % 3, Hash: aggregate.QueryHash([]byte{byte(i)}), Rows: []int{10, 10},
+		q := aggregate.Query{Slice: i % 3, Hash: stats.QueryHash([]byte{byte(i)}), Rows: []int{10, 10},
 			Vals: vals, Empty: []bool{w == 0, w == 0}, Missing: []bool{false, false}, Weight: []float64{w, w}, Clipped: []int{i % 2, i % 2}}
 		if err := a.Add(&q); err != nil {
 			t.Fatal(err)
@@ -507,7 +508,7 @@ func TestIPSRoundTrip(t *testing.T) {
 // merge: the correction adjusts p-values when a summary is printed, from
 // sums that do not depend on it.
 func TestMismatchIgnoresCorrection(t *testing.T) {
-	for _, c := range []aggregate.Correction{aggregate.CorrBH, aggregate.CorrNone} {
+	for _, c := range []stats.Correction{stats.CorrBH, stats.CorrNone} {
 		o := testState(t)
 		o.Run.Correction = c
 		if got := Mismatch(testState(t), o); got != "" {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/stats"
 )
 
 // JSON writes the summary one metric a line (one slice a line):
@@ -55,7 +56,7 @@ func (r *Results) JSON() []byte {
 }
 
 // appendMetrics writes the members of a metrics object, each after sep.
-func appendMetrics(b []byte, c *Run, sums []aggregate.Summary, outs []*aggregate.Outcomes, boot [][2]float64, sep string) []byte {
+func appendMetrics(b []byte, c *Run, sums []stats.Summary, outs []*aggregate.Outcomes, boot [][2]float64, sep string) []byte {
 	for i, m := range c.Metrics {
 		if i > 0 {
 			b = append(b, ',')
@@ -104,7 +105,7 @@ func appendCounts(b []byte, set *aggregate.Set, missing int64) []byte {
 	return append(b, '}')
 }
 
-func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary, boot [][2]float64, set *aggregate.Set, missing int64) []byte {
+func appendSystem(b []byte, c *Run, r *Results, s int, sums []stats.Summary, boot [][2]float64, set *aggregate.Set, missing int64) []byte {
 	b = append(b, `{"name": `...)
 	b = AppendJSONString(b, []byte(r.systems[s]))
 	b = append(b, `, "rows": `...)
@@ -121,7 +122,7 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []aggregate.Summary,
 // appendComparison writes one object per pair of systems compared; whole
 // is the run's comparisons, with the intervals slices lack (the effect's,
 // and the bootstrap's when there is one).
-func appendComparison(b []byte, c *Run, r *Results, pairs [][]aggregate.Paired, sep string, whole bool) []byte {
+func appendComparison(b []byte, c *Run, r *Results, pairs [][]stats.Paired, sep string, whole bool) []byte {
 	for p, ps := range pairs {
 		if p > 0 {
 			b = append(b, ',')

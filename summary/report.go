@@ -5,8 +5,8 @@ import (
 	"io"
 	"math"
 
-	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/report"
+	"github.com/rankeval/rankeval/stats"
 )
 
 // WriteReport writes the HTML report: the same figures as the summary.
@@ -28,10 +28,10 @@ func (r *Results) WriteReport(w io.Writer) error {
 		d.Metrics = append(d.Metrics, m.Name)
 	}
 	noBoot := report.Interval{Lo: math.NaN(), Hi: math.NaN()}
-	stat := func(s aggregate.Summary, boot report.Interval) report.Stat {
+	stat := func(s stats.Summary, boot report.Interval) report.Stat {
 		return report.Stat{Mean: s.Mean, N: s.N, CI: report.Interval{Lo: s.Lo, Hi: s.Hi}, Boot: boot}
 	}
-	diff := func(p aggregate.Paired) report.Diff {
+	diff := func(p stats.Paired) report.Diff {
 		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi},
 			Effect: p.Effect.D, EffectCI: report.Interval{Lo: p.Effect.Lo, Hi: p.Effect.Hi},
 			P: p.P, PAdj: p.PAdj, Sig: p.Significant(), PText: pval(p.P, ""), PAdjText: pval(p.PAdj, "")}

@@ -8,6 +8,7 @@ import (
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/stats"
 )
 
 // TestReportFromResults: the report gets the version and every input as
@@ -23,7 +24,7 @@ func TestReportFromResults(t *testing.T) {
 		name    string
 		systems []string
 		compare aggregate.Compare
-		corr    aggregate.Correction
+		corr    stats.Correction
 		want    []string
 		absent  []string
 	}{
@@ -33,7 +34,7 @@ func TestReportFromResults(t *testing.T) {
 				`aria-label="cand − base: difference per metric with 95% intervals"`},
 			absent: []string{"all-pairs"}},
 		{name: "three systems, all pairs, randomization, BH", systems: []string{"base", "cand", "c<3>"},
-			compare: aggregate.Compare{AllPairs: true, Test: aggregate.TestRandom, Permutations: 200, Seed: 5}, corr: aggregate.CorrBH,
+			compare: aggregate.Compare{AllPairs: true, Test: stats.TestRandom, Permutations: 200, Seed: 5}, corr: stats.CorrBH,
 			want: []string{"<th>p (rand.)</th><th>p (BH)</th>",
 				"Comparisons: paired randomization test, 200 permutations (seed 5); p corrected by Benjamini-Hochberg over every comparison.",
 				// c<3> is cand's value + 0.01: the pair c − cand, and its flip in the matrix

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rankeval/rankeval/internal/pmath"
+	"github.com/rankeval/rankeval/stats"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
@@ -20,26 +21,26 @@ type Results struct {
 	Run  *Run
 	Agg  *aggregate.Analysis
 	nsys int
-	sys  [][]aggregate.Summary // per system, per metric
-	boot [][][2]float64        // per system, per metric; nil without a bootstrap
+	sys  [][]stats.Summary // per system, per metric
+	boot [][][2]float64    // per system, per metric; nil without a bootstrap
 	// outc holds per system the interleaving counts (outcomesOf); nil
 	// without the interleave metric
 	outc [][]*aggregate.Outcomes
 	// pairs holds per pair of systems (Layout.Pairs), per metric, the
 	// comparison.
-	pairs   [][]aggregate.Paired
+	pairs   [][]stats.Paired
 	order   []int         // slice indices in output order (by key)
 	slices  []sliceResult // by slice index
-	curves  [][][]aggregate.Summary
+	curves  [][][]stats.Summary
 	systems []string // names; "" for a single unnamed system
 }
 
 type sliceResult struct {
 	key   []string
 	sl    *aggregate.Slice
-	sys   [][]aggregate.Summary
+	sys   [][]stats.Summary
 	outc  [][]*aggregate.Outcomes // per system, as Results.outc
-	pairs [][]aggregate.Paired
+	pairs [][]stats.Paired
 }
 
 // FromSet makes the Results of a run of one system without slices.
@@ -56,7 +57,7 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 		r.systems = []string{""}
 	}
 	for s, set := range a.Sys {
-		sums := make([]aggregate.Summary, nc)
+		sums := make([]stats.Summary, nc)
 		for m := range sums {
 			if run.Metrics[m].Ratio() {
 				sums[m] = a.SysSummary(s, m)
@@ -79,7 +80,7 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 			if s == 0 {
 				r.curves = append(r.curves, nil)
 			}
-			row := make([]aggregate.Summary, len(cv.Metrics))
+			row := make([]stats.Summary, len(cv.Metrics))
 			for k := range row {
 				row[k] = set.Stats[off+k].Summary()
 			}
@@ -101,7 +102,7 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 		}
 		if sr.sl != nil {
 			for s := range r.nsys {
-				sums := make([]aggregate.Summary, nc)
+				sums := make([]stats.Summary, nc)
 				for m := range sums {
 					if run.Metrics[m].Ratio() {
 						sums[m] = sr.sl.SysSummary(a.L, s, m)
@@ -125,8 +126,8 @@ func NewResults(run *Run, a *aggregate.Analysis, sliceKeys [][]string) *Results 
 // permutationFloor warns when Holm's correction over the comparisons made
 // leaves no randomization p-value a chance to fall below 0.05: the least
 // p of B replicates is 1/(B+1), which Holm multiplies by their number.
-func permutationFloor(run *Run, pairs [][]aggregate.Paired) string {
-	if run.Compare.Test == aggregate.TestT || run.Correction != aggregate.CorrHolm {
+func permutationFloor(run *Run, pairs [][]stats.Paired) string {
+	if run.Compare.Test == stats.TestT || run.Correction != stats.CorrHolm {
 		return ""
 	}
 	m := 0
@@ -149,7 +150,7 @@ func permutationFloor(run *Run, pairs [][]aggregate.Paired) string {
 // (AggRatio) needs its weights too, aggregate.Analysis.SysSummary. A count's summary
 // is its exact total (no interval: the total is not an estimate); gm_map's
 // is exp of the mean of its logarithms, and so are its bounds.
-func Summarize(m metrics.Metric, st *aggregate.Stat) aggregate.Summary {
+func Summarize(m metrics.Metric, st *aggregate.Stat) stats.Summary {
 	s := st.Summary()
 	switch m.Aggregate() {
 	case metrics.AggSum:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/internal/pmath"
+	"github.com/rankeval/rankeval/stats"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
@@ -52,7 +53,7 @@ type Run struct {
 	// Compare is which pairs of systems were compared and by which test;
 	// Correction how their p-values were adjusted together.
 	Compare    aggregate.Compare
-	Correction aggregate.Correction
+	Correction stats.Correction
 	// Curves are the report's metric@k families, evaluated after Metrics.
 	Curves []Curve
 	// Inputs name what was read, sorted (expanded files; NAME=PATH for
@@ -208,7 +209,7 @@ func AppendOptions(b []byte, c *Run) []byte {
 		b = strconv.AppendQuote(b, c.PairsName())
 		b = append(b, `, "test": `...)
 		b = strconv.AppendQuote(b, c.Compare.Test.String())
-		if c.Compare.Test != aggregate.TestT {
+		if c.Compare.Test != stats.TestT {
 			b = append(b, `, "permutations": `...)
 			b = strconv.AppendInt(b, int64(c.Compare.Permutations), 10)
 			b = append(b, `, "seed": `...)
@@ -237,17 +238,17 @@ func (c *Run) PairsName() string {
 func (c *Run) TestNote() string {
 	var t string
 	switch c.Compare.Test {
-	case aggregate.TestRandom:
+	case stats.TestRandom:
 		t = fmt.Sprintf("paired randomization test, %d permutations (seed %d)", c.Compare.Permutations, c.Compare.Seed)
-	case aggregate.TestTukey:
+	case stats.TestTukey:
 		t = fmt.Sprintf("randomized Tukey HSD, %d permutations (seed %d)", c.Compare.Permutations, c.Compare.Seed)
 	default:
 		t = "paired t-test"
 	}
 	switch c.Correction {
-	case aggregate.CorrHolm:
+	case stats.CorrHolm:
 		return t + "; p corrected by Holm's method over every comparison"
-	case aggregate.CorrBH:
+	case stats.CorrBH:
 		return t + "; p corrected by Benjamini-Hochberg over every comparison"
 	}
 	return t + "; p not corrected"

@@ -3,11 +3,13 @@ package summary
 import (
 	"bytes"
 	"fmt"
-	"github.com/rankeval/rankeval/internal/printable"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rankeval/rankeval/internal/printable"
+	"github.com/rankeval/rankeval/stats"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
@@ -138,12 +140,12 @@ func formatSlicesText(w *bytes.Buffer, c *Run, r *Results) {
 
 // testShort and corrShort name a test and a correction in a column head.
 var (
-	testShort = map[aggregate.Test]string{aggregate.TestT: "t", aggregate.TestRandom: "rand.", aggregate.TestTukey: "Tukey"}
-	corrShort = map[aggregate.Correction]string{aggregate.CorrHolm: "Holm", aggregate.CorrBH: "BH", aggregate.CorrNone: "uncorr."}
+	testShort = map[stats.Test]string{stats.TestT: "t", stats.TestRandom: "rand.", stats.TestTukey: "Tukey"}
+	corrShort = map[stats.Correction]string{stats.CorrHolm: "Holm", stats.CorrBH: "BH", stats.CorrNone: "uncorr."}
 )
 
 // effectText is an effect size and its interval, two decimals.
-func effectText(e aggregate.Effect) string {
+func effectText(e stats.Effect) string {
 	if math.IsNaN(e.D) {
 		return "-"
 	}
@@ -154,7 +156,7 @@ func effectText(e aggregate.Effect) string {
 }
 
 // star marks a significant difference.
-func star(d *aggregate.Paired) string {
+func star(d *stats.Paired) string {
 	if d.Significant() {
 		return "*"
 	}

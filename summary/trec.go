@@ -2,11 +2,12 @@ package summary
 
 import (
 	"fmt"
-	"github.com/rankeval/rankeval/internal/printable"
 	"math"
 	"strconv"
 
-	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/internal/printable"
+	"github.com/rankeval/rankeval/stats"
+
 	"github.com/rankeval/rankeval/metrics"
 )
 
@@ -50,7 +51,7 @@ func (r *Results) Trec() []byte {
 
 // Figure is the summary of metric m of system s: its mean, or what the
 // metric's Aggregation makes of it (Summarize), and the queries behind it.
-func (r *Results) Figure(s, m int) aggregate.Summary { return r.sys[s][m] }
+func (r *Results) Figure(s, m int) stats.Summary { return r.sys[s][m] }
 
 // AppendTrecRunID appends trec_eval's runid line: the run's tag.
 func AppendTrecRunID(b []byte, tag string) []byte {

@@ -39,6 +39,7 @@ import (
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/stats"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -175,7 +176,7 @@ func (r *Result) query(idx int, hash bool) *aggregate.Query {
 		q.Clipped = append(q.Clipped, int(n))
 	}
 	if hash {
-		q.Hash = aggregate.QueryHash([]byte(r.Query))
+		q.Hash = stats.QueryHash([]byte(r.Query))
 	}
 	return q
 }

@@ -1,4 +1,4 @@
-package aggregate
+package stats
 
 import (
 	"math"
@@ -46,8 +46,9 @@ func EffectOf(s Summary) Effect {
 }
 
 // EffectSize is EffectOf without the interval (Lo and Hi NaN): d_z alone,
-// for the comparisons of slices, where the interval's inversion (half a
-// millisecond) times thousands of slices would outlast the run.
+// for the comparisons of slices, where inverting the noncentral t for each
+// of thousands of slices, pairs and metrics would outlast the run
+// (docs/comparisons.md, Effect sizes).
 func EffectSize(s Summary) Effect {
 	nan := math.NaN()
 	out := Effect{D: nan, Lo: nan, Hi: nan}
@@ -145,9 +146,8 @@ func nctInvert(t, df, p, z float64) float64 {
 // of S: the integrand is positive (no cancellation in either tail) and
 // unimodal in u = log S for every df, so a Gauss–Kronrod rule placed
 // around its mode by its curvature takes about 250 points whatever df
-// and nc are, and refines where Φ turns into a sharp step. Against 40
-// digits of mpmath the worst relative error seen is 1e-13
-// (testdata/statref.json).
+// and nc are, and refines where Φ turns into a sharp step. The tests hold
+// it to 40-digit mpmath values (testdata/statref.json).
 func NCTCDF(t, df, nc float64) float64 {
 	c, _ := nctCDF(t, df, nc)
 	return c

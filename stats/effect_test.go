@@ -1,4 +1,4 @@
-package aggregate
+package stats
 
 import (
 	"fmt"
@@ -120,9 +120,10 @@ func TestNCTCDFProperties(t *testing.T) {
 }
 
 // EffectOf against the noncentral t inverted on mpmath's 40 digits, and
-// against scipy (nct.cdf inverted with brentq) where scipy's CDF holds. Where the raw differences are stored, the Summary
-// comes from the package's own Stat, so the whole path is checked, with
-// the paired t-test of PairedOf against scipy's.
+// against scipy (nct.cdf inverted with brentq) where scipy's CDF holds.
+// Where the raw differences are stored, the paired t-test of PairedOf is
+// checked against scipy's too (the summary's mean and sd are python's
+// exact ones, which aggregate's Stat gives: TestStatSummaryReference).
 func TestEffectOfReference(t *testing.T) {
 	var worstMP, worstScipy float64
 	scipyOff := 0
@@ -134,21 +135,13 @@ func TestEffectOfReference(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			s := Summary{Mean: c.Mean, N: c.N, Stdev: c.SD}
 			if c.X != nil {
-				var st Stat
-				for _, v := range c.X {
-					st.Add(v)
-				}
-				s = st.Summary()
-				if s.N != c.N || s.Mean != c.Mean || s.Stdev != c.SD {
-					t.Fatalf("Stat summary n=%d mean=%.17g sd=%.17g, python's exact n=%d mean=%.17g sd=%.17g",
-						s.N, s.Mean, s.Stdev, c.N, c.Mean, c.SD)
-				}
-				p := PairedOf(&st)
+				p := PairedOf(s)
 				if e := relErr(p.P, *c.P, 0); e > 1e-10 {
 					t.Errorf("t-test p = %.17g, scipy %.17g (relative error %.2g)", p.P, *c.P, e)
 				}
 				// scipy's own test from numpy's variance, which differs from
-				// Stat's by up to ε·mean²/var: a check only where that is small
+				// the exact one by up to ε·mean²/var: a check only where that
+				// is small
 				if e := relErr(p.P, *c.PScipy, 0); e > 1e-9 && c.Mean*c.Mean < 1e4*c.SD*c.SD {
 					t.Errorf("t-test p = %.17g, scipy.ttest_1samp %.17g (relative error %.2g)", p.P, *c.PScipy, e)
 				}
@@ -189,13 +182,7 @@ func TestEffectOfReference(t *testing.T) {
 
 func TestEffectOfEdges(t *testing.T) {
 	nan := math.NaN()
-	stat := func(xs ...float64) Summary {
-		var s Stat
-		for _, x := range xs {
-			s.Add(x)
-		}
-		return s.Summary()
-	}
+	stat := summaryOf
 	none := []struct {
 		name string
 		s    Summary
@@ -295,4 +282,29 @@ func BenchmarkEffectOf(b *testing.B) {
 			EffectOf(s)
 		}
 	})
+}
+
+// summaryOf is the summary of a few values whose mean and variance
+// float64 arithmetic gives exactly, as aggregate's exact sums would.
+func summaryOf(xs ...float64) Summary {
+	nan := math.NaN()
+	s := Summary{Mean: nan, N: int64(len(xs)), Lo: nan, Hi: nan, Stdev: nan}
+	if len(xs) == 0 {
+		return s
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	s.Mean = sum / float64(len(xs))
+	if len(xs) < 2 {
+		return s
+	}
+	var sq float64
+	for _, x := range xs {
+		sq += float64((x - s.Mean) * (x - s.Mean))
+	}
+	s.Stdev = math.Sqrt(sq / float64(len(xs)-1))
+	s.Lo, s.Hi = NormalCI95(s.Mean, s.Stdev, s.N)
+	return s
 }

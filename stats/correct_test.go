@@ -1,4 +1,4 @@
-package aggregate
+package stats
 
 import (
 	"encoding/json"
@@ -133,6 +133,46 @@ func TestBHProperties(t *testing.T) {
 				}
 				if got[i] < min(c.P[i], 1) || got[i] > holm[i] {
 					t.Errorf("BH[%d] = %v outside [p=%v, holm=%v]", i, got[i], c.P[i], holm[i])
+				}
+			}
+		})
+	}
+}
+
+func TestHolm(t *testing.T) {
+	// Holm's procedure by hand: sorted 0.01, 0.02, 0.03, 0.04 (m = 4) ->
+	// 0.04, 0.06, 0.06 (monotone), 0.06; the NaN is not a test.
+	got := Holm([]float64{0.03, 0.01, math.NaN(), 0.04, 0.02})
+	want := []float64{0.06, 0.04, math.NaN(), 0.06, 0.06}
+	for i := range want {
+		if !(got[i] == want[i] || math.IsNaN(got[i]) && math.IsNaN(want[i])) && math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Fatalf("Holm = %v, want %v", got, want)
+		}
+	}
+	if got := Holm([]float64{0.5, 0.6}); got[0] != 1 || got[1] != 1 {
+		t.Fatalf("Holm caps at 1: %v", got)
+	}
+}
+
+// TestCorrect: the correction runs over every pair and metric together,
+// undefined p-values left out.
+func TestCorrect(t *testing.T) {
+	nan := math.NaN()
+	ps := [][]Paired{{{P: 0.01}, {P: 0.04}}, {{P: nan}, {P: 0.03}}}
+	for _, tc := range []struct {
+		c    Correction
+		want []float64
+	}{
+		{CorrHolm, []float64{0.03, 0.06, nan, 0.06}},
+		{CorrBH, []float64{0.03, 0.04, nan, 0.04}},
+		{CorrNone, []float64{0.01, 0.04, nan, 0.03}},
+	} {
+		t.Run(tc.c.String(), func(t *testing.T) {
+			Correct(ps, tc.c)
+			got := []float64{ps[0][0].PAdj, ps[0][1].PAdj, ps[1][0].PAdj, ps[1][1].PAdj}
+			for i := range got {
+				if !(math.Abs(got[i]-tc.want[i]) < 1e-15 || math.IsNaN(got[i]) && math.IsNaN(tc.want[i])) {
+					t.Fatalf("%v, want %v", got, tc.want)
 				}
 			}
 		})

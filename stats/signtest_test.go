@@ -1,4 +1,4 @@
-package aggregate
+package stats
 
 import (
 	"fmt"
