@@ -92,7 +92,7 @@ func newSliceWeights(S, P, R int) *SliceWeights {
 
 // product is v·w exactly, as hi + lo (see square).
 func product(v, w float64) (hi, lo float64) {
-	hi = v * w
+	hi = float64(v * w) // rounded: the caller may add it, inlined
 	if math.IsInf(hi, 0) {
 		return hi, 0
 	}

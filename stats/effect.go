@@ -453,7 +453,7 @@ type gkPiece struct{ a, b, v, dv, err float64 }
 func gk15(f func(float64) (float64, float64), a, b float64) gkPiece {
 	c, h := float64((a+b)/2), (b-a)/2
 	fc, dc := f(c)
-	resk, resg, resd := fc*gkW[7], fc*gW[3], dc*gkW[7]
+	resk, resg, resd := float64(fc*gkW[7]), float64(fc*gW[3]), float64(dc*gkW[7]) // rounded: the loop adds to them
 	var fv [15]float64
 	fv[7] = fc
 	for j := 0; j < 7; j++ {

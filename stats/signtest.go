@@ -78,7 +78,7 @@ func bd0(x, np float64) float64 {
 		return float64(x*pmath.Log(x/np)) + np - x
 	}
 	v := (x - np) / (x + np)
-	s := (x - np) * v
+	s := float64((x - np) * v) // rounded: the loop adds to it
 	ej := 2 * x * v
 	v *= v
 	for j := 1; j < 1000; j++ {
