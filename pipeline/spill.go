@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rankeval/rankeval/internal/splitmix"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rankeval/rankeval/internal/bytesize"
@@ -148,9 +150,7 @@ func spillHash(id []byte, level int) uint64 {
 		h = (h ^ uint64(c)) * 1099511628211
 	}
 	h += uint64(level+1) * 0x9e3779b97f4a7c15
-	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
-	h = (h ^ h>>27) * 0x94d049bb133111eb
-	return h ^ h>>31
+	return splitmix.Mix64(h)
 }
 
 // finish flushes every buffer and closes the files, and marks a file that
