@@ -20,8 +20,10 @@ package rankeval
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/rankeval/rankeval/config"
@@ -44,6 +46,10 @@ var ErrUsage = config.ErrUsage
 
 // ErrGateFailed is wrapped by Results.Err when a quality gate failed.
 var ErrGateFailed = summary.ErrGateFailed
+
+// ErrRunTwice is returned by a second Evaluation.Run: an evaluation reads
+// its streams once, so a run again would see them empty.
+var ErrRunTwice = errors.New("the evaluation has run already: Prepare another")
 
 // Progress is a snapshot of a run's advance.
 type Progress = pipeline.Progress
@@ -72,6 +78,7 @@ type Evaluation struct {
 	plan    *config.Plan
 	run     *summary.Run
 	streams map[string]Source
+	ran     atomic.Bool
 }
 
 // Prepare checks cfg and the sources as a run would, and expands the
@@ -117,8 +124,12 @@ func Evaluate(ctx context.Context, cfg Config, sources ...Source) (*Results, err
 	return e.Run(ctx)
 }
 
-// Run reads the inputs and evaluates them. It runs once.
+// Run reads the inputs and evaluates them. It runs once: a second call
+// returns ErrRunTwice.
 func (e *Evaluation) Run(ctx context.Context) (*Results, error) {
+	if e.ran.Swap(true) {
+		return nil, ErrRunTwice
+	}
 	p, run := e.plan, e.run
 	job := engine.Job{Settings: p.Settings, Sources: p.Config.Sources, Run: p.Config.Run, Keep: p.Config.Keep(), Summary: run,
 		ReadTimeout: p.Config.ReadTimeout,
