@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rankeval/rankeval"
@@ -36,6 +37,39 @@ func TestRunOnce(t *testing.T) {
 			again, err := e.Run(context.Background())
 			if !errors.Is(err, rankeval.ErrRunTwice) || again != nil {
 				t.Fatalf("second Run = %v, %v; want nil, ErrRunTwice", again, err)
+			}
+		})
+	}
+}
+
+// TestWriteTrecRefused: Results.Write refuses the trec format for what
+// its layout has no place for (slices, comparisons, bootstrap intervals),
+// as the command refuses --format trec, rather than writing the
+// baseline's overall figures alone.
+func TestWriteTrecRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(c *rankeval.Config)
+	}{
+		{"two systems", func(c *rankeval.Config) { c.Columns.Score = "score,score_b" }},
+		{"slices", func(c *rankeval.Config) { c.By = "market" }},
+		{"bootstrap", func(c *rankeval.Config) { c.Bootstrap = 100 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := rankeval.DefaultConfig()
+			cfg.Metrics = "map"
+			tc.set(&cfg)
+			res, err := rankeval.Evaluate(context.Background(), cfg, rankeval.File("testdata/compare.jsonl.zst"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err = res.Write(&out, "trec")
+			if !errors.Is(err, rankeval.ErrUsage) || !strings.Contains(err.Error(), "--format trec has no place") || out.Len() != 0 {
+				t.Fatalf("Write trec = %v, wrote %q; want a usage error and nothing written", err, out.String())
+			}
+			if err := res.Write(&out, "json"); err != nil {
+				t.Fatalf("Write json: %v", err)
 			}
 		})
 	}

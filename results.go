@@ -79,9 +79,13 @@ func (r *Results) Mean(metric, system string) (mean float64, n int64, ok bool) {
 }
 
 // Write renders the summary in format: text, json, trec, latex or
-// markdown (config.Formats).
+// markdown (config.Formats); trec only for a run without slices,
+// comparisons or bootstrap intervals, which its layout has no place for.
 func (r *Results) Write(w io.Writer, format string) error {
 	if err := config.CheckFormat(format); err != nil {
+		return err
+	}
+	if err := config.CheckTrecFormat(format, r.sum.Run); err != nil {
 		return err
 	}
 	_, err := w.Write(r.sum.Format(format))
