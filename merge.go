@@ -40,7 +40,7 @@ type MergeConfig struct {
 }
 
 // Merge reads the states (files, quoted globs, object-store URLs or
-// globs: File; or Stream of a state's bytes), checks that they merge
+// globs: File; or Stream of a state's bytes; Records are refused), checks that they merge
 // (made with the same settings, from different inputs), and returns the
 // results of the union of their runs, as one run over all their inputs
 // would give them.
@@ -68,6 +68,9 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 	var names []string
 	streams := map[string]io.Reader{}
 	for _, s := range states {
+		if s.open != nil && s.data == nil {
+			return nil, config.Usagef("%s: not a state's bytes: give the state's file (File) or its bytes (Stream)", s.name)
+		}
 		if s.data != nil {
 			names = append(names, s.name)
 			streams[s.name] = s.data

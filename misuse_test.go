@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rankeval/rankeval"
 )
@@ -72,5 +77,41 @@ func TestWriteTrecRefused(t *testing.T) {
 				t.Fatalf("Write json: %v", err)
 			}
 		})
+	}
+}
+
+// TestMergeRefusesRecords: an Arrow record reader given to Merge is
+// refused, not taken for a path of its name (which read the file of that
+// name and ignored the records).
+func TestMergeRefusesRecords(t *testing.T) {
+	dir := t.TempDir()
+	cfg := rankeval.DefaultConfig()
+	cfg.Outputs.State = "day.state"
+	res, err := rankeval.Evaluate(context.Background(), cfg, rankeval.File(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st bytes.Buffer
+	if err := res.WriteState(&st); err != nil {
+		t.Fatal(err)
+	}
+	path := dir + "/day.state"
+	if err := os.WriteFile(path, st.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "query_id", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	b.Field(0).(*array.StringBuilder).Append("q")
+	rec := b.NewRecord()
+	defer rec.Release()
+	rr, err := array.NewRecordReader(sc, []arrow.Record{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	got, err := rankeval.Merge(context.Background(), rankeval.MergeConfig{}, rankeval.Records(path, rr))
+	if !errors.Is(err, rankeval.ErrUsage) || !strings.Contains(err.Error(), "not a state") || got != nil {
+		t.Fatalf("Merge(Records) = %v, %v; want a usage error saying records are not a state", got, err)
 	}
 }
