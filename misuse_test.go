@@ -5,12 +5,16 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/rankeval/rankeval"
 )
@@ -113,5 +117,87 @@ func TestMergeRefusesRecords(t *testing.T) {
 	got, err := rankeval.Merge(context.Background(), rankeval.MergeConfig{}, rankeval.Records(path, rr))
 	if !errors.Is(err, rankeval.ErrUsage) || !strings.Contains(err.Error(), "not a state") || got != nil {
 		t.Fatalf("Merge(Records) = %v, %v; want a usage error saying records are not a state", got, err)
+	}
+}
+
+// TestStreamNotClosed: a Stream of an *os.File is read and left open, as
+// Stream promises ("r is not closed"), whatever its format: a Parquet or
+// Arrow IPC file was closed with the run.
+func TestStreamNotClosed(t *testing.T) {
+	dir := t.TempDir()
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "query_id", Type: arrow.BinaryTypes.String},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "label", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	b.Field(0).(*array.StringBuilder).AppendValues([]string{"q1", "q1", "q2", "q2"}, nil)
+	b.Field(1).(*array.Float64Builder).AppendValues([]float64{0.9, 0.1, 0.2, 0.8}, nil)
+	b.Field(2).(*array.Int64Builder).AppendValues([]int64{0, 1, 1, 0}, nil)
+	rec := b.NewRecord()
+	defer rec.Release()
+
+	write := func(name string, w func(f *os.File) error) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			t.Fatal(err)
+		}
+		return path
+	}
+	files := map[string]string{
+		"parquet": write("log.parquet", func(f *os.File) error {
+			fw, err := pqarrow.NewFileWriter(sc, f, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+			if err != nil {
+				return err
+			}
+			if err := fw.Write(rec); err != nil {
+				return err
+			}
+			return fw.Close()
+		}),
+		"arrow": write("log.arrow", func(f *os.File) error {
+			w, err := ipc.NewFileWriter(f, ipc.WithSchema(sc))
+			if err != nil {
+				return err
+			}
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+			return w.Close()
+		}),
+		"jsonl": write("log.jsonl", func(f *os.File) error {
+			_, err := f.WriteString(`{"query_id":"q1","score":0.9,"label":0}` + "\n" + `{"query_id":"q1","score":0.1,"label":1}` + "\n" +
+				`{"query_id":"q2","score":0.2,"label":1}` + "\n" + `{"query_id":"q2","score":0.8,"label":0}` + "\n")
+			return err
+		}),
+	}
+	for _, format := range []string{"parquet", "arrow", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			f, err := os.Open(files[format])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cfg := rankeval.DefaultConfig()
+			cfg.Metrics = "mrr"
+			res, err := rankeval.Evaluate(context.Background(), cfg, rankeval.Stream(format, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mean, n, _ := res.Mean("mrr", ""); mean != 0.5 || n != 2 {
+				t.Fatalf("mrr %v over %d queries, want 0.5 over 2", mean, n)
+			}
+			if _, err := f.Stat(); err != nil {
+				t.Fatalf("the stream's file after the run: %v", err)
+			}
+		})
 	}
 }

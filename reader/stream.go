@@ -45,9 +45,15 @@ func OpenStream(name string, r io.Reader, cols Columns, opt Options) (Reader, er
 	f, isFile := r.(*os.File)
 	switch {
 	case bytes.HasPrefix(head, magicParquet) && isFile:
-		return openParquet(name, f, cols, opt)
+		if err := seekable(name, "Parquet", f); err != nil {
+			return nil, err
+		}
+		return newParquet(name, f, noClose, cols, opt)
 	case bytes.HasPrefix(head, magicArrowFile) && isFile:
-		return openArrowFile(name, f, cols, opt)
+		if err := seekable(name, "Arrow IPC file", f); err != nil {
+			return nil, err
+		}
+		return newArrowFile(name, f, noClose, cols, opt)
 	case bytes.HasPrefix(head, magicParquet), bytes.HasPrefix(head, magicArrowFile):
 		return nil, fmt.Errorf("%s: a Parquet or Arrow IPC file must be read with random access (a file, or an io.ReaderAt with a Size), not a stream (its footer is at the end): %w", name, ErrFormat)
 	case bytes.HasPrefix(head, magicArrowIPC):
