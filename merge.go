@@ -68,6 +68,9 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 	var names []string
 	streams := map[string]io.Reader{}
 	for _, s := range states {
+		if err := s.check(); err != nil {
+			return nil, err
+		}
 		if s.open != nil && s.data == nil {
 			return nil, config.Usagef("%s: not a state's bytes: give the state's file (File) or its bytes (Stream)", s.name)
 		}

@@ -201,3 +201,30 @@ func TestStreamNotClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamMisuse: a Stream or Records without a name or of a nil reader
+// is a usage error naming it, from Prepare and Merge, where the run went
+// on to mislabel every message (":76: ...") or to panic in a reading
+// goroutine, which no caller can recover.
+func TestStreamMisuse(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg string
+		src       rankeval.Source
+	}{
+		{"stream without a name", "a stream has no name", rankeval.Stream("", strings.NewReader("{}\n"))},
+		{"records without a name", "a stream has no name", rankeval.Records("", nil)},
+		{"nil reader", `"log": the reader is nil`, rankeval.Stream("log", nil)},
+		{"nil record reader", `"log": the reader is nil`, rankeval.Records("log", nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rankeval.Prepare(rankeval.DefaultConfig(), tc.src)
+			if !errors.Is(err, rankeval.ErrUsage) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("Prepare: %v; want a usage error saying %q", err, tc.msg)
+			}
+			_, err = rankeval.Merge(context.Background(), rankeval.MergeConfig{}, tc.src)
+			if !errors.Is(err, rankeval.ErrUsage) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("Merge: %v; want a usage error saying %q", err, tc.msg)
+			}
+		})
+	}
+}

@@ -89,6 +89,9 @@ func Prepare(cfg Config, sources ...Source) (*Evaluation, error) {
 	names := make([]string, len(sources))
 	streams := map[string]Source{}
 	for i, s := range sources {
+		if err := s.check(); err != nil {
+			return nil, err
+		}
 		names[i] = s.name
 		if s.open != nil {
 			if _, dup := streams[s.name]; dup {
