@@ -81,7 +81,7 @@ type Config struct {
 	Format      string
 	InputFormat string
 	// ReadTimeout bounds how long a read from object storage may receive
-	// nothing.
+	// nothing (0: objstore.DefaultReadTimeout; below 0 refused).
 	ReadTimeout  time.Duration
 	Columns      reader.Columns
 	MaxGroupRows int

@@ -38,6 +38,9 @@ func (c Config) Prepare(inputs []string) (*Plan, error) {
 	if err := c.Run.Check(); err != nil {
 		return nil, err
 	}
+	if c.ReadTimeout < 0 { // 0: objstore's default
+		return nil, CheckReadTimeout(c.ReadTimeout)
+	}
 	p := &Plan{Config: c, Settings: s, Inputs: inputs}
 	if p.Logs, err = c.Sources.Apply(s, inputs); err != nil {
 		return nil, err
