@@ -117,6 +117,7 @@ func TestSettingErrors(t *testing.T) {
 		{"ties", "ties", `--ties "sideways"`, func(c *rankeval.Config) { c.Ties = "sideways" }, nil},
 		{"metric", "metrics", `metric "ndgc@10": unknown metric`, func(c *rankeval.Config) { c.Metrics = "ndgc@10" }, nil},
 		{"bootstrap", "bootstrap", "--bootstrap 5", func(c *rankeval.Config) { c.Bootstrap = 5 }, nil},
+		{"profile not applied", "profile", "--profile trec_eval: its conventions are not set", func(c *rankeval.Config) { c.Profile = "trec_eval" }, nil},
 		{"batch size", "batch-size", "--batch-size >= 1", func(c *rankeval.Config) { c.Run.BatchSize = 0 }, nil},
 		{"no input", "", "no input", func(c *rankeval.Config) {}, []rankeval.Source{}},
 		{"two streams of one name", "", `two streams are named "x"`, func(c *rankeval.Config) {},

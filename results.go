@@ -60,10 +60,11 @@ func (r *Results) KeepState(ds []state.InputDigest) {
 // Summary is the figures: means, intervals, comparisons, slices.
 func (r *Results) Summary() *summary.Results { return r.sum }
 
-// Mean is the mean of metric (named as in Config.Metrics) for system
-// ("" for the first, or only, one) over the queries it was defined on,
-// and their number; ok is false when no such metric or system was
-// evaluated.
+// Mean is the mean of metric for system ("" for the first, or only, one)
+// over the queries it was defined on, and their number; ok is false when
+// no such metric or system was evaluated. metric is named as in
+// Config.Metrics, in any case ("P.5" there is "P.5" or "p.5" here, not
+// "p@5"). A metric defined on no query has the mean NaN.
 func (r *Results) Mean(metric, system string) (mean float64, n int64, ok bool) {
 	run := r.sum.Run
 	m := slices.IndexFunc(run.Metrics, func(x metrics.Metric) bool { return x.Name == strings.ToLower(metric) })

@@ -75,8 +75,11 @@ type Config struct {
 	RelThreshold string
 	Empty        string
 	// Profile names a peer tool's conventions (trec_eval, trec_eval:9.0.8,
-	// gdeval); ApplyProfile sets them.
-	Profile     string
+	// gdeval); ApplyProfile sets them, and records it in ProfileApplied:
+	// Resolve refuses a Profile whose conventions were not set, which
+	// would compute rankeval's conventions under a peer's name.
+	Profile        string
+	ProfileApplied string
 	Dedup       string
 	Format      string
 	InputFormat string
@@ -257,6 +260,7 @@ func (c *Config) ApplyProfile(given func(setting string) bool) error {
 	if err != nil {
 		return err
 	}
+	c.ProfileApplied = c.Profile
 	for name, val := range p.settings {
 		if given(name) {
 			continue

@@ -89,6 +89,9 @@ func (v Config) Resolve() (*Settings, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v.ProfileApplied != v.Profile {
+			return nil, Usagef("--profile %s: its conventions are not set (Config.ApplyProfile sets them, as the flag does)", v.Profile)
+		}
 		r.ScoreFloat32 = p.scoreFloat32
 	}
 	o := metrics.DefaultOptions()

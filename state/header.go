@@ -212,10 +212,11 @@ func layout(run *summary.Run, s *config.Settings) *aggregate.Layout {
 }
 
 // run resolves the settings the header describes, as a run with --state
-// did.
+// did; the header records the conventions a profile set, so the profile
+// counts as applied.
 func (h *header) run() (*summary.Run, *config.Settings, error) {
 	v := config.Config{Metrics: joinNames(h.Metrics), Ties: h.Ties, Gain: h.Gain, MaxGrade: h.MaxGrade, Empty: h.Empty,
-		Profile: h.Profile, Dedup: h.Dedup, Format: "json", InputFormat: "auto", MaxGroupRows: pipeline.DefaultMaxGroupRows,
+		Profile: h.Profile, ProfileApplied: h.Profile, Dedup: h.Dedup, Format: "json", InputFormat: "auto", MaxGroupRows: pipeline.DefaultMaxGroupRows,
 		Columns: reader.Columns{Query: h.Columns.Query, Doc: h.Columns.Doc, Label: h.Columns.Label, Rank: h.Columns.Rank,
 			Score: strings.Join(append([]string{h.Columns.Score}, h.Columns.ExtraScore...), ",")},
 		By: strings.Join(h.Slices, ","), MaxSlices: h.MaxSlices, Bootstrap: h.Bootstrap,
