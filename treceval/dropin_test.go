@@ -463,3 +463,15 @@ func TestTrecEvalJudgmentLines(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNilStdin: a run named - with no standard input given to Run is a
+// usage error, not a panic.
+func TestRunNilStdin(t *testing.T) {
+	q := filepath.Join("..", "testdata", "reference", "trec_b", "qrels.txt")
+	var out, errb bytes.Buffer
+	err := treceval.Run(context.Background(), []string{"-m", "map", q, "-"}, nil, &out, &errb)
+	var u treceval.UsageError
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "Run was given none") {
+		t.Fatalf("err = %v, want a usage error", err)
+	}
+}

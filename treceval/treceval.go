@@ -242,6 +242,9 @@ func runFile(a *trecEvalArgs, stdin io.Reader) (string, func(), error) {
 		return "", nil, fmt.Errorf("trec_eval.get_results: Cannot read results file '%s' (trec_eval 9.0.8 reads a run from a file only; 10.0 from standard input or a pipe too)", a.run)
 	}
 	src := stdin
+	if a.run == reader.Stdin && stdin == nil {
+		return "", nil, trecUsagef("trec_eval: the run is - (standard input), and Run was given none")
+	}
 	if a.run != reader.Stdin {
 		f, err := os.Open(a.run)
 		if err != nil {
