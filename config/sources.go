@@ -8,6 +8,7 @@ import (
 
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -29,21 +30,21 @@ type Sources struct {
 	// as trec_eval ignores them; rankeval trec_eval sets it.
 	ExtraFields bool
 	// StrictLines reads the qrels' lines as trec_eval's reader does
-	// (reader.QrelsFormat.Strict: blank lines and the comments it
+	// (trec.QrelsFormat.Strict: blank lines and the comments it
 	// misreads are errors), and refuses a NUL byte in a run too, where
-	// trec_eval crashes (reader.RunOptions.RefuseNul); rankeval
+	// trec_eval crashes (trec.RunOptions.RefuseNul); rankeval
 	// trec_eval sets it.
 	StrictLines bool
 }
 
 // QrelsFormat is how the qrels of src read under --profile profile: a
 // trec_eval profile reads each label as trec_eval does, with atol ("2.5"
-// is 2, "0.5" 0, "1e2" 1, "abc" 0: reader.AtolLabel), so that the
+// is 2, "0.5" 0, "1e2" 1, "abc" 0: trec.AtolLabel), so that the
 // ordinary command and rankeval trec_eval read one file alike; the other
 // profiles, and none, read it as a number (a label that is not one is an
 // error).
-func (src *Sources) QrelsFormat(profile string) reader.QrelsFormat {
-	return reader.QrelsFormat{Comments: src.Comments, Atol: profiles[profile].atolLabels, Strict: src.StrictLines}
+func (src *Sources) QrelsFormat(profile string) trec.QrelsFormat {
+	return trec.QrelsFormat{Comments: src.Comments, Atol: profiles[profile].atolLabels, Strict: src.StrictLines}
 }
 
 // Apply checks the sources against the resolved settings s and the INPUT

@@ -17,6 +17,7 @@ import (
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -165,7 +166,7 @@ func (c *cancelAfter) Next() bool {
 
 // judgedOnly gives a run's qrels for R and the ideal rankings when the
 // reader has joined the labels already.
-type judgedOnly struct{ q *reader.Qrels }
+type judgedOnly struct{ q *trec.Qrels }
 
 func (j judgedOnly) Judged(query []byte) []float64 { return j.q.Judged(query) }
 
@@ -270,7 +271,7 @@ func TestJoinInWorkers(t *testing.T) {
 	os.WriteFile(runPath, []byte(run.String()), 0o644)
 	os.WriteFile(qrelsPath, []byte(qrels.String()), 0o644)
 	evaluate := func(deferJoin bool, workers, bs int) string {
-		q, err := reader.ReadQrels(qrelsPath)
+		q, err := trec.ReadQrels(qrelsPath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +285,7 @@ func TestJoinInWorkers(t *testing.T) {
 			cfg.Rules.Qrels = judgedOnly{q}
 		}
 		src := Source{Name: runPath, Open: func() (reader.Reader, error) {
-			return reader.OpenRun(runPath, q, reader.RunOptions{Options: reader.Options{BatchSize: bs}, DeferJoin: deferJoin})
+			return trec.OpenRun(runPath, q, trec.RunOptions{Options: reader.Options{BatchSize: bs}, DeferJoin: deferJoin})
 		}}
 		if _, err := Run(context.Background(), cfg, []Source{src}); err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ type Rules struct {
 	Teams Teams
 }
 
-// Judgments are a qrels file's labels (reader.Qrels). Both methods are
+// Judgments are a qrels file's labels (trec.Qrels). Both methods are
 // called from several workers at once and must only read.
 type Judgments interface {
 	// Judged gives the labels of every judged document of a query.

@@ -143,7 +143,7 @@ func (u *Unit) prepareDocs(g *Group) (dropped int, err error) {
 
 // JudgmentOf is what a qrels file says of a row: nothing when it does not
 // judge its document (not found), else judged, or in the pool but not
-// judged for a negative judgment, which reader.ParseLabel keeps as -0.0.
+// judged for a negative judgment, which trec.ParseLabel keeps as -0.0.
 func JudgmentOf(found bool, label float64) metrics.Judgment {
 	// without branches: which rows of a ranking the qrels judge follows no
 	// pattern, so a switch is mispredicted on most rows; the class is a sum

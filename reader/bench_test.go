@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // benchLog makes n rows of a typical click log line.
@@ -25,12 +28,12 @@ func BenchmarkJSONL(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cols := Columns{Query: "query_id", Score: "score", Label: "label"}
+	cols := batch.Columns{Query: "query_id", Score: "score", Label: "label"}
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	rows := 0
 	for range b.N {
-		j := newJSONL("bench", bytes.NewReader(data), io.NopCloser(nil), cols, Options{})
+		j := jsonl.New("bench", bytes.NewReader(data), io.NopCloser(nil), cols, batch.Options{})
 		for j.Next() {
 			rows += j.Batch().N
 		}
@@ -52,18 +55,18 @@ func BenchmarkJSONLWide(b *testing.B) {
 			i/6000%60, i/100%60, i%1000, i/10, i*7919%50000000, i%10+1, i%97, float64(i%977)/977, i%3 == 0, i*31%120000, i%5)
 	}
 	lines := bytes.SplitAfter(data.Bytes(), []byte("\n"))
-	j := newJSONLParser("bench", testCols, Options{})
-	j.b = testCols.shape("bench")
+	j := jsonl.NewParser("bench", testCols, batch.Options{})
+	j.B = testCols.Shape("bench")
 	b.SetBytes(int64(data.Len()))
 	b.ResetTimer()
 	for range b.N {
-		j.b.Reset()
+		j.B.Reset()
 		for _, l := range lines[:len(lines)-1] {
-			if j.b.N == 8192 {
-				j.b.Reset()
+			if j.B.N == 8192 {
+				j.B.Reset()
 			}
-			j.line++
-			if err := j.parse(l[:len(l)-1]); err != nil {
+			j.Line++
+			if err := j.Parse(l[:len(l)-1]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/columnar"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 var (
@@ -50,13 +52,13 @@ func benchRead(b *testing.B, name string) {
 			path := benchFile(b, name)
 			st, _ := os.Stat(path)
 			b.SetBytes(st.Size())
-			benchLoop(b, path, Options{Decoders: dec})
+			benchLoop(b, path, batch.Options{Decoders: dec})
 		})
 	}
 }
 
 // benchLoop reads path whole at every iteration and reports rows/s.
-func benchLoop(b *testing.B, path string, opt Options) {
+func benchLoop(b *testing.B, path string, opt batch.Options) {
 	var rows int64
 	for b.Loop() {
 		r, err := Open(path, stdCols, opt)
@@ -82,16 +84,20 @@ func BenchmarkParquetStrings(b *testing.B) {
 	for _, own := range []bool{true, false} {
 		b.Run(map[bool]string{true: "own", false: "pqarrow"}[own], func(b *testing.B) {
 			path := benchFile(b, "zstd.parquet")
-			parquetOwnStrings = own
-			defer func() { parquetOwnStrings = true }()
-			benchLoop(b, path, Options{Decoders: 1})
+			columnar.ParquetOwnStrings = own
+			defer func() { columnar.ParquetOwnStrings = true }()
+			benchLoop(b, path, batch.Options{Decoders: 1})
 		})
 	}
 }
+
 func BenchmarkParquetSnappyRead(b *testing.B) { benchRead(b, "snappy.parquet") }
-func BenchmarkArrowFileRead(b *testing.B)     { benchRead(b, "plain.arrow") }
-func BenchmarkArrowZstdRead(b *testing.B)     { benchRead(b, "zstd.arrow") }
-func BenchmarkArrowStreamRead(b *testing.B)   { benchRead(b, "plain.arrows") }
+
+func BenchmarkArrowFileRead(b *testing.B) { benchRead(b, "plain.arrow") }
+
+func BenchmarkArrowZstdRead(b *testing.B) { benchRead(b, "zstd.arrow") }
+
+func BenchmarkArrowStreamRead(b *testing.B) { benchRead(b, "plain.arrows") }
 
 // TestBytesRead: the columnar readers report the bytes they read, for
 // progress.
@@ -106,7 +112,7 @@ func TestBytesRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got atomic.Int64
-		if _, err := readAll(t, name, stdCols, Options{BytesRead: &got}); err != nil {
+		if _, err := readAll(t, name, stdCols, batch.Options{BytesRead: &got}); err != nil {
 			t.Fatal(err)
 		}
 		if g := got.Load(); g < st.Size()/2 || g > 2*st.Size() {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/columnar"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // checkedMem makes the columnar readers allocate from a checked allocator
@@ -17,11 +19,11 @@ import (
 // was released. Tests using it must not run in parallel.
 func checkedMem(t testing.TB) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(newBufPool(poolRetain))
-	old := arrowMem
-	arrowMem = mem
+	mem := memory.NewCheckedAllocator(columnar.NewBufPool(columnar.PoolRetain))
+	old := columnar.ArrowMem
+	columnar.ArrowMem = mem
 	t.Cleanup(func() {
-		arrowMem = old
+		columnar.ArrowMem = old
 		// pqarrow keeps decode buffers in a sync.Pool whose entries are
 		// released by finalizers; let them run before counting.
 		for range 10 {
@@ -43,15 +45,15 @@ type readRow struct {
 	pos          int64
 }
 
-var stdCols = Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
+var stdCols = batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
 
-func readAll(t testing.TB, name string, cols Columns, opt Options) ([]readRow, error) {
+func readAll(t testing.TB, name string, cols batch.Columns, opt batch.Options) ([]readRow, error) {
 	t.Helper()
 	return readAllAs(t, name, name, cols, opt)
 }
 
 // readAllAs reads input name, whose batches name it display.
-func readAllAs(t testing.TB, name, display string, cols Columns, opt Options) ([]readRow, error) {
+func readAllAs(t testing.TB, name, display string, cols batch.Columns, opt batch.Options) ([]readRow, error) {
 	t.Helper()
 	r, err := Open(name, cols, opt)
 	if err != nil {
@@ -153,7 +155,7 @@ func TestFormatsRoundTrip(t *testing.T) {
 	log := genLog(7, 30011, 37)
 	ref := filepath.Join(dir, "log.jsonl")
 	writeLog(t, ref, log, synth.Options{})
-	want, err := readAll(t, ref, stdCols, Options{})
+	want, err := readAll(t, ref, stdCols, batch.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestFormatsRoundTrip(t *testing.T) {
 	for _, fc := range formatCases {
 		name := filepath.Join(dir, fc.name)
 		writeLog(t, name, log, fc.opt)
-		for _, opt := range []Options{{}, {BatchSize: 1000, Decoders: 1}, {BatchSize: 999, Decoders: 2}, {BatchSize: 4096, Decoders: 3}} {
+		for _, opt := range []batch.Options{{}, {BatchSize: 1000, Decoders: 1}, {BatchSize: 999, Decoders: 2}, {BatchSize: 4096, Decoders: 3}} {
 			t.Run(fmt.Sprintf("%s/batch=%d/decoders=%d", fc.name, opt.BatchSize, opt.Decoders), func(t *testing.T) {
 				got, err := readAll(t, name, stdCols, opt)
 				if err != nil {
@@ -184,13 +186,13 @@ func TestColumnarPositions(t *testing.T) {
 	log := genLog(3, 10000, 10)
 	name := filepath.Join(dir, "p.parquet")
 	writeLog(t, name, log, synth.Options{RowGroup: 3000})
-	r, err := Open(name, stdCols, Options{BatchSize: 1024, Decoders: 2})
+	r, err := Open(name, stdCols, batch.Options{BatchSize: 1024, Decoders: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	var n int64
-	var b *Batch
+	var b *batch.Batch
 	for r.Next() {
 		b = r.Batch()
 		for i := range b.N {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // TestCorruptInput damages good files in the ways data-lake files get
@@ -50,44 +51,44 @@ func TestCorruptInput(t *testing.T) {
 		name  string
 		ext   string
 		data  []byte
-		cols  Columns
+		cols  batch.Columns
 		err   error
 		where []string // the message must say each
 	}{
-		{"truncated Parquet", ".parquet", pq[:len(pq)/2], stdCols, ErrFormat, nil},
-		{"Parquet cut before its last byte", ".parquet", pq[:len(pq)-1], stdCols, ErrFormat, nil},
-		{"wrong trailing magic", ".parquet", mutate(pq, func(b []byte) []byte { copy(b[len(b)-4:], "PARX"); return b }), stdCols, ErrFormat, nil},
+		{"truncated Parquet", ".parquet", pq[:len(pq)/2], stdCols, batch.ErrFormat, nil},
+		{"Parquet cut before its last byte", ".parquet", pq[:len(pq)-1], stdCols, batch.ErrFormat, nil},
+		{"wrong trailing magic", ".parquet", mutate(pq, func(b []byte) []byte { copy(b[len(b)-4:], "PARX"); return b }), stdCols, batch.ErrFormat, nil},
 		{"bad footer", ".parquet", mutate(pq, func(b []byte) []byte {
 			m := b[len(b)-8-footerLen : len(b)-8]
 			for i := range m {
 				m[i] = 0xff
 			}
 			return b
-		}), stdCols, ErrFormat, nil},
+		}), stdCols, batch.ErrFormat, nil},
 		{"footer length past the start", ".parquet", mutate(pq, func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[len(b)-8:], uint32(len(b)))
 			return b
-		}), stdCols, ErrFormat, nil},
+		}), stdCols, batch.ErrFormat, nil},
 		{"corrupt column chunk", ".parquet", mutate(pq, func(b []byte) []byte {
 			// the second row group's pages sit past the middle of the data
 			for i := len(b) * 2 / 5; i < len(b)*2/5+4000; i++ {
 				b[i] ^= 0x5a
 			}
 			return b
-		}), stdCols, ErrFormat, []string{"row group"}},
-		{"missing column", ".parquet", pq, Columns{Query: "query_id", Score: "prediction", Label: "label"}, ErrColumn,
+		}), stdCols, batch.ErrFormat, []string{"row group"}},
+		{"missing column", ".parquet", pq, batch.Columns{Query: "query_id", Score: "prediction", Label: "label"}, batch.ErrColumn,
 			[]string{`"prediction"`, `"query_id", "doc_id", "score", "label"`}},
-		{"wrong column type", ".parquet", pq, Columns{Query: "query_id", Score: "doc_id", Label: "label"}, ErrColumn,
+		{"wrong column type", ".parquet", pq, batch.Columns{Query: "query_id", Score: "doc_id", Label: "label"}, batch.ErrColumn,
 			[]string{`"doc_id"`, "utf8"}},
-		{"null in a required column", ".parquet", nullBytes, stdCols, ErrValue, []string{"row group 1, row 2"}},
-		{"truncated Arrow IPC file", ".arrow", good[".arrow"][:len(good[".arrow"])/2], stdCols, ErrFormat, nil},
+		{"null in a required column", ".parquet", nullBytes, stdCols, batch.ErrValue, []string{"row group 1, row 2"}},
+		{"truncated Arrow IPC file", ".arrow", good[".arrow"][:len(good[".arrow"])/2], stdCols, batch.ErrFormat, nil},
 		{"Arrow IPC file with a bad footer", ".arrow", mutate(good[".arrow"], func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[len(b)-10:], 1<<30)
 			return b
-		}), stdCols, ErrFormat, nil},
-		{"truncated Arrow IPC stream", ".arrows", good[".arrows"][:len(good[".arrows"])*3/4], stdCols, ErrFormat, []string{"record batch"}},
-		{"Arrow IPC stream cut in its schema", ".arrows", good[".arrows"][:20], stdCols, ErrFormat, nil},
-		{"missing column in an IPC stream", ".arrows", good[".arrows"], Columns{Query: "qid", Score: "score", Label: "label"}, ErrColumn, []string{`"qid"`}},
+		}), stdCols, batch.ErrFormat, nil},
+		{"truncated Arrow IPC stream", ".arrows", good[".arrows"][:len(good[".arrows"])*3/4], stdCols, batch.ErrFormat, []string{"record batch"}},
+		{"Arrow IPC stream cut in its schema", ".arrows", good[".arrows"][:20], stdCols, batch.ErrFormat, nil},
+		{"missing column in an IPC stream", ".arrows", good[".arrows"], batch.Columns{Query: "qid", Score: "score", Label: "label"}, batch.ErrColumn, []string{`"qid"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,7 +97,7 @@ func TestCorruptInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, dec := range []int{1, 2} {
-				_, err := readAll(t, name, c.cols, Options{Decoders: dec})
+				_, err := readAll(t, name, c.cols, batch.Options{Decoders: dec})
 				if !errors.Is(err, c.err) {
 					t.Fatalf("decoders=%d: err = %v, want %v", dec, err, c.err)
 				}
@@ -120,7 +121,7 @@ func TestEmptyColumnar(t *testing.T) {
 	for _, n := range []string{"e.parquet", "e.arrow", "e.arrows"} {
 		name := filepath.Join(dir, n)
 		writeLog(t, name, nil, synth.Options{})
-		rows, err := readAll(t, name, stdCols, Options{})
+		rows, err := readAll(t, name, stdCols, batch.Options{})
 		if err != nil || len(rows) != 0 {
 			t.Errorf("%s: %d rows, err %v; want none and no error", n, len(rows), err)
 		}
@@ -155,7 +156,7 @@ func TestCloseEarly(t *testing.T) {
 		}
 		writeLog(t, name, log, opt)
 		for _, dec := range []int{1, 2, 4} {
-			r, err := Open(name, stdCols, Options{BatchSize: 1000, Decoders: dec})
+			r, err := Open(name, stdCols, batch.Options{BatchSize: 1000, Decoders: dec})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +167,7 @@ func TestCloseEarly(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Close waits for the decoders: none may still work once it returns.
-			if live := liveDecoders.Load(); live != 0 {
+			if live := batch.LiveDecoders.Load(); live != 0 {
 				t.Fatalf("%s decoders=%d: %d decoders still working after Close", n, dec, live)
 			}
 			if err := r.Close(); err != nil {
@@ -188,7 +189,7 @@ func TestColumnarFromPipe(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		err  error
-	}{{"s.arrows", nil}, {"f.arrow", ErrFormat}, {"p.parquet", ErrFormat}} {
+	}{{"s.arrows", nil}, {"f.arrow", batch.ErrFormat}, {"p.parquet", batch.ErrFormat}} {
 		t.Run(c.name, func(t *testing.T) {
 			name := filepath.Join(dir, c.name)
 			writeLog(t, name, log, synth.Options{Batch: 700})
@@ -207,7 +208,7 @@ func TestColumnarFromPipe(t *testing.T) {
 			old := os.Stdin
 			os.Stdin = pr
 			defer func() { os.Stdin = old; pr.Close() }()
-			rows, err := readAllAs(t, Stdin, "<stdin>", stdCols, Options{})
+			rows, err := readAllAs(t, batch.Stdin, "<stdin>", stdCols, batch.Options{})
 			if c.err != nil {
 				if !errors.Is(err, c.err) || !strings.Contains(err.Error(), "<stdin>: ") || !strings.Contains(err.Error(), "regular file") {
 					t.Fatalf("err = %v, want %v naming <stdin> and asking for a regular file", err, c.err)

@@ -5,10 +5,13 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/csv"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // withCSVBlock sets the size of CSV's blocks of records for one test.
-func withCSVBlock(t testing.TB, n int) { setForTest(t, &csvBufSize, n) }
+func withCSVBlock(t testing.TB, n int) { setForTest(t, &csv.BufSize, n) }
 
 // genDelimited writes a header and n records of CSV (sep ',') or TSV
 // (sep '\t') in the shapes such files take: a byte order mark, blank lines
@@ -51,13 +54,13 @@ func genDelimited(seed uint64, n int, sep byte) string {
 // numbers of one goroutine reading blocks of the default size, plain and
 // compressed.
 func TestCSVBlocks(t *testing.T) {
-	for _, d := range []csvDialect{dialectCSV, dialectTSV} {
-		data := []byte(genDelimited(1, 2000, d.sep))
-		ext := strings.ToLower(d.name)
+	for _, d := range []csv.Dialect{csv.DialectCSV, csv.DialectTSV} {
+		data := []byte(genDelimited(1, 2000, d.Sep))
+		ext := strings.ToLower(d.Name)
 		inputs := map[string][]byte{ext: data, ext + ".gz": gzipBytes(data), ext + ".zst": zstdBytes(data)}
 		for name, in := range inputs {
 			p := writeFile(t, "log."+name, in)
-			want := readJSONL(t, p, Options{Decoders: 1})
+			want := readJSONL(t, p, batch.Options{Decoders: 1})
 			if want.err != "" || len(want.rows) != 2000 || want.rows[1999].pos < 2000 {
 				t.Fatalf("%s, one decoder: %d rows, error %q", name, len(want.rows), want.err)
 			}
@@ -70,8 +73,8 @@ func TestCSVBlocks(t *testing.T) {
 // the same message, wherever the block edges fall and however many
 // goroutines parse, a stray quote (which defeats the cut) included.
 func TestCSVBlocksErrors(t *testing.T) {
-	for _, d := range []csvDialect{dialectCSV, dialectTSV} {
-		text := genDelimited(2, 300, d.sep)
+	for _, d := range []csv.Dialect{csv.DialectCSV, csv.DialectTSV} {
+		text := genDelimited(2, 300, d.Sep)
 		head := strings.Index(text, "label\n") + len("label\n")
 		recs := strings.SplitAfter(text[head:], "0\n") // ends of some records, for places to put the bad one
 		bad := map[string]string{
@@ -79,17 +82,17 @@ func TestCSVBlocksErrors(t *testing.T) {
 			"ragged":      "1\tq\tt\td\t1\n",
 			"empty label": "1\tq\tt\td\t1\t\n",
 		}
-		if d.quote != 0 {
+		if d.Quote != 0 {
 			bad["stray quote"] = "1,q,t\"x,d,1,1\n"
 			bad["after closing quote"] = "1,q,\"t\nx\"y,d,1,1\n"
 			bad["never closed"] = "1,q,\"t\nx,d,1,1\n"
 		}
 		for what, rec := range bad {
-			rec = strings.ReplaceAll(rec, "\t", string(d.sep))
+			rec = strings.ReplaceAll(rec, "\t", string(d.Sep))
 			for _, at := range []int{0, 1, len(recs) / 2, len(recs) - 1} {
 				data := text[:head] + strings.Join(recs[:at], "") + rec + strings.Join(recs[at:], "")
-				p := writeFile(t, "bad."+strings.ToLower(d.name), []byte(data))
-				want := readJSONL(t, p, Options{Decoders: 1})
+				p := writeFile(t, "bad."+strings.ToLower(d.Name), []byte(data))
+				want := readJSONL(t, p, batch.Options{Decoders: 1})
 				line := strings.Count(text[:head]+strings.Join(recs[:at], ""), "\n") + 1
 				if what == "after closing quote" {
 					line++ // the quote closes on the record's second line
@@ -97,9 +100,9 @@ func TestCSVBlocksErrors(t *testing.T) {
 				// a quote never closed runs on to the next quote, where the
 				// error may be
 				if want.err == "" || what != "never closed" && !strings.Contains(want.err, fmt.Sprintf(":%d: ", line)) {
-					t.Fatalf("%s %s at line %d: error %q", d.name, what, line, want.err)
+					t.Fatalf("%s %s at line %d: error %q", d.Name, what, line, want.err)
 				}
-				sameInBlocks(t, fmt.Sprintf("%s/%s/line=%d", d.name, what, line), p, want, withCSVBlock, []int{16, 64, 1000}, []int{2, 3, 8}, []int{1, 5})
+				sameInBlocks(t, fmt.Sprintf("%s/%s/line=%d", d.Name, what, line), p, want, withCSVBlock, []int{16, 64, 1000}, []int{2, 3, 8}, []int{1, 5})
 			}
 		}
 	}

@@ -2,13 +2,16 @@ package reader
 
 import (
 	"bytes"
-	"encoding/csv"
+	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/csv"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // csvSeeds are inputs that reach every branch of the field scanner.
@@ -27,16 +30,16 @@ var csvSeeds = []string{
 // fieldRecords reads data with the CSV reader after a header of n names,
 // every field a slice column, and returns the records read before the
 // error, if any, and their lines.
-func fieldRecords(t *testing.T, d csvDialect, data []byte, n, buf, bs int) ([][]string, []int64, error) {
+func fieldRecords(t *testing.T, d csv.Dialect, data []byte, n, buf, bs int) ([][]string, []int64, error) {
 	t.Helper()
-	defer func(n int) { csvBufSize = n }(csvBufSize)
-	csvBufSize = buf
+	defer func(n int) { csv.BufSize = n }(csv.BufSize)
+	csv.BufSize = buf
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprint("c", i)
 	}
-	head := strings.Join(names, string(d.sep)) + "\n"
-	r := newCSV("fuzz", d, io.MultiReader(strings.NewReader(head), bytes.NewReader(data)), io.NopCloser(nil), Columns{Extra: names}, Options{BatchSize: bs})
+	head := strings.Join(names, string(d.Sep)) + "\n"
+	r := csv.New("fuzz", d, io.MultiReader(strings.NewReader(head), bytes.NewReader(data)), io.NopCloser(nil), batch.Columns{Extra: names}, batch.Options{BatchSize: bs})
 	var recs [][]string
 	var lines []int64
 	for r.Next() {
@@ -54,7 +57,7 @@ func fieldRecords(t *testing.T, d csvDialect, data []byte, n, buf, bs int) ([][]
 		}
 	}
 	err := r.Err()
-	if err != nil && (!strings.HasPrefix(err.Error(), "fuzz:") || !errors.Is(err, ErrSyntax)) {
+	if err != nil && (!strings.HasPrefix(err.Error(), "fuzz:") || !errors.Is(err, batch.ErrSyntax)) {
 		t.Fatalf("error without position or sentinel: %v", err)
 	}
 	return recs, lines, err
@@ -89,16 +92,16 @@ func FuzzCSV(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, lines, wantErr := csvRef(data, ',')
-		if len(want) == 0 || len(want[0]) > maxExtra {
+		if len(want) == 0 || len(want[0]) > batch.MaxExtra {
 			// no first record to take the width from: the reader must
 			// still not panic
-			fieldRecords(t, dialectCSV, data, 3, 16, 2)
+			fieldRecords(t, csv.DialectCSV, data, 3, 16, 2)
 			return
 		}
 		first := want[0]
 		for _, buf := range []int{1 << 20, 16} {
 			for _, bs := range []int{1, 1000} {
-				got, gotLines, err := fieldRecords(t, dialectCSV, data, len(first), buf, bs)
+				got, gotLines, err := fieldRecords(t, csv.DialectCSV, data, len(first), buf, bs)
 				compareRecords(t, fmt.Sprintf("buffer %d, batch %d", buf, bs), bs, got, gotLines, err, want, lines, wantErr)
 			}
 		}
@@ -109,7 +112,7 @@ func FuzzCSV(f *testing.F) {
 // first, and returns the records before an error, if any, and the lines
 // they start on.
 func csvRef(data []byte, comma rune) (recs [][]string, lines []int64, err error) {
-	cr := csv.NewReader(bytes.NewReader(data))
+	cr := stdcsv.NewReader(bytes.NewReader(data))
 	cr.Comma = comma
 	for {
 		rec, err := cr.Read()
@@ -147,8 +150,8 @@ func FuzzTSV(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		all, lines := tsvRef(data)
-		if len(all) == 0 || len(all[0]) > maxExtra {
-			fieldRecords(t, dialectTSV, data, 2, 16, 2)
+		if len(all) == 0 || len(all[0]) > batch.MaxExtra {
+			fieldRecords(t, csv.DialectTSV, data, 2, 16, 2)
 			return
 		}
 		n := len(all[0])
@@ -162,7 +165,7 @@ func FuzzTSV(f *testing.F) {
 		}
 		for _, buf := range []int{1 << 20, 16} {
 			for _, bs := range []int{1, 1000} {
-				got, gotLines, err := fieldRecords(t, dialectTSV, data, n, buf, bs)
+				got, gotLines, err := fieldRecords(t, csv.DialectTSV, data, n, buf, bs)
 				compareRecords(t, fmt.Sprintf("buffer %d, batch %d", buf, bs), bs, got, gotLines, err, want, wantLines, wantErr)
 				if bytes.IndexByte(data, '"') >= 0 {
 					continue

@@ -11,6 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/csv"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // fullRow is every column of a row, for comparing readers.
@@ -23,7 +27,7 @@ type fullRow struct {
 	pos          int64
 }
 
-func fullRows(r Reader) ([]fullRow, error) {
+func fullRows(r batch.Reader) ([]fullRow, error) {
 	var out []fullRow
 	for r.Next() {
 		b := r.Batch()
@@ -152,12 +156,12 @@ func delimitedOf(rows [][]logField, sep byte, quoteAll bool, eol string) string 
 	return s.String()
 }
 
-var allCols = Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", Rank: "rank",
+var allCols = batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", Rank: "rank",
 	Extra: []string{"market"}, ExtraScore: []string{"score_b"}}
 
-func readCSVString(t testing.TB, s string, d csvDialect, cols Columns, bs int) ([]fullRow, error) {
+func readCSVString(t testing.TB, s string, d csv.Dialect, cols batch.Columns, bs int) ([]fullRow, error) {
 	t.Helper()
-	r := newCSV("t."+strings.ToLower(d.name), d, strings.NewReader(s), io.NopCloser(nil), cols, Options{BatchSize: bs})
+	r := csv.New("t."+strings.ToLower(d.Name), d, strings.NewReader(s), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 	defer r.Close()
 	return fullRows(r)
 }
@@ -168,8 +172,8 @@ func readCSVString(t testing.TB, s string, d csvDialect, cols Columns, bs int) (
 // a read buffer that cuts records everywhere.
 func TestCSVSameRowsAsJSONL(t *testing.T) {
 	rows := genFields(1, 500)
-	for _, cols := range []Columns{allCols, testCols, {Query: "query_id", Label: "label", Rank: "rank", DocOptional: true}} {
-		j := newJSONL("t.jsonl", strings.NewReader(jsonlOf(rows)), io.NopCloser(nil), cols, Options{})
+	for _, cols := range []batch.Columns{allCols, testCols, {Query: "query_id", Label: "label", Rank: "rank", DocOptional: true}} {
+		j := jsonl.New("t.jsonl", strings.NewReader(jsonlOf(rows)), io.NopCloser(nil), cols, batch.Options{})
 		want, err := fullRows(j)
 		if err != nil {
 			t.Fatal(err)
@@ -179,20 +183,20 @@ func TestCSVSameRowsAsJSONL(t *testing.T) {
 		}
 		for _, c := range []struct {
 			name string
-			d    csvDialect
+			d    csv.Dialect
 			text string
 		}{
-			{"CSV", dialectCSV, delimitedOf(rows, ',', false, "\n")},
-			{"CSV quoted", dialectCSV, delimitedOf(rows, ',', true, "\n")},
-			{"CSV CRLF", dialectCSV, "\xef\xbb\xbf" + delimitedOf(rows, ',', false, "\r\n")},
-			{"TSV", dialectTSV, delimitedOf(rows, '\t', false, "\n")},
-			{"TSV CRLF", dialectTSV, delimitedOf(rows, '\t', false, "\r\n")},
+			{"CSV", csv.DialectCSV, delimitedOf(rows, ',', false, "\n")},
+			{"CSV quoted", csv.DialectCSV, delimitedOf(rows, ',', true, "\n")},
+			{"CSV CRLF", csv.DialectCSV, "\xef\xbb\xbf" + delimitedOf(rows, ',', false, "\r\n")},
+			{"TSV", csv.DialectTSV, delimitedOf(rows, '\t', false, "\n")},
+			{"TSV CRLF", csv.DialectTSV, delimitedOf(rows, '\t', false, "\r\n")},
 		} {
 			for _, buf := range []int{1 << 20, 64, 7} {
 				for _, bs := range []int{1, 7, 8192} {
 					t.Run(fmt.Sprintf("%s/cols%d/buf%d/bs%d", c.name, len(cols.Extra), buf, bs), func(t *testing.T) {
-						defer func(n int) { csvBufSize = n }(csvBufSize)
-						csvBufSize = buf
+						defer func(n int) { csv.BufSize = n }(csv.BufSize)
+						csv.BufSize = buf
 						got, err := readCSVString(t, c.text, c.d, cols, bs)
 						if err != nil {
 							t.Fatal(err)
@@ -215,36 +219,36 @@ func TestCSVSameRowsAsJSONL(t *testing.T) {
 // TestCSVFields: quoting, blank lines, line ends and positions, read the
 // way RFC 4180 (CSV) or the IANA type (TSV) says.
 func TestCSVFields(t *testing.T) {
-	cols := Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"x"}, DocOptional: true, Doc: "doc"}
+	cols := batch.Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"x"}, DocOptional: true, Doc: "doc"}
 	type row struct {
 		q, x string
 		pos  int64
 	}
 	tests := []struct {
 		name string
-		d    csvDialect
+		d    csv.Dialect
 		in   string
 		want []row
 	}{
-		{"quoted separators and newlines", dialectCSV, "q,s,l,x\n\"a,b\",1,1,\"two\nlines\"\nc,1,1,\"\"\"x\"\"\"\n", []row{{"a,b", "two\nlines", 2}, {"c", `"x"`, 4}}},
-		{"CRLF inside quotes reads as LF", dialectCSV, "q,s,l,x\r\n\"a\r\nb\",1,1,x\r\n", []row{{"a\nb", "x", 2}}},
-		{"blank lines skipped and counted", dialectCSV, "\n\nq,s,l,x\n\n\r\na,1,1,y\n\n", []row{{"a", "y", 6}}},
-		{"last record without newline", dialectCSV, "q,s,l,x\na,1,1,y", []row{{"a", "y", 2}}},
-		{"last record ends in CR", dialectCSV, "q,s,l,x\na,1,1,\"y\"\r", []row{{"a", "y", 2}}},
-		{"empty fields", dialectCSV, "q,s,l,x\n,1,1,\n", []row{{"", "", 2}}},
-		{"quoted header", dialectCSV, "\"q\",\"s\",\"l\",\"x\"\na,1,1,b\n", []row{{"a", "b", 2}}},
-		{"spaces kept", dialectCSV, "q,s,l,x\n a ,1,1, b\n", []row{{" a ", " b", 2}}},
-		{"bare CR kept", dialectCSV, "q,s,l,x\na\rb,1,1,c\n", []row{{"a\rb", "c", 2}}},
-		{"TSV quotes are text", dialectTSV, "q\ts\tl\tx\n\"a\"\t1\t1\tsay \"hi\"\n", []row{{`"a"`, `say "hi"`, 2}}},
-		{"TSV backslashes kept", dialectTSV, "q\ts\tl\tx\na\\tb\t1\t1\tc\\nd\n", []row{{`a\tb`, `c\nd`, 2}}},
-		{"TSV pandas index column", dialectTSV, "\tq\ts\tl\tx\n0\ta\t1\t1\tb\n", []row{{"a", "b", 2}}},
-		{"white space lines before the header", dialectCSV, "  \n\t\nq,s,l,x\na,1,1,b\n", []row{{"a", "b", 4}}},
-		{"header only", dialectCSV, "q,s,l,x\n", nil},
-		{"nothing", dialectTSV, "", nil},
+		{"quoted separators and newlines", csv.DialectCSV, "q,s,l,x\n\"a,b\",1,1,\"two\nlines\"\nc,1,1,\"\"\"x\"\"\"\n", []row{{"a,b", "two\nlines", 2}, {"c", `"x"`, 4}}},
+		{"CRLF inside quotes reads as LF", csv.DialectCSV, "q,s,l,x\r\n\"a\r\nb\",1,1,x\r\n", []row{{"a\nb", "x", 2}}},
+		{"blank lines skipped and counted", csv.DialectCSV, "\n\nq,s,l,x\n\n\r\na,1,1,y\n\n", []row{{"a", "y", 6}}},
+		{"last record without newline", csv.DialectCSV, "q,s,l,x\na,1,1,y", []row{{"a", "y", 2}}},
+		{"last record ends in CR", csv.DialectCSV, "q,s,l,x\na,1,1,\"y\"\r", []row{{"a", "y", 2}}},
+		{"empty fields", csv.DialectCSV, "q,s,l,x\n,1,1,\n", []row{{"", "", 2}}},
+		{"quoted header", csv.DialectCSV, "\"q\",\"s\",\"l\",\"x\"\na,1,1,b\n", []row{{"a", "b", 2}}},
+		{"spaces kept", csv.DialectCSV, "q,s,l,x\n a ,1,1, b\n", []row{{" a ", " b", 2}}},
+		{"bare CR kept", csv.DialectCSV, "q,s,l,x\na\rb,1,1,c\n", []row{{"a\rb", "c", 2}}},
+		{"TSV quotes are text", csv.DialectTSV, "q\ts\tl\tx\n\"a\"\t1\t1\tsay \"hi\"\n", []row{{`"a"`, `say "hi"`, 2}}},
+		{"TSV backslashes kept", csv.DialectTSV, "q\ts\tl\tx\na\\tb\t1\t1\tc\\nd\n", []row{{`a\tb`, `c\nd`, 2}}},
+		{"TSV pandas index column", csv.DialectTSV, "\tq\ts\tl\tx\n0\ta\t1\t1\tb\n", []row{{"a", "b", 2}}},
+		{"white space lines before the header", csv.DialectCSV, "  \n\t\nq,s,l,x\na,1,1,b\n", []row{{"a", "b", 4}}},
+		{"header only", csv.DialectCSV, "q,s,l,x\n", nil},
+		{"nothing", csv.DialectTSV, "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newCSV("t", tc.d, strings.NewReader(tc.in), io.NopCloser(nil), cols, Options{})
+			r := csv.New("t", tc.d, strings.NewReader(tc.in), io.NopCloser(nil), cols, batch.Options{})
 			var got []row
 			for r.Next() {
 				b := r.Batch()
@@ -267,7 +271,7 @@ func TestCSVFields(t *testing.T) {
 
 // TestCSVTypes: the values each column accepts, as the JSONL reader's.
 func TestCSVTypes(t *testing.T) {
-	cols := Columns{Query: "q", Score: "s", Label: "l", Rank: "r"}
+	cols := batch.Columns{Query: "q", Score: "s", Label: "l", Rank: "r"}
 	tests := []struct {
 		in          string
 		score, labl float64
@@ -283,7 +287,7 @@ func TestCSVTypes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := readCSVString(t, "q,s,l,r\n"+tc.in+"\n", dialectCSV, cols, 10)
+			got, err := readCSVString(t, "q,s,l,r\n"+tc.in+"\n", csv.DialectCSV, cols, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,40 +302,40 @@ func TestCSVTypes(t *testing.T) {
 // TestCSVErrors: every class of bad input is an error naming the file and
 // line, wrapping the package's sentinel.
 func TestCSVErrors(t *testing.T) {
-	cols := Columns{Query: "q", Doc: "d", Score: "s", Label: "l", Rank: "r", ExtraScore: []string{"s2"}, Extra: []string{"m"}}
+	cols := batch.Columns{Query: "q", Doc: "d", Score: "s", Label: "l", Rank: "r", ExtraScore: []string{"s2"}, Extra: []string{"m"}}
 	head := "q,d,s,l,r,s2,m\n"
 	tests := []struct {
 		name string
-		d    csvDialect
+		d    csv.Dialect
 		in   string
 		kind error
 		msg  string
 	}{
-		{"missing column", dialectCSV, "q,d,score,l,r,s2,m\n", ErrColumn,
+		{"missing column", csv.DialectCSV, "q,d,score,l,r,s2,m\n", batch.ErrColumn,
 			`t:1: no column "s" (the score column); the header has "q", "d", "score", "l", "r", "s2", "m"; name the score column with --score-col`},
-		{"missing slice column after blank lines", dialectCSV, "\n\nq,d,s,l,r,s2\n", ErrColumn,
+		{"missing slice column after blank lines", csv.DialectCSV, "\n\nq,d,s,l,r,s2\n", batch.ErrColumn,
 			`t:3: no column "m" (a slice column); the header has "q", "d", "s", "l", "r", "s2"; name a slice column with --by`},
-		{"column twice", dialectCSV, "q,d,s,l,r,s2,m,s\n", ErrColumn, `t:1: the header names column "s" twice (fields 3 and 8)`},
-		{"bad number", dialectCSV, head + "a,b,1,1,1,1,x\na,b,x1,1,1,1,x\n", ErrValue, `t:3: "s" (the score column) must be a number, found "x1"`},
-		{"empty label", dialectCSV, head + "a,b,1,,1,1,x\n", ErrValue, `t:2: "l" (the label column) must be a number or a boolean, found an empty field`},
-		{"bad second score", dialectCSV, head + "a,b,1,1,1,yes,x\n", ErrValue, `t:2: "s2" (a score column) must be a number, found "yes"`},
-		{"fractional rank", dialectCSV, head + "a,b,1,1,1.5,1,x\n", ErrValue, `t:2: "r" (the rank column) must be a whole number, found "1.5"`},
-		{"rank not a number", dialectCSV, head + "a,b,1,1,first,1,x\n", ErrValue, `t:2: "r" (the rank column) must be a whole number, found "first"`},
-		{"rank out of range", dialectCSV, head + "a,b,1,1,99999999999999999999,1,x\n", ErrValue, `t:2: rank 99999999999999999999 out of range`},
-		{"too few fields", dialectCSV, head + "a,b,1,1,1,1\n", ErrSyntax, `t:2: 6 fields, but the header has 7`},
-		{"too many fields", dialectCSV, head + "a,b,1,1,1,1,x,y\n", ErrSyntax, `t:2: 8 fields, but the header has 7`},
-		{"TSV tab in a value", dialectTSV, "q\td\ts\tl\tr\ts2\tm\n" + "a\tb\t1\t1\t1\t1\tx\ty\n", ErrSyntax, `t:2: 8 fields, but the header has 7 (a tab inside a value?`},
-		{"unterminated quote", dialectCSV, head + "a,b,1,1,1,1,x\na,b,1,1,1,1,\"x\nmore\n", ErrSyntax, `t:3: the quote that opens a field at column 13 is never closed`},
-		{"quote inside a field", dialectCSV, head + "a,b\"c,1,1,1,1,x\n", ErrSyntax, `t:2: column 4: a quote inside a field that does not start with one`},
-		{"text after a closing quote", dialectCSV, head + "\"a\nb\"c,b,1,1,1,1,x\n", ErrSyntax, `t:3: column 3: "c" after the closing quote of a field`},
-		{"quote error in a long file", dialectCSV, head + "a,b\"c,1,1,1,1,x\n" + strings.Repeat("a,b,1,1,1,1,x\n", 20000), ErrSyntax, `t:2: column 4: a quote inside`},
-		{"quote error after a long field", dialectCSV, head + "a,b,1,1,1,1,x\na,\"" + strings.Repeat("x\n", 40000) + "\"z,1,1,1,1,x\n" + strings.Repeat("a,b,1,1,1,1,x\n", 20000), ErrSyntax, `t:40003: column 2: "z" after the closing quote`},
+		{"column twice", csv.DialectCSV, "q,d,s,l,r,s2,m,s\n", batch.ErrColumn, `t:1: the header names column "s" twice (fields 3 and 8)`},
+		{"bad number", csv.DialectCSV, head + "a,b,1,1,1,1,x\na,b,x1,1,1,1,x\n", batch.ErrValue, `t:3: "s" (the score column) must be a number, found "x1"`},
+		{"empty label", csv.DialectCSV, head + "a,b,1,,1,1,x\n", batch.ErrValue, `t:2: "l" (the label column) must be a number or a boolean, found an empty field`},
+		{"bad second score", csv.DialectCSV, head + "a,b,1,1,1,yes,x\n", batch.ErrValue, `t:2: "s2" (a score column) must be a number, found "yes"`},
+		{"fractional rank", csv.DialectCSV, head + "a,b,1,1,1.5,1,x\n", batch.ErrValue, `t:2: "r" (the rank column) must be a whole number, found "1.5"`},
+		{"rank not a number", csv.DialectCSV, head + "a,b,1,1,first,1,x\n", batch.ErrValue, `t:2: "r" (the rank column) must be a whole number, found "first"`},
+		{"rank out of range", csv.DialectCSV, head + "a,b,1,1,99999999999999999999,1,x\n", batch.ErrValue, `t:2: rank 99999999999999999999 out of range`},
+		{"too few fields", csv.DialectCSV, head + "a,b,1,1,1,1\n", batch.ErrSyntax, `t:2: 6 fields, but the header has 7`},
+		{"too many fields", csv.DialectCSV, head + "a,b,1,1,1,1,x,y\n", batch.ErrSyntax, `t:2: 8 fields, but the header has 7`},
+		{"TSV tab in a value", csv.DialectTSV, "q\td\ts\tl\tr\ts2\tm\n" + "a\tb\t1\t1\t1\t1\tx\ty\n", batch.ErrSyntax, `t:2: 8 fields, but the header has 7 (a tab inside a value?`},
+		{"unterminated quote", csv.DialectCSV, head + "a,b,1,1,1,1,x\na,b,1,1,1,1,\"x\nmore\n", batch.ErrSyntax, `t:3: the quote that opens a field at column 13 is never closed`},
+		{"quote inside a field", csv.DialectCSV, head + "a,b\"c,1,1,1,1,x\n", batch.ErrSyntax, `t:2: column 4: a quote inside a field that does not start with one`},
+		{"text after a closing quote", csv.DialectCSV, head + "\"a\nb\"c,b,1,1,1,1,x\n", batch.ErrSyntax, `t:3: column 3: "c" after the closing quote of a field`},
+		{"quote error in a long file", csv.DialectCSV, head + "a,b\"c,1,1,1,1,x\n" + strings.Repeat("a,b,1,1,1,1,x\n", 20000), batch.ErrSyntax, `t:2: column 4: a quote inside`},
+		{"quote error after a long field", csv.DialectCSV, head + "a,b,1,1,1,1,x\na,\"" + strings.Repeat("x\n", 40000) + "\"z,1,1,1,1,x\n" + strings.Repeat("a,b,1,1,1,1,x\n", 20000), batch.ErrSyntax, `t:40003: column 2: "z" after the closing quote`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			defer func(n int) { csvBufSize = n }(csvBufSize)
-			csvBufSize = 4096
-			r := newCSV("t", tc.d, strings.NewReader(tc.in), io.NopCloser(nil), cols, Options{BatchSize: 1})
+			defer func(n int) { csv.BufSize = n }(csv.BufSize)
+			csv.BufSize = 4096
+			r := csv.New("t", tc.d, strings.NewReader(tc.in), io.NopCloser(nil), cols, batch.Options{BatchSize: 1})
 			_, err := fullRows(r)
 			if !errors.Is(err, tc.kind) || !strings.HasPrefix(err.Error(), tc.msg) {
 				t.Fatalf("err = %v\nwant %q (%v)", err, tc.msg, tc.kind)
@@ -343,10 +347,10 @@ func TestCSVErrors(t *testing.T) {
 // TestCSVLongRecord: a record longer than the read buffer is read whole;
 // past maxLine it is an error, not a read of the whole input.
 func TestCSVLongRecord(t *testing.T) {
-	defer func(n int) { csvBufSize = n }(csvBufSize)
-	csvBufSize = 16
+	defer func(n int) { csv.BufSize = n }(csv.BufSize)
+	csv.BufSize = 16
 	long := strings.Repeat("x", 1000)
-	got, err := readCSVString(t, "query_id,doc_id,score,label\n\""+long+"\n"+long+"\",d,1,1\nq,d,1,0\n", dialectCSV, testCols, 10)
+	got, err := readCSVString(t, "query_id,doc_id,score,label\n\""+long+"\n"+long+"\",d,1,1\nq,d,1,0\n", csv.DialectCSV, testCols, 10)
 	if err != nil || len(got) != 2 || got[0].q != long+"\n"+long || got[1].pos != 4 {
 		t.Fatalf("got %d rows, err %v", len(got), err)
 	}
@@ -368,11 +372,11 @@ func TestCSVCut(t *testing.T) {
 		{"", 0},
 	}
 	for _, tc := range tests {
-		if got := dialectCSV.cut([]byte(tc.in)); got != tc.want {
+		if got := csv.DialectCSV.Cut([]byte(tc.in)); got != tc.want {
 			t.Errorf("cut(%q) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
-	if got := dialectTSV.cut([]byte("a\"\tb\nc\"")); got != 5 {
+	if got := csv.DialectTSV.Cut([]byte("a\"\tb\nc\"")); got != 5 {
 		t.Errorf("TSV cut = %d, want 5 (no quoting)", got)
 	}
 }
@@ -413,30 +417,30 @@ func TestOpenCSV(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		data []byte
-		f    Format
+		f    batch.Format
 	}{
-		{"log.csv", csv, FormatAuto},
-		{"log.csv.gz", gzipBytes(csv), FormatAuto},
-		{"log.csv.zst", zstdBytes(csv), FormatAuto},
-		{"log.tsv", tsv, FormatAuto},
-		{"log.tsv.zst", zstdBytes(tsv), FormatAuto},
-		{"log.tsv.gz", gzipBytes(tsv), FormatTSV},
-		{"spaced.csv", spaced, FormatCSV},
+		{"log.csv", csv, batch.FormatAuto},
+		{"log.csv.gz", gzipBytes(csv), batch.FormatAuto},
+		{"log.csv.zst", zstdBytes(csv), batch.FormatAuto},
+		{"log.tsv", tsv, batch.FormatAuto},
+		{"log.tsv.zst", zstdBytes(tsv), batch.FormatAuto},
+		{"log.tsv.gz", gzipBytes(tsv), batch.FormatTSV},
+		{"spaced.csv", spaced, batch.FormatCSV},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFileIn(t, dir, c.name, c.data)
 			cols := testCols
 			if c.name == "spaced.csv" {
-				cols = Columns{Query: "query_id", Doc: " doc_id", Score: " score", Label: " label"}
+				cols = batch.Columns{Query: "query_id", Doc: " doc_id", Score: " score", Label: " label"}
 				want := []readRow{{q: "q", d: " d", score: 0.5, label: 1, pos: 2}}
-				got, err := readAll(t, p, cols, Options{Format: c.f})
+				got, err := readAll(t, p, cols, batch.Options{Format: c.f})
 				if err != nil {
 					t.Fatal(err)
 				}
 				sameRows(t, c.name, got, want)
 				return
 			}
-			got, err := readAll(t, p, cols, Options{Format: c.f})
+			got, err := readAll(t, p, cols, batch.Options{Format: c.f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -445,22 +449,22 @@ func TestOpenCSV(t *testing.T) {
 	}
 	t.Run("spaced header without a format", func(t *testing.T) {
 		p := writeFileIn(t, dir, "spaced2.csv", spaced)
-		if _, err := Open(p, testCols, Options{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "--input-format csv or tsv") {
+		if _, err := Open(p, testCols, batch.Options{}); !errors.Is(err, batch.ErrFormat) || !strings.Contains(err.Error(), "--input-format csv or tsv") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("JSON lines named as CSV", func(t *testing.T) {
 		p := writeFileIn(t, dir, "log.jsonl", []byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`+"\n"))
-		_, err := readAll(t, p, testCols, Options{Format: FormatCSV})
-		if !errors.Is(err, ErrSyntax) || !strings.HasPrefix(err.Error(), p+`:1: column 2: a quote inside a field`) {
+		_, err := readAll(t, p, testCols, batch.Options{Format: batch.FormatCSV})
+		if !errors.Is(err, batch.ErrSyntax) || !strings.HasPrefix(err.Error(), p+`:1: column 2: a quote inside a field`) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("truncated", func(t *testing.T) {
 		z := gzipBytes(bytes.Repeat(csv[28:], 10000))
 		p := writeFileIn(t, dir, "cut.csv.gz", append(gzipBytes(csv[:28]), z[:len(z)/2]...))
-		_, err := readAll(t, p, testCols, Options{})
-		if !errors.Is(err, ErrCompression) {
+		_, err := readAll(t, p, testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrCompression) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -508,14 +512,14 @@ func BenchmarkCSV(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			rows := 0
 			for b.Loop() {
-				var r Reader
+				var r batch.Reader
 				switch format {
 				case "jsonl":
-					r = newJSONL("bench", bytes.NewReader(data), io.NopCloser(nil), testCols, Options{})
+					r = jsonl.New("bench", bytes.NewReader(data), io.NopCloser(nil), testCols, batch.Options{})
 				case "tsv":
-					r = newCSV("bench", dialectTSV, bytes.NewReader(data), io.NopCloser(nil), testCols, Options{})
+					r = csv.New("bench", csv.DialectTSV, bytes.NewReader(data), io.NopCloser(nil), testCols, batch.Options{})
 				default:
-					r = newCSV("bench", dialectCSV, bytes.NewReader(data), io.NopCloser(nil), testCols, Options{})
+					r = csv.New("bench", csv.DialectCSV, bytes.NewReader(data), io.NopCloser(nil), testCols, batch.Options{})
 				}
 				for r.Next() {
 					rows += r.Batch().N

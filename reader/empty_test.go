@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/klauspost/compress/zstd"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // memObject is an object of a store held in memory.
@@ -21,7 +23,9 @@ type memObject struct{ *bytes.Reader }
 func (m memObject) Stream() (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(m.bytes())), nil
 }
+
 func (m memObject) Close() error { return nil }
+
 func (m memObject) bytes() []byte {
 	b := make([]byte, m.Size())
 	m.ReadAt(b, 0)
@@ -42,7 +46,7 @@ func zstdFrameOf(b []byte) []byte {
 }
 
 // noRows checks that r has no rows and no error, at once.
-func noRows(t *testing.T, r Reader) {
+func noRows(t *testing.T, r batch.Reader) {
 	t.Helper()
 	defer r.Close()
 	if r.Next() {
@@ -108,10 +112,10 @@ func TestEmptyInputs(t *testing.T) {
 		}
 		files["emptygroup.parquet"] = nil
 	}
-	colsFor := func(name string) Columns {
+	colsFor := func(name string) batch.Columns {
 		switch filepath.Ext(name) {
 		case ".parquet", ".arrow", ".arrows":
-			return Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32", Rank: "r_i32"}
+			return batch.Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32", Rank: "r_i32"}
 		}
 		return testCols
 	}
@@ -119,7 +123,7 @@ func TestEmptyInputs(t *testing.T) {
 		p := filepath.Join(dir, name)
 		for _, dec := range []int{1, 2} {
 			t.Run(name, func(t *testing.T) {
-				r, err := Open(p, colsFor(name), Options{Decoders: dec})
+				r, err := Open(p, colsFor(name), batch.Options{Decoders: dec})
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}
@@ -131,7 +135,7 @@ func TestEmptyInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := OpenObject("s3://b/"+name, newMemObject(b), colsFor(name), Options{})
+			r, err := OpenObject("s3://b/"+name, newMemObject(b), colsFor(name), batch.Options{})
 			if err != nil {
 				t.Fatalf("OpenObject: %v", err)
 			}
@@ -152,7 +156,7 @@ func TestEmptyInputs(t *testing.T) {
 			old := os.Stdin
 			os.Stdin = pr
 			defer func() { os.Stdin = old; pr.Close() }()
-			r, err := Open(Stdin, testCols, Options{})
+			r, err := Open(batch.Stdin, testCols, batch.Options{})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
@@ -161,7 +165,7 @@ func TestEmptyInputs(t *testing.T) {
 	}
 
 	// A TREC run with no lines has no rows either.
-	qrels, err := ReadQrels(writeFileIn(t, dir, "qrels", []byte("q1 0 d1 1\n")))
+	qrels, err := trec.ReadQrels(writeFileIn(t, dir, "qrels", []byte("q1 0 d1 1\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +173,7 @@ func TestEmptyInputs(t *testing.T) {
 		p := writeFileIn(t, dir, "run-"+name, data)
 		for _, dec := range []int{1, 2} {
 			t.Run("run/"+name, func(t *testing.T) {
-				r, err := OpenRun(p, qrels, RunOptions{Options: Options{Decoders: dec}})
+				r, err := trec.OpenRun(p, qrels, trec.RunOptions{Options: batch.Options{Decoders: dec}})
 				if err != nil {
 					t.Fatalf("OpenRun: %v", err)
 				}

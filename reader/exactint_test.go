@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // intScoreCases are integer scores beyond 2^53 and around it: those a
@@ -134,7 +135,7 @@ func TestIntegerScores(t *testing.T) {
 		for _, f := range files {
 			for _, col := range []string{"score", "extra score"} {
 				t.Run(c.v+"/"+f.kind+"/"+col, func(t *testing.T) {
-					cols := Columns{Query: "q", Label: "l", Score: "s", ExtraScore: []string{"x"}}
+					cols := batch.Columns{Query: "q", Label: "l", Score: "s", ExtraScore: []string{"x"}}
 					role := "the score column"
 					if col != "score" {
 						cols.Score, cols.ExtraScore, role = "x", []string{"s"}, "a score column"
@@ -151,7 +152,7 @@ func TestIntegerScores(t *testing.T) {
 					}
 					nearText := new(big.Float).SetFloat64(near).Text('f', 0)
 					want := fmt.Sprintf(`"s" (%s): the integer score %s is not exactly a float64 (the nearest is %s)`, role, c.v, nearText)
-					if !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), f.name+":") {
+					if !errors.Is(err, batch.ErrValue) || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), f.name+":") {
 						t.Fatalf("err = %v\nwant %s...", err, want)
 					}
 					at := map[string]string{"jsonl": ":2: ", "csv": ":3: ", "tsv": ":3: "}[f.kind] // after a header line
@@ -180,7 +181,7 @@ func TestDecimalScoresRound(t *testing.T) {
 			if err := os.WriteFile(name, []byte(`{"q":"a","l":1,"s":`+v+"}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := readScores(name, Columns{Query: "q", Label: "l", Score: "s"}, false)
+			got, err := readScores(name, batch.Columns{Query: "q", Label: "l", Score: "s"}, false)
 			want, _ := strconv.ParseFloat(v, 64)
 			if err != nil || len(got) != 1 || got[0] != want {
 				t.Fatalf("scores %v, %v; want [%v]", got, err, want)
@@ -191,8 +192,8 @@ func TestDecimalScoresRound(t *testing.T) {
 
 // readScores reads the score column of input name (the first further one
 // when extra).
-func readScores(name string, cols Columns, extra bool) ([]float64, error) {
-	r, err := Open(name, cols, Options{BatchSize: 1})
+func readScores(name string, cols batch.Columns, extra bool) ([]float64, error) {
+	r, err := Open(name, cols, batch.Options{BatchSize: 1})
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,15 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // TestJSONLExtraColumns checks slice columns come back as text and extra
 // score columns as numbers, batch after batch.
 func TestJSONLExtraColumns(t *testing.T) {
-	cols := Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"market", "dev"}, ExtraScore: []string{"s2"}}
+	cols := batch.Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"market", "dev"}, ExtraScore: []string{"s2"}}
 	in := `{"q":"a","s":1,"l":0,"market":"de\u00e9","dev":3,"s2":0.25}` + "\n" +
 		`{"dev":true,"market":"x\"y","s2":-1e-3,"q":"a","s":2,"l":1,"other":[1]}` + "\n" +
 		`{"q":"b","s":1,"l":0,"market":"fr","dev":-1.5e3,"s2":7}` + "\n"
@@ -20,7 +23,7 @@ func TestJSONLExtraColumns(t *testing.T) {
 	}
 	want := []out{{"deé", "3", 0.25}, {`x"y`, "true", -0.001}, {"fr", "-1.5e3", 7}}
 	for _, bs := range []int{1, 2, 10} {
-		j := newJSONL("t.jsonl", strings.NewReader(in), io.NopCloser(nil), cols, Options{BatchSize: bs})
+		j := jsonl.New("t.jsonl", strings.NewReader(in), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 		var got []out
 		for j.Next() {
 			b := j.Batch()
@@ -46,19 +49,19 @@ func TestJSONLExtraColumns(t *testing.T) {
 }
 
 func TestJSONLExtraErrors(t *testing.T) {
-	cols := Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"market"}, ExtraScore: []string{"s2"}}
+	cols := batch.Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"market"}, ExtraScore: []string{"s2"}}
 	tests := []struct {
 		name, in string
 		want     error
 		msg      string
 	}{
-		{"null slice value", `{"q":"a","s":1,"l":0,"market":null,"s2":1}`, ErrValue, `t.jsonl:1: "market" (a slice column) is null`},
-		{"object slice value", `{"q":"a","s":1,"l":0,"market":{"a":1},"s2":1}`, ErrValue, `"market" (a slice column) must be a string, number or boolean`},
-		{"bare word slice value", `{"q":"a","s":1,"l":0,"market":de,"s2":1}`, ErrValue, `must be a string, number or boolean`},
-		{"missing slice column", "\n" + `{"q":"a","s":1,"l":0,"s2":1}`, ErrColumn, `t.jsonl:2: no "market" field (a slice column)`},
-		{"missing extra score", `{"q":"a","s":1,"l":0,"market":"x"}`, ErrColumn, `no "s2" field (a score column)`},
-		{"string extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"1"}`, ErrValue, `t.jsonl:1: "s2" (a score column) is the string "1"; write numbers without quotes, or convert the column: bad value`},
-		{"word extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"high"}`, ErrValue, `t.jsonl:1: "s2" (a score column) must be a number, found the string "high": bad value`},
+		{"null slice value", `{"q":"a","s":1,"l":0,"market":null,"s2":1}`, batch.ErrValue, `t.jsonl:1: "market" (a slice column) is null`},
+		{"object slice value", `{"q":"a","s":1,"l":0,"market":{"a":1},"s2":1}`, batch.ErrValue, `"market" (a slice column) must be a string, number or boolean`},
+		{"bare word slice value", `{"q":"a","s":1,"l":0,"market":de,"s2":1}`, batch.ErrValue, `must be a string, number or boolean`},
+		{"missing slice column", "\n" + `{"q":"a","s":1,"l":0,"s2":1}`, batch.ErrColumn, `t.jsonl:2: no "market" field (a slice column)`},
+		{"missing extra score", `{"q":"a","s":1,"l":0,"market":"x"}`, batch.ErrColumn, `no "s2" field (a score column)`},
+		{"string extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"1"}`, batch.ErrValue, `t.jsonl:1: "s2" (a score column) is the string "1"; write numbers without quotes, or convert the column: bad value`},
+		{"word extra score", `{"q":"a","s":1,"l":0,"market":"x","s2":"high"}`, batch.ErrValue, `t.jsonl:1: "s2" (a score column) must be a number, found the string "high": bad value`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,8 +72,8 @@ func TestJSONLExtraErrors(t *testing.T) {
 		})
 	}
 	t.Run("column named twice", func(t *testing.T) {
-		c := Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"q"}}
-		if err := c.Check(); !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `"q" is named for two roles`) {
+		c := batch.Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"q"}}
+		if err := c.Check(); !errors.Is(err, batch.ErrColumn) || !strings.Contains(err.Error(), `"q" is named for two roles`) {
 			t.Fatalf("err = %v", err)
 		}
 	})

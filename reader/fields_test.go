@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // scanRef is what fieldScanner must find: the lines of data (the text
@@ -29,7 +32,7 @@ func scanRef(data []byte, size int) (lines []scanLine, tooLong int64) {
 		if len(p) >= size {
 			return lines, int64(i + 1)
 		}
-		if f := splitFields(p, nil); len(f) > 0 {
+		if f := scan.SplitFields(p, nil); len(f) > 0 {
 			lines = append(lines, scanLine{int64(i + 1), f})
 		}
 	}
@@ -39,37 +42,37 @@ func scanRef(data []byte, size int) (lines []scanLine, tooLong int64) {
 func checkScan(t *testing.T, data []byte, size int, r io.Reader) {
 	t.Helper()
 	want, tooLong := scanRef(data, size)
-	s := newFieldScannerSize("in", r, size)
-	for k := 0; s.next(); k++ {
+	s := scan.NewFieldScannerSize("in", r, size)
+	for k := 0; s.Next(); k++ {
 		if k >= len(want) {
-			t.Fatalf("line %d: extra line %q", s.n, s.buf[s.ls:s.le])
+			t.Fatalf("line %d: extra line %q", s.N, s.Buf[s.Ls:s.Le])
 		}
 		w := want[k]
-		if s.n != w.n {
-			t.Fatalf("line %d: scanner says line %d", w.n, s.n)
+		if s.N != w.n {
+			t.Fatalf("line %d: scanner says line %d", w.n, s.N)
 		}
-		if s.fields() != len(w.fields) {
-			t.Fatalf("line %d: %d fields, want %d", w.n, s.fields(), len(w.fields))
+		if s.Fields() != len(w.fields) {
+			t.Fatalf("line %d: %d fields, want %d", w.n, s.Fields(), len(w.fields))
 		}
-		for i := range min(s.k, maxFields) {
-			if !bytes.Equal(s.field(i), w.fields[i]) {
-				t.Fatalf("line %d field %d: %q, want %q", w.n, i, s.field(i), w.fields[i])
+		for i := range min(s.K, scan.MaxFields) {
+			if !bytes.Equal(s.Field(i), w.fields[i]) {
+				t.Fatalf("line %d field %d: %q, want %q", w.n, i, s.Field(i), w.fields[i])
 			}
 		}
 		if k == len(want)-1 && tooLong == 0 {
 			defer func() {
-				if s.next() {
-					t.Errorf("line %d after the last", s.n)
+				if s.Next() {
+					t.Errorf("line %d after the last", s.N)
 				}
 			}()
 		}
 	}
 	if tooLong > 0 {
-		if !errors.Is(s.err, ErrSyntax) || !bytes.Contains([]byte(s.err.Error()), fmt.Appendf(nil, "in:%d: line longer than", tooLong)) {
-			t.Fatalf("error %v, want line %d too long", s.err, tooLong)
+		if !errors.Is(s.Err, batch.ErrSyntax) || !bytes.Contains([]byte(s.Err.Error()), fmt.Appendf(nil, "in:%d: line longer than", tooLong)) {
+			t.Fatalf("error %v, want line %d too long", s.Err, tooLong)
 		}
-	} else if s.err != nil {
-		t.Fatal(s.err)
+	} else if s.Err != nil {
+		t.Fatal(s.Err)
 	}
 }
 
@@ -108,13 +111,13 @@ func TestFieldScanner(t *testing.T) {
 func TestFieldScannerReadError(t *testing.T) {
 	boom := errors.New("boom")
 	data := "1 Q0 d1 1 2.5 run\n2 Q0 d2 1 2.5 run\n3 Q0 d"
-	s := newFieldScannerSize("in", io.MultiReader(bytes.NewReader([]byte(data)), iotest.ErrReader(boom)), 64)
+	s := scan.NewFieldScannerSize("in", io.MultiReader(bytes.NewReader([]byte(data)), iotest.ErrReader(boom)), 64)
 	n := 0
-	for s.next() {
+	for s.Next() {
 		n++
 	}
-	if n != 2 || !errors.Is(s.err, ErrCompression) || !bytes.Contains([]byte(s.err.Error()), []byte("in:3: boom")) {
-		t.Fatalf("%d lines, error %v; want 2 lines, then in:3: boom", n, s.err)
+	if n != 2 || !errors.Is(s.Err, batch.ErrCompression) || !bytes.Contains([]byte(s.Err.Error()), []byte("in:3: boom")) {
+		t.Fatalf("%d lines, error %v; want 2 lines, then in:3: boom", n, s.Err)
 	}
 }
 
@@ -146,10 +149,10 @@ func BenchmarkFieldScanner(b *testing.B) {
 		b.Run(shape.name, func(b *testing.B) {
 			b.SetBytes(int64(data.Len()))
 			for range b.N {
-				s := newFieldScanner("in", bytes.NewReader(data.Bytes()))
+				s := scan.NewFieldScanner("in", bytes.NewReader(data.Bytes()))
 				n := 0
-				for s.next() {
-					n += s.k
+				for s.Next() {
+					n += s.K
 				}
 				if n != 6*lines {
 					b.Fatalf("%d fields", n)
@@ -169,8 +172,8 @@ func TestSepMasks(t *testing.T) {
 		t.Helper()
 		n := len(src) / 64
 		got, port := make([]uint64, n), make([]uint64, n)
-		sepMasks(got, src)
-		sepMasksGo(port, src)
+		scan.SepMasks(got, src)
+		scan.SepMasksGo(port, src)
 		for i := range n {
 			for j := range 64 {
 				want := isspace(src[64*i+j])
@@ -213,7 +216,7 @@ func BenchmarkSepMasks(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		f    func([]uint64, []byte)
-	}{{"sepMasks", sepMasks}, {"portable", sepMasksGo}} {
+	}{{"sepMasks", scan.SepMasks}, {"portable", scan.SepMasksGo}} {
 		b.Run(impl.name, func(b *testing.B) {
 			for b.Loop() {
 				impl.f(dst, src)

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestNextInto checks that the readers that fill a caller's batch (the
@@ -20,19 +23,19 @@ func TestNextInto(t *testing.T) {
 			fmt.Fprintf(&qrels, "q%d 0 d%d %d\n", i/7, i, i%3)
 		}
 	}
-	q, err := ReadQrels(writeFileIn(t, dir, "qrels", []byte(qrels.String())))
+	q, err := trec.ReadQrels(writeFileIn(t, dir, "qrels", []byte(qrels.String())))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rpath := writeFileIn(t, dir, "run", []byte(run.String()))
-	open := map[string]func() (Reader, error){
-		"trec run": func() (Reader, error) {
-			return OpenRun(rpath, q, RunOptions{Options: Options{BatchSize: 8, Decoders: 1}})
+	open := map[string]func() (batch.Reader, error){
+		"trec run": func() (batch.Reader, error) {
+			return trec.OpenRun(rpath, q, trec.RunOptions{Options: batch.Options{BatchSize: 8, Decoders: 1}})
 		},
 	}
 	for name, open := range open {
 		t.Run(name, func(t *testing.T) {
-			var want []Batch
+			var want []batch.Batch
 			r, err := open()
 			if err != nil {
 				t.Fatal(err)
@@ -53,12 +56,12 @@ func TestNextInto(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			f, ok := r.(Filler)
+			f, ok := r.(batch.Filler)
 			if !ok {
 				t.Fatal("not a Filler")
 			}
 			// batches left dirty with other columns, used in turn
-			spare := []*Batch{{}, {Rank: []int64{9}, Extra: make([]Strings, 3), ExtraScore: make([][]float64, 2), Pos: []int64{1, 2}, N: 7}}
+			spare := []*batch.Batch{{}, {Rank: []int64{9}, Extra: make([]batch.Strings, 3), ExtraScore: make([][]float64, 2), Pos: []int64{1, 2}, N: 7}}
 			spare[1].Extra[0].Append([]byte("stale"))
 			k := 0
 			for ; ; k++ {
@@ -84,16 +87,16 @@ func TestNextInto(t *testing.T) {
 }
 
 // cloneBatch copies b's data, leaving out the locator (a func).
-func cloneBatch(b *Batch) Batch {
-	c := Batch{Source: b.Source, N: b.N,
-		Query: Strings{append([]byte{}, b.Query.Buf...), append([]int32{}, b.Query.Off...)},
-		Doc:   Strings{append([]byte{}, b.Doc.Buf...), append([]int32{}, b.Doc.Off...)},
+func cloneBatch(b *batch.Batch) batch.Batch {
+	c := batch.Batch{Source: b.Source, N: b.N,
+		Query: batch.Strings{Buf: append([]byte{}, b.Query.Buf...), Off: append([]int32{}, b.Query.Off...)},
+		Doc:   batch.Strings{Buf: append([]byte{}, b.Doc.Buf...), Off: append([]int32{}, b.Doc.Off...)},
 		Score: append([]float64{}, b.Score...), Label: append([]float64{}, b.Label...), Pos: append([]int64{}, b.Pos...)}
 	if b.Rank != nil {
 		c.Rank = append([]int64{}, b.Rank...)
 	}
 	for _, x := range b.Extra {
-		c.Extra = append(c.Extra, Strings{append([]byte{}, x.Buf...), append([]int32{}, x.Off...)})
+		c.Extra = append(c.Extra, batch.Strings{Buf: append([]byte{}, x.Buf...), Off: append([]int32{}, x.Off...)})
 	}
 	for _, x := range b.ExtraScore {
 		c.ExtraScore = append(c.ExtraScore, append([]float64{}, x...))

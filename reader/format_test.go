@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // formatsSaid checks that msg names the formats the readers know.
@@ -43,8 +45,8 @@ func TestOpenUnknownFormat(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFileIn(t, dir, c.name, c.data)
-			_, err := Open(p, testCols, Options{})
-			if !errors.Is(err, ErrFormat) {
+			_, err := Open(p, testCols, batch.Options{})
+			if !errors.Is(err, batch.ErrFormat) {
 				t.Fatalf("err = %v, want ErrFormat", err)
 			}
 			msg := err.Error()
@@ -64,28 +66,28 @@ func TestOpenUnknownFormat(t *testing.T) {
 	}
 	t.Run("JSON array", func(t *testing.T) {
 		p := writeFileIn(t, dir, "log.json", []byte(`[{"query_id":"q","score":1,"label":1}]`))
-		_, err := Open(p, testCols, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), p+": a JSON array, not JSON lines") || !strings.Contains(err.Error(), "one object per line") {
+		_, err := Open(p, testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), p+": a JSON array, not JSON lines") || !strings.Contains(err.Error(), "one object per line") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("TREC run without qrels", func(t *testing.T) {
 		p := writeFileIn(t, dir, "run.txt", []byte("q1 Q0 d1 1 0.5 bm25\nq1 Q0 d2 2 0.25 bm25\n"))
-		_, err := Open(p, testCols, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), p+": looks like a TREC run") || !strings.Contains(err.Error(), "--qrels") {
+		_, err := Open(p, testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), p+": looks like a TREC run") || !strings.Contains(err.Error(), "--qrels") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("CSV or TSV", func(t *testing.T) {
 		p := writeFileIn(t, dir, "mixed.txt", []byte("query_id,doc_id\tscore,label\tx\nq,d\t1,1\t2\n"))
-		_, err := Open(p, testCols, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "its first line cannot tell which: name it with --input-format csv or tsv") {
+		_, err := Open(p, testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrFormat) || !strings.Contains(err.Error(), "its first line cannot tell which: name it with --input-format csv or tsv") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("object", func(t *testing.T) {
-		_, err := OpenObject("s3://b/README.txt", newMemObject(readme), testCols, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), "s3://b/README.txt: not a known input format") {
+		_, err := OpenObject("s3://b/README.txt", newMemObject(readme), testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), "s3://b/README.txt: not a known input format") {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -102,12 +104,12 @@ func TestOpenUnknownFormat(t *testing.T) {
 		pw.Write(readme[:20])
 		done := make(chan error, 1)
 		go func() {
-			_, err := Open(Stdin, testCols, Options{})
+			_, err := Open(batch.Stdin, testCols, batch.Options{})
 			done <- err
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), "<stdin>: not a known input format") {
+			if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), "<stdin>: not a known input format") {
 				t.Fatalf("err = %v", err)
 			}
 		case <-time.After(10 * time.Second):
@@ -126,7 +128,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 		pw.Write([]byte("\n  {\"query")) // not even a whole line yet
 		done := make(chan error, 1)
 		go func() {
-			r, err := Open(Stdin, testCols, Options{})
+			r, err := Open(batch.Stdin, testCols, batch.Options{})
 			if err == nil {
 				r.Close()
 			}
@@ -146,7 +148,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 			"bom.jsonl":    []byte("\xef\xbb\xbf{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}\n"),
 			"bom.jsonl.gz": gzipBytes([]byte("\xef\xbb\xbf\n{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}\n")),
 		} {
-			r, err := Open(writeFileIn(t, dir, name, data), testCols, Options{})
+			r, err := Open(writeFileIn(t, dir, name, data), testCols, batch.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +202,7 @@ func TestExpandStrayFiles(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Expand(c.args)
-			if !errors.Is(err, ErrFormat) {
+			if !errors.Is(err, batch.ErrFormat) {
 				t.Fatalf("err = %v, want ErrFormat", err)
 			}
 			msg := err.Error()
@@ -224,8 +226,8 @@ func TestExpandStrayFiles(t *testing.T) {
 		if err != nil || len(ins) != 2 {
 			t.Fatalf("inputs %v, err %v", ins, err)
 		}
-		_, err = Open(p("lake/notes.md"), testCols, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), p("lake/notes.md")+`: not a known input format (it starts "# Notes")`) {
+		_, err = Open(p("lake/notes.md"), testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), p("lake/notes.md")+`: not a known input format (it starts "# Notes")`) {
 			t.Fatalf("Open: err = %v", err)
 		}
 	})

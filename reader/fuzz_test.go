@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // fuzzSeeds adds small valid files of the given endings as seeds.
@@ -59,10 +60,10 @@ func fuzzRead(t *testing.T, data []byte) {
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cols := range []Columns{stdCols, {Query: "q_dict", Doc: "d_u32", Score: "s_dec", Label: "l_bool", Rank: "r_i32"},
+	for _, cols := range []batch.Columns{stdCols, {Query: "q_dict", Doc: "d_u32", Score: "s_dec", Label: "l_bool", Rank: "r_i32"},
 		{Query: "q_str", Label: "l_i32", Rank: "s_f32"}, {Query: "q", Label: "l", Rank: "r_f64"}} {
 		for _, dec := range []int{1, 2} {
-			r, err := Open(name, cols, Options{BatchSize: 7, Decoders: dec})
+			r, err := Open(name, cols, batch.Options{BatchSize: 7, Decoders: dec})
 			if err != nil {
 				continue
 			}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // ErrNoInput is wrapped by Expand when an argument names nothing to read.
@@ -55,8 +55,8 @@ func ExpandContext(ctx context.Context, args []string) ([]Input, error) {
 	var out []Input
 	var found []int // indices in out of local files a directory or glob gave
 	for _, arg := range args {
-		if arg == Stdin {
-			out = append(out, Input{Path: Stdin})
+		if arg == batch.Stdin {
+			out = append(out, Input{Path: batch.Stdin})
 			continue
 		}
 		if objstore.IsURL(arg) {
@@ -181,27 +181,4 @@ func expandPath(out []Input, p string, st fs.FileInfo, links int) ([]Input, erro
 		return nil, fmt.Errorf("%s: directory has no data files: %w", p, ErrNoInput)
 	}
 	return out, nil
-}
-
-// partitions are the Hive-style key=value directory names on path
-// (dt=2026-11-20/part-00000.parquet gives {"dt", "2026-11-20"}), outermost
-// first, values unescaped: columns of every row of the file.
-func partitions(path string) [][2]string {
-	var parts [][2]string
-	dir := filepath.Dir(filepath.Clean(path))
-	for _, el := range strings.Split(filepath.ToSlash(dir), "/") {
-		k, v, ok := strings.Cut(el, "=")
-		if !ok || k == "" {
-			continue
-		}
-		// Hive escapes special characters as %XX.
-		if u, err := url.PathUnescape(v); err == nil {
-			v = u
-		}
-		if k2, err := url.PathUnescape(k); err == nil {
-			k = k2
-		}
-		parts = append(parts, [2]string{k, v})
-	}
-	return parts
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/columnar"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // touch makes files that start like JSON lines, which is all Expand reads
@@ -98,7 +100,7 @@ func TestExpand(t *testing.T) {
 			}
 			var ins []in
 			for _, g := range got {
-				ins = append(ins, in{g.Path, filePartitions(g.Path)})
+				ins = append(ins, in{g.Path, columnar.FilePartitions(g.Path)})
 			}
 			if !reflect.DeepEqual(ins, c.want) {
 				t.Errorf("got  %v\nwant %v", ins, c.want)
@@ -130,10 +132,10 @@ func TestQueriesSpanFiles(t *testing.T) {
 			var all []readRow
 			split := 0
 			for i, in := range ins {
-				if want := [][2]string{{"dt", []string{"2026-11-20", "2026-11-20", "2026-11-21", "2026-11-21", "2026-11-22"}[i]}}; !reflect.DeepEqual(filePartitions(in.Path), want) {
-					t.Errorf("%s: partitions %v, want %v", in.Path, filePartitions(in.Path), want)
+				if want := [][2]string{{"dt", []string{"2026-11-20", "2026-11-20", "2026-11-21", "2026-11-21", "2026-11-22"}[i]}}; !reflect.DeepEqual(columnar.FilePartitions(in.Path), want) {
+					t.Errorf("%s: partitions %v, want %v", in.Path, columnar.FilePartitions(in.Path), want)
 				}
-				rows, err := readAll(t, in.Path, stdCols, Options{BatchSize: 500, Decoders: 2})
+				rows, err := readAll(t, in.Path, stdCols, batch.Options{BatchSize: 500, Decoders: 2})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,10 +7,14 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
+	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // withJSONLBlock sets the size of JSONL's blocks of lines for one test.
-func withJSONLBlock(t testing.TB, n int) { setForTest(t, &jsonlBlock, n) }
+func withJSONLBlock(t testing.TB, n int) { setForTest(t, &jsonl.BlockSize, n) }
 
 // setForTest sets *v to n until the test ends.
 func setForTest(t testing.TB, v *int, n int) {
@@ -48,7 +52,7 @@ type jsonlRead struct {
 	err  string
 }
 
-func readJSONL(t testing.TB, name string, opt Options) jsonlRead {
+func readJSONL(t testing.TB, name string, opt batch.Options) jsonlRead {
 	t.Helper()
 	r, err := Open(name, testCols, opt)
 	if err != nil {
@@ -96,7 +100,7 @@ func sameInBlocks(t *testing.T, name, p string, want jsonlRead, setBlock func(te
 			for _, bs := range batches {
 				t.Run(fmt.Sprintf("%s/block=%d/decoders=%d/batch=%d", name, block, dec, bs), func(t *testing.T) {
 					setBlock(t, block)
-					if d := sameJSONL(readJSONL(t, p, Options{Decoders: dec, BatchSize: bs}), want); d != "" {
+					if d := sameJSONL(readJSONL(t, p, batch.Options{Decoders: dec, BatchSize: bs}), want); d != "" {
 						t.Fatal(d)
 					}
 				})
@@ -114,7 +118,7 @@ func TestJSONLBlocks(t *testing.T) {
 	inputs := map[string][]byte{"plain": []byte(data), "gzip": gzipBytes([]byte(data)), "zstd": zstdBytes([]byte(data))}
 	for name, in := range inputs {
 		p := writeFile(t, "log."+name, in)
-		want := readJSONL(t, p, Options{Decoders: 1})
+		want := readJSONL(t, p, batch.Options{Decoders: 1})
 		if want.err != "" || len(want.rows) != 3000 || want.rows[2999].pos < 3000 {
 			t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
 		}
@@ -138,7 +142,7 @@ func TestJSONLBlocksErrors(t *testing.T) {
 		for _, at := range []int{0, 1, len(lines) / 2, len(lines) - 1} {
 			data := strings.Join(append(append(append([]string{}, lines[:at]...), line), lines[at:]...), "\n")
 			p := writeFile(t, "bad.jsonl", []byte(data))
-			want := readJSONL(t, p, Options{Decoders: 1})
+			want := readJSONL(t, p, batch.Options{Decoders: 1})
 			if want.err == "" || at > 0 && !strings.Contains(want.err, fmt.Sprintf(":%d: ", at+1)) {
 				t.Fatalf("%s at line %d: no error", what, at+1)
 			}
@@ -154,12 +158,12 @@ func TestJSONLBlocksErrors(t *testing.T) {
 func sameTruncated(t *testing.T, name, text string, setBlock func(testing.TB, int)) {
 	z := zstdBytes([]byte(text))
 	p := writeFile(t, name, z[:len(z)*2/3])
-	want := readJSONL(t, p, Options{Decoders: 1})
+	want := readJSONL(t, p, batch.Options{Decoders: 1})
 	if !strings.HasPrefix(want.err, p+":") || !strings.Contains(want.err, "truncated") || len(want.rows) == 0 {
 		t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
 	}
 	setBlock(t, 1000)
-	if d := sameJSONL(readJSONL(t, p, Options{Decoders: 3}), want); d != "" {
+	if d := sameJSONL(readJSONL(t, p, batch.Options{Decoders: 3}), want); d != "" {
 		t.Fatal(d)
 	}
 }
@@ -171,14 +175,14 @@ func FuzzJSONLBlocks(f *testing.F) {
 	f.Add([]byte("{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}\n\n\r\n{}\n"), uint8(3))
 	f.Add([]byte("\xef\xbb\xbf{\"query_id\":\"q\\n\",\"doc_id\":7,\"score\":1e3,\"label\":true}"), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, block uint8) {
-		if bytes.HasPrefix(data, magicGzip) || bytes.HasPrefix(data, magicZstd[:1]) || bytes.HasPrefix(data, magicParquet[:1]) ||
-			bytes.HasPrefix(data, magicArrowFile[:1]) || bytes.HasPrefix(data, magicArrowIPC[:1]) {
+		if bytes.HasPrefix(data, scan.MagicGzip) || bytes.HasPrefix(data, scan.MagicZstd[:1]) || bytes.HasPrefix(data, scan.MagicParquet[:1]) ||
+			bytes.HasPrefix(data, scan.MagicArrowFile[:1]) || bytes.HasPrefix(data, scan.MagicArrowIPC[:1]) {
 			t.Skip("not text: FuzzDetect covers it")
 		}
 		p := writeFile(t, "in.jsonl", data)
-		want := readJSONL(t, p, Options{Decoders: 1, BatchSize: 3})
+		want := readJSONL(t, p, batch.Options{Decoders: 1, BatchSize: 3})
 		withJSONLBlock(t, 1+int(block))
-		if d := sameJSONL(readJSONL(t, p, Options{Decoders: 3, BatchSize: 2}), want); d != "" {
+		if d := sameJSONL(readJSONL(t, p, batch.Options{Decoders: 3, BatchSize: 2}), want); d != "" {
 			t.Fatal(d)
 		}
 	})

@@ -12,9 +12,11 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
-var testCols = Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
+var testCols = batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
 
 type rowOut struct {
 	q, d         string
@@ -23,7 +25,7 @@ type rowOut struct {
 	pos          int64
 }
 
-func readAllRows(t testing.TB, r Reader) ([]rowOut, error) {
+func readAllRows(t testing.TB, r batch.Reader) ([]rowOut, error) {
 	t.Helper()
 	var out []rowOut
 	for r.Next() {
@@ -45,9 +47,9 @@ func readAllRows(t testing.TB, r Reader) ([]rowOut, error) {
 	return out, r.Err()
 }
 
-func parseString(t testing.TB, s string, cols Columns, bs int) ([]rowOut, error) {
+func parseString(t testing.TB, s string, cols batch.Columns, bs int) ([]rowOut, error) {
 	t.Helper()
-	j := newJSONL("t.jsonl", strings.NewReader(s), io.NopCloser(nil), cols, Options{BatchSize: bs})
+	j := jsonl.New("t.jsonl", strings.NewReader(s), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 	defer j.Close()
 	return readAllRows(t, j)
 }
@@ -56,7 +58,7 @@ func TestJSONLValues(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		cols Columns
+		cols batch.Columns
 		want []rowOut
 	}{
 		{"basic", `{"query_id":"q1","doc_id":"d1","score":0.5,"label":2}` + "\n",
@@ -70,14 +72,14 @@ func TestJSONLValues(t *testing.T) {
 		{"escaped key matches", `{"query\u005fid":"q","doc_id":"d","score":1,"label":1}`,
 			testCols, []rowOut{{"q", "d", 1, 1, 0, 1}}},
 		{"rank instead of score", `{"qid":"q","rank":3,"rel":1}`,
-			Columns{Query: "qid", Rank: "rank", Label: "rel"}, []rowOut{{"q", "", 0, 1, 3, 1}}},
+			batch.Columns{Query: "qid", Rank: "rank", Label: "rel"}, []rowOut{{"q", "", 0, 1, 3, 1}}},
 		{"a key not read may repeat", `{"query_id":"q","x":1,"score":2,"x":[],"label":1}`,
-			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", 2, 1, 0, 1}}},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", 2, 1, 0, 1}}},
 		{"out of range reaches validation as Inf", `{"query_id":"q","score":-1e999,"label":1}`,
-			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", math.Inf(-1), 1, 0, 1}}},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", math.Inf(-1), 1, 0, 1}}},
 		{"every JSON number form, literal and escape", "{\"query_id\":-0,\"score\":-0.5E+2,\"label\":1e0,\"a\":[0,-0.0,1E-2,2e+0,true,false,null,{}]," +
 			"\"t\":\"\\ud800\\udc00 \\ud83d\\ude00\\/\\b\\f\\n\\r\\t caf\u00e9 \U0001F600\",\"e\":{ \"k\" :\t[ ] }}",
-			Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"-0", "", -50, 1, 0, 1}}},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"-0", "", -50, 1, 0, 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,20 +110,20 @@ func TestJSONLErrors(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"not an object", "[1,2]\n", ErrSyntax, "t.jsonl:1: expected a JSON object"},
-		{"truncated object", `{"query_id":"q","score":1,"label":1` + "\n", ErrSyntax, "t.jsonl:1:"},
-		{"unterminated string", `{"query_id":"q` + "\n", ErrSyntax, "t.jsonl:1: unterminated string"},
-		{"missing score", `{"query_id":"q","label":1}`, ErrColumn, `t.jsonl:1: no "score" field`},
-		{"missing label on line 3", "{\"query_id\":\"q\",\"score\":1,\"label\":1}\n\n{\"query_id\":\"q\",\"score\":1}\n", ErrColumn, `t.jsonl:3: no "label" field`},
-		{"string score", `{"query_id":"q","score":"0.5","label":1}`, ErrValue, `t.jsonl:1: "score" (the score column) is the string "0.5"; write numbers without quotes, or convert the column: bad value`},
-		{"null label", `{"query_id":"q","score":1,"label":null}`, ErrValue, `must be a number or a boolean, found "null`},
-		{"float query id", `{"query_id":1.5,"score":1,"label":1}`, ErrValue, "must be a string or an integer"},
-		{"object query id", `{"query_id":{},"score":1,"label":1}`, ErrValue, "must be a string or an integer"},
-		{"trailing garbage", `{"query_id":"q","score":1,"label":1} x`, ErrSyntax, "after the object"},
-		{"bad escape", `{"query_id":"\x","score":1,"label":1}`, ErrSyntax, "bad escape"},
-		{"hex float", `{"query_id":"q","score":0x10,"label":1}`, ErrValue, "must be a number"},
+		{"not an object", "[1,2]\n", batch.ErrSyntax, "t.jsonl:1: expected a JSON object"},
+		{"truncated object", `{"query_id":"q","score":1,"label":1` + "\n", batch.ErrSyntax, "t.jsonl:1:"},
+		{"unterminated string", `{"query_id":"q` + "\n", batch.ErrSyntax, "t.jsonl:1: unterminated string"},
+		{"missing score", `{"query_id":"q","label":1}`, batch.ErrColumn, `t.jsonl:1: no "score" field`},
+		{"missing label on line 3", "{\"query_id\":\"q\",\"score\":1,\"label\":1}\n\n{\"query_id\":\"q\",\"score\":1}\n", batch.ErrColumn, `t.jsonl:3: no "label" field`},
+		{"string score", `{"query_id":"q","score":"0.5","label":1}`, batch.ErrValue, `t.jsonl:1: "score" (the score column) is the string "0.5"; write numbers without quotes, or convert the column: bad value`},
+		{"null label", `{"query_id":"q","score":1,"label":null}`, batch.ErrValue, `must be a number or a boolean, found "null`},
+		{"float query id", `{"query_id":1.5,"score":1,"label":1}`, batch.ErrValue, "must be a string or an integer"},
+		{"object query id", `{"query_id":{},"score":1,"label":1}`, batch.ErrValue, "must be a string or an integer"},
+		{"trailing garbage", `{"query_id":"q","score":1,"label":1} x`, batch.ErrSyntax, "after the object"},
+		{"bad escape", `{"query_id":"\x","score":1,"label":1}`, batch.ErrSyntax, "bad escape"},
+		{"hex float", `{"query_id":"q","score":0x10,"label":1}`, batch.ErrValue, "must be a number"},
 	}
-	cols := Columns{Query: "query_id", Score: "score", Label: "label"}
+	cols := batch.Columns{Query: "query_id", Score: "score", Label: "label"}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseString(t, tc.in, cols, 8)
@@ -175,7 +177,7 @@ func TestOpenDetectsCompression(t *testing.T) {
 	}
 	for name, data := range map[string][]byte{"plain": plain, "gzip": gzipBytes(plain), "zstd": zstdBytes(plain)} {
 		t.Run(name, func(t *testing.T) {
-			r, err := Open(writeFile(t, "log.txt", data), testCols, Options{BatchSize: 999})
+			r, err := Open(writeFile(t, "log.txt", data), testCols, batch.Options{BatchSize: 999})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,13 +198,13 @@ func TestOpenTruncated(t *testing.T) {
 	for name, data := range map[string][]byte{"gzip": gzipBytes(plain), "zstd": zstdBytes(plain)} {
 		t.Run(name, func(t *testing.T) {
 			path := writeFile(t, "log.jsonl", data[:len(data)*2/3])
-			r, err := Open(path, testCols, Options{})
+			r, err := Open(path, testCols, batch.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
 			rows, err := readAllRows(t, r)
-			if !errors.Is(err, ErrCompression) {
+			if !errors.Is(err, batch.ErrCompression) {
 				t.Fatalf("err = %v after %d rows, want ErrCompression", err, len(rows))
 			}
 			if !strings.HasPrefix(err.Error(), path+":") {
@@ -214,25 +216,25 @@ func TestOpenTruncated(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	t.Run("missing file", func(t *testing.T) {
-		_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), testCols, Options{})
+		_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), testCols, batch.Options{})
 		if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.jsonl") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("directory", func(t *testing.T) {
-		_, err := Open(t.TempDir(), testCols, Options{})
-		if !errors.Is(err, ErrFormat) {
+		_, err := Open(t.TempDir(), testCols, batch.Options{})
+		if !errors.Is(err, batch.ErrFormat) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("no score and no rank", func(t *testing.T) {
-		_, err := Open("x", Columns{Query: "q", Label: "l"}, Options{})
-		if !errors.Is(err, ErrColumn) {
+		_, err := Open("x", batch.Columns{Query: "q", Label: "l"}, batch.Options{})
+		if !errors.Is(err, batch.ErrColumn) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("empty file has no rows", func(t *testing.T) {
-		r, err := Open(writeFile(t, "e.jsonl", nil), testCols, Options{})
+		r, err := Open(writeFile(t, "e.jsonl", nil), testCols, batch.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +244,7 @@ func TestOpenErrors(t *testing.T) {
 		}
 	})
 	t.Run("blank lines only have no rows", func(t *testing.T) {
-		r, err := Open(writeFile(t, "e.jsonl", []byte("\n \n")), testCols, Options{})
+		r, err := Open(writeFile(t, "e.jsonl", []byte("\n \n")), testCols, batch.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +257,7 @@ func TestOpenErrors(t *testing.T) {
 
 func TestJSONLLongLine(t *testing.T) {
 	long := `{"query_id":"q","pad":"` + strings.Repeat("x", 3<<20) + `","score":1,"label":1}` + "\n"
-	got, err := parseString(t, long+long, Columns{Query: "query_id", Score: "score", Label: "label"}, 10)
+	got, err := parseString(t, long+long, batch.Columns{Query: "query_id", Score: "score", Label: "label"}, 10)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("rows %d err %v", len(got), err)
 	}
@@ -276,11 +278,11 @@ func FuzzJSONL(f *testing.F) {
 	f.Add([]byte(`{"query_id":"q","label":1,"rank":1e300,"m":"x","s2":0}` + "\n" + `{"query_id":"q","label":1,"rank":-0.0,"m":"x","s2":0}`))
 	f.Add([]byte(`{"a\u00e9":{"in":[1,{"x":"}"}]},"b":[],"a\u00e9":3,"c":"x"}`))
 	f.Add([]byte(`{"query_id":"q","score":"","label":"relevant"}`))
-	rankCols := Columns{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}
+	rankCols := batch.Columns{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, cols := range []Columns{testCols, rankCols} {
+		for _, cols := range []batch.Columns{testCols, rankCols} {
 			for _, bs := range []int{1, 3} {
-				j := newJSONL("fuzz", bytes.NewReader(data), io.NopCloser(nil), cols, Options{BatchSize: bs})
+				j := jsonl.New("fuzz", bytes.NewReader(data), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 				for j.Next() {
 					b := j.Batch()
 					if len(b.Label) != b.N || len(b.Pos) != b.N || len(b.Query.Off) != b.N+1 || len(b.Doc.Off) != b.N+1 && cols.Doc != "" {
@@ -328,8 +330,8 @@ func FuzzDetect(f *testing.F) {
 		if serr != nil {
 			t.Fatal(serr)
 		}
-		r, err := Open(p, testCols, Options{BatchSize: 2})
-		if stray != nil && !errors.Is(err, ErrFormat) {
+		r, err := Open(p, testCols, batch.Options{BatchSize: 2})
+		if stray != nil && !errors.Is(err, batch.ErrFormat) {
 			t.Fatalf("Expand finds no known format in a directory, Open says %v", err)
 		}
 		if err != nil {

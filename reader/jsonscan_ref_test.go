@@ -8,11 +8,10 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-// The JSON scanner against encoding/json, the reference: a line it accepts
-// is valid JSON (json.Valid) and valid UTF-8, and a line that is both it
-// accepts; strings decode to what json.Unmarshal makes of them.
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/jsonl"
+)
 
 // validJSONL says whether line is a JSON object and valid UTF-8, by
 // encoding/json, with no \u escape of half a surrogate pair: what the
@@ -101,13 +100,13 @@ func FuzzJSONScan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, s []byte) {
-		j := &jsonl{name: "fuzz", line: 7}
+		j := &jsonl.Jsonl{Name: "fuzz", Line: 7}
 		var scratch []byte
 		for p := range len(s) + 1 {
 			checkString(t, j, s, p, &scratch)
-			e, err := j.skipValue(s, p)
+			e, err := j.SkipValue(s, p)
 			if err != nil {
-				if !errors.Is(err, ErrSyntax) || !strings.HasPrefix(err.Error(), "fuzz:7: ") {
+				if !errors.Is(err, batch.ErrSyntax) || !strings.HasPrefix(err.Error(), "fuzz:7: ") {
 					t.Fatalf("skipValue(%q, %d): %v", s, p, err)
 				}
 				continue
@@ -115,7 +114,7 @@ func FuzzJSONScan(f *testing.F) {
 			// a value that is valid JSON, whose end a bare one's delimiter
 			// (or the line's end) marks
 			v := s[p:e]
-			if !json.Valid(v) || !utf8.Valid(v) || v[0] != '"' && v[0] != '{' && v[0] != '[' && e < len(s) && !isDelim(s[e]) {
+			if !json.Valid(v) || !utf8.Valid(v) || v[0] != '"' && v[0] != '{' && v[0] != '[' && e < len(s) && !jsonl.IsDelim(s[e]) {
 				t.Fatalf("skipValue(%q, %d) accepts %q", s, p, v)
 			}
 		}
@@ -125,7 +124,7 @@ func FuzzJSONScan(f *testing.F) {
 // checkString holds scanString, from s[p], to encoding/json: the string
 // ends at the first quote no backslash escapes; it is accepted exactly when
 // json.Valid and utf8.Valid say so, and decodes as json.Unmarshal does.
-func checkString(t *testing.T, j *jsonl, s []byte, p int, scratch *[]byte) {
+func checkString(t *testing.T, j *jsonl.Jsonl, s []byte, p int, scratch *[]byte) {
 	t.Helper()
 	q := p
 	for q < len(s) && s[q] != '"' {
@@ -134,7 +133,7 @@ func checkString(t *testing.T, j *jsonl, s []byte, p int, scratch *[]byte) {
 		}
 		q++
 	}
-	v, e, err := j.scanString(s, p, scratch)
+	v, e, err := j.ScanString(s, p, scratch)
 	if q >= len(s) {
 		if err == nil {
 			t.Fatalf("scanString(%q, %d) = %q, want an unterminated string", s, p, v)
@@ -147,7 +146,7 @@ func checkString(t *testing.T, j *jsonl, s []byte, p int, scratch *[]byte) {
 		if err == nil {
 			t.Fatalf("scanString(%q, %d) = %q, but %s is not a JSON string in UTF-8", s, p, v, lit)
 		}
-		if !errors.Is(err, ErrSyntax) || !strings.HasPrefix(err.Error(), "fuzz:7: ") {
+		if !errors.Is(err, batch.ErrSyntax) || !strings.HasPrefix(err.Error(), "fuzz:7: ") {
 			t.Fatalf("scanString(%q, %d): %v", s, p, err)
 		}
 		return
@@ -167,12 +166,12 @@ func FuzzJSONLValid(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(strings.Repeat(`{"a":`, 40) + "1" + strings.Repeat("}", 40)))
-	colsets := []Columns{{}, testCols,
+	colsets := []batch.Columns{{}, testCols,
 		{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}}
-	parsers := make([]*jsonl, len(colsets))
+	parsers := make([]*jsonl.Jsonl, len(colsets))
 	for i, c := range colsets {
-		parsers[i] = newJSONLParser("fuzz", c, Options{})
-		parsers[i].b = c.shape("fuzz")
+		parsers[i] = jsonl.NewParser("fuzz", c, batch.Options{})
+		parsers[i].B = c.Shape("fuzz")
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
@@ -180,8 +179,8 @@ func FuzzJSONLValid(f *testing.F) {
 		}
 		valid := validJSONL(line)
 		for i, j := range parsers {
-			j.line = 2 // past the first line, whose byte order mark is dropped
-			err := j.parse(line)
+			j.Line = 2 // past the first line, whose byte order mark is dropped
+			err := j.Parse(line)
 			if err != nil && !strings.HasPrefix(err.Error(), "fuzz:2: ") {
 				t.Fatalf("error without its line: %v", err)
 			}
@@ -190,10 +189,10 @@ func FuzzJSONLValid(f *testing.F) {
 				t.Fatalf("%q: error %v, but json.Valid and utf8.Valid say %v", line, err, valid)
 			case err == nil && !valid && !blank(line):
 				t.Fatalf("%q accepted with columns %+v, but it is not valid JSON in UTF-8", line, colsets[i])
-			case valid && errors.Is(err, ErrSyntax):
+			case valid && errors.Is(err, batch.ErrSyntax):
 				t.Fatalf("%q is valid JSON, yet %v", line, err)
 			}
-			j.b.Reset()
+			j.B.Reset()
 		}
 	})
 }
@@ -201,10 +200,10 @@ func FuzzJSONLValid(f *testing.F) {
 // TestJSONLDeepNesting: objects and arrays nest as deep as encoding/json
 // lets them, and no deeper.
 func TestJSONLDeepNesting(t *testing.T) {
-	for _, depth := range []int{maxNesting - 1, maxNesting, maxNesting + 1} {
+	for _, depth := range []int{jsonl.MaxNesting - 1, jsonl.MaxNesting, jsonl.MaxNesting + 1} {
 		// the line's object, then depth-1 arrays in its field "x"
 		line := []byte(`{"query_id":"q","score":1,"label":1,"x":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + "}")
-		_, err := parseString(t, string(line), Columns{Query: "query_id", Score: "score", Label: "label"}, 8)
+		_, err := parseString(t, string(line), batch.Columns{Query: "query_id", Score: "score", Label: "label"}, 8)
 		if valid := json.Valid(line); (err == nil) != valid {
 			t.Fatalf("depth %d: json.Valid %v, error %v", depth, valid, err)
 		}
@@ -223,15 +222,15 @@ func TestWordSearches(t *testing.T) {
 			s[at] = byte(c)
 			for p := range 21 {
 				want := p
-				for want < len(s) && !special(s[want]) {
+				for want < len(s) && !jsonl.Special(s[want]) {
 					want++
 				}
-				got, ok := plainInWords(s, p)
+				got, ok := jsonl.PlainInWords(s, p)
 				if !ok {
-					for got < len(s) && !special(s[got]) {
+					for got < len(s) && !jsonl.Special(s[got]) {
 						got++
 					}
-				} else if got >= len(s) || !special(s[got]) || got < p {
+				} else if got >= len(s) || !jsonl.Special(s[got]) || got < p {
 					t.Fatalf("plainInWords(%q, %d) = %d, true: not a special byte", s, p, got)
 				}
 				if got != want {

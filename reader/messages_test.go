@@ -11,12 +11,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // parseNamed reads s as the JSONL input name.
-func parseNamed(t *testing.T, name, s string, cols Columns) ([]rowOut, error) {
+func parseNamed(t *testing.T, name, s string, cols batch.Columns) ([]rowOut, error) {
 	t.Helper()
-	j := newJSONL(name, strings.NewReader(s), io.NopCloser(nil), cols, Options{BatchSize: 4})
+	j := jsonl.New(name, strings.NewReader(s), io.NopCloser(nil), cols, batch.Options{BatchSize: 4})
 	defer j.Close()
 	return readAllRows(t, j)
 }
@@ -24,7 +26,7 @@ func parseNamed(t *testing.T, name, s string, cols Columns) ([]rowOut, error) {
 // TestJSONLMissingFieldMessages: a line without a column names the line's
 // fields and the flag that names the column.
 func TestJSONLMissingFieldMessages(t *testing.T) {
-	full := Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", Rank: "rank",
+	full := batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label", Rank: "rank",
 		Extra: []string{"market"}, ExtraScore: []string{"score_b"}}
 	line := func(drop string) string {
 		var fs []string
@@ -41,10 +43,10 @@ func TestJSONLMissingFieldMessages(t *testing.T) {
 	}
 	cases := []struct {
 		name, in string
-		cols     Columns
+		cols     batch.Columns
 		want     string
 	}{
-		{"the issue's example", `{"search_id":"s1","doc":"d9","clicked":1}`, Columns{Query: "query_id", Score: "score", Label: "clicked"},
+		{"the issue's example", `{"search_id":"s1","doc":"d9","clicked":1}`, batch.Columns{Query: "query_id", Score: "score", Label: "clicked"},
 			`clicks.jsonl:1: no "query_id" field (the query column); the line has fields "search_id", "doc", "clicked"; name the query column with --query-col: missing or unusable column`},
 		{"query", line("query_id"), full, `clicks.jsonl:1: no "query_id" field (the query column); the line has fields ` + without("query_id") + `; name the query column with --query-col`},
 		{"doc when required", line("doc_id"), full, `clicks.jsonl:1: no "doc_id" field (the doc column); the line has fields ` + without("doc_id") + `; name the doc column with --doc-col`},
@@ -54,17 +56,17 @@ func TestJSONLMissingFieldMessages(t *testing.T) {
 		{"slice column", line("market"), full, `clicks.jsonl:1: no "market" field (a slice column); the line has fields ` + without("market") + `; name a slice column with --by`},
 		{"further score column", line("score_b"), full, `clicks.jsonl:1: no "score_b" field (a score column); the line has fields ` + without("score_b") + `; name a score column with --score-col`},
 		{"on line 3, after a good line and a blank one", "{\"query_id\":\"q\",\"score\":1,\"label\":0}\n\n{\"query_id\":\"q\",\"score\":1,\"grade\":2}\n",
-			Columns{Query: "query_id", Score: "score", Label: "label"},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"},
 			`clicks.jsonl:3: no "label" field (the label column); the line has fields "query_id", "score", "grade"; name the label column with --label-col`},
-		{"no fields", "{}", Columns{Query: "query_id", Score: "score", Label: "label"},
+		{"no fields", "{}", batch.Columns{Query: "query_id", Score: "score", Label: "label"},
 			`clicks.jsonl:1: no "query_id" field (the query column); the line has no fields; name the query column with --query-col`},
-		{"keys unescaped, repeated keys once, nested keys not listed", `{"a\u00e9":{"inner":1},"b":[{"deep":2}],"a\u00e9":3, "c" : "x"}`, Columns{Query: "query_id", Score: "score", Label: "label"},
+		{"keys unescaped, repeated keys once, nested keys not listed", `{"a\u00e9":{"inner":1},"b":[{"deep":2}],"a\u00e9":3, "c" : "x"}`, batch.Columns{Query: "query_id", Score: "score", Label: "label"},
 			`the line has fields "aé", "b", "c";`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parseNamed(t, "clicks.jsonl", c.in, c.cols)
-			if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, batch.ErrColumn) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v\nwant it to contain %s", err, c.want)
 			}
 		})
@@ -74,7 +76,7 @@ func TestJSONLMissingFieldMessages(t *testing.T) {
 		for i := range 25 {
 			fs = append(fs, fmt.Sprintf(`"f%d":%d`, i, i))
 		}
-		_, err := parseNamed(t, "clicks.jsonl", "{"+strings.Join(fs, ",")+"}", Columns{Query: "query_id", Score: "score", Label: "label"})
+		_, err := parseNamed(t, "clicks.jsonl", "{"+strings.Join(fs, ",")+"}", batch.Columns{Query: "query_id", Score: "score", Label: "label"})
 		if err == nil || !strings.Contains(err.Error(), `"f18", "f19" and 5 more; name the query column`) {
 			t.Fatalf("err = %v", err)
 		}
@@ -84,7 +86,7 @@ func TestJSONLMissingFieldMessages(t *testing.T) {
 // TestJSONLStringNumbers: a number (or a boolean label) written as a JSON
 // string says so and gives the remedy, quoting the value only.
 func TestJSONLStringNumbers(t *testing.T) {
-	cols := Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
+	cols := batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
 	tail := `,"doc_id":"a-long-document-id-that-must-not-be-quoted"}`
 	cases := []struct {
 		name, in, want string
@@ -103,7 +105,7 @@ func TestJSONLStringNumbers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parseNamed(t, "t.jsonl", "\n"[:0]+c.in, cols)
-			if !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, batch.ErrValue) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v\nwant it to contain %s", err, c.want)
 			}
 			if strings.Contains(err.Error(), "a-long-document") {
@@ -112,7 +114,7 @@ func TestJSONLStringNumbers(t *testing.T) {
 		})
 	}
 	t.Run("rank", func(t *testing.T) {
-		_, err := parseNamed(t, "t.jsonl", `{"query_id":"q","pos":"3","label":1}`, Columns{Query: "query_id", Rank: "pos", Label: "label"})
+		_, err := parseNamed(t, "t.jsonl", `{"query_id":"q","pos":"3","label":1}`, batch.Columns{Query: "query_id", Rank: "pos", Label: "label"})
 		if want := `t.jsonl:1: "pos" (the rank column) is the string "3"; write numbers without quotes, or convert the column: bad value`; err == nil || err.Error() != want {
 			t.Fatalf("err = %v, want %s", err, want)
 		}
@@ -123,13 +125,13 @@ func TestJSONLStringNumbers(t *testing.T) {
 // that are whole numbers; only a fraction or a non-number is an error
 // naming the line or row.
 func TestRanks(t *testing.T) {
-	cols := Columns{Query: "q", Rank: "rank", Label: "l"}
+	cols := batch.Columns{Query: "q", Rank: "rank", Label: "l"}
 	in := `{"q":"a","rank":0,"l":1}` + "\n" + `{"q":"a","rank":1.0,"l":0}` + "\n" + `{"q":"a","rank":2e0,"l":0}` + "\n" +
 		`{"q":"b","rank":-3,"l":0}` + "\n" + `{"q":"b","rank":1E2,"l":0}` + "\n" + `{"q":"b","rank":-0.0,"l":0}` + "\n" +
 		`{"q":"b","rank":9007199254740992.0,"l":0}` + "\n" + `{"q":"b","rank":9223372036854775807,"l":0}` + "\n"
 	want := []int64{0, 1, 2, -3, 100, 0, 1 << 53, 1<<63 - 1}
 	for _, bs := range []int{1, 3, 100} {
-		j := newJSONL("t.jsonl", strings.NewReader(in), io.NopCloser(nil), cols, Options{BatchSize: bs})
+		j := jsonl.New("t.jsonl", strings.NewReader(in), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 		rows, err := readAllRows(t, j)
 		if err != nil {
 			t.Fatal(err)
@@ -154,7 +156,7 @@ func TestRanks(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parseNamed(t, "t.jsonl", `{"q":"a","rank":1,"l":1}`+"\n"+`{"q":"a","rank":`+c.v+`,"l":1}`, cols)
-			if !errors.Is(err, ErrValue) || err.Error() != c.want {
+			if !errors.Is(err, batch.ErrValue) || err.Error() != c.want {
 				t.Fatalf("err = %v, want %s", err, c.want)
 			}
 		})
@@ -202,7 +204,7 @@ func TestColumnarRanks(t *testing.T) {
 		writeRecord(t, name, rec, 4)
 		for col, want := range map[string][]int64{"r_f64": {0, 1, 2, 0, 1, 2}, "r_f32": {-1, 0, 1, -1, 0, 1}, "r_i64": {0, 1, 2, 0, 1, 2}} {
 			t.Run(n+"/"+col, func(t *testing.T) {
-				rows, err := readAll(t, name, Columns{Query: "q", Label: "l", Rank: col}, Options{BatchSize: 2})
+				rows, err := readAll(t, name, batch.Columns{Query: "q", Label: "l", Rank: col}, batch.Options{BatchSize: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,7 +219,7 @@ func TestColumnarRanks(t *testing.T) {
 			})
 		}
 		t.Run(n+"/fraction", func(t *testing.T) {
-			_, err := readAll(t, name, Columns{Query: "q", Label: "l", Rank: "r_frac"}, Options{BatchSize: 2})
+			_, err := readAll(t, name, batch.Columns{Query: "q", Label: "l", Rank: "r_frac"}, batch.Options{BatchSize: 2})
 			where := "record batch 1, row 1"
 			if strings.HasSuffix(n, ".parquet") {
 				where = "row group 1, row 1 (row 5 of the file)"
@@ -239,7 +241,7 @@ func TestColumnarMissingColumn(t *testing.T) {
 	for _, n := range []string{"m.parquet", "m.arrow", "m.arrows"} {
 		name := filepath.Join(dir, n)
 		writeRecord(t, name, rec, 4)
-		_, err := readAll(t, name, Columns{Query: "query_id", Label: "l", Rank: "r_i64"}, Options{})
+		_, err := readAll(t, name, batch.Columns{Query: "query_id", Label: "l", Rank: "r_i64"}, batch.Options{})
 		want := name + `: no column "query_id" (the query column); the file has "q", "l", "r_f64", "r_f32", "r_i64", "r_frac"; name the query column with --query-col: missing or unusable column`
 		if err == nil || err.Error() != want {
 			t.Errorf("err = %v\nwant %s", err, want)
@@ -250,20 +252,20 @@ func TestColumnarMissingColumn(t *testing.T) {
 // TestNamedForTwoRoles: a column named for two roles names both.
 func TestNamedForTwoRoles(t *testing.T) {
 	for _, c := range []struct {
-		cols Columns
+		cols batch.Columns
 		want string
 	}{
-		{Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "doc_id"}, `column "doc_id" is named for two roles: the doc column and the label column: missing or unusable column`},
-		{Columns{Query: "q", Score: "s", Label: "l", Rank: "q"}, `column "q" is named for two roles: the query column and the rank column`},
-		{Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"l"}}, `column "l" is named for two roles: the label column and a slice column`},
-		{Columns{Query: "q", Score: "s", Label: "l", ExtraScore: []string{"s"}}, `column "s" is named for two roles: the score column and a score column`},
-		{Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"m", "m"}}, `column "m" is named twice, for a slice column`},
+		{batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "doc_id"}, `column "doc_id" is named for two roles: the doc column and the label column: missing or unusable column`},
+		{batch.Columns{Query: "q", Score: "s", Label: "l", Rank: "q"}, `column "q" is named for two roles: the query column and the rank column`},
+		{batch.Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"l"}}, `column "l" is named for two roles: the label column and a slice column`},
+		{batch.Columns{Query: "q", Score: "s", Label: "l", ExtraScore: []string{"s"}}, `column "s" is named for two roles: the score column and a score column`},
+		{batch.Columns{Query: "q", Score: "s", Label: "l", Extra: []string{"m", "m"}}, `column "m" is named twice, for a slice column`},
 	} {
 		err := c.cols.Check()
-		if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, batch.ErrColumn) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want %s", c.cols, err, c.want)
 		}
-		if _, err := Open("-", c.cols, Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Open("-", c.cols, batch.Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Open: err = %v", err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // fakeUnits is a unitDecoder of made-up units: unit u has u%4 batches of
@@ -19,23 +21,23 @@ type fakeUnits struct {
 	rng *rand.Rand
 }
 
-func (f *fakeUnits) close() {}
+func (f *fakeUnits) Close() {}
 
-func (f *fakeUnits) decode(u int, out *batchOut[int]) (int, error) {
+func (f *fakeUnits) Decode(u int, out *batch.BatchOut[int]) (int, error) {
 	for k := range u % 4 {
 		if f.rng.IntN(4) == 0 {
 			time.Sleep(time.Duration(f.rng.IntN(50)) * time.Microsecond)
 		}
-		b := out.get()
+		b := out.Get()
 		if b == nil {
-			return 0, errStopped
+			return 0, batch.ErrStopped
 		}
 		for i := range 1 + u%3 {
 			b.Pos = append(b.Pos, int64(u*100+k*10+i))
 			b.N++
 		}
-		if !out.put(b) {
-			return 0, errStopped
+		if !out.Put(b) {
+			return 0, batch.ErrStopped
 		}
 	}
 	if f.bad[u] {
@@ -46,13 +48,13 @@ func (f *fakeUnits) decode(u int, out *batchOut[int]) (int, error) {
 
 // startFake starts an ordered decoder of n fake units on k goroutines;
 // emitted counts the units the producer has handed out.
-func startFake(n, k int, bad map[int]bool, emitted *atomic.Int32, seen *[]string) *ordered[int, int] {
-	decs := make([]unitDecoder[int, int], k)
+func startFake(n, k int, bad map[int]bool, emitted *atomic.Int32, seen *[]string) *batch.Ordered[int, int] {
+	decs := make([]batch.UnitDecoder[int, int], k)
 	for w := range decs {
 		decs[w] = &fakeUnits{bad: bad, rng: rand.New(rand.NewPCG(uint64(w), 3))}
 	}
-	return startOrdered(orderedConfig[int, int]{
-		produce: func(emit func(int) bool) error {
+	return batch.StartOrdered(batch.OrderedConfig[int, int]{
+		Produce: func(emit func(int) bool) error {
 			for u := range n {
 				emitted.Add(1)
 				if !emit(u) {
@@ -61,9 +63,9 @@ func startFake(n, k int, bad map[int]bool, emitted *atomic.Int32, seen *[]string
 			}
 			return errors.New("read error after the last unit")
 		},
-		shape: &Batch{Source: "fake"},
-		begin: func(seq int) { *seen = append(*seen, fmt.Sprintf("begin %d", seq)) },
-		end:   func(seq, e int) { *seen = append(*seen, fmt.Sprintf("end %d %d", seq, e)) },
+		Shape: &batch.Batch{Source: "fake"},
+		Begin: func(seq int) { *seen = append(*seen, fmt.Sprintf("begin %d", seq)) },
+		End:   func(seq, e int) { *seen = append(*seen, fmt.Sprintf("end %d %d", seq, e)) },
 	}, decs)
 }
 
@@ -133,7 +135,7 @@ func TestOrderedBounded(t *testing.T) {
 		var seen []string
 		o := startFake(1000, k, nil, &emitted, &seen)
 		time.Sleep(50 * time.Millisecond)
-		if e := emitted.Load(); e > int32(k*(2+batchesPerDecoder)+1) {
+		if e := emitted.Load(); e > int32(k*(2+batch.BatchesPerDecoder)+1) {
 			t.Errorf("%d decoders: %d units handed out before any was taken", k, e)
 		}
 		o.Close()
@@ -152,7 +154,7 @@ func TestOrderedClose(t *testing.T) {
 			for i := 0; i < stopAt && o.Next(); i++ {
 			}
 			o.Close()
-			if live := liveDecoders.Load(); live != 0 {
+			if live := batch.LiveDecoders.Load(); live != 0 {
 				t.Fatalf("stop at %d, %d decoders: %d goroutines still working after Close", stopAt, k, live)
 			}
 			if o.Next() {

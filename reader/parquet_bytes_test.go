@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rankeval/rankeval/reader/columnar"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // bytesLog is the table of TestParquetOwnStrings: n rows in queries of 7,
@@ -89,7 +91,7 @@ func TestParquetOwnStrings(t *testing.T) {
 		for _, bs := range []int{1, 7, 1000, 5000} {
 			for _, dec := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("%s/batch=%d/decoders=%d", c.name, bs, dec), func(t *testing.T) {
-					opt := Options{Decoders: dec, BatchSize: bs}
+					opt := batch.Options{Decoders: dec, BatchSize: bs}
 					got, err := readAll(t, name, cols, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -106,8 +108,8 @@ func TestParquetOwnStrings(t *testing.T) {
 							t.Fatalf("row %d: %+v, want query %q doc %q", i, r, q[i], wantD)
 						}
 					}
-					parquetOwnStrings = false
-					defer func() { parquetOwnStrings = true }()
+					columnar.ParquetOwnStrings = false
+					defer func() { columnar.ParquetOwnStrings = true }()
 					ref, err := readAll(t, name, cols, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -126,8 +128,8 @@ func TestParquetOwnStringsNull(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "null.parquet")
 	writeBytesLog(t, name, 100, arrow.BinaryTypes.String, true, parquet.WithMaxRowGroupLength(40))
 	for _, dec := range []int{1, 2} {
-		_, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 8})
-		if !errors.Is(err, ErrValue) {
+		_, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 8})
+		if !errors.Is(err, batch.ErrValue) {
 			t.Fatalf("decoders=%d: err = %v, want ErrValue", dec, err)
 		}
 		// every 13th row from row 6 (1-based) is null

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 type partRow struct {
@@ -15,9 +16,9 @@ type partRow struct {
 	score float64
 }
 
-func partRows(t *testing.T, name string, opt Options) []partRow {
+func partRows(t *testing.T, name string, opt batch.Options) []partRow {
 	t.Helper()
-	r, err := Open(name, Columns{Query: "query_id", Score: "score", Label: "label"}, opt)
+	r, err := Open(name, batch.Columns{Query: "query_id", Score: "score", Label: "label"}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestParquetParts(t *testing.T) {
 	if err != nil || n != 10 {
 		t.Fatalf("Units = %d, %v; want 10 row groups", n, err)
 	}
-	whole := partRows(t, pq, Options{})
+	whole := partRows(t, pq, batch.Options{})
 	tests := []struct {
 		name  string
 		parts [][2]int // FirstUnit, Units
@@ -59,7 +60,7 @@ func TestParquetParts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []partRow
 			for _, p := range tc.parts {
-				got = append(got, partRows(t, pq, Options{FirstUnit: p[0], Units: p[1], Decoders: 2, BatchSize: 333})...)
+				got = append(got, partRows(t, pq, batch.Options{FirstUnit: p[0], Units: p[1], Decoders: 2, BatchSize: 333})...)
 			}
 			if !slices.Equal(got, whole) {
 				t.Fatalf("parts give %d rows, whole %d; first difference at %d", len(got), len(whole), firstDiff(got, whole))
@@ -74,19 +75,19 @@ func TestParquetParts(t *testing.T) {
 	errs := []struct {
 		name string
 		file string
-		opt  Options
+		opt  batch.Options
 	}{
-		{"past the end", pq, Options{FirstUnit: 9, Units: 2}},
-		{"negative", pq, Options{FirstUnit: -1}},
-		{"jsonl in parts", jl, Options{FirstUnit: 1, Units: 1}},
+		{"past the end", pq, batch.Options{FirstUnit: 9, Units: 2}},
+		{"negative", pq, batch.Options{FirstUnit: -1}},
+		{"jsonl in parts", jl, batch.Options{FirstUnit: 1, Units: 1}},
 	}
 	for _, tc := range errs {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Open(tc.file, Columns{Query: "query_id", Score: "score", Label: "label"}, tc.opt)
+			r, err := Open(tc.file, batch.Columns{Query: "query_id", Score: "score", Label: "label"}, tc.opt)
 			if err == nil {
 				r.Close()
 			}
-			if !errors.Is(err, ErrFormat) {
+			if !errors.Is(err, batch.ErrFormat) {
 				t.Fatalf("err = %v, want ErrFormat", err)
 			}
 		})

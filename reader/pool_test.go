@@ -3,6 +3,8 @@ package reader
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/rankeval/rankeval/reader/columnar"
 )
 
 func aligned(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))&63 == 0 }
@@ -19,7 +21,7 @@ func zero(b []byte) bool {
 // TestBufPool: buffers are aligned, sized, zeroed even when recycled, and
 // the pool keeps no more than it may.
 func TestBufPool(t *testing.T) {
-	p := newBufPool(1 << 16)
+	p := columnar.NewBufPool(1 << 16)
 	for _, n := range []int{0, 1, 63, 64, 65, 1000, 4096, 5000} {
 		t.Run("", func(t *testing.T) {
 			b := p.Allocate(n)
@@ -57,18 +59,18 @@ func TestBufPool(t *testing.T) {
 		p.Free(c)
 	})
 	t.Run("retain", func(t *testing.T) {
-		q := newBufPool(1 << 12)
+		q := columnar.NewBufPool(1 << 12)
 		bs := [][]byte{q.Allocate(4096), q.Allocate(4096), q.Allocate(100)}
 		for _, b := range bs {
 			q.Free(b)
 		}
-		if q.held != 4096 {
-			t.Fatalf("held %d bytes, want the first 4096 only", q.held)
+		if q.Held != 4096 {
+			t.Fatalf("held %d bytes, want the first 4096 only", q.Held)
 		}
 		q.Free(make([]byte, 100)) // not the pool's: ignored
 		q.Free(make([]byte, 64, 64)[1:])
-		if q.held != 4096 {
-			t.Fatalf("held %d bytes after foreign frees", q.held)
+		if q.Held != 4096 {
+			t.Fatalf("held %d bytes after foreign frees", q.Held)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/vectors"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestQrelsQuery: every query of the reference qrels, encoded and set
@@ -19,11 +20,11 @@ func TestQrelsQuery(t *testing.T) {
 	}
 	for _, dir := range []string{"trec_a", "trec_b"} {
 		t.Run(dir, func(t *testing.T) {
-			all, err := ReadQrels(filepath.Join(td, "reference", dir, "qrels.txt"))
+			all, err := trec.ReadQrels(filepath.Join(td, "reference", dir, "qrels.txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var one Qrels
+			var one trec.Qrels
 			var b []byte
 			for qn := range all.Queries() {
 				id := []byte(all.QueryID(qn))
@@ -36,9 +37,9 @@ func TestQrelsQuery(t *testing.T) {
 				}
 				// a doc of every judgment, and one never judged
 				docs := [][]byte{[]byte("never-judged")}
-				lo, hi := all.start[qn], all.start[qn+1]
+				lo, hi := all.Start[qn], all.Start[qn+1]
 				for k := lo; k < hi; k++ {
-					docs = append(docs, all.doc(k))
+					docs = append(docs, all.Doc(k))
 				}
 				find := func(d []byte) int {
 					return slices.IndexFunc(docs, func(x []byte) bool { return string(x) == string(d) })
@@ -66,20 +67,20 @@ func TestQrelsQuery(t *testing.T) {
 // FuzzSetQuery: any bytes decode or fail with ErrEncoding, never panic;
 // what decodes encodes to a form that decodes to the same judgments.
 func FuzzSetQuery(f *testing.F) {
-	q := &Qrels{index: map[string]int32{"7": 0}, order: []string{"7"}, start: []int{0, 2},
-		docs: []byte("d1d22"), off: []int64{0, 2, 5}, labels: []float64{1, 0}}
+	q := &trec.Qrels{Index: map[string]int32{"7": 0}, Order: []string{"7"}, Start: []int{0, 2},
+		Docs: []byte("d1d22"), Off: []int64{0, 2, 5}, Labels: []float64{1, 0}}
 	f.Add(q.AppendQuery(nil, 0))
 	f.Add([]byte{1, '1', 200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var one Qrels
+		var one trec.Qrels
 		if err := one.SetQuery(b); err != nil {
-			if !errors.Is(err, ErrEncoding) {
+			if !errors.Is(err, trec.ErrEncoding) {
 				t.Fatalf("error %v does not wrap ErrEncoding", err)
 			}
 			return
 		}
 		enc := one.AppendQuery(nil, 0)
-		var two Qrels
+		var two trec.Qrels
 		if err := two.SetQuery(enc); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // TestEqualShort: equalShort agrees with bytes.Equal for every length up
@@ -25,10 +27,10 @@ func TestEqualShort(t *testing.T) {
 					b[at]++
 				}
 				t.Run(fmt.Sprintf("len %d room %d differ at %d", n, room, at), func(t *testing.T) {
-					if got, want := equalShort(a, b), bytes.Equal(a, b); got != want {
+					if got, want := batch.EqualShort(a, b), bytes.Equal(a, b); got != want {
 						t.Fatalf("equalShort %v, bytes.Equal %v", got, want)
 					}
-					if got := equalShort(a, b[:max(n-1, 0)]); n > 0 && got {
+					if got := batch.EqualShort(a, b[:max(n-1, 0)]); n > 0 && got {
 						t.Fatal("equal to a shorter string")
 					}
 				})

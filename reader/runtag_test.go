@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestRunTagComments: trec_eval 10.0's runid is the tag of the last line
@@ -26,15 +28,15 @@ func TestRunTagComments(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			read := RunTag
+			read := trec.RunTag
 			if tc.comments {
-				read = RunTagComments
+				read = trec.RunTagComments
 			}
 			if got, err := read(p); err != nil || got != tc.want {
 				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 			if tc.comments {
-				if _, err := RunTag(p); err == nil {
+				if _, err := trec.RunTag(p); err == nil {
 					t.Fatal("without comments, a comment line is the last line, and not a run line")
 				}
 			}

@@ -8,41 +8,24 @@ import (
 	"io"
 	"os"
 	"strings"
-)
 
-// This file tells inputs of a format the readers know from anything else
-// (a README.txt or notes.md beside the part files of a lake), from the
-// first bytes, never from the name.
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
+)
 
 // formatsRead names the input formats in messages about other files.
 const formatsRead = "inputs are JSON lines, CSV or TSV with a header row (plain, gzip or zstd), Parquet, Arrow IPC files or streams, or TREC runs with --qrels"
 
-// Format names the format of text inputs (Options.Format). The zero value,
-// FormatAuto, tells it from the first line; naming it serves where the
-// first line cannot tell. Parquet and Arrow IPC are always known by their
-// first bytes.
-type Format string
-
-const (
-	FormatAuto  Format = ""
-	FormatJSONL Format = "jsonl"
-	FormatCSV   Format = "csv"
-	FormatTSV   Format = "tsv"
-)
-
 // ParseFormat reads a format name: auto, jsonl, csv or tsv.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(s); f {
+func ParseFormat(s string) (batch.Format, error) {
+	switch f := batch.Format(s); f {
 	case "auto":
-		return FormatAuto, nil
-	case FormatJSONL, FormatCSV, FormatTSV:
+		return batch.FormatAuto, nil
+	case batch.FormatJSONL, batch.FormatCSV, batch.FormatTSV:
 		return f, nil
 	}
-	return FormatAuto, fmt.Errorf("%q: want auto, jsonl, csv or tsv", s)
+	return batch.FormatAuto, fmt.Errorf("%q: want auto, jsonl, csv or tsv", s)
 }
-
-// bom is the UTF-8 byte order mark some Windows tools write first.
-var bom = []byte{0xef, 0xbb, 0xbf}
 
 // textKind is what the start of an uncompressed text input looks like.
 type textKind int
@@ -67,8 +50,8 @@ const sniffLimit = 4096
 // messages; whole says whether that line ended within data (at a newline
 // or the limit).
 func textStart(data []byte) (k textKind, line []byte, whole bool) {
-	data = bytes.TrimPrefix(data, bom)
-	p := skipSpace(data, 0)
+	data = bytes.TrimPrefix(data, scan.Bom)
+	p := scan.SkipSpace(data, 0)
 	if p == len(data) {
 		return textBlank, nil, false
 	}
@@ -86,8 +69,8 @@ func textStart(data []byte) (k textKind, line []byte, whole bool) {
 	case '[':
 		return textArray, line, whole
 	}
-	if f := splitFields(line, nil); len(f) == 6 {
-		if _, ok := parseNumber(f[4]); ok {
+	if f := scan.SplitFields(line, nil); len(f) == 6 {
+		if _, ok := scan.ParseNumber(f[4]); ok {
 			return textTREC, line, whole
 		}
 	}
@@ -149,12 +132,12 @@ func sniffText(br *bufio.Reader) (textKind, []byte, error) {
 // says how it was compressed ("" when it was not), first is its first
 // non-blank line.
 func formatError(name, how string, k textKind, first []byte) error {
-	return fmt.Errorf("%s: %s: %w", name, formatWhy(how, k, first), ErrFormat)
+	return fmt.Errorf("%s: %s: %w", name, formatWhy(how, k, first), batch.ErrFormat)
 }
 
 // formatWhy says what a file of no known format is, and what to do.
 func formatWhy(how string, k textKind, first []byte) string {
-	starts := "starts " + quoteSnippet(first)
+	starts := "starts " + scan.QuoteSnippet(first)
 	if how != "" {
 		starts = "is " + how + "-compressed and " + starts
 	}
@@ -173,44 +156,23 @@ func formatWhy(how string, k textKind, first []byte) string {
 // names one, else what the first line looks like. Anything but JSON lines,
 // CSV or TSV (or blanks, which the JSONL parser reads as no rows, or
 // judges itself when they fill br's buffer) is refused.
-func textFormat(name, how string, br *bufio.Reader, forced Format) (Format, error) {
-	if forced != FormatAuto {
+func textFormat(name, how string, br *bufio.Reader, forced batch.Format) (batch.Format, error) {
+	if forced != batch.FormatAuto {
 		return forced, nil
 	}
 	k, first, err := sniffText(br)
 	if err != nil {
-		return "", readError(name, 1, err)
+		return "", scan.ReadError(name, 1, err)
 	}
 	switch k {
 	case textJSONL, textBlank:
-		return FormatJSONL, nil
+		return batch.FormatJSONL, nil
 	case textCSV:
-		return FormatCSV, nil
+		return batch.FormatCSV, nil
 	case textTSV:
-		return FormatTSV, nil
+		return batch.FormatTSV, nil
 	}
 	return "", formatError(name, how, k, first)
-}
-
-// compression names the compression head starts with, "" for none. It is
-// the one rule every reader decompresses by (decompress).
-func compression(head []byte) string {
-	switch {
-	case bytes.HasPrefix(head, magicGzip):
-		return "gzip"
-	case bytes.HasPrefix(head, magicZstd), isSkippable(head):
-		return "zstd"
-	}
-	return ""
-}
-
-// isSkippable reports whether head starts with a zstd skippable frame
-// (magic 0x184D2A50 to 0x184D2A5F, little-endian), which seekable-zstd and
-// pzstd writers put before the first real frame. The zstd tool, and the
-// decoder decompress uses, pass over any number of them, so such a file is
-// zstd; what follows them is the decoder's to judge.
-func isSkippable(head []byte) bool {
-	return len(head) >= 4 && head[0]&0xf0 == 0x50 && bytes.Equal(head[1:4], magicSkippable)
 }
 
 // strayFile is a file of no known input format in a directory or glob.
@@ -241,10 +203,10 @@ func sniffFile(path string) (*strayFile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	head := buf[:n]
-	if compression(head) != "" {
+	if scan.Compression(head) != "" {
 		return nil, nil
 	}
-	for _, m := range [][]byte{magicParquet, magicArrowFile, magicArrowIPC} {
+	for _, m := range [][]byte{scan.MagicParquet, scan.MagicArrowFile, scan.MagicArrowIPC} {
 		if bytes.HasPrefix(head, m) {
 			return nil, nil
 		}
@@ -275,11 +237,11 @@ func strayError(stray []strayFile) error {
 			list += fmt.Sprintf(" and %d more", len(stray)-most)
 		}
 		msg = fmt.Sprintf("%d files of no known input format: %s (the first starts %s); %s",
-			len(stray), list, quoteSnippet(stray[0].first), formatsRead)
+			len(stray), list, scan.QuoteSnippet(stray[0].first), formatsRead)
 	}
 	it := "them"
 	if len(stray) == 1 {
 		it = "it"
 	}
-	return fmt.Errorf("%s; leave %s out: name the data files with a glob such as *.parquet, or move the others away (names starting with '_' or '.' are skipped): %w", msg, it, ErrFormat)
+	return fmt.Errorf("%s; leave %s out: name the data files with a glob such as *.parquet, or move the others away (names starting with '_' or '.' are skipped): %w", msg, it, batch.ErrFormat)
 }

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // TestTextPipe: JSON lines, CSV and TSV from a named pipe are parsed in
@@ -30,7 +32,7 @@ func TestTextPipe(t *testing.T) {
 
 func testPipe(t *testing.T, name, data string, withBlock func(testing.TB, int)) {
 	dir := t.TempDir()
-	want := readJSONL(t, writeFileIn(t, dir, "log."+name, []byte(data)), Options{Decoders: 1})
+	want := readJSONL(t, writeFileIn(t, dir, "log."+name, []byte(data)), batch.Options{Decoders: 1})
 	if want.err != "" || len(want.rows) != 2000 {
 		t.Fatalf("from a file: %d rows, error %q", len(want.rows), want.err)
 	}
@@ -47,7 +49,7 @@ func testPipe(t *testing.T, name, data string, withBlock func(testing.TB, int)) 
 			}
 		}()
 		withBlock(t, 4096)
-		if d := sameJSONL(readJSONL(t, fifo, Options{Decoders: 4, BatchSize: 7}), want); d != "" {
+		if d := sameJSONL(readJSONL(t, fifo, batch.Options{Decoders: 4, BatchSize: 7}), want); d != "" {
 			t.Fatal(d)
 		}
 	})
@@ -65,7 +67,7 @@ func testPipe(t *testing.T, name, data string, withBlock func(testing.TB, int)) 
 			f.Close()
 		}()
 		withBlock(t, 4096)
-		r, err := Open(fifo, testCols, Options{Decoders: 2})
+		r, err := Open(fifo, testCols, batch.Options{Decoders: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestTextLines: the lines and their numbers, blank and comment lines
@@ -30,13 +34,13 @@ func TestTextLines(t *testing.T) {
 	if _, err := textLines(writeFile(t, "trunc.zst", trunc[:len(trunc)/2]), true); err == nil || !strings.Contains(err.Error(), "trunc.zst:") {
 		t.Fatalf("a truncated stream: %v", err)
 	}
-	if _, err := OpenTextLines(writeFile(t, "x", nil)+".missing", true, false); err == nil {
+	if _, err := trec.OpenTextLines(writeFile(t, "x", nil)+".missing", true, false); err == nil {
 		t.Fatal("a missing file opens")
 	}
 }
 
 func textLines(path string, comments bool) (string, error) {
-	l, err := OpenTextLines(path, comments, false)
+	l, err := trec.OpenTextLines(path, comments, false)
 	if err != nil {
 		return "", err
 	}
@@ -44,7 +48,7 @@ func textLines(path string, comments bool) (string, error) {
 	var out []string
 	for l.Next() {
 		var f []string
-		for i := range min(l.Fields(), maxFields) {
+		for i := range min(l.Fields(), scan.MaxFields) {
 			f = append(f, string(l.Field(i)))
 		}
 		out = append(out, fmt.Sprintf("%d:%v", l.Line(), f))
@@ -57,13 +61,13 @@ func textLines(path string, comments bool) (string, error) {
 // 0: judged non-relevant).
 func TestParseLabel(t *testing.T) {
 	for in, want := range map[string]float64{"1": 1, "2.5": 2.5, "0": 0, "-0": 0, "-0.0": 0, "-1": math.Copysign(0, -1), "-2": math.Copysign(0, -1)} {
-		got, ok := ParseLabel([]byte(in))
+		got, ok := trec.ParseLabel([]byte(in))
 		if !ok || got != want || math.Signbit(got) != math.Signbit(want) {
 			t.Errorf("%q: %v %v, want %v", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{"", "x", "NaN", "Infinity", "1e999", "1,5"} {
-		if _, ok := ParseLabel([]byte(in)); ok {
+		if _, ok := trec.ParseLabel([]byte(in)); ok {
 			t.Errorf("%q read as a label", in)
 		}
 	}
@@ -84,10 +88,10 @@ func TestAtol(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			if got := Atol([]byte(tc.in)); got != tc.want {
+			if got := trec.Atol([]byte(tc.in)); got != tc.want {
 				t.Fatalf("Atol(%q) = %d, want %d", tc.in, got, tc.want)
 			}
-			label := AtolLabel([]byte(tc.in))
+			label := trec.AtolLabel([]byte(tc.in))
 			if want := float64(max(tc.want, 0)); label != want || math.Signbit(label) != (tc.want < 0) {
 				t.Fatalf("AtolLabel(%q) = %v, want %v (negative %v)", tc.in, label, want, tc.want < 0)
 			}
@@ -98,7 +102,7 @@ func TestAtol(t *testing.T) {
 // TestRunWithoutQrels: OpenRun with nil qrels gives every row, label 0.
 func TestRunWithoutQrels(t *testing.T) {
 	p := writeFile(t, "run", []byte("1 Q0 a 1 2.5 r\n2 Q0 b 1 1 r\n"))
-	r, err := OpenRun(p, nil, RunOptions{Options: Options{Decoders: 1}})
+	r, err := trec.OpenRun(p, nil, trec.RunOptions{Options: batch.Options{Decoders: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +159,7 @@ func TestStrictLines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l, err := OpenTextLines(writeFile(t, "j", []byte(c.data)), c.comments, true)
+			l, err := trec.OpenTextLines(writeFile(t, "j", []byte(c.data)), c.comments, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +173,7 @@ func TestStrictLines(t *testing.T) {
 				got = append(got, fmt.Sprintf("%d:%v", l.Line(), f))
 			}
 			if c.err != "" {
-				if l.Err() == nil || !errors.Is(l.Err(), ErrSyntax) || !strings.Contains(l.Err().Error(), c.err) {
+				if l.Err() == nil || !errors.Is(l.Err(), batch.ErrSyntax) || !strings.Contains(l.Err().Error(), c.err) {
 					t.Fatalf("err %v, want %q", l.Err(), c.err)
 				}
 				return
@@ -178,7 +182,7 @@ func TestStrictLines(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", strings.Join(got, " "), l.Err(), c.want)
 			}
 			// the qrels reader reads the same lines
-			_, qerr := ReadQrelsAs(writeFile(t, "q", []byte(c.data)), QrelsFormat{Comments: c.comments, Strict: true})
+			_, qerr := trec.ReadQrelsAs(writeFile(t, "q", []byte(c.data)), trec.QrelsFormat{Comments: c.comments, Strict: true})
 			if qerr != nil {
 				t.Fatalf("ReadQrelsAs: %v", qerr)
 			}

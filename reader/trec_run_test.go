@@ -7,35 +7,39 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // runResult is everything a run reader gives: rows with their lines,
 // what SkipUnjudged dropped, the error and which judged queries it saw.
 type runResult struct {
 	rows   []rowOut
-	skip   SkipCount
+	skip   trec.SkipCount
 	err    string
 	unseen []string
 }
 
 // readRun reads a run with fresh qrels (their marks of the queries seen
 // belong to one reading) and checks every batch's shape.
-func readRun(t testing.TB, path, qrelsPath string, opt RunOptions) runResult {
+func readRun(t testing.TB, path, qrelsPath string, opt trec.RunOptions) runResult {
 	t.Helper()
-	q, err := ReadQrels(qrelsPath)
+	q, err := trec.ReadQrels(qrelsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var res runResult
 	opt.Skipped = &res.skip
-	r, err := OpenRun(path, q, opt)
+	r, err := trec.OpenRun(path, q, opt)
 	if err != nil {
 		return runResult{err: err.Error()}
 	}
 	defer r.Close()
 	for r.Next() {
 		b := r.Batch()
-		if b.N == 0 || b.N > opt.batchSize() || len(b.Doc.Off) != b.N+1 || len(b.Label) != b.N || len(b.Pos) != b.N {
+		if b.N == 0 || b.N > opt.BatchRows() || len(b.Doc.Off) != b.N+1 || len(b.Label) != b.N || len(b.Pos) != b.N {
 			t.Fatalf("batch of %d rows, %d docs, %d labels, %d positions", b.N, len(b.Doc.Off)-1, len(b.Label), len(b.Pos))
 		}
 		for i := range b.N {
@@ -80,9 +84,9 @@ func sameRun(a, b runResult) string {
 
 // withBlockSize sets the parallel reader's block size for one test.
 func withBlockSize(t testing.TB, n int) {
-	old := runBlockSize
-	runBlockSize = n
-	t.Cleanup(func() { runBlockSize = old })
+	old := trec.RunBlockSize
+	trec.RunBlockSize = n
+	t.Cleanup(func() { trec.RunBlockSize = old })
 }
 
 // genRun writes a run of queries with and without judgments, in blocks of
@@ -134,12 +138,12 @@ func TestRunBlocks(t *testing.T) {
 	for name, rp := range inputs {
 		for _, skip := range []bool{false, true} {
 			for _, deferJoin := range []bool{false, true} {
-				opt := RunOptions{SkipUnjudged: skip, DeferJoin: deferJoin, Options: Options{BatchSize: 7, Decoders: 1}}
+				opt := trec.RunOptions{SkipUnjudged: skip, DeferJoin: deferJoin, Options: batch.Options{BatchSize: 7, Decoders: 1}}
 				want := readRun(t, rp, qp, opt)
 				if want.err != "" || len(want.rows) < 1000 {
 					t.Fatalf("serial read: %d rows, error %q", len(want.rows), want.err)
 				}
-				for _, block := range []int{64, 100, 1000, 4096, scanBuf} {
+				for _, block := range []int{64, 100, 1000, 4096, scan.ScanBuf} {
 					for _, dec := range []int{2, 3} {
 						for _, bs := range []int{1, 7, 8192} {
 							t.Run(fmt.Sprintf("%s/skip=%v/defer=%v/block=%d/decoders=%d/batch=%d", name, skip, deferJoin, block, dec, bs), func(t *testing.T) {
@@ -176,14 +180,14 @@ func TestRunBlocksErrors(t *testing.T) {
 		for _, at := range []int{0, 1, len(lines) / 2, len(lines) - 1} {
 			data := strings.Join(append(append(append([]string{}, lines[:at]...), line), lines[at:]...), "\n")
 			rp := writeFileIn(t, dir, "run", []byte(data))
-			want := readRun(t, rp, qp, RunOptions{Options: Options{Decoders: 1}})
+			want := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 1}})
 			if !strings.Contains(want.err, fmt.Sprintf(":%d: ", at+1)) {
 				t.Fatalf("%s at line %d: serial error %q", what, at+1, want.err)
 			}
 			for _, block := range []int{64, 1000} {
 				t.Run(fmt.Sprintf("%s/line=%d/block=%d", what, at+1, block), func(t *testing.T) {
 					withBlockSize(t, block)
-					if d := sameRun(readRun(t, rp, qp, RunOptions{Options: Options{Decoders: 2, BatchSize: 5}}), want); d != "" {
+					if d := sameRun(readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 2, BatchSize: 5}}), want); d != "" {
 						t.Fatal(d)
 					}
 				})
@@ -192,12 +196,12 @@ func TestRunBlocksErrors(t *testing.T) {
 	}
 	t.Run("truncated gzip", func(t *testing.T) {
 		rp := writeFileIn(t, dir, "cut.gz", gz[:len(gz)*2/3])
-		want := readRun(t, rp, qp, RunOptions{Options: Options{Decoders: 1}})
+		want := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 1}})
 		if !strings.Contains(want.err, "truncated") {
 			t.Fatalf("serial error %q", want.err)
 		}
-		withBlockSize(t, scanBuf) // the scanner's own buffer: the same lines before the error
-		if d := sameRun(readRun(t, rp, qp, RunOptions{Options: Options{Decoders: 2}}), want); d != "" {
+		withBlockSize(t, scan.ScanBuf) // the scanner's own buffer: the same lines before the error
+		if d := sameRun(readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 2}}), want); d != "" {
 			t.Fatal(d)
 		}
 	})
@@ -205,7 +209,7 @@ func TestRunBlocksErrors(t *testing.T) {
 		withBlockSize(t, 64)
 		long := "301 Q0 " + strings.Repeat("d", 60) + " 1 0.5 run"
 		rp := writeFileIn(t, dir, "long", []byte(strings.Join([]string{lines[0], lines[1], long, lines[2]}, "\n")))
-		got := readRun(t, rp, qp, RunOptions{Options: Options{Decoders: 2}})
+		got := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 2}})
 		if !strings.HasSuffix(got.err, ":3: line longer than 64 bytes: malformed input") || len(got.rows) != 2 {
 			t.Fatalf("%d rows, error %q", len(got.rows), got.err)
 		}
@@ -237,11 +241,11 @@ func TestRunRefuseNul(t *testing.T) {
 		for _, dec := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/decoders=%d", c.name, dec), func(t *testing.T) {
 				withBlockSize(t, 64)
-				got := readRun(t, rp, qp, RunOptions{Options: Options{Decoders: dec}, RefuseNul: true})
+				got := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: dec}, RefuseNul: true})
 				if !strings.Contains(got.err, c.err) || !strings.Contains(got.err, "a NUL byte") {
 					t.Fatalf("RefuseNul: error %q, want %q", got.err, c.err)
 				}
-				got = readRun(t, rp, qp, RunOptions{Options: Options{Decoders: dec}})
+				got = readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: dec}})
 				if c.rows < 0 {
 					if got.err == "" {
 						t.Fatalf("without RefuseNul: %d rows, want the NUL's line refused", len(got.rows))
@@ -263,12 +267,12 @@ func TestRunBlocksClose(t *testing.T) {
 	dir := t.TempDir()
 	run, qrels := genRun(3, 200)
 	rp, qp := writeFileIn(t, dir, "run", []byte(run)), writeFileIn(t, dir, "qrels", []byte(qrels))
-	q, err := ReadQrels(qp)
+	q, err := trec.ReadQrels(qp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for stopAt := range 40 {
-		r, err := OpenRun(rp, q, RunOptions{Options: Options{Decoders: 3, BatchSize: 4}})
+		r, err := trec.OpenRun(rp, q, trec.RunOptions{Options: batch.Options{Decoders: 3, BatchSize: 4}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,13 +293,13 @@ func FuzzRunBlocks(f *testing.F) {
 	dir := f.TempDir()
 	qp := writeFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte, block uint8) {
-		if bytes.HasPrefix(data, magicGzip) || bytes.HasPrefix(data, magicZstd[:1]) {
+		if bytes.HasPrefix(data, scan.MagicGzip) || bytes.HasPrefix(data, scan.MagicZstd[:1]) {
 			t.Skip("compressed input: FuzzDetect covers decompression")
 		}
 		p := writeFile(t, "run", data)
-		want := readRun(t, p, qp, RunOptions{SkipUnjudged: true, Options: Options{BatchSize: 3, Decoders: 1}})
+		want := readRun(t, p, qp, trec.RunOptions{SkipUnjudged: true, Options: batch.Options{BatchSize: 3, Decoders: 1}})
 		withBlockSize(t, 16+int(block))
-		got := readRun(t, p, qp, RunOptions{SkipUnjudged: true, Options: Options{BatchSize: 3, Decoders: 2}})
+		got := readRun(t, p, qp, trec.RunOptions{SkipUnjudged: true, Options: batch.Options{BatchSize: 3, Decoders: 2}})
 		if strings.Contains(got.err, "line longer than") {
 			return
 		}
@@ -308,10 +312,10 @@ func FuzzRunBlocks(f *testing.F) {
 // TestSkipCountMerge: the counts of runs read apart (the systems of
 // --system) unite: an id dropped by two runs counts once, rows add up.
 func TestSkipCountMerge(t *testing.T) {
-	var a, b, total SkipCount
+	var a, b, total trec.SkipCount
 	for i := range 200 {
-		a.add([][]byte{fmt.Appendf(nil, "q%d", i)}, 2)
-		b.add([][]byte{fmt.Appendf(nil, "q%d", i+100)}, 3)
+		a.Add([][]byte{fmt.Appendf(nil, "q%d", i)}, 2)
+		b.Add([][]byte{fmt.Appendf(nil, "q%d", i+100)}, 3)
 	}
 	total.Merge(&a)
 	total.Merge(&b)

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestRunPipeReadSerially: a run read from a named pipe is parsed as it is
@@ -15,7 +18,7 @@ import (
 func TestRunPipeReadSerially(t *testing.T) {
 	dir := t.TempDir()
 	run, qrels := genRun(5, 50)
-	want := readRun(t, writeFileIn(t, dir, "run", []byte(run)), writeFileIn(t, dir, "qrels", []byte(qrels)), RunOptions{Options: Options{Decoders: 1}})
+	want := readRun(t, writeFileIn(t, dir, "run", []byte(run)), writeFileIn(t, dir, "qrels", []byte(qrels)), trec.RunOptions{Options: batch.Options{Decoders: 1}})
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no named pipes here:", err)
@@ -27,16 +30,16 @@ func TestRunPipeReadSerially(t *testing.T) {
 			f.Close()
 		}
 	}()
-	q, err := ReadQrels(filepath.Join(dir, "qrels"))
+	q, err := trec.ReadQrels(filepath.Join(dir, "qrels"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenRun(fifo, q, RunOptions{Options: Options{Decoders: 4}})
+	r, err := trec.OpenRun(fifo, q, trec.RunOptions{Options: batch.Options{Decoders: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, ok := r.(*trecRun); !ok {
+	if _, ok := r.(*trec.TrecRun); !ok {
 		t.Fatalf("a pipe is read by %T, want the serial reader", r)
 	}
 	rows, err := readAllRows(t, r)

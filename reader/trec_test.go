@@ -10,12 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 func TestQrels(t *testing.T) {
 	// query 1 resumes after query 2: the loader must regroup
 	path := writeFile(t, "q.txt", []byte("1 0 b 2\n1 0 a 0\n\n2 0 c 1\n1 0 z -1\n"))
-	q, err := ReadQrels(path)
+	q, err := trec.ReadQrels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +46,13 @@ func TestQrelsErrors(t *testing.T) {
 		want       error
 		msg        string
 	}{
-		{"duplicate", "1 0 a 1\n1 0 b 0\n1 0 a 2\n", ErrValue, `:3: docno "a" judged twice for query "1" (first at line 1)`},
-		{"three fields", "1 0 a\n", ErrSyntax, ":1: a qrels line has 4 fields"},
-		{"bad label", "1 0 a x\n", ErrValue, `:1: label "x" is not a number`},
+		{"duplicate", "1 0 a 1\n1 0 b 0\n1 0 a 2\n", batch.ErrValue, `:3: docno "a" judged twice for query "1" (first at line 1)`},
+		{"three fields", "1 0 a\n", batch.ErrSyntax, ":1: a qrels line has 4 fields"},
+		{"bad label", "1 0 a x\n", batch.ErrValue, `:1: label "x" is not a number`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadQrels(writeFile(t, "q.txt", []byte(tc.data)))
+			_, err := trec.ReadQrels(writeFile(t, "q.txt", []byte(tc.data)))
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("err = %v, want %v containing %q", err, tc.want, tc.msg)
 			}
@@ -57,14 +61,14 @@ func TestQrelsErrors(t *testing.T) {
 }
 
 func TestRunJoin(t *testing.T) {
-	q, err := ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n1 0 b 3\n2 0 c 1\n")))
+	q, err := trec.ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n1 0 b 3\n2 0 c 1\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := "1 Q0 b 1 0.5 sys\n1 Q0 x 2 0.25 sys\n3 Q0 a 1 9 sys\n2\tQ0\tc\t1\t-1e2\tsys\r\n"
 	for _, skip := range []bool{false, true} {
-		var cnt SkipCount
-		r, err := OpenRun(writeFile(t, "run.txt.gz", gzipBytes([]byte(run))), q, RunOptions{SkipUnjudged: skip, Skipped: &cnt, Options: Options{BatchSize: 2}})
+		var cnt trec.SkipCount
+		r, err := trec.OpenRun(writeFile(t, "run.txt.gz", gzipBytes([]byte(run))), q, trec.RunOptions{SkipUnjudged: skip, Skipped: &cnt, Options: batch.Options{BatchSize: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,18 +96,18 @@ func TestRunJoin(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	q, _ := ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n")))
+	q, _ := trec.ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n")))
 	tests := []struct {
 		name, data string
 		want       error
 		msg        string
 	}{
-		{"five fields", "1 Q0 a 1 0.5\n", ErrSyntax, ":1: a run line has 6 fields"},
-		{"bad score", "1 Q0 a 1 0.5 s\n1 Q0 b 2 high s\n", ErrValue, `:2: score "high" is not a number`},
+		{"five fields", "1 Q0 a 1 0.5\n", batch.ErrSyntax, ":1: a run line has 6 fields"},
+		{"bad score", "1 Q0 a 1 0.5 s\n1 Q0 b 2 high s\n", batch.ErrValue, `:2: score "high" is not a number`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := OpenRun(writeFile(t, "run.txt", []byte(tc.data)), q, RunOptions{})
+			r, err := trec.OpenRun(writeFile(t, "run.txt", []byte(tc.data)), q, trec.RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,13 +125,13 @@ func FuzzTrecRun(f *testing.F) {
 	f.Add([]byte("1 Q0 a 1 0.5 sys\n1 Q0 b 2 0.25 sys\n"))
 	f.Add([]byte("1 Q0 a 1 NaN sys\n\n2 Q0 x 1 -Infinity s\n"))
 	dir := f.TempDir()
-	q, err := ReadQrels(writeFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n")))
+	q, err := trec.ReadQrels(writeFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n")))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := writeFile(t, "run", data)
-		r, err := OpenRun(p, q, RunOptions{Options: Options{BatchSize: 3}})
+		r, err := trec.OpenRun(p, q, trec.RunOptions{Options: batch.Options{BatchSize: 3}})
 		if err != nil {
 			return
 		}
@@ -152,11 +156,11 @@ func FuzzQrels(f *testing.F) {
 	f.Add([]byte("1 0 a 1\n1 0 b 0\n"))
 	f.Add([]byte("1 0 a 1\n1 0 a 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if bytes.HasPrefix(data, magicGzip) || bytes.HasPrefix(data, magicZstd[:1]) {
+		if bytes.HasPrefix(data, scan.MagicGzip) || bytes.HasPrefix(data, scan.MagicZstd[:1]) {
 			t.Skip("compressed input: FuzzDetect covers decompression")
 		}
 		p := writeFile(t, "qrels", data)
-		if _, err := ReadQrels(p); err != nil && !strings.Contains(err.Error(), p) {
+		if _, err := trec.ReadQrels(p); err != nil && !strings.Contains(err.Error(), p) {
 			t.Fatalf("error without file name: %v", err)
 		}
 	})
@@ -175,7 +179,7 @@ func BenchmarkQrelsMemory(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		q, err := ReadQrels(path)
+		q, err := trec.ReadQrels(path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -201,7 +205,7 @@ func BenchmarkTrecRun(b *testing.B) {
 	}
 	dir := b.TempDir()
 	rp := writeFileIn(b, dir, "run", []byte(run.String()))
-	q, err := ReadQrels(writeFileIn(b, dir, "qrels", []byte(qrels.String())))
+	q, err := trec.ReadQrels(writeFileIn(b, dir, "qrels", []byte(qrels.String())))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -209,7 +213,7 @@ func BenchmarkTrecRun(b *testing.B) {
 		b.Run(fmt.Sprintf("decoders=%d", dec), func(b *testing.B) {
 			b.SetBytes(int64(run.Len()))
 			for range b.N {
-				r, err := OpenRun(rp, q, RunOptions{Options: Options{Decoders: dec}})
+				r, err := trec.OpenRun(rp, q, trec.RunOptions{Options: batch.Options{Decoders: dec}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -242,7 +246,7 @@ func TestSplitFields(t *testing.T) {
 		t.Run(strconv.Quote(line), func(t *testing.T) {
 			// bytes.Fields splits these lines (no U+0085 or U+00A0) as
 			// C's isspace does
-			got, fields := splitFields([]byte(line), nil), bytes.Fields([]byte(line))
+			got, fields := scan.SplitFields([]byte(line), nil), bytes.Fields([]byte(line))
 			if len(got) != want || !equalFields(got, fields) {
 				t.Fatalf("got %q, want %d fields %q", got, want, fields)
 			}
@@ -276,9 +280,9 @@ func TestQrelsDuplicateSplit(t *testing.T) {
 			fmt.Fprintf(&sb, "%d 0 doc%d %d\n", q, doc, d%2)
 		}
 	}
-	_, err := ReadQrels(writeFile(t, "q.txt", []byte(sb.String())))
+	_, err := trec.ReadQrels(writeFile(t, "q.txt", []byte(sb.String())))
 	want := fmt.Sprintf(`:%d: docno "doc3" judged twice for query "250" (first at line %d)`, 250*per+per, 250*per+4)
-	if !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
+	if !errors.Is(err, batch.ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 }
@@ -313,11 +317,11 @@ func TestQrelsDuplicateFirst(t *testing.T) {
 		path := writeFile(t, "q.txt", []byte(c.data))
 		for _, parts := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/parts=%d", c.name, parts), func(t *testing.T) {
-				old := qrelsMinSplit
-				qrelsMinSplit = 1
-				defer func() { qrelsMinSplit = old }()
-				_, err := readQrels(path, parts, QrelsFormat{})
-				if !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), c.want) {
+				old := trec.QrelsMinSplit
+				trec.QrelsMinSplit = 1
+				defer func() { trec.QrelsMinSplit = old }()
+				_, err := trec.ReadQrelsParts(path, parts, trec.QrelsFormat{})
+				if !errors.Is(err, batch.ErrValue) || !strings.Contains(fmt.Sprint(err), c.want) {
 					t.Fatalf("err = %v, want %q", err, c.want)
 				}
 			})
@@ -345,7 +349,7 @@ func TestQrelsStrictDuplicates(t *testing.T) {
 	path := writeFile(t, "q.txt", []byte(sb.String()))
 	for _, parts := range []int{1, 4} {
 		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
-			q, err := readQrels(path, parts, QrelsFormat{Strict: true})
+			q, err := trec.ReadQrelsParts(path, parts, trec.QrelsFormat{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -354,7 +358,7 @@ func TestQrelsStrictDuplicates(t *testing.T) {
 			}
 			for _, qn := range []int{250, 590} {
 				want := fmt.Sprintf(`:%d: docno "doc3" judged twice for query "%d" (first at line %d)`, qn*per+per, qn, qn*per+4)
-				if err := q.Duplicate(strconv.Itoa(qn)); !errors.Is(err, ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
+				if err := q.Duplicate(strconv.Itoa(qn)); !errors.Is(err, batch.ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
 					t.Errorf("query %d: err = %v, want %q", qn, err, want)
 				}
 			}
@@ -415,27 +419,27 @@ func TestQrelsSplit(t *testing.T) {
 	}
 	for name, data := range cases {
 		path := writeFile(t, "q.txt", []byte(data))
-		whole, errWhole := readQrels(path, 1, QrelsFormat{})
+		whole, errWhole := trec.ReadQrelsParts(path, 1, trec.QrelsFormat{})
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
-				old := qrelsMinSplit
-				qrelsMinSplit = 1
-				defer func() { qrelsMinSplit = old }()
+				old := trec.QrelsMinSplit
+				trec.QrelsMinSplit = 1
+				defer func() { trec.QrelsMinSplit = old }()
 				f, _ := os.Open(path)
-				cuts := qrelsCuts(f, int64(len(data)), parts)
+				cuts := trec.QrelsCuts(f, int64(len(data)), parts)
 				f.Close()
 				if len(cuts) != parts-1 {
 					t.Fatalf("cuts %v for %d parts", cuts, parts)
 				}
-				split, errSplit := readQrels(path, parts, QrelsFormat{})
+				split, errSplit := trec.ReadQrelsParts(path, parts, trec.QrelsFormat{})
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}
 				if errWhole != nil {
 					return
 				}
-				if !slices.Equal(whole.order, split.order) || !slices.Equal(whole.start, split.start) ||
-					!bytes.Equal(whole.docs, split.docs) || !slices.Equal(whole.off, split.off) || !slices.Equal(whole.labels, split.labels) {
+				if !slices.Equal(whole.Order, split.Order) || !slices.Equal(whole.Start, split.Start) ||
+					!bytes.Equal(whole.Docs, split.Docs) || !slices.Equal(whole.Off, split.Off) || !slices.Equal(whole.Labels, split.Labels) {
 					t.Fatal("judgments differ")
 				}
 			})
@@ -471,26 +475,26 @@ func TestQrelsSplitStrict(t *testing.T) {
 		"two comments late": with(len(lines)*2/3, "# one\n# two\n"),
 		"a comment last":    sb.String() + "# end\n",
 	}
-	f := QrelsFormat{Comments: true, Strict: true, Atol: true}
+	f := trec.QrelsFormat{Comments: true, Strict: true, Atol: true}
 	for name, data := range cases {
 		path := writeFile(t, "q.txt", []byte(data))
-		whole, errWhole := readQrels(path, 1, f)
+		whole, errWhole := trec.ReadQrelsParts(path, 1, f)
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
-				old := qrelsMinSplit
-				qrelsMinSplit = 1
-				defer func() { qrelsMinSplit = old }()
-				split, errSplit := readQrels(path, parts, f)
+				old := trec.QrelsMinSplit
+				trec.QrelsMinSplit = 1
+				defer func() { trec.QrelsMinSplit = old }()
+				split, errSplit := trec.ReadQrelsParts(path, parts, f)
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}
 				if name != "comments" {
-					if errWhole == nil || !errors.Is(errWhole, ErrSyntax) {
+					if errWhole == nil || !errors.Is(errWhole, batch.ErrSyntax) {
 						t.Fatalf("no error: %v", errWhole)
 					}
 					return
 				}
-				if errWhole != nil || whole.Judgments() != 15000 || !slices.Equal(whole.labels, split.labels) || !bytes.Equal(whole.docs, split.docs) {
+				if errWhole != nil || whole.Judgments() != 15000 || !slices.Equal(whole.Labels, split.Labels) || !bytes.Equal(whole.Docs, split.Docs) {
 					t.Fatalf("judgments differ (%v)", errWhole)
 				}
 			})

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // The values of every column of the type-coverage table, row by row.
@@ -203,36 +204,36 @@ func TestColumnTypes(t *testing.T) {
 	}
 	cases := []struct {
 		name       string
-		cols       Columns
+		cols       batch.Columns
 		query, doc []string
 		score, lab []float64
 		rank       []int64
 	}{
-		{"string ids, float64 score, int label", Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32"},
+		{"string ids, float64 score, int label", batch.Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32"},
 			tQuery, tDoc, tScore, floats(func(i int) float64 { return float64(tLabel[i]) }), nil},
-		{"large string, uint32 doc, float32 score, bool label", Columns{Query: "q_large", Doc: "d_u32", Score: "s_f32", Label: "l_bool"},
+		{"large string, uint32 doc, float32 score, bool label", batch.Columns{Query: "q_large", Doc: "d_u32", Score: "s_f32", Label: "l_bool"},
 			tQuery, strs(func(i int) string { return strconv.Itoa(int(tDocU32[i])) }), tScore,
 			floats(func(i int) float64 { return map[bool]float64{true: 1}[tLabelB[i]] }), nil},
-		{"dictionary ids, decimal128 score, float label", Columns{Query: "q_dict", Doc: "q_bin", Score: "s_dec", Label: "l_f64"},
+		{"dictionary ids, decimal128 score, float label", batch.Columns{Query: "q_dict", Doc: "q_bin", Score: "s_dec", Label: "l_f64"},
 			tQuery, tQuery, floats(func(i int) float64 { return decText(tDec[i]) }), tLabelF, nil},
-		{"int32 ids, int16 score, uint8 label, int32 rank", Columns{Query: "q_i32", Doc: "q_i64", Score: "s_i16", Label: "l_u8", Rank: "r_i32"},
+		{"int32 ids, int16 score, uint8 label, int32 rank", batch.Columns{Query: "q_i32", Doc: "q_i64", Score: "s_i16", Label: "l_u8", Rank: "r_i32"},
 			strs(func(i int) string { return strconv.FormatInt(tQInt[i], 10) }),
 			strs(func(i int) string { return strconv.FormatInt(tQInt[i]<<40, 10) }),
 			floats(func(i int) float64 { return float64(tScoreI[i]) }),
 			floats(func(i int) float64 { return float64(tLabel[i]) }),
 			[]int64{1, 2, 3, 1, 2, 3}},
-		{"uint64 ids, decimal256 score, uint64 rank", Columns{Query: "q_u64", Score: "s_dec256", Label: "l_i32", Rank: "r_u64"},
+		{"uint64 ids, decimal256 score, uint64 rank", batch.Columns{Query: "q_u64", Score: "s_dec256", Label: "l_i32", Rank: "r_u64"},
 			strs(func(i int) string { return strconv.FormatUint(tQUint[i], 10) }), nil,
 			floats(func(i int) float64 { return decText(tDec[i]) }),
 			floats(func(i int) float64 { return float64(tLabel[i]) }),
 			[]int64{1, 2, 3, 1, 2, 3}},
-		{"rank without score", Columns{Query: "q_str", Doc: "q_bin", Label: "l_i32", Rank: "r_i32"},
+		{"rank without score", batch.Columns{Query: "q_str", Doc: "q_bin", Label: "l_i32", Rank: "r_i32"},
 			tQuery, tQuery, nil, floats(func(i int) float64 { return float64(tLabel[i]) }), []int64{1, 2, 3, 1, 2, 3}},
 	}
 	for _, name := range files {
 		for _, c := range cases {
 			t.Run(filepath.Base(name)+"/"+c.name, func(t *testing.T) {
-				got, err := readAll(t, name, c.cols, Options{BatchSize: 3})
+				got, err := readAll(t, name, c.cols, batch.Options{BatchSize: 3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -278,7 +279,7 @@ func TestUnsupportedTypes(t *testing.T) {
 			{"doc", "l_bool", "bool"},
 		} {
 			t.Run(n+"/"+c.role+"="+c.col, func(t *testing.T) {
-				cols := Columns{Query: "q_str", Score: "s_f32", Label: "l_i32"}
+				cols := batch.Columns{Query: "q_str", Score: "s_f32", Label: "l_i32"}
 				switch c.role {
 				case "score":
 					cols.Score = c.col
@@ -291,8 +292,8 @@ func TestUnsupportedTypes(t *testing.T) {
 				case "doc":
 					cols.Doc = c.col
 				}
-				_, err := readAll(t, name, cols, Options{})
-				if !errors.Is(err, ErrColumn) {
+				_, err := readAll(t, name, cols, batch.Options{})
+				if !errors.Is(err, batch.ErrColumn) {
 					t.Fatalf("err = %v, want ErrColumn", err)
 				}
 				for _, s := range []string{name, strconv.Quote(c.col), c.typ, "the " + c.role + " column", "convert it, or name another column with --" + c.role + "-col"} {
@@ -355,8 +356,8 @@ func TestNulls(t *testing.T) {
 			writeRecord(t, name, rec, 5)
 			for _, dec := range []int{1, 2} {
 				t.Run(fmt.Sprintf("%s%s/decoders=%d", col, c.ext, dec), func(t *testing.T) {
-					rows, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 2})
-					if !errors.Is(err, ErrValue) {
+					rows, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 2})
+					if !errors.Is(err, batch.ErrValue) {
 						t.Fatalf("err = %v, want ErrValue", err)
 					}
 					want := fmt.Sprintf("%s: %s: null in %q column", name, c.where, col)
@@ -385,7 +386,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.jsonl")
 	writeLog(t, ref, log, synth.Options{})
-	want, err := readAll(t, ref, stdCols, Options{})
+	want, err := readAll(t, ref, stdCols, batch.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 			}
 			writeParquet(t, f, rec, pqarrow.DefaultWriterProps(), append(c.props, parquet.WithDictionaryDefault(true))...)
 			for _, dec := range []int{1, 2} {
-				got, err := readAll(t, name, stdCols, Options{Decoders: dec, BatchSize: 1000})
+				got, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -436,7 +437,7 @@ func TestExtraColumns(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cols := Columns{
+	cols := batch.Columns{
 		Query: "q_str", Score: "s_f64", Label: "l_i32", Doc: "absent", DocOptional: true,
 		Extra:      []string{"q_i32", "l_bool", "s_f32", "s_dec", "q_dict", "dt", "city", "q_large"},
 		ExtraScore: []string{"s_i16", "s_dec256"},
@@ -456,7 +457,7 @@ func TestExtraColumns(t *testing.T) {
 		writeRecord(t, name, rec, 4)
 		for _, dec := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/decoders=%d", n, dec), func(t *testing.T) {
-				r, err := Open(name, cols, Options{BatchSize: 5, Decoders: dec})
+				r, err := Open(name, cols, batch.Options{BatchSize: 5, Decoders: dec})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -506,7 +507,7 @@ func TestOptionalDocNulls(t *testing.T) {
 		writeRecord(t, name, rec, 4)
 		cols := stdCols
 		cols.DocOptional = true
-		rows, err := readAll(t, name, cols, Options{})
+		rows, err := readAll(t, name, cols, batch.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -527,8 +528,8 @@ func TestSliceColumnErrors(t *testing.T) {
 	dir := t.TempDir()
 	rec := nullRecord(memory.DefaultAllocator, "doc_id")
 	defer rec.Release()
-	base := Columns{Query: "query_id", Score: "score", Label: "label"}
-	with := func(extra, extraScore []string) Columns {
+	base := batch.Columns{Query: "query_id", Score: "score", Label: "label"}
+	with := func(extra, extraScore []string) batch.Columns {
 		c := base
 		c.Extra, c.ExtraScore = extra, extraScore
 		return c
@@ -538,21 +539,21 @@ func TestSliceColumnErrors(t *testing.T) {
 		writeRecord(t, name, rec, 5)
 		for _, c := range []struct {
 			name string
-			cols Columns
+			cols batch.Columns
 			err  error
 			msg  string
 		}{
-			{"null slice value", with([]string{"doc_id"}, nil), ErrValue, `record batch 1, row 2: "doc_id" (a slice column) is null; every row needs a value`},
-			{"missing slice column", with([]string{"market"}, nil), ErrColumn, `no column "market" (a slice column)`},
-			{"missing extra score column", with(nil, []string{"score_b"}), ErrColumn, `no column "score_b" (a score column)`},
-			{"extra score of strings", with(nil, []string{"query_id"}), ErrColumn, `column "query_id" has type utf8; a score column must be float, integer or decimal`},
+			{"null slice value", with([]string{"doc_id"}, nil), batch.ErrValue, `record batch 1, row 2: "doc_id" (a slice column) is null; every row needs a value`},
+			{"missing slice column", with([]string{"market"}, nil), batch.ErrColumn, `no column "market" (a slice column)`},
+			{"missing extra score column", with(nil, []string{"score_b"}), batch.ErrColumn, `no column "score_b" (a score column)`},
+			{"extra score of strings", with(nil, []string{"query_id"}), batch.ErrColumn, `column "query_id" has type utf8; a score column must be float, integer or decimal`},
 		} {
 			t.Run(n+"/"+c.name, func(t *testing.T) {
 				if c.name == "extra score of strings" {
 					c.cols.Query = "doc_id" // query_id serves the other role
 					c.cols.Doc = ""
 				}
-				_, err := readAll(t, name, c.cols, Options{})
+				_, err := readAll(t, name, c.cols, batch.Options{})
 				msg := c.msg
 				if strings.HasSuffix(n, ".parquet") {
 					msg = strings.Replace(msg, "record batch 1, row 2", "row group 1, row 2 (row 7 of the file)", 1)

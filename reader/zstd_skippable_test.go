@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // skippableFrame is a zstd skippable frame: magic 0x184D2A5n (n = id),
@@ -59,7 +62,7 @@ func TestZstdSkippableFrames(t *testing.T) {
 				}
 				zstdToolAgrees(t, p, text)
 			}
-			check := func(t *testing.T, r Reader, err error) {
+			check := func(t *testing.T, r batch.Reader, err error) {
 				t.Helper()
 				var got []rowOut
 				if err == nil { // the decoder may judge what follows the frames at Open or later
@@ -67,7 +70,7 @@ func TestZstdSkippableFrames(t *testing.T) {
 					got, err = readAllRows(t, r)
 				}
 				if c.rows < 0 {
-					if !errors.Is(err, ErrCompression) || !strings.HasPrefix(err.Error(), p+":") {
+					if !errors.Is(err, batch.ErrCompression) || !strings.HasPrefix(err.Error(), p+":") {
 						t.Fatalf("err = %v after %d rows, want ErrCompression naming %s", err, len(got), p)
 					}
 					return
@@ -80,11 +83,11 @@ func TestZstdSkippableFrames(t *testing.T) {
 				}
 			}
 			t.Run("file", func(t *testing.T) {
-				r, err := Open(p, testCols, Options{BatchSize: 777})
+				r, err := Open(p, testCols, batch.Options{BatchSize: 777})
 				check(t, r, err)
 			})
 			t.Run("object", func(t *testing.T) {
-				r, err := OpenObject(p, newMemObject(c.data), testCols, Options{BatchSize: 777})
+				r, err := OpenObject(p, newMemObject(c.data), testCols, batch.Options{BatchSize: 777})
 				check(t, r, err)
 			})
 			t.Run("directory", func(t *testing.T) {
@@ -100,17 +103,17 @@ func TestZstdSkippableFrames(t *testing.T) {
 	t.Run("TREC", func(t *testing.T) {
 		run := []byte("q1 Q0 d1 1 0.5 sys\nq1 Q0 d2 2 0.25 sys\nq2 Q0 d1 1 3 sys\n")
 		qrels := []byte("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
-		plainRun := readRun(t, writeFileIn(t, dir, "run", run), writeFileIn(t, dir, "qrels", qrels), RunOptions{})
+		plainRun := readRun(t, writeFileIn(t, dir, "run", run), writeFileIn(t, dir, "qrels", qrels), trec.RunOptions{})
 		if plainRun.err != "" || len(plainRun.rows) != 3 {
 			t.Fatalf("plain run: %+v", plainRun)
 		}
 		rp := writeFileIn(t, dir, "run.zst", concat(skippableFrame(0, meta), zstdBytes(run)))
 		qp := writeFileIn(t, dir, "qrels.zst", concat(skippableFrame(5, meta), zstdBytes(qrels)))
-		got := readRun(t, rp, qp, RunOptions{})
+		got := readRun(t, rp, qp, trec.RunOptions{})
 		if d := sameRun(got, plainRun); d != "" {
 			t.Fatal(d)
 		}
-		if tag, err := RunTag(rp); err != nil || tag != "sys" {
+		if tag, err := trec.RunTag(rp); err != nil || tag != "sys" {
 			t.Fatalf("RunTag = %q, %v", tag, err)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // -R qrels_jg (get_qrels_jg.c, form_res_rels_jg.c): a qrels file whose
@@ -17,7 +18,7 @@ import (
 // several, divided by their number.
 
 // jgGroup is one judgment group of a query: its documents' labels (as
-// reader.AtolLabel reads them: negative ones -0.0) in file order.
+// trec.AtolLabel reads them: negative ones -0.0) in file order.
 type jgGroup struct {
 	index  map[string]int // by docno
 	labels []float64
@@ -30,7 +31,7 @@ type jgFile map[string]map[string]*jgGroup
 // readJG reads a's qrels_jg file: a document judged twice in a group of a
 // query is an error, as in trec_eval.
 func readJG(a *trecEvalArgs) (jgFile, error) {
-	t, err := reader.OpenTextLines(a.qrels, a.comments(), true)
+	t, err := trec.OpenTextLines(a.qrels, a.comments(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func readJG(a *trecEvalArgs) (jgFile, error) {
 			return nil, fmt.Errorf("%s:%d: a -R qrels_jg line has 4 fields (qid jg docno label), found %d: %w", t.Name(), t.Line(), n, reader.ErrSyntax)
 		}
 		qid, jg, doc, lab := t.Field(0), t.Field(1), t.Field(2), t.Field(3)
-		label := reader.AtolLabel(lab) // get_qrels_jg's atol
+		label := trec.AtolLabel(lab) // get_qrels_jg's atol
 		if label > maxLevel {
 			return nil, levelError(t.Name(), t.Line(), label)
 		}

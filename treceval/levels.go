@@ -7,6 +7,7 @@ import (
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // A query of -R qrels judged only below 0 (every judgment negative: in
@@ -104,7 +105,7 @@ func belowMinusOne(a *trecEvalArgs, ids []string) error {
 	for _, id := range ids {
 		highest[id] = math.Inf(-1)
 	}
-	t, err := reader.OpenTextLines(a.qrels, a.comments(), true)
+	t, err := trec.OpenTextLines(a.qrels, a.comments(), true)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func belowMinusOne(a *trecEvalArgs, ids []string) error {
 		if !ok || t.Fields() != 4 {
 			continue
 		}
-		highest[string(t.Field(0))] = max(h, float64(reader.Atol(t.Field(3))))
+		highest[string(t.Field(0))] = max(h, float64(trec.Atol(t.Field(3))))
 	}
 	if err := t.Err(); err != nil {
 		return err

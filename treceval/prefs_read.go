@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // The judgments of -R prefs (get_prefs.c): lines
@@ -33,7 +34,7 @@ type prefsFile struct {
 
 // readPrefs reads the prefs file of a's -R format (prefs or qrels_prefs).
 func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
-	t, err := reader.OpenTextLines(a.qrels, a.comments(), true)
+	t, err := trec.OpenTextLines(a.qrels, a.comments(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
 		}
 		l.doc = string(t.Field(fields - 2))
 		lev := t.Field(fields - 1)
-		rel, ok := reader.ParseNumber(lev)
+		rel, ok := trec.ParseNumber(lev)
 		if !ok || math.IsNaN(rel) || math.IsInf(rel, 0) {
 			return nil, fmt.Errorf("%s:%d: rel_level %q is not a number: %w", t.Name(), t.Line(), lev, reader.ErrValue)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // trec_eval's -R formats other than qrels, whose measures this package
@@ -142,7 +143,7 @@ func groupDocs(g *pipeline.Group) [][]byte {
 // them); the rows of other queries are not kept. where names a row's
 // line for messages.
 func runGroups(ctx context.Context, run string, a *trecEvalArgs, rules *pipeline.Rules, judged map[string]bool) (map[string]*pipeline.Group, pipeline.Where, error) {
-	r, err := reader.OpenRun(run, nil, reader.RunOptions{Comments: a.comments(), ExtraFields: true, RefuseNul: true})
+	r, err := trec.OpenRun(run, nil, trec.RunOptions{Comments: a.comments(), ExtraFields: true, RefuseNul: true})
 	if err != nil {
 		return nil, nil, err
 	}

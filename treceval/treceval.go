@@ -33,6 +33,7 @@ import (
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 const trecEvalUsage = `Usage: rankeval trec_eval [--release 10.0|9.0.8] [-h] [-q] [-n] [-c] [-J] [-l N] [-M N]
@@ -198,9 +199,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var tag string
 	if !a.noSummary && sel.hasRunID() {
-		runTag := reader.RunTag
+		runTag := trec.RunTag
 		if a.release != "9.0.8" {
-			runTag = reader.RunTagComments
+			runTag = trec.RunTagComments
 		}
 		if tag, err = runTag(run); err != nil {
 			return err
@@ -369,7 +370,7 @@ func settings(a *trecEvalArgs, sel *selection) (*config.Settings, error) {
 // engine over run against the qrels of src, under s, quiet but for what
 // the join left out (on stderr), handing each query to pq; unsorted
 // groups the run's lines by query first. It returns the qrels read.
-func evaluate(ctx context.Context, s *config.Settings, src config.Sources, run string, pq pipeline.PerQuery, unsorted bool, stderr io.Writer) (*reader.Qrels, error) {
+func evaluate(ctx context.Context, s *config.Settings, src config.Sources, run string, pq pipeline.PerQuery, unsorted bool, stderr io.Writer) (*trec.Qrels, error) {
 	r := config.DefaultRun()
 	r.Quiet, r.Unsorted = true, unsorted
 	sum := s.Summary()

@@ -17,6 +17,7 @@ import (
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -75,7 +76,7 @@ type Job struct {
 // Outcome is an evaluation's result, and the qrels of TREC input.
 type Outcome struct {
 	*pipeline.Result
-	Qrels *reader.Qrels
+	Qrels *trec.Qrels
 }
 
 // Evaluate runs j.
@@ -167,17 +168,17 @@ func totalSize(logs [][]Input) int64 {
 // trecInput wires a qrels file and TREC runs into the pipeline.
 type trecInput struct {
 	j     *Job
-	qrels *reader.Qrels
+	qrels *trec.Qrels
 	// skipped counts what each run's reader left out: runs read at once
 	// (--system) count apart; report unites them
-	skipped []*reader.SkipCount
+	skipped []*trec.SkipCount
 	// bytesRead feeds progress reports
 	bytesRead *atomic.Int64
 }
 
 func openTrec(j *Job, cfg *pipeline.Config, log io.Writer) (*trecInput, error) {
 	start := time.Now()
-	q, err := reader.ReadQrelsAs(j.Sources.Qrels, j.Sources.QrelsFormat(j.Settings.Profile))
+	q, err := trec.ReadQrelsAs(j.Sources.Qrels, j.Sources.QrelsFormat(j.Settings.Profile))
 	if err != nil {
 		return nil, err
 	}
@@ -195,10 +196,10 @@ func openTrec(j *Job, cfg *pipeline.Config, log io.Writer) (*trecInput, error) {
 }
 
 func (t *trecInput) source(name string) pipeline.Source {
-	skipped := new(reader.SkipCount)
+	skipped := new(trec.SkipCount)
 	t.skipped = append(t.skipped, skipped)
 	return pipeline.Source{Name: name, Reread: reader.Rereadable(name), Open: func() (reader.Reader, error) {
-		return reader.OpenRun(name, t.qrels, reader.RunOptions{
+		return trec.OpenRun(name, t.qrels, trec.RunOptions{
 			Options:      reader.Options{BatchSize: t.j.Run.BatchSize, Decoders: t.j.Run.Workers, BytesRead: t.bytesRead},
 			SkipUnjudged: t.j.Settings.SkipUnjudged(),
 			Skipped:      skipped,
@@ -221,7 +222,7 @@ func (t *trecInput) explain(err error) error {
 // report says on log what the join left out, so nothing is dropped
 // silently.
 func (t *trecInput) report(log io.Writer) {
-	var skipped reader.SkipCount
+	var skipped trec.SkipCount
 	for _, s := range t.skipped {
 		skipped.Merge(s)
 	}

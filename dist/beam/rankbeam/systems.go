@@ -11,7 +11,7 @@ import (
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/pipeline"
-	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -112,7 +112,7 @@ type evaluator struct {
 	res     aggregate.Query
 	dropped []int64
 	// judged holds the judgments of the query being evaluated (--qrels)
-	judged *reader.Qrels
+	judged *trec.Qrels
 }
 
 func (e *evaluator) setup(cfg *Config) error {
@@ -122,7 +122,7 @@ func (e *evaluator) setup(cfg *Config) error {
 	}
 	e.cfg, e.set = cfg, s
 	if cfg.Sources.Qrels != "" {
-		e.judged = new(reader.Qrels)
+		e.judged = new(trec.Qrels)
 		s.Rules.Qrels = e.judged
 	}
 	e.take, e.unit = s.Rules.NewTaker(e.files.where), s.Rules.NewUnit(e.files.where)

@@ -9,14 +9,15 @@ import (
 
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TREC runs with --qrels. The qrels are not a side input, which every
 // worker would hold whole: one step loads them as rankeval does (its
-// checks and messages, reader.ReadQrelsAs) and emits each judged query's
+// checks and messages, trec.ReadQrelsAs) and emits each judged query's
 // judgments keyed by the query id; a CoGroupByKey joins them to the run's
 // rows of that query, and the query is evaluated with its judgments alone
-// (reader.Qrels.SetQuery), by the query unit rankeval's workers use.
+// (trec.Qrels.SetQuery), by the query unit rankeval's workers use.
 //
 //	run chunks  (query id, rows)      ─┐
 //	qrels ─ load ─▶ (query id, judgments) ─┴─ CoGroupByKey ─ evaluate ─▶ Result
@@ -55,7 +56,7 @@ func (c *Config) open(name string, cols reader.Columns, opt reader.Options) (rea
 	if c.Sources.Qrels == "" {
 		return reader.Open(name, cols, opt)
 	}
-	return reader.OpenRun(name, &reader.Qrels{}, reader.RunOptions{Options: opt, DeferJoin: true})
+	return trec.OpenRun(name, &trec.Qrels{}, trec.RunOptions{Options: opt, DeferJoin: true})
 }
 
 // qrelsFn loads the qrels, their lines read as Format says (under a
@@ -64,7 +65,7 @@ func (c *Config) open(name string, cols reader.Columns, opt reader.Options) (rea
 // launcher's working directory, as the inputs are (expandFn).
 type qrelsFn struct {
 	Name, Dir string
-	Format    reader.QrelsFormat
+	Format    trec.QrelsFormat
 }
 
 func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) (err error) {
@@ -73,7 +74,7 @@ func (f *qrelsFn) ProcessElement(_ []byte, emit func(string, []byte)) (err error
 	if f.Dir != "" && !filepath.IsAbs(name) {
 		name = filepath.Join(f.Dir, name)
 	}
-	q, err := reader.ReadQrelsAs(name, f.Format)
+	q, err := trec.ReadQrelsAs(name, f.Format)
 	if err != nil {
 		return err
 	}

@@ -1,42 +1,34 @@
-package reader
+// Package columnar reads Parquet files and Arrow IPC files and streams:
+// it binds the requested Columns to the file's schema (and its Hive
+// partition values), checks IPC metadata before Arrow decodes it, and
+// converts record batches, one unit (row group or record batch) per
+// decoder, on the ordered decoder of package batch.
+package columnar
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
-// This file holds what the Parquet and Arrow IPC readers share: the
-// ordered parallel decoding of a file's units (Parquet row groups, IPC
-// record batches) and the positions of their rows. Binding columns to the
-// schema is in columnar_schema.go, copying Arrow arrays into a Batch in
-// arrowconv.go.
-
-// arrowMem allocates every Arrow buffer the columnar readers make. Tests swap
+// ArrowMem allocates every Arrow buffer the columnar readers make. Tests swap
 // in a memory.CheckedAllocator to prove every record is released.
-var arrowMem memory.Allocator = newBufPool(poolRetain)
+var ArrowMem memory.Allocator = NewBufPool(PoolRetain)
 
 // defaultColumnarBatch is the batch size when Options.BatchSize is unset:
 // larger than JSONL's because columnar decoding has a per-batch cost in every
 // column reader, and 64K rows still keep a batch to a few MB.
 const defaultColumnarBatch = 65536
 
-func columnarBatchSize(opt Options) int {
+func columnarBatchSize(opt batch.Options) int {
 	if opt.BatchSize > 0 {
 		return opt.BatchSize
 	}
 	return defaultColumnarBatch
-}
-
-func decoders(opt Options) int {
-	if opt.Decoders > 0 {
-		return opt.Decoders
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 // locator names a row of a columnar file by its unit (row group or record
@@ -80,15 +72,15 @@ type unitReader interface {
 	// read decodes unit u and calls emit with each of its records in order.
 	// ok is false when there is no unit u (the end of a stream).
 	read(u int, emit func(arrow.RecordBatch) error) (ok bool, err error)
-	close()
+	Close()
 }
 
 // startColumnar reads the units of a Parquet or Arrow IPC file (nunits of
 // them, -1: a stream, to its end) with an ordered decoder, decoder w
 // reading with readers[w]. closer releases what the readers share (the
 // file).
-func startColumnar(name string, loc *locator, nunits int, readers []unitReader, cols Columns, opt Options,
-	where func(int, int64) string, closer func() error) Reader {
+func startColumnar(name string, loc *locator, nunits int, readers []unitReader, cols batch.Columns, opt batch.Options,
+	where func(int, int64) string, closer func() error) batch.Reader {
 	return startColumnarRange(name, loc, 0, nunits, 0, readers, cols, opt, where, closer)
 }
 
@@ -97,17 +89,17 @@ func startColumnar(name string, loc *locator, nunits int, readers []unitReader, 
 // those of the whole file, whatever part of it is read. Units are
 // numbered from first; a batch's positions are set as Next hands it on,
 // when the rows of the units before it are known.
-func startColumnarRange(name string, loc *locator, first, end int, base int64, readers []unitReader, cols Columns, opt Options,
-	where func(int, int64) string, closer func() error) Reader {
-	parts := filePartitions(name)
-	shape := cols.shape(name)
+func startColumnarRange(name string, loc *locator, first, end int, base int64, readers []unitReader, cols batch.Columns, opt batch.Options,
+	where func(int, int64) string, closer func() error) batch.Reader {
+	parts := FilePartitions(name)
+	shape := cols.Shape(name)
 	shape.Locate = loc.locate
-	decs := make([]unitDecoder[int, struct{}], len(readers))
+	decs := make([]batch.UnitDecoder[int, struct{}], len(readers))
 	for w, ur := range readers {
 		decs[w] = &unitConverter{name: name, loc: loc, ur: ur, cv: newConverter(cols, parts, where), bs: columnarBatchSize(opt)}
 	}
-	cfg := orderedConfig[int, struct{}]{
-		produce: func(emit func(int) bool) error {
+	cfg := batch.OrderedConfig[int, struct{}]{
+		Produce: func(emit func(int) bool) error {
 			for u := first; end < 0 || u < end; u++ {
 				if !emit(u) {
 					break
@@ -115,18 +107,18 @@ func startColumnarRange(name string, loc *locator, first, end int, base int64, r
 			}
 			return nil
 		},
-		shape: shape,
-		begin: func(seq int) { loc.begin(first+seq, base) },
-		batch: func(b *Batch) {
+		Shape: shape,
+		Begin: func(seq int) { loc.begin(first+seq, base) },
+		Batch: func(b *batch.Batch) {
 			b.Pos = b.Pos[:0]
 			for i := range int64(b.N) {
 				b.Pos = append(b.Pos, base+i+1)
 			}
 			base += int64(b.N)
 		},
-		after: closer,
+		After: closer,
 	}
-	return startOrdered(cfg, decs)
+	return batch.StartOrdered(cfg, decs)
 }
 
 // unitConverter decodes units of a columnar file into batches for one
@@ -139,13 +131,13 @@ type unitConverter struct {
 	bs   int
 }
 
-func (d *unitConverter) close() { d.ur.close() }
+func (d *unitConverter) Close() { d.ur.Close() }
 
-func (d *unitConverter) decode(u int, out *batchOut[struct{}]) (_ struct{}, err error) {
+func (d *unitConverter) Decode(u int, out *batch.BatchOut[struct{}]) (_ struct{}, err error) {
 	defer func() {
 		// IPC readers panic on some corrupt input; the error names the unit.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: %s %d: corrupt data (%v): %w", d.name, d.loc.unit, u, r, ErrFormat)
+			err = fmt.Errorf("%s: %s %d: corrupt data (%v): %w", d.name, d.loc.unit, u, r, batch.ErrFormat)
 		}
 	}()
 	var before int64
@@ -153,23 +145,23 @@ func (d *unitConverter) decode(u int, out *batchOut[struct{}]) (_ struct{}, err 
 		n := int(rec.NumRows())
 		for lo := 0; lo < n; lo += d.bs {
 			hi := min(lo+d.bs, n)
-			b := out.get()
+			b := out.Get()
 			if b == nil {
-				return errStopped
+				return batch.ErrStopped
 			}
 			if err := d.cv.convert(rec, lo, hi, b, u, before); err != nil {
-				out.drop(b)
+				out.Drop(b)
 				return err
 			}
-			if !out.put(b) {
-				return errStopped
+			if !out.Put(b) {
+				return batch.ErrStopped
 			}
 		}
 		before += int64(n)
 		return nil
 	})
 	if err == nil && !ok {
-		err = errNoUnit
+		err = batch.ErrNoUnit
 	}
 	return struct{}{}, err
 }

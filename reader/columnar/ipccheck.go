@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"bytes"
@@ -10,14 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
-
-// Arrow IPC has no checksums, and arrow-go trusts the counts in its
-// flatbuffer metadata: a corrupt vector length in a schema makes it call
-// make() with billions of elements, and a corrupt compressed-buffer header
-// makes it allocate whatever that header says. Both kill the process (out
-// of memory is not a panic; FuzzArrow found them). This file checks every
-// vector length of the metadata against the bytes that hold it before
-// arrow-go reads it, and caps single Arrow allocations.
 
 // maxArrowAlloc bounds one Arrow buffer. Batches of 64Ki rows need a few MB;
 // only a corrupt header asks for more than a GiB.
@@ -34,12 +26,13 @@ func (a cappedAlloc) check(n int) {
 }
 
 func (a cappedAlloc) Allocate(n int) []byte { a.check(n); return a.Allocator.Allocate(n) }
+
 func (a cappedAlloc) Reallocate(n int, b []byte) []byte {
 	a.check(n)
 	return a.Allocator.Reallocate(n, b)
 }
 
-func alloc() memory.Allocator { return cappedAlloc{arrowMem} }
+func alloc() memory.Allocator { return cappedAlloc{ArrowMem} }
 
 var errFlatbuf = errors.New("corrupt IPC metadata")
 
@@ -63,9 +56,9 @@ func (b fbuf) u16(at int) (int, error) {
 	return int(binary.LittleEndian.Uint16(b[at:])), nil
 }
 
-// field returns the position of field slot of the table at t, or -1 when
+// Field returns the position of field slot of the table at t, or -1 when
 // the field is absent.
-func (b fbuf) field(t, slot int) (int, error) {
+func (b fbuf) Field(t, slot int) (int, error) {
 	so, err := b.u32(t)
 	if err != nil {
 		return 0, err
@@ -92,7 +85,7 @@ func (b fbuf) field(t, slot int) (int, error) {
 // ref follows the offset stored in field slot of table t: the position of a
 // sub-table, vector or string, or -1 when absent.
 func (b fbuf) ref(t, slot int) (int, error) {
-	p, err := b.field(t, slot)
+	p, err := b.Field(t, slot)
 	if err != nil || p < 0 {
 		return p, err
 	}
@@ -162,7 +155,7 @@ func (b fbuf) checkField(t, depth int) error {
 	if err := b.keyValues(t, 6); err != nil {
 		return err
 	}
-	if p, err := b.field(t, 2); err != nil {
+	if p, err := b.Field(t, 2); err != nil {
 		return err
 	} else if p >= 0 && b[p] == fbTypeUnion {
 		u, err := b.ref(t, 3)
@@ -207,7 +200,7 @@ func checkMessage(meta []byte) (body int64, err error) {
 	if err := b.keyValues(root, 4); err != nil {
 		return 0, err
 	}
-	if p, err := b.field(root, 3); err != nil {
+	if p, err := b.Field(root, 3); err != nil {
 		return 0, err
 	} else if p >= 0 {
 		if p+8 > len(b) {
@@ -215,7 +208,7 @@ func checkMessage(meta []byte) (body int64, err error) {
 		}
 		body = int64(binary.LittleEndian.Uint64(b[p:]))
 	}
-	ht, err := b.field(root, 1)
+	ht, err := b.Field(root, 1)
 	if err != nil || ht < 0 {
 		return body, err
 	}
@@ -361,15 +354,15 @@ func (c *checkedStream) Read(p []byte) (int, error) {
 			c.body -= int64(n)
 			return n, err
 		}
-		c.next()
+		c.Next()
 	}
 	n := copy(p, c.pending)
 	c.pending = c.pending[n:]
 	return n, nil
 }
 
-// next reads and checks the next message's framing and metadata.
-func (c *checkedStream) next() {
+// Next reads and checks the next message's framing and metadata.
+func (c *checkedStream) Next() {
 	var head [8]byte
 	n, err := io.ReadFull(c.r, head[:4])
 	if err != nil {

@@ -1,16 +1,18 @@
-package reader
+package trec
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // RunOptions tune a TREC run reader.
 type RunOptions struct {
-	Options
+	batch.Options
 	// SkipUnjudged drops the rows of queries the qrels do not judge
 	// (trec_eval and gdeval ignore them); they are counted in Skipped.
 	SkipUnjudged bool
@@ -51,11 +53,11 @@ func (c *SkipCount) Merge(o *SkipCount) {
 	for id := range o.ids {
 		ids = append(ids, []byte(id))
 	}
-	c.add(ids, o.Rows)
+	c.Add(ids, o.Rows)
 }
 
-// add counts the rows dropped and the ids among ids not seen before.
-func (c *SkipCount) add(ids [][]byte, rows int64) {
+// Add counts the rows dropped and the ids among ids not seen before.
+func (c *SkipCount) Add(ids [][]byte, rows int64) {
 	if c.ids == nil {
 		c.ids = map[string]struct{}{}
 	}
@@ -78,17 +80,17 @@ func (c *SkipCount) add(ids [][]byte, rows int64) {
 // GOMAXPROCS, at most maxLineDecoders), one block of lines each in turn, and
 // its batches are returned in file order; with one decoder, or from
 // standard input or a pipe, lines are parsed as they are read.
-func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
-	f, display, err := openLocal(name)
+func OpenRun(name string, qrels *Qrels, opt RunOptions) (batch.Reader, error) {
+	f, display, err := scan.OpenLocal(name)
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(opt.source(f), 1<<16)
+	br := bufio.NewReaderSize(opt.Source(f), 1<<16)
 	// An empty run (0 bytes, or a compressed stream of nothing) has no
 	// rows, which is not an error (SPEC §8).
 	head, _ := br.Peek(4)
-	src, closeDec, err := decompress(display, br, head)
-	closeSrc := inputCloser(f)
+	src, closeDec, err := scan.Decompress(display, br, head)
+	closeSrc := scan.InputCloser(f)
 	if err != nil {
 		closeSrc()
 		return nil, err
@@ -97,40 +99,32 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (Reader, error) {
 		closeDec()
 		return closeSrc()
 	}
-	if k := min(decoders(opt.Options), maxLineDecoders); k > 1 && isRegular(f) {
+	if k := min(batch.Decoders(opt.Options), scan.MaxLineDecoders); k > 1 && scan.IsRegular(f) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
-	r := &trecRun{sc: newFieldScanner(display, src), bs: opt.batchSize(), close: closeAll}
-	r.sc.comments, r.sc.nuls = opt.Comments, opt.RefuseNul
+	r := &TrecRun{sc: scan.NewFieldScanner(display, src), bs: opt.BatchRows(), close: closeAll}
+	r.sc.Comments, r.sc.Nuls = opt.Comments, opt.RefuseNul
 	r.st.qrels, r.st.opt = qrels, opt
-	r.own.Source = display
-	r.own.Query.Reset()
-	r.own.Doc.Reset()
-	r.b = &r.own
+	r.Own.Source = display
+	r.Own.Query.Reset()
+	r.Own.Doc.Reset()
+	r.B = &r.Own
 	return r, nil
 }
 
-// isRegular reports whether f is a regular file. Close waits for the
-// splitter's read to return, which a pipe or a terminal may hold up
-// indefinitely, so those are parsed as they are read.
-func isRegular(f *os.File) bool {
-	st, err := f.Stat()
-	return f != os.Stdin && err == nil && st.Mode().IsRegular()
-}
-
-// trecRun parses a run as it reads it, on the caller's goroutine.
-type trecRun struct {
-	sc *fieldScanner
+// TrecRun parses a run as it reads it, on the caller's goroutine.
+type TrecRun struct {
+	sc *scan.FieldScanner
 	st runState
 	bs int
-	target
+	batch.Target
 	err   error
 	close func() error
 }
 
-func (r *trecRun) Err() error { return r.err }
+func (r *TrecRun) Err() error { return r.err }
 
-func (r *trecRun) Close() error {
+func (r *TrecRun) Close() error {
 	if r.close == nil {
 		return nil
 	}
@@ -139,23 +133,23 @@ func (r *trecRun) Close() error {
 	return c()
 }
 
-func (r *trecRun) Next() bool { r.fillOwn(); return r.rows() }
+func (r *TrecRun) Next() bool { r.FillOwn(); return r.rows() }
 
-func (r *trecRun) NextInto(b *Batch) bool { r.fillInto(b); return r.rows() }
+func (r *TrecRun) NextInto(b *batch.Batch) bool { r.FillInto(b); return r.rows() }
 
-func (r *trecRun) rows() bool {
+func (r *TrecRun) rows() bool {
 	if r.err != nil {
 		return false
 	}
-	r.err = r.st.parse(r.sc, r.b, r.bs)
+	r.err = r.st.Parse(r.sc, r.B, r.bs)
 	if s := r.st.opt.Skipped; s != nil {
-		s.add(r.st.skipIDs, r.st.skipRows)
+		s.Add(r.st.skipIDs, r.st.skipRows)
 		r.st.skipIDs, r.st.skipRows = r.st.skipIDs[:0], 0
 	}
 	if r.err == nil {
-		r.err = r.sc.err
+		r.err = r.sc.Err
 	}
-	return r.err == nil && r.b.N > 0
+	return r.err == nil && r.B.N > 0
 }
 
 // runState is what parsing carries from one run line to the next: the
@@ -181,21 +175,21 @@ func (st *runState) forget() {
 	st.skipIDs, st.skipRows = nil, 0
 }
 
-// parse appends rows to b from sc's lines until b holds bs rows or the
+// Parse appends rows to b from sc's lines until b holds bs rows or the
 // lines run out; sc.err then tells whether reading failed.
-func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
+func (st *runState) Parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
 	name := b.Source
 	q := st.qrels
-	for b.N < bs && sc.next() {
-		if sc.k != 6 && !(sc.k > 6 && st.opt.ExtraFields) {
-			return fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
+	for b.N < bs && sc.Next() {
+		if sc.K != 6 && !(sc.K > 6 && st.opt.ExtraFields) {
+			return fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, sc.N, sc.Fields(), batch.ErrSyntax)
 		}
-		qid, doc, sf := sc.field(0), sc.field(2), sc.field(4)
-		score, ok := parseNumber(sf)
+		qid, doc, sf := sc.Field(0), sc.Field(2), sc.Field(4)
+		score, ok := scan.ParseNumber(sf)
 		if !ok {
-			return fmt.Errorf("%s:%d: score %q is not a number: %w", name, sc.n, sf, ErrValue)
+			return fmt.Errorf("%s:%d: score %q is not a number: %w", name, sc.N, sf, batch.ErrValue)
 		}
-		if !st.lastHas || !equalShort(qid, st.lastQ) {
+		if !st.lastHas || !batch.EqualShort(qid, st.lastQ) {
 			if st.lastQ == nil {
 				st.lastQ = make([]byte, 0, 64) // room for equalShort's words
 			}
@@ -205,13 +199,13 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 			var qn int32
 			ok := false
 			if q != nil {
-				qn, ok = q.index[string(qid)]
+				qn, ok = q.Index[string(qid)]
 			}
 			if ok {
 				st.lastQn = int(qn)
 				q.seen[qn].Store(true)
 				if !st.opt.DeferJoin {
-					lo, hi := q.start[qn], q.start[qn+1]
+					lo, hi := q.Start[qn], q.Start[qn+1]
 					st.table.reset(hi - lo)
 					for k := lo; k < hi; k++ {
 						st.table.insert(q, lo, k)
@@ -224,8 +218,8 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 		var label float64
 		if st.lastQn >= 0 {
 			if !st.opt.DeferJoin {
-				if j := st.table.find(q, q.start[st.lastQn], doc); j >= 0 {
-					label = q.labels[j]
+				if j := st.table.find(q, q.Start[st.lastQn], doc); j >= 0 {
+					label = q.Labels[j]
 				}
 			}
 		} else if st.opt.SkipUnjudged {
@@ -236,18 +230,11 @@ func (st *runState) parse(sc *fieldScanner, b *Batch, bs int) error {
 		b.Doc.Append(doc)
 		b.Score = append(b.Score, score)
 		b.Label = append(b.Label, label)
-		b.Pos = append(b.Pos, sc.n)
+		b.Pos = append(b.Pos, sc.N)
 		b.N++
 	}
 	return nil
 }
-
-// The parallel run reader: the run is cut into blocks of whole lines
-// (lineSplitter) and parsed by an ordered decoder, a block at a time on
-// each of its goroutines, so batches come in file order and every message
-// names the same line as a serial read would. A run's lines cost more to
-// parse than the rest of the work on them, so one goroutine parsing was the
-// stage the others waited on.
 
 // runBlockEnd is what SkipUnjudged dropped in a block, for the consumer to
 // add up.
@@ -256,14 +243,9 @@ type runBlockEnd struct {
 	skipRows int64
 }
 
-// maxLineDecoders bounds the goroutines parsing one text input, and the
-// 2 MiB of blocks each holds: eight parse faster than one goroutine can
-// group the rows they return.
-const maxLineDecoders = 8
-
-// runBlockSize is the longest line a block grows to hold (a variable for
+// RunBlockSize is the longest line a block grows to hold (a variable for
 // the tests).
-var runBlockSize = scanBuf
+var RunBlockSize = scan.ScanBuf
 
 // runBlockRead is the size a block is read at: the separator mask's pass
 // over a block, then the parse of its lines, read it twice, and a block
@@ -272,17 +254,17 @@ var runBlockSize = scanBuf
 // of rankeval trec_eval -m all_trec).
 const runBlockRead = 128 << 10
 
-func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qrels, opt RunOptions, k int) Reader {
-	split := newLineSplitter(name, src, closeSrc, min(runBlockRead, runBlockSize), runBlockSize, k)
-	decs := make([]unitDecoder[*lineBlock, runBlockEnd], k)
+func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qrels, opt RunOptions, k int) batch.Reader {
+	split := scan.NewLineSplitter(name, src, closeSrc, min(runBlockRead, RunBlockSize), RunBlockSize, k)
+	decs := make([]batch.UnitDecoder[*scan.LineBlock, runBlockEnd], k)
 	for w := range decs {
-		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &fieldScanner{name: name, comments: opt.Comments, nuls: opt.RefuseNul}, split: split, bs: opt.batchSize()}
+		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &scan.FieldScanner{Name: name, Comments: opt.Comments, Nuls: opt.RefuseNul}, split: split, bs: opt.BatchRows()}
 	}
-	shape := &Batch{Source: name}
-	return startOrdered(orderedConfig[*lineBlock, runBlockEnd]{produce: split.produce, shape: shape,
-		end: func(_ int, e runBlockEnd) {
+	shape := &batch.Batch{Source: name}
+	return batch.StartOrdered(batch.OrderedConfig[*scan.LineBlock, runBlockEnd]{Produce: split.Produce, Shape: shape,
+		End: func(_ int, e runBlockEnd) {
 			if opt.Skipped != nil {
-				opt.Skipped.add(e.skipIDs, e.skipRows)
+				opt.Skipped.Add(e.skipIDs, e.skipRows)
 			}
 		}}, decs)
 }
@@ -290,39 +272,39 @@ func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qr
 // runDecoder parses blocks of a run for one decoder goroutine.
 type runDecoder struct {
 	st    *runState
-	sc    *fieldScanner
-	split *lineSplitter
+	sc    *scan.FieldScanner
+	split *scan.LineSplitter
 	bs    int
 }
 
-func (d *runDecoder) close() {}
+func (d *runDecoder) Close() {}
 
-// decode parses a block in batches of at most bs rows that never span two
+// Decode parses a block in batches of at most bs rows that never span two
 // blocks.
-func (d *runDecoder) decode(blk *lineBlock, out *batchOut[runBlockEnd]) (runBlockEnd, error) {
-	defer d.split.recycle(blk)
+func (d *runDecoder) Decode(blk *scan.LineBlock, out *batch.BatchOut[runBlockEnd]) (runBlockEnd, error) {
+	defer d.split.Recycle(blk)
 	st, sc := d.st, d.sc
-	sc.scanLines(blk.buf, blk.base)
+	sc.ScanLines(blk.Buf, blk.Base)
 	st.forget()
-	for sc.p < sc.end {
-		b := out.get()
+	for sc.P < sc.End {
+		b := out.Get()
 		if b == nil {
-			return runBlockEnd{}, errStopped
+			return runBlockEnd{}, batch.ErrStopped
 		}
-		err := st.parse(sc, b, d.bs)
+		err := st.Parse(sc, b, d.bs)
 		if err == nil {
-			err = sc.err // a NUL byte (RefuseNul)
+			err = sc.Err // a NUL byte (RefuseNul)
 		}
 		if err != nil {
-			out.drop(b)
+			out.Drop(b)
 			return runBlockEnd{}, err
 		}
 		if b.N == 0 {
-			out.drop(b)
+			out.Drop(b)
 			break
 		}
-		if !out.put(b) {
-			return runBlockEnd{}, errStopped
+		if !out.Put(b) {
+			return runBlockEnd{}, batch.ErrStopped
 		}
 	}
 	return runBlockEnd{skipIDs: st.skipIDs, skipRows: st.skipRows}, nil

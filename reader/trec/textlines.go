@@ -1,8 +1,10 @@
-package reader
+package trec
 
 import (
 	"bufio"
 	"math"
+
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // TextLines reads a whitespace-separated text file (plain, gzip or zstd)
@@ -13,7 +15,7 @@ import (
 // formats whose rows are not a run's (trec_eval's prefs and qrels_jg
 // files), so that they number lines and fail as runs and qrels do.
 type TextLines struct {
-	sc    *fieldScanner
+	sc    *scan.FieldScanner
 	close func() error
 }
 
@@ -21,45 +23,45 @@ type TextLines struct {
 // 10.0 does; strict reads lines as trec_eval's readers of judgments do
 // (QrelsFormat.Strict).
 func OpenTextLines(name string, comments, strict bool) (*TextLines, error) {
-	f, display, err := openLocal(name)
+	f, display, err := scan.OpenLocal(name)
 	if err != nil {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(4)
-	src, closeDec, err := decompress(display, br, head)
-	closeSrc := inputCloser(f)
+	src, closeDec, err := scan.Decompress(display, br, head)
+	closeSrc := scan.InputCloser(f)
 	if err != nil {
 		closeSrc()
 		return nil, err
 	}
-	t := &TextLines{sc: newFieldScanner(display, src), close: func() error {
+	t := &TextLines{sc: scan.NewFieldScanner(display, src), close: func() error {
 		closeDec()
 		return closeSrc()
 	}}
-	t.sc.comments, t.sc.strict, t.sc.nuls = comments, strict, strict
+	t.sc.Comments, t.sc.Strict, t.sc.Nuls = comments, strict, strict
 	return t, nil
 }
 
 // Next reads the next line that has fields; false at the end or on an
 // error (Err).
-func (t *TextLines) Next() bool { return t.sc.next() }
+func (t *TextLines) Next() bool { return t.sc.Next() }
 
 // Fields is the number of fields of the current line.
-func (t *TextLines) Fields() int { return t.sc.fields() }
+func (t *TextLines) Fields() int { return t.sc.Fields() }
 
 // Field returns field i of the current line, for i < min(Fields(), 8). It
 // aliases the scanner's buffer until the next call to Next.
-func (t *TextLines) Field(i int) []byte { return t.sc.field(i) }
+func (t *TextLines) Field(i int) []byte { return t.sc.Field(i) }
 
 // Line is the number of the current line, from 1.
-func (t *TextLines) Line() int64 { return t.sc.n }
+func (t *TextLines) Line() int64 { return t.sc.N }
 
 // Name is the file's name as messages give it.
-func (t *TextLines) Name() string { return t.sc.name }
+func (t *TextLines) Name() string { return t.sc.Name }
 
 // Err is the error that stopped Next, if any.
-func (t *TextLines) Err() error { return t.sc.err }
+func (t *TextLines) Err() error { return t.sc.Err }
 
 // Close releases the file.
 func (t *TextLines) Close() error {
@@ -76,7 +78,7 @@ func (t *TextLines) Close() error {
 // which equals 0 everywhere but tells bpref and -J it was not judged
 // (metrics.JudgedOut). ok is false for anything else.
 func ParseLabel(b []byte) (label float64, ok bool) {
-	label, ok = parseNumber(b)
+	label, ok = scan.ParseNumber(b)
 	if !ok || label != label || math.IsInf(label, 0) {
 		return 0, false
 	}
@@ -136,4 +138,4 @@ func Atol(b []byte) int64 {
 // ParseNumber reads a number field as the TREC readers read a score: a
 // decimal, or NaN and ±Infinity by name (a value past float64's range is
 // ±Inf); ok is false for anything else.
-func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }
+func ParseNumber(b []byte) (float64, bool) { return scan.ParseNumber(b) }

@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"errors"
@@ -8,16 +8,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
-
-// Copying Arrow arrays into a Batch: the converter, one per decoder
-// goroutine, reads each requested column's array (plain, dictionary,
-// decimal, any width of integer) into the batch's strings and numbers.
 
 // converter copies the requested columns of Arrow records into a Batch.
 // Each decoder goroutine has its own.
 type converter struct {
-	reqs    []colReq
+	reqs    []batch.ColReq
 	parts   [][2]string
 	bind    []binding // for sc
 	sc      *arrow.Schema
@@ -25,13 +23,13 @@ type converter struct {
 	scratch []byte
 }
 
-func newConverter(cols Columns, parts [][2]string, where func(int, int64) string) *converter {
-	return &converter{reqs: cols.requests(), parts: parts, where: where}
+func newConverter(cols batch.Columns, parts [][2]string, where func(int, int64) string) *converter {
+	return &converter{reqs: cols.Requests(), parts: parts, where: where}
 }
 
 // convert appends rows [lo, hi) of rec to b. unit is the record's unit and
 // before the rows of that unit preceding rec, for error messages.
-func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit int, before int64) error {
+func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *batch.Batch, unit int, before int64) error {
 	if sc := rec.Schema(); sc != cv.sc {
 		// Resolve by name: Parquet record readers return only the selected
 		// columns, IPC readers all of them.
@@ -46,15 +44,15 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 		if bd.col < 0 {
 			for range hi - lo {
 				if bd.konst != nil {
-					b.Extra[r.x].Append(bd.konst)
-				} else if r.kind == fDoc {
+					b.Extra[r.X].Append(bd.konst)
+				} else if r.Kind == batch.FDoc {
 					b.Doc.Append(nil) // an optional doc column the file lacks
 				}
 			}
 			continue
 		}
 		arr := rec.Column(bd.col)
-		nullsOK := r.optional
+		nullsOK := r.Optional
 		if arr.NullN() > 0 && !nullsOK {
 			for i := lo; i < hi; i++ {
 				if arr.IsNull(i) {
@@ -63,35 +61,35 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 			}
 		}
 		var err error
-		switch r.kind {
-		case fQuery:
+		switch r.Kind {
+		case batch.FQuery:
 			err = cv.strings(&b.Query, arr, lo, hi, r, unit, before)
-		case fDoc:
+		case batch.FDoc:
 			if arr.NullN() > 0 {
 				err = cv.text(&b.Doc, arr, lo, hi, r, unit, before)
 			} else {
 				err = cv.strings(&b.Doc, arr, lo, hi, r, unit, before)
 			}
-		case fScore:
+		case batch.FScore:
 			n := len(b.Score)
 			if b.Score, err = cv.floats(b.Score, arr, lo, hi); err == nil {
 				err = cv.checkIntScores(arr, b.Score[n:], lo, hi, r, unit, before)
 			}
-		case fLabel:
+		case batch.FLabel:
 			b.Label, err = cv.floats(b.Label, arr, lo, hi)
-		case fRank:
+		case batch.FRank:
 			b.Rank, err = cv.ranks(b.Rank, arr, lo, hi, r, unit, before)
-		case kExtra:
-			err = cv.text(&b.Extra[r.x], arr, lo, hi, r, unit, before)
-		case kExtraScore:
-			n := len(b.ExtraScore[r.x])
-			if b.ExtraScore[r.x], err = cv.floats(b.ExtraScore[r.x], arr, lo, hi); err == nil {
-				err = cv.checkIntScores(arr, b.ExtraScore[r.x][n:], lo, hi, r, unit, before)
+		case batch.KExtra:
+			err = cv.text(&b.Extra[r.X], arr, lo, hi, r, unit, before)
+		case batch.KExtraScore:
+			n := len(b.ExtraScore[r.X])
+			if b.ExtraScore[r.X], err = cv.floats(b.ExtraScore[r.X], arr, lo, hi); err == nil {
+				err = cv.checkIntScores(arr, b.ExtraScore[r.X][n:], lo, hi, r, unit, before)
 			}
-		case kNumber:
-			b.Numbers[r.x], err = cv.floats(b.Numbers[r.x], arr, lo, hi)
-		case kText:
-			err = cv.text(&b.Texts[r.x], arr, lo, hi, r, unit, before)
+		case batch.KNumber:
+			b.Numbers[r.X], err = cv.floats(b.Numbers[r.X], arr, lo, hi)
+		case batch.KText:
+			err = cv.text(&b.Texts[r.X], arr, lo, hi, r, unit, before)
 		}
 		if err != nil {
 			return err
@@ -101,20 +99,20 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *Batch, unit i
 	return nil
 }
 
-func (cv *converter) null(r colReq, unit int, row int64) error {
-	if r.kind == kExtra || r.kind == kText {
-		return fmt.Errorf("%s: %q (%s) is null; every row needs a value: %w", cv.where(unit, row), r.name, r.role(), ErrValue)
+func (cv *converter) null(r batch.ColReq, unit int, row int64) error {
+	if r.Kind == batch.KExtra || r.Kind == batch.KText {
+		return fmt.Errorf("%s: %q (%s) is null; every row needs a value: %w", cv.where(unit, row), r.Name, r.Role(), batch.ErrValue)
 	}
-	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), r.name, ErrValue)
+	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), r.Name, batch.ErrValue)
 }
 
 // text appends rows [lo, hi) of arr as text, one value at a time: slice
 // columns of any accepted type, and doc columns with nulls (which become
 // empty ids when the doc column is optional).
-func (cv *converter) text(s *Strings, arr arrow.Array, lo, hi int, r colReq, unit int, before int64) error {
+func (cv *converter) text(s *batch.Strings, arr arrow.Array, lo, hi int, r batch.ColReq, unit int, before int64) error {
 	for i := lo; i < hi; i++ {
 		if arr.IsNull(i) {
-			if r.optional {
+			if r.Optional {
 				s.Append(nil)
 				continue
 			}
@@ -123,14 +121,14 @@ func (cv *converter) text(s *Strings, arr arrow.Array, lo, hi int, r colReq, uni
 		v, ok := arrowText(arr, i, cv.scratch[:0])
 		if !ok {
 			if d, isDict := arr.(*array.Dictionary); isDict && !d.Dictionary().IsNull(d.GetValueIndex(i)) {
-				return fmt.Errorf("%s: dictionary index out of range in %q column: %w", cv.where(unit, before+int64(i)+1), r.name, ErrFormat)
+				return fmt.Errorf("%s: dictionary index out of range in %q column: %w", cv.where(unit, before+int64(i)+1), r.Name, batch.ErrFormat)
 			}
 			return cv.null(r, unit, before+int64(i)+1)
 		}
 		cv.scratch = v[:0:cap(v)]
 		s.Append(v)
 		if len(s.Buf) > math.MaxInt32 {
-			return fmt.Errorf("%s: %q column: %w: %w", cv.where(unit, before+int64(i)+1), r.name, errArena, ErrValue)
+			return fmt.Errorf("%s: %q column: %w: %w", cv.where(unit, before+int64(i)+1), r.Name, errArena, batch.ErrValue)
 		}
 	}
 	return nil
@@ -176,21 +174,21 @@ var errArena = errors.New("the strings of one batch exceed 2 GiB; use a smaller 
 // appendBulk appends strings [lo, hi) given by offsets into data, where
 // data starts at offset first. Offsets are checked because IPC files carry no
 // checksums and a corrupt offset must not become a slice panic downstream.
-func appendBulk[O int32 | int64](s *Strings, offs []O, data []byte, lo, hi int) error {
+func appendBulk[O int32 | int64](s *batch.Strings, offs []O, data []byte, lo, hi int) error {
 	first := offs[0]
 	a, z := offs[lo]-first, offs[hi]-first
 	if a < 0 || z < a || int64(z) > int64(len(data)) {
-		return fmt.Errorf("string offsets out of range: %w", ErrFormat)
+		return fmt.Errorf("string offsets out of range: %w", batch.ErrFormat)
 	}
 	base := int64(len(s.Buf)) - int64(a)
 	if base+int64(z) > math.MaxInt32 {
-		return fmt.Errorf("%w: %w", errArena, ErrValue)
+		return fmt.Errorf("%w: %w", errArena, batch.ErrValue)
 	}
 	s.Buf = append(s.Buf, data[a:z]...)
 	prev := offs[lo]
 	for _, o := range offs[lo+1 : hi+1] {
 		if o < prev {
-			return fmt.Errorf("string offsets decrease: %w", ErrFormat)
+			return fmt.Errorf("string offsets decrease: %w", batch.ErrFormat)
 		}
 		prev = o
 		s.Off = append(s.Off, int32(base+int64(o-first)))
@@ -200,34 +198,34 @@ func appendBulk[O int32 | int64](s *Strings, offs []O, data []byte, lo, hi int) 
 
 // appendDictStrings appends the dictionary strings the indices name: the
 // fast path for dictionary-encoded id columns of Arrow IPC files.
-func appendDictStrings(s *Strings, idx []int32, offs []int32, data []byte) error {
+func appendDictStrings(s *batch.Strings, idx []int32, offs []int32, data []byte) error {
 	first := offs[0]
 	n := int32(len(offs) - 1)
 	for _, k := range idx {
 		if k < 0 || k >= n {
-			return fmt.Errorf("dictionary index %d out of range: %w", k, ErrFormat)
+			return fmt.Errorf("dictionary index %d out of range: %w", k, batch.ErrFormat)
 		}
 		a, z := offs[k]-first, offs[k+1]-first
 		if a < 0 || z < a || int(z) > len(data) {
-			return fmt.Errorf("string offsets out of range: %w", ErrFormat)
+			return fmt.Errorf("string offsets out of range: %w", batch.ErrFormat)
 		}
 		s.Buf = append(s.Buf, data[a:z]...)
 		if len(s.Buf) > math.MaxInt32 {
-			return fmt.Errorf("%w: %w", errArena, ErrValue)
+			return fmt.Errorf("%w: %w", errArena, batch.ErrValue)
 		}
 		s.Off = append(s.Off, int32(len(s.Buf)))
 	}
 	return nil
 }
 
-func appendSigned[T int8 | int16 | int32 | int64](s *Strings, v []T) {
+func appendSigned[T int8 | int16 | int32 | int64](s *batch.Strings, v []T) {
 	for _, x := range v {
 		s.Buf = strconv.AppendInt(s.Buf, int64(x), 10)
 		s.Off = append(s.Off, int32(len(s.Buf)))
 	}
 }
 
-func appendUnsigned[T uint8 | uint16 | uint32 | uint64](s *Strings, v []T) {
+func appendUnsigned[T uint8 | uint16 | uint32 | uint64](s *batch.Strings, v []T) {
 	for _, x := range v {
 		s.Buf = strconv.AppendUint(s.Buf, uint64(x), 10)
 		s.Off = append(s.Off, int32(len(s.Buf)))
@@ -270,7 +268,7 @@ func idText(arr arrow.Array, i int, scratch []byte) []byte {
 	return nil // unreachable: checkSchema accepted the type
 }
 
-func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi int, r colReq, unit int, before int64) error {
+func (cv *converter) strings(s *batch.Strings, arr arrow.Array, lo, hi int, r batch.ColReq, unit int, before int64) error {
 	var err error
 	switch a := arr.(type) {
 	case *array.String:
@@ -293,7 +291,7 @@ func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi int, r colReq, 
 		for i := lo; i < hi; i++ {
 			k := a.GetValueIndex(i)
 			if k < 0 || k >= dict.Len() {
-				return fmt.Errorf("%s: dictionary index %d out of range in %q column: %w", cv.where(unit, before+int64(i)+1), k, r.name, ErrFormat)
+				return fmt.Errorf("%s: dictionary index %d out of range in %q column: %w", cv.where(unit, before+int64(i)+1), k, r.Name, batch.ErrFormat)
 			}
 			if dict.IsNull(k) {
 				return cv.null(r, unit, before+int64(i)+1)
@@ -323,10 +321,10 @@ func (cv *converter) strings(s *Strings, arr arrow.Array, lo, hi int, r colReq, 
 		}
 	}
 	if len(s.Buf) > math.MaxInt32 {
-		err = fmt.Errorf("%w: %w", errArena, ErrValue)
+		err = fmt.Errorf("%w: %w", errArena, batch.ErrValue)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %q column: %w", cv.where(unit, before+int64(lo)+1), r.name, err)
+		return fmt.Errorf("%s: %q column: %w", cv.where(unit, before+int64(lo)+1), r.Name, err)
 	}
 	return nil
 }
@@ -338,16 +336,14 @@ func appendFloats[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uin
 	return dst
 }
 
-// pow10 is declared in jsonl.go.
-
 // decimalFloat converts an unscaled decimal to the float64 nearest its
 // value, as parsing its decimal text would (so a decimal column and a JSON
 // number give the same score). Both operands of the division are exact when
 // the unscaled value has at most 53 bits and the scale at most 22, so one
 // correctly rounded division does it; other values go through the text.
 func decimalFloat(v interface{ ToString(int32) string }, small int64, fits bool, scale int32) float64 {
-	if fits && small > -(1<<53) && small < 1<<53 && scale >= 0 && int(scale) < len(pow10) {
-		return float64(small) / pow10[scale]
+	if fits && small > -(1<<53) && small < 1<<53 && scale >= 0 && int(scale) < len(scan.Pow10) {
+		return float64(small) / scan.Pow10[scale]
 	}
 	f, _ := strconv.ParseFloat(v.ToString(scale), 64)
 	return f
@@ -410,7 +406,7 @@ func (cv *converter) floats(dst []float64, arr arrow.Array, lo, hi int) ([]float
 			dst = append(dst, decimalFloat(v, 0, false, scale))
 		}
 	default:
-		return dst, fmt.Errorf("unexpected array type %s: %w", arr.DataType(), ErrColumn)
+		return dst, fmt.Errorf("unexpected array type %s: %w", arr.DataType(), batch.ErrColumn)
 	}
 	return dst, nil
 }
@@ -437,7 +433,7 @@ func wholeFloats[T float32 | float64](dst []int64, v []T) ([]int64, int) {
 
 // ranks appends rows [lo, hi) of a rank column: integers, or floats that
 // are whole numbers. Ranks need not start at 1: only their order matters.
-func (cv *converter) ranks(dst []int64, arr arrow.Array, lo, hi int, r colReq, unit int, before int64) ([]int64, error) {
+func (cv *converter) ranks(dst []int64, arr arrow.Array, lo, hi int, r batch.ColReq, unit int, before int64) ([]int64, error) {
 	bad := -1
 	var badV float64
 	switch a := arr.(type) {
@@ -469,7 +465,7 @@ func (cv *converter) ranks(dst []int64, arr arrow.Array, lo, hi int, r colReq, u
 			what = "is out of range"
 		}
 		return dst, fmt.Errorf("%s: %q (the rank column) %s, found %v: %w",
-			cv.where(unit, before+int64(lo+bad)+1), r.name, what, badV, ErrValue)
+			cv.where(unit, before+int64(lo+bad)+1), r.Name, what, badV, batch.ErrValue)
 	}
 	return dst, nil
 }
@@ -493,11 +489,11 @@ func (cv *converter) ints(dst []int64, arr arrow.Array, lo, hi, unit int, before
 	case *array.Uint64:
 		for i, v := range a.Uint64Values()[lo:hi] {
 			if v > math.MaxInt64 {
-				return dst, fmt.Errorf("%s: rank %d out of range: %w", cv.where(unit, before+int64(lo+i)+1), v, ErrValue)
+				return dst, fmt.Errorf("%s: rank %d out of range: %w", cv.where(unit, before+int64(lo+i)+1), v, batch.ErrValue)
 			}
 			dst = append(dst, int64(v))
 		}
 		return dst, nil
 	}
-	return dst, fmt.Errorf("unexpected array type %s: %w", arr.DataType(), ErrColumn)
+	return dst, fmt.Errorf("unexpected array type %s: %w", arr.DataType(), batch.ErrColumn)
 }

@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -16,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // parquetBufferSize is the read buffer of each column chunk stream. With
@@ -24,15 +25,15 @@ import (
 // buffers read a typical page in one system call.
 const parquetBufferSize = 1 << 20
 
-// openParquet reads a Parquet file through pqarrow, only the configured
+// OpenParquet reads a Parquet file through pqarrow, only the configured
 // columns, a row group per unit: decoders take row groups in turn and
 // stream them in batches.
-func openParquet(name string, f *os.File, cols Columns, opt Options) (Reader, error) {
-	if err := seekable(name, "Parquet", f); err != nil {
+func OpenParquet(name string, f *os.File, cols batch.Columns, opt batch.Options) (batch.Reader, error) {
+	if err := Seekable(name, "Parquet", f); err != nil {
 		closeInput(f)
 		return nil, err
 	}
-	r, err := newParquet(name, f, inputCloser(f), cols, opt)
+	r, err := NewParquet(name, f, scan.InputCloser(f), cols, opt)
 	if err != nil {
 		closeInput(f)
 		return nil, err
@@ -40,38 +41,28 @@ func openParquet(name string, f *os.File, cols Columns, opt Options) (Reader, er
 	return r, nil
 }
 
-func closeInput(f *os.File) error { return inputCloser(f)() }
+func closeInput(f *os.File) error { return scan.InputCloser(f)() }
 
-// inputCloser is what closes f: nothing when f is standard input, which
-// the process keeps. It is decided when the input is opened, not when a
-// reader's goroutine closes it: os.Stdin is a variable (tests set it).
-func inputCloser(f *os.File) func() error {
-	if f == os.Stdin {
-		return func() error { return nil }
-	}
-	return f.Close
-}
-
-// seekable reports whether f is a regular file: Parquet and Arrow IPC files
+// Seekable reports whether f is a regular file: Parquet and Arrow IPC files
 // keep their index at the end, so a pipe cannot be read.
-func seekable(name, what string, f *os.File) error {
+func Seekable(name, what string, f *os.File) error {
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: %s input must be a regular file, not a pipe (its footer is at the end): %w", name, what, ErrFormat)
+		return fmt.Errorf("%s: %s input must be a regular file, not a pipe (its footer is at the end): %w", name, what, batch.ErrFormat)
 	}
 	return nil
 }
 
-// newParquet reads f, a local file or an object in a store: every read is
+// NewParquet reads f, a local file or an object in a store: every read is
 // a ReadAt, so an object store sees ranged GETs of the footer and of the
 // selected column chunks only. closer releases f when the reader closes.
-func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
+func NewParquet(name string, f readAtSeeker, closer func() error, cols batch.Columns, opt batch.Options) (_ batch.Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, ErrFormat)
+			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, batch.ErrFormat)
 		}
 	}()
 	mem := alloc()
@@ -82,11 +73,11 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	src := countingFile(f, opt)
 	pf, err := file.NewParquetReader(src, file.WithReadProps(props))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, ErrFormat)
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, batch.ErrFormat)
 	}
 	meta := pf.MetaData()
 	if err := checkArrowSchema(meta.KeyValueMetadata().FindValue("ARROW:schema")); err != nil {
-		return nil, fmt.Errorf("%s: corrupt ARROW:schema metadata: %v: %w", name, err, ErrFormat)
+		return nil, fmt.Errorf("%s: corrupt ARROW:schema metadata: %v: %w", name, err, batch.ErrFormat)
 	}
 	// pqarrow decodes records of at least defaultColumnarBatch rows, which
 	// the decoders cut into batches of the size asked for: small records cost
@@ -94,7 +85,7 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	arrProps := pqarrow.ArrowReadProperties{BatchSize: int64(max(columnarBatchSize(opt), defaultColumnarBatch))}
 	fr, err := pqarrow.NewFileReader(pf, arrProps, mem)
 	if err != nil {
-		return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, ErrFormat)
+		return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, batch.ErrFormat)
 	}
 	leaves, fields, err := parquetLeaves(name, fr.Manifest, cols)
 	if err != nil {
@@ -116,7 +107,7 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 		starts[i] = rows
 		rows += meta.RowGroup(i).NumRows()
 	}
-	first, end, err := opt.unitRange(name, nrg)
+	first, end, err := opt.UnitRange(name, nrg)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +120,7 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 	// columns of each batch in parallel too. Not with pqarrow's Parallel
 	// option: a panic in its goroutines on a corrupt page (FuzzParquet
 	// finds them) cannot be recovered and would kill the process.
-	want := decoders(opt)
+	want := batch.Decoders(opt)
 	p := max(1, min(want, end-first))
 	readers := make([]unitReader, p)
 	for w := range p {
@@ -139,10 +130,10 @@ func newParquet(name string, f readAtSeeker, closer func() error, cols Columns, 
 			// and a buffer pool); the file metadata is shared, read once.
 			wpf, err := file.NewParquetReader(src, file.WithReadProps(props), file.WithMetadata(meta))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v: %w", name, err, ErrFormat)
+				return nil, fmt.Errorf("%s: %v: %w", name, err, batch.ErrFormat)
 			}
 			if wfr, err = pqarrow.NewFileReader(wpf, arrProps, mem); err != nil {
-				return nil, fmt.Errorf("%s: %v: %w", name, err, ErrFormat)
+				return nil, fmt.Errorf("%s: %v: %w", name, err, batch.ErrFormat)
 			}
 		}
 		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves, own: own, batch: int(arrProps.BatchSize), mem: mem,
@@ -191,27 +182,27 @@ func (c readAtCounter) Seek(off int64, whence int) (int64, error) { return c.f.S
 // countingFile is f for the Parquet and IPC readers, counting bytes when
 // opt asks. It has no Close method, so those readers cannot close the file
 // under the other decoders; the columnar reader closes it once.
-func countingFile(f readAtSeeker, opt Options) readAtCounter {
+func countingFile(f readAtSeeker, opt batch.Options) readAtCounter {
 	return readAtCounter{f, opt.BytesRead}
 }
 
 // parquetLeaves finds the leaf column index and Arrow field of every
 // requested column present, checking its Arrow type before anything is
 // decoded.
-func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int, []*arrow.Field, error) {
+func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols batch.Columns) ([]int, []*arrow.Field, error) {
 	var leaves []int
 	var fields []*arrow.Field
-	parts := filePartitions(name)
-	for _, r := range cols.requests() {
+	parts := FilePartitions(name)
+	for _, r := range cols.Requests() {
 		var fld *pqarrow.SchemaField
 		for i := range m.Fields {
-			if m.Fields[i].Field.Name == r.name {
+			if m.Fields[i].Field.Name == r.Name {
 				fld = &m.Fields[i]
 				break
 			}
 		}
 		if fld == nil {
-			if _, ok := partitionValue(parts, r.name); (ok && r.kind == kExtra) || r.optional {
+			if _, ok := partitionValue(parts, r.Name); (ok && r.Kind == batch.KExtra) || r.Optional {
 				continue
 			}
 			names := make([]string, len(m.Fields))
@@ -219,28 +210,17 @@ func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols Columns) ([]int,
 				names[i] = strconv.Quote(m.Fields[i].Field.Name)
 			}
 			return nil, nil, fmt.Errorf("%s: no column %q (%s); the file has %s; name %s with %s: %w",
-				name, r.name, r.role(), listNames(names), r.role(), r.flagName(), ErrColumn)
+				name, r.Name, r.Role(), batch.ListNames(names), r.Role(), r.FlagName(), batch.ErrColumn)
 		}
 		dt := fld.Field.Type
-		if !fld.IsLeaf() || !accepts(r.kind, dt) {
+		if !fld.IsLeaf() || !accepts(r.Kind, dt) {
 			return nil, nil, fmt.Errorf("%s: column %q has type %s; %s must be %s; convert it, or name another column with %s: %w",
-				name, r.name, dt, r.role(), r.types(), r.flagName(), ErrColumn)
+				name, r.Name, dt, r.Role(), r.Types(), r.FlagName(), batch.ErrColumn)
 		}
 		leaves = append(leaves, fld.ColIndex)
 		fields = append(fields, fld.Field)
 	}
 	return leaves, fields, nil
-}
-
-func listNames(names []string) string {
-	const most = 20
-	switch {
-	case len(names) == 0:
-		return "no columns"
-	case len(names) > most:
-		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
-	}
-	return strings.Join(names, ", ")
 }
 
 // parquetUnits reads row groups for one decoder.
@@ -304,7 +284,7 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 }
 
 func (p *parquetUnits) fail(u int, err error) error {
-	return fmt.Errorf("%s: row group %d: %v: %w", p.name, u, err, ErrFormat)
+	return fmt.Errorf("%s: row group %d: %v: %w", p.name, u, err, batch.ErrFormat)
 }
 
 // readSources reads row group u from srcs, advancing them together (in
@@ -313,7 +293,7 @@ func (p *parquetUnits) fail(u int, err error) error {
 func (p *parquetUnits) readSources(u int, srcs []colSource, emit func(arrow.RecordBatch) error) error {
 	var fields []arrow.Field
 	for _, s := range srcs {
-		fields = append(fields, s.fields()...)
+		fields = append(fields, s.Fields()...)
 	}
 	sc := arrow.NewSchema(fields, nil)
 	outs := make([][]arrow.Array, len(srcs))
@@ -326,9 +306,9 @@ func (p *parquetUnits) readSources(u int, srcs []colSource, emit func(arrow.Reco
 				errs[i] = fmt.Errorf("corrupt data (%v)", r)
 			}
 		}()
-		outs[i], errs[i] = srcs[i].next()
+		outs[i], errs[i] = srcs[i].Next()
 	}
-	name := func(i int) string { return srcs[i].fields()[0].Name }
+	name := func(i int) string { return srcs[i].Fields()[0].Name }
 	for {
 		if p.colParallel && len(srcs) > 1 {
 			var wg sync.WaitGroup
@@ -376,20 +356,20 @@ func (p *parquetUnits) readSources(u int, srcs []colSource, emit func(arrow.Reco
 	}
 }
 
-// close does nothing: the readers share the file, which the columnar reader
+// Close does nothing: the readers share the file, which the columnar reader
 // closes once every decoder has stopped.
-func (p *parquetUnits) close() {}
+func (p *parquetUnits) Close() {}
 
-// parquetRowGroups reads only the footer of a Parquet file.
-func parquetRowGroups(name string, f parquet.ReaderAtSeeker) (n int, err error) {
+// ParquetRowGroups reads only the footer of a Parquet file.
+func ParquetRowGroups(name string, f parquet.ReaderAtSeeker) (n int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, ErrFormat)
+			err = fmt.Errorf("%s: corrupt Parquet metadata (%v): %w", name, r, batch.ErrFormat)
 		}
 	}()
 	pf, err := file.NewParquetReader(f)
 	if err != nil {
-		return 0, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, ErrFormat)
+		return 0, fmt.Errorf("%s: not a readable Parquet file: %v: %w", name, err, batch.ErrFormat)
 	}
 	return pf.NumRowGroups(), nil
 }

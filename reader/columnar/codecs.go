@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"fmt"
@@ -70,23 +70,26 @@ func (s boundedSnappy) Decode(dst, src []byte) []byte {
 	return out
 }
 
-// The wrappers keep the streaming interface of the codecs they wrap.
-
 func (z boundedZstd) NewReader(r io.Reader) io.ReadCloser {
 	return z.Codec.(compress.StreamingCodec).NewReader(r)
 }
+
 func (z boundedZstd) NewWriter(w io.Writer) io.WriteCloser {
 	return z.Codec.(compress.StreamingCodec).NewWriter(w)
 }
+
 func (z boundedZstd) NewWriterLevel(w io.Writer, l int) (io.WriteCloser, error) {
 	return z.Codec.(compress.StreamingCodec).NewWriterLevel(w, l)
 }
+
 func (s boundedSnappy) NewReader(r io.Reader) io.ReadCloser {
 	return s.Codec.(compress.StreamingCodec).NewReader(r)
 }
+
 func (s boundedSnappy) NewWriter(w io.Writer) io.WriteCloser {
 	return s.Codec.(compress.StreamingCodec).NewWriter(w)
 }
+
 func (s boundedSnappy) NewWriterLevel(w io.Writer, l int) (io.WriteCloser, error) {
 	return s.Codec.(compress.StreamingCodec).NewWriterLevel(w, l)
 }

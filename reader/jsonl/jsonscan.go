@@ -1,18 +1,14 @@
-package reader
-
-// The JSON scanning primitives of the JSONL reader: tokens, numbers,
-// strings and skipped values, read in place from a line.
+package jsonl
 
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"math"
 	"math/bits"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // quoteValue quotes a decoded string value for a message, shortened as
@@ -21,15 +17,15 @@ func quoteValue(b []byte) string {
 	if len(b) == 0 {
 		return `""`
 	}
-	return quoteSnippet(b)
+	return scan.QuoteSnippet(b)
 }
 
 // token returns the bare (unquoted) scalar at s[p:] and where it ends.
-func (j *jsonl) token(s []byte, p int) ([]byte, int) {
+func (j *Jsonl) token(s []byte, p int) ([]byte, int) {
 	e := p
 	for e < len(s) {
 		c := s[e]
-		if c == ',' || c == '}' || c == ']' || isSpace(c) {
+		if c == ',' || c == '}' || c == ']' || scan.IsSpace(c) {
 			break
 		}
 		e++
@@ -37,106 +33,14 @@ func (j *jsonl) token(s []byte, p int) ([]byte, int) {
 	return s[p:e], e
 }
 
-// isInteger says whether t is digits with an optional '-', of any length:
-// an id of 20 digits (a uint64 hash) is an integer too, and parseRank
-// reports one beyond int64 as out of range.
-func isInteger(t []byte) bool {
-	if len(t) > 0 && t[0] == '-' {
-		t = t[1:]
-	}
-	if len(t) == 0 {
-		return false
-	}
-	for _, c := range t {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// parseNumber parses a JSON number, and the NaN/Infinity tokens some
-// writers emit so that they reach validation as NaN/Inf and are reported
-// as such rather than as syntax errors.
-func parseNumber(t []byte) (float64, bool) {
-	if len(t) == 0 {
-		return 0, false
-	}
-	if v, ok := parseShortDecimal(t); ok {
-		return v, true
-	}
-	switch string(t) {
-	case "NaN":
-		return math.NaN(), true
-	case "Infinity", "+Infinity":
-		return math.Inf(1), true
-	case "-Infinity":
-		return math.Inf(-1), true
-	}
-	for _, c := range t {
-		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseFloat(unsafeString(t), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false
-	}
-	return v, true // out of range gives ±Inf, which validation reports
-}
-
-// parseShortDecimal parses [-]digits[.digits] with at most 15 significant
-// digits: the mantissa and the power of ten are then both exact in float64,
-// so one division gives the correctly rounded value (Clinger's fast path),
-// the same bits strconv.ParseFloat returns, in a fraction of its time.
-func parseShortDecimal(t []byte) (float64, bool) {
-	neg := false
-	if len(t) > 0 && t[0] == '-' {
-		neg, t = true, t[1:]
-	}
-	if len(t) == 0 || len(t) > 16 {
-		return 0, false
-	}
-	var m uint64
-	digits, frac := 0, -1
-	for i, c := range t {
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-		case c == '.' && frac < 0 && i > 0 && i < len(t)-1:
-			frac = i
-		default:
-			return 0, false
-		}
-	}
-	if digits > 15 {
-		return 0, false
-	}
-	v := float64(m)
-	if frac >= 0 {
-		v /= pow10[len(t)-1-frac]
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-// The scanner checks every byte of a line against RFC 8259's grammar, the
-// values rankeval skips as well as those it reads: a line that is not JSON
-// is an error, never a row (issue 23). Strings must also be valid UTF-8,
-// which RFC 8259 requires of a JSON text and encoding/json does not check.
-// FuzzJSONLValid holds the scanner to encoding/json's json.Valid.
-
-// maxNesting bounds how deep objects and arrays nest in a line, as
+// MaxNesting bounds how deep objects and arrays nest in a line, as
 // encoding/json bounds them (its maxNestingDepth): deeper is an error.
-const maxNesting = 10000
+const MaxNesting = 10000
 
-// scanString reads a string whose opening quote is just before s[p] and
+// ScanString reads a string whose opening quote is just before s[p] and
 // returns its decoded text: a slice of s when it has no escapes (the common
 // case, no copy), else decoded into *scratch.
-func (j *jsonl) scanString(s []byte, p int, scratch *[]byte) ([]byte, int, error) {
+func (j *Jsonl) ScanString(s []byte, p int, scratch *[]byte) ([]byte, int, error) {
 	e, escaped, err := j.stringEnd(s, p)
 	if err != nil {
 		return nil, e, err
@@ -151,17 +55,17 @@ func (j *jsonl) scanString(s []byte, p int, scratch *[]byte) ([]byte, int, error
 // stringEnd checks the body of a string whose opening quote is just before
 // s[p]: escapes, no raw control byte, valid UTF-8. It returns the index of
 // the closing quote and whether the body has escapes.
-func (j *jsonl) stringEnd(s []byte, p int) (end int, escaped bool, err error) {
+func (j *Jsonl) stringEnd(s []byte, p int) (end int, escaped bool, err error) {
 	start := p
 	for {
-		e, ok := plainInWords(s, p)
+		e, ok := PlainInWords(s, p)
 		if !ok {
-			for e < len(s) && !special(s[e]) {
+			for e < len(s) && !Special(s[e]) {
 				e++
 			}
 		}
 		if e >= len(s) {
-			return len(s), escaped, j.fail(ErrSyntax, "unterminated string at column %d", start)
+			return len(s), escaped, j.fail(batch.ErrSyntax, "unterminated string at column %d", start)
 		}
 		switch c := s[e]; {
 		case c == '"':
@@ -169,25 +73,25 @@ func (j *jsonl) stringEnd(s []byte, p int) (end int, escaped bool, err error) {
 		case c == '\\':
 			n := escapeLen(s, e)
 			if n < 0 {
-				return e, escaped, j.fail(ErrSyntax, "%s at column %d is half of a UTF-16 surrogate pair, no character (encoding/json would read it as U+FFFD, making two ids one)", quoteSnippet(s[e:e+6]), e+1)
+				return e, escaped, j.fail(batch.ErrSyntax, "%s at column %d is half of a UTF-16 surrogate pair, no character (encoding/json would read it as U+FFFD, making two ids one)", scan.QuoteSnippet(s[e:e+6]), e+1)
 			}
 			if n == 0 {
 				if e+1 >= len(s) {
-					return len(s), escaped, j.fail(ErrSyntax, "unterminated string at column %d", start)
+					return len(s), escaped, j.fail(batch.ErrSyntax, "unterminated string at column %d", start)
 				}
 				if s[e+1] == 'u' {
-					return e, escaped, j.fail(ErrSyntax, "bad \\u escape at column %d (it takes 4 hex digits)", e+1)
+					return e, escaped, j.fail(batch.ErrSyntax, "bad \\u escape at column %d (it takes 4 hex digits)", e+1)
 				}
-				return e, escaped, j.fail(ErrSyntax, "bad escape %s at column %d", quoteSnippet(s[e:e+2]), e+1)
+				return e, escaped, j.fail(batch.ErrSyntax, "bad escape %s at column %d", scan.QuoteSnippet(s[e:e+2]), e+1)
 			}
 			escaped, p = true, e+n
 		case c < 0x20:
-			return e, escaped, j.fail(ErrSyntax, "raw control character %s in a string at column %d (JSON writes it as \\u%04x)", quoteSnippet(s[e:e+1]), e+1, c)
+			return e, escaped, j.fail(batch.ErrSyntax, "raw control character %s in a string at column %d (JSON writes it as \\u%04x)", scan.QuoteSnippet(s[e:e+1]), e+1, c)
 		default: // a multi-byte UTF-8 sequence, up to the next ASCII byte
 			for e < len(s) && s[e] >= utf8.RuneSelf {
 				r, n := utf8.DecodeRune(s[e:])
 				if r == utf8.RuneError && n == 1 {
-					return e, escaped, j.fail(ErrSyntax, "invalid UTF-8 (byte 0x%02x) in a string at column %d", s[e], e+1)
+					return e, escaped, j.fail(batch.ErrSyntax, "invalid UTF-8 (byte 0x%02x) in a string at column %d", s[e], e+1)
 				}
 				e += n
 			}
@@ -284,11 +188,11 @@ func unescape(out, b []byte) []byte {
 	}
 }
 
-// skipValue passes over one value of any type without decoding it,
+// SkipValue passes over one value of any type without decoding it,
 // checking it as strictly as a value that is read.
-func (j *jsonl) skipValue(s []byte, p int) (int, error) {
+func (j *Jsonl) SkipValue(s []byte, p int) (int, error) {
 	if p >= len(s) {
-		return p, j.fail(ErrSyntax, "missing value at column %d", p+1)
+		return p, j.fail(batch.ErrSyntax, "missing value at column %d", p+1)
 	}
 	switch s[p] {
 	case '"':
@@ -301,7 +205,7 @@ func (j *jsonl) skipValue(s []byte, p int) (int, error) {
 }
 
 // skipScalar passes over the number, true, false or null at s[p].
-func (j *jsonl) skipScalar(s []byte, p int) (int, error) {
+func (j *Jsonl) skipScalar(s []byte, p int) (int, error) {
 	var e int
 	switch s[p] {
 	case 't':
@@ -313,39 +217,39 @@ func (j *jsonl) skipScalar(s []byte, p int) (int, error) {
 	default:
 		e = numberEnd(s, p)
 	}
-	if e < 0 || e < len(s) && !isDelim(s[e]) {
+	if e < 0 || e < len(s) && !IsDelim(s[e]) {
 		return j.badToken(s, p)
 	}
 	return e, nil
 }
 
 // badToken is the error for the bare value at s[p], which is not JSON.
-func (j *jsonl) badToken(s []byte, p int) (int, error) {
+func (j *Jsonl) badToken(s []byte, p int) (int, error) {
 	tok, e := j.token(s, p)
 	if len(tok) == 0 {
-		return e, j.fail(ErrSyntax, "missing value at column %d", p+1)
+		return e, j.fail(batch.ErrSyntax, "missing value at column %d", p+1)
 	}
-	return e, j.fail(ErrSyntax, "%s at column %d is not a JSON value%s", quoteSnippet(tok), p+1, numberHint(tok))
+	return e, j.fail(batch.ErrSyntax, "%s at column %d is not a JSON value%s", scan.QuoteSnippet(tok), p+1, numberHint(tok))
 }
 
 // skipNested passes over the object or array that opens at s[p] (inside
 // the line's object), with a stack of the open ones in j.nest.
-func (j *jsonl) skipNested(s []byte, p int) (int, error) {
+func (j *Jsonl) skipNested(s []byte, p int) (int, error) {
 	stack := j.nest[:0]
 	defer func() { j.nest = stack }()
 	var err error
 	for {
 		// s[p:] starts a value
 		if p >= len(s) {
-			return p, j.fail(ErrSyntax, "missing value at column %d", p+1)
+			return p, j.fail(batch.ErrSyntax, "missing value at column %d", p+1)
 		}
 		switch c := s[p]; c {
 		case '{', '[':
-			if len(stack)+2 > maxNesting {
-				return p, j.fail(ErrSyntax, "objects and arrays nested deeper than %d at column %d", maxNesting, p+1)
+			if len(stack)+2 > MaxNesting {
+				return p, j.fail(batch.ErrSyntax, "objects and arrays nested deeper than %d at column %d", MaxNesting, p+1)
 			}
 			stack = append(stack, c)
-			p = skipSpace(s, p+1)
+			p = scan.SkipSpace(s, p+1)
 			if p < len(s) && s[p] == c+2 { // '}' is '{'+2, ']' is '['+2
 				stack, p = stack[:len(stack)-1], p+1
 				break
@@ -372,16 +276,16 @@ func (j *jsonl) skipNested(s []byte, p int) (int, error) {
 			if len(stack) == 0 {
 				return p, nil
 			}
-			p = skipSpace(s, p)
+			p = scan.SkipSpace(s, p)
 			top := stack[len(stack)-1]
 			if p < len(s) && s[p] == top+2 {
 				stack, p = stack[:len(stack)-1], p+1
 				continue
 			}
 			if p >= len(s) || s[p] != ',' {
-				return p, j.fail(ErrSyntax, "expected ',' or '%c' at column %d", top+2, p+1)
+				return p, j.fail(batch.ErrSyntax, "expected ',' or '%c' at column %d", top+2, p+1)
 			}
-			p = skipSpace(s, p+1)
+			p = scan.SkipSpace(s, p+1)
 			if top == '{' {
 				if p, err = j.memberKey(s, p); err != nil {
 					return p, err
@@ -394,19 +298,19 @@ func (j *jsonl) skipNested(s []byte, p int) (int, error) {
 
 // memberKey passes over the key at s[p] of a skipped object's member and
 // its ':', to where the value starts.
-func (j *jsonl) memberKey(s []byte, p int) (int, error) {
+func (j *Jsonl) memberKey(s []byte, p int) (int, error) {
 	if p >= len(s) || s[p] != '"' {
-		return p, j.fail(ErrSyntax, "expected a quoted key at column %d", p+1)
+		return p, j.fail(batch.ErrSyntax, "expected a quoted key at column %d", p+1)
 	}
 	e, _, err := j.stringEnd(s, p+1)
 	if err != nil {
 		return e, err
 	}
-	p = skipSpace(s, e+1)
+	p = scan.SkipSpace(s, e+1)
 	if p >= len(s) || s[p] != ':' {
-		return p, j.fail(ErrSyntax, "expected ':' at column %d", p+1)
+		return p, j.fail(batch.ErrSyntax, "expected ':' at column %d", p+1)
 	}
-	return skipSpace(s, p+1), nil
+	return scan.SkipSpace(s, p+1), nil
 }
 
 // literalEnd is the end of lit (true, false or null) at s[p], or -1.
@@ -462,13 +366,13 @@ func digitsEnd(s []byte, p int) int {
 	return p
 }
 
-// isDelim says whether c may follow a bare value: what token stops at.
-func isDelim(c byte) bool { return c == ',' || c == '}' || c == ']' || isSpace(c) }
+// IsDelim says whether c may follow a bare value: what token stops at.
+func IsDelim(c byte) bool { return c == ',' || c == '}' || c == ']' || scan.IsSpace(c) }
 
 // jsonNumber returns the JSON number at s[p] and its end; ok is false when
 // the bare value there is not one (the token then, for a message).
-func (j *jsonl) jsonNumber(s []byte, p int) (tok []byte, e int, ok bool) {
-	if e = numberEnd(s, p); e >= 0 && (e == len(s) || isDelim(s[e])) {
+func (j *Jsonl) jsonNumber(s []byte, p int) (tok []byte, e int, ok bool) {
+	if e = numberEnd(s, p); e >= 0 && (e == len(s) || IsDelim(s[e])) {
 		return s[p:e], e, true
 	}
 	tok, e = j.token(s, p)
@@ -494,22 +398,16 @@ func numberHint(tok []byte) string {
 	return ""
 }
 
-// Skipping the fields rankeval does not read is most of the work on a wide
-// line, and its strings are short: finding their ends with bytes.IndexByte
-// cost more in calls than in scanning. plainInWords reads a line a word (8
-// bytes) at a time, testing all eight bytes at once with the carry-free
-// byte comparison of eqMask, as the TREC field scanner does.
-
-// special says whether a string's scan must stop at c: its end, an
+// Special says whether a string's scan must stop at c: its end, an
 // escape, a control byte (not allowed raw) or a non-ASCII byte (UTF-8 to
 // check).
-func special(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf }
+func Special(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf }
 
-// plainInWords returns the index of the first special byte in the whole
+// PlainInWords returns the index of the first special byte in the whole
 // words of s from p: ok is false when none is there and the last
 // len(s)-p < 8 bytes are left to search. Small enough to be inlined, it
 // finds the usual keys and skipped strings of members.
-func plainInWords(s []byte, p int) (_ int, ok bool) {
+func PlainInWords(s []byte, p int) (_ int, ok bool) {
 	for ; p+8 <= len(s); p += 8 {
 		if m := specialMask(binary.LittleEndian.Uint64(s[p:])); m != 0 {
 			return p + bits.TrailingZeros64(m)>>3, true
@@ -522,8 +420,8 @@ func plainInWords(s []byte, p int) (_ int, ok bool) {
 // plus 0x60 stays below 0x80 (no carry out of the byte) exactly when
 // b&0x7f < 0x20, and x's own high bits mark the bytes >= 0x80.
 func specialMask(x uint64) uint64 {
-	const lo7 = 0x7f * ones
-	return eqMask(x, '"'*ones) | eqMask(x, '\\'*ones) | (^(x&lo7+0x60*ones)|x)&high
+	const lo7 = 0x7f * scan.Ones
+	return scan.EqMask(x, '"'*scan.Ones) | scan.EqMask(x, '\\'*scan.Ones) | (^(x&lo7+0x60*scan.Ones)|x)&scan.High
 }
 
 // valueText is what to quote of a bad value: the bare token, or for a
@@ -535,15 +433,3 @@ func valueText(s []byte, p int, tok []byte) []byte {
 	}
 	return s[p:]
 }
-
-func quoteSnippet(b []byte) string {
-	if len(b) > 24 {
-		return strconv.Quote(string(b[:24])) + "..."
-	}
-	if len(b) == 0 {
-		return "end of line"
-	}
-	return strconv.Quote(string(b))
-}
-
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -1,4 +1,4 @@
-package reader
+package trec
 
 import (
 	"bufio"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // RunTag returns the run tag (the sixth field) of the last line of a TREC
@@ -26,7 +29,7 @@ func runTag(name string, comments bool) (string, error) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(4)
-	src, closeDec, err := decompress(name, br, head)
+	src, closeDec, err := scan.Decompress(name, br, head)
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +48,7 @@ func runTag(name string, comments bool) (string, error) {
 		if len(fields) == 0 {
 			return "", nil
 		}
-		return "", fmt.Errorf("%s: the last line has %d fields, not 6 (qid Q0 docno rank score runid): %w", name, len(fields), ErrSyntax)
+		return "", fmt.Errorf("%s: the last line has %d fields, not 6 (qid Q0 docno rank score runid): %w", name, len(fields), batch.ErrSyntax)
 	}
 	return string(fields[5]), nil
 }

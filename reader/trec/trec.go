@@ -1,4 +1,9 @@
-package reader
+// Package trec reads the TREC files trec_eval reads: runs (qid Q0 docno
+// rank score tag), joined with their qrels as they are read; qrels, parsed
+// in parallel pieces for large plain files; run tags; and the text lines
+// of further judgment files (OpenTextLines). Both the pipeline and the
+// trec_eval drop-in read TREC input through it.
+package trec
 
 import (
 	"bufio"
@@ -13,6 +18,8 @@ import (
 	"sync/atomic"
 
 	"github.com/rankeval/rankeval/internal/idhash"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // Qrels holds every judgment of a TREC qrels file (`qid iter docno label`)
@@ -22,12 +29,12 @@ import (
 // of which queries a run named, which run readers set atomically.
 type Qrels struct {
 	Name   string
-	index  map[string]int32 // query id -> query number, in file order
-	order  []string         // query ids in file order
-	start  []int            // judgments of query q: [start[q], start[q+1])
-	docs   []byte
-	off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
-	labels []float64
+	Index  map[string]int32 // query id -> query number, in file order
+	Order  []string         // query ids in file order
+	Start  []int            // judgments of query q: [start[q], start[q+1])
+	Docs   []byte
+	Off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
+	Labels []float64
 	seen   []atomic.Bool // set by the run readers, possibly several at once
 	// dups holds, read under QrelsFormat.Strict, each query's first
 	// docno judged twice (Duplicate): its two judgments, counted from the
@@ -70,11 +77,11 @@ type QrelsFormat struct {
 
 // ReadQrelsAs is ReadQrels reading lines as f says.
 func ReadQrelsAs(name string, f QrelsFormat) (*Qrels, error) {
-	return readQrels(name, runtime.GOMAXPROCS(0), f)
+	return ReadQrelsParts(name, runtime.GOMAXPROCS(0), f)
 }
 
-// readQrels reads a large plain file in up to parts pieces at once.
-func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
+// ReadQrelsParts reads a large plain file in up to parts pieces at once.
+func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -83,8 +90,8 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(4)
 	// read before a zstd decoder's goroutine starts reading into br's buffer
-	plain := compression(head) == ""
-	src, closeDec, err := decompress(name, br, head)
+	plain := scan.Compression(head) == ""
+	src, closeDec, err := scan.Decompress(name, br, head)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +118,7 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	// first: the only extra memory is the room a piece left unused.
 	var cuts []int64
 	if plain {
-		cuts = qrelsCuts(f, size, min(parts, int(size/max(qrelsMinSplit/2, 1))))
+		cuts = QrelsCuts(f, size, min(parts, int(size/max(QrelsMinSplit/2, 1))))
 	}
 	var seg *qrelsSegment
 	if len(cuts) > 0 {
@@ -123,25 +130,25 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.index, q.order = seg.index, seg.order
+	q.Index, q.Order = seg.index, seg.order
 	docs, off, labels, sorted := seg.docs, seg.off, seg.labels, seg.sorted
 
 	// Group by query with a counting sort, which keeps file order within a
 	// query, then copy into query order.
-	nq := len(q.order)
-	q.start = make([]int, nq+1)
+	nq := len(q.Order)
+	q.Start = make([]int, nq+1)
 	for _, r := range seg.runs {
-		q.start[r.qn+1] += int(r.n)
+		q.Start[r.qn+1] += int(r.n)
 	}
 	for i := range nq {
-		q.start[i+1] += q.start[i]
+		q.Start[i+1] += q.Start[i]
 	}
 	if sorted {
 		// the usual qrels file, grouped by query: nothing to move
-		q.docs, q.off, q.labels = docs, off, labels
+		q.Docs, q.Off, q.Labels = docs, off, labels
 	} else {
 		perm := make([]int32, len(labels))
-		next := append([]int(nil), q.start[:nq]...)
+		next := append([]int(nil), q.Start[:nq]...)
 		j := int32(0)
 		for _, r := range seg.runs {
 			for range r.n {
@@ -150,13 +157,13 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 				j++
 			}
 		}
-		q.docs = make([]byte, 0, len(docs))
-		q.off = make([]int64, 1, len(off))
-		q.labels = make([]float64, len(labels))
+		q.Docs = make([]byte, 0, len(docs))
+		q.Off = make([]int64, 1, len(off))
+		q.Labels = make([]float64, len(labels))
 		for k, j := range perm {
-			q.docs = append(q.docs, docs[off[j]:off[j+1]]...)
-			q.off = append(q.off, int64(len(q.docs)))
-			q.labels[k] = labels[j]
+			q.Docs = append(q.Docs, docs[off[j]:off[j+1]]...)
+			q.Off = append(q.Off, int64(len(q.Docs)))
+			q.Labels[k] = labels[j]
 		}
 	}
 	q.seen = make([]atomic.Bool, nq)
@@ -165,7 +172,7 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	// independent, so the check is split among the CPUs by query number,
 	// and the lowest query with a duplicate is reported whatever the split;
 	// under Strict every query's first is kept, for Duplicate.
-	parts = min(parts, max(len(q.labels)/(1<<18), 1))
+	parts = min(parts, max(len(q.Labels)/(1<<18), 1))
 	// per CPU, in query order: the first duplicate of each query (of the
 	// first query with one, unless Strict)
 	found := make([][]qrelsDup, parts)
@@ -174,7 +181,7 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 		wg.Go(func() {
 			var t docTable
 			for qn := int32(w * nq / parts); qn < int32((w+1)*nq/parts); qn++ {
-				lo, hi := q.start[qn], q.start[qn+1]
+				lo, hi := q.Start[qn], q.Start[qn+1]
 				t.reset(hi - lo)
 				for k := lo; k < hi; k++ {
 					if prev := t.insert(q, lo, k); prev >= 0 {
@@ -208,7 +215,7 @@ func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 // QrelsFormat.Strict, which keeps such a query; nil when there is none.
 // (Read otherwise, such qrels are refused.)
 func (q *Qrels) Duplicate(qid string) error {
-	qn, ok := q.index[qid]
+	qn, ok := q.Index[qid]
 	if !ok {
 		return nil
 	}
@@ -228,25 +235,25 @@ type qrelsDup struct {
 // duplicateError is the error of judgments at of query qn, which judge
 // one docno, with their lines.
 func (q *Qrels) duplicateError(qn int32, at [2]int) error {
-	first, again := qrelsLines(q.Name, q.order[qn], at[0], at[1])
+	first, again := qrelsLines(q.Name, q.Order[qn], at[0], at[1])
 	return fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
-		q.Name, again, q.doc(q.start[qn]+at[1]), q.order[qn], first, ErrValue)
+		q.Name, again, q.Doc(q.Start[qn]+at[1]), q.Order[qn], first, batch.ErrValue)
 }
 
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
 // line base+1: the judgments in file order, appended to g's flat arrays.
 // It returns the number of lines in the stretch.
 func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFormat) (int64, error) {
-	sc := newFieldScanner(name, r)
-	sc.comments, sc.strict, sc.nuls = f.Comments, f.Strict, f.Strict
-	sc.n = base
+	sc := scan.NewFieldScanner(name, r)
+	sc.Comments, sc.Strict, sc.Nuls = f.Comments, f.Strict, f.Strict
+	sc.N = base
 	qn, n := int32(-1), int32(0) // the run of lines being read: n of query qn
 	last := make([]byte, 0, 64)  // query qn's id, with room for equalShort
-	for sc.next() {
-		if sc.k != 4 {
-			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.n, sc.fields(), ErrSyntax)
+	for sc.Next() {
+		if sc.K != 4 {
+			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.N, sc.Fields(), batch.ErrSyntax)
 		}
-		qid, doc, lab := sc.field(0), sc.field(2), sc.field(3)
+		qid, doc, lab := sc.Field(0), sc.Field(2), sc.Field(3)
 		var label float64
 		ok := true
 		if f.Atol {
@@ -255,11 +262,11 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 			label, ok = ParseLabel(lab)
 		}
 		if !ok {
-			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.n, lab, ErrValue)
+			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.N, lab, batch.ErrValue)
 		}
 		// qrels come grouped by query: the map only sees a query's first line
 		switch {
-		case qn < 0 || !equalShort(qid, last):
+		case qn < 0 || !batch.EqualShort(qid, last):
 			last = append(last[:0], qid...)
 			if n > 0 {
 				g.runs = append(g.runs, qrelsRun{qn, n})
@@ -279,7 +286,7 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 			n = 0
 		}
 		n++
-		g.docs = appendShort(g.docs, doc)
+		g.docs = batch.AppendShort(g.docs, doc)
 		g.off = append(g.off, int64(len(g.docs)))
 		// A negative judgment (trec_eval: in the pool but unjudged) is
 		// never relevant and has gain 0, so ParseLabel keeps it as 0; as
@@ -290,7 +297,7 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 	if n > 0 {
 		g.runs = append(g.runs, qrelsRun{qn, n})
 	}
-	return sc.n - base, sc.err
+	return sc.N - base, sc.Err
 }
 
 // qrelsLines finds the lines of judgments a and b (a < b) of query qid,
@@ -305,40 +312,40 @@ func qrelsLines(name, qid string, a, b int) (la, lb int64) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
 	head, _ := br.Peek(4)
-	src, closeDec, err := decompress(name, br, head)
+	src, closeDec, err := scan.Decompress(name, br, head)
 	if err != nil {
 		return 0, 0
 	}
 	defer closeDec()
-	sc := newFieldScanner(name, src)
-	for n := 0; sc.next(); {
-		if string(sc.field(0)) != qid {
+	sc := scan.NewFieldScanner(name, src)
+	for n := 0; sc.Next(); {
+		if string(sc.Field(0)) != qid {
 			continue
 		}
 		if n == a {
-			la = sc.n
+			la = sc.N
 		}
 		if n == b {
-			return la, sc.n
+			return la, sc.N
 		}
 		n++
 	}
 	return la, 0
 }
 
-func (q *Qrels) doc(k int) []byte { return q.docs[q.off[k]:q.off[k+1]] }
+func (q *Qrels) Doc(k int) []byte { return q.Docs[q.Off[k]:q.Off[k+1]] }
 
 // Judgments returns the number of judgments loaded.
-func (q *Qrels) Judgments() int { return len(q.labels) }
+func (q *Qrels) Judgments() int { return len(q.Labels) }
 
 // Queries returns the number of judged queries.
-func (q *Qrels) Queries() int { return len(q.order) }
+func (q *Qrels) Queries() int { return len(q.Order) }
 
 // Judged returns the labels of every judged document of a query, or nil
 // when the qrels do not judge it.
 func (q *Qrels) Judged(qid []byte) []float64 {
-	if qn, ok := q.index[string(qid)]; ok {
-		return q.labels[q.start[qn]:q.start[qn+1]]
+	if qn, ok := q.Index[string(qid)]; ok {
+		return q.Labels[q.Start[qn]:q.Start[qn+1]]
 	}
 	return nil
 }
@@ -348,13 +355,13 @@ func (q *Qrels) Judged(qid []byte) []float64 {
 // returns -1 for a document the run did not retrieve); other rows are left
 // alone. It only reads the qrels.
 func (q *Qrels) Join(qid []byte, label []float64, judged []bool, find func(doc []byte) int) {
-	qn, ok := q.index[string(qid)]
+	qn, ok := q.Index[string(qid)]
 	if !ok {
 		return
 	}
-	for k := q.start[qn]; k < q.start[qn+1]; k++ {
-		if i := find(q.doc(k)); i >= 0 {
-			label[i] = q.labels[k]
+	for k := q.Start[qn]; k < q.Start[qn+1]; k++ {
+		if i := find(q.Doc(k)); i >= 0 {
+			label[i] = q.Labels[k]
 			if judged != nil {
 				judged[i] = true
 			}
@@ -365,7 +372,7 @@ func (q *Qrels) Join(qid []byte, label []float64, judged []bool, find func(doc [
 // Unseen lists, in qrels order, the judged queries no run row has named.
 func (q *Qrels) Unseen() []string {
 	var out []string
-	for qn, qid := range q.order {
+	for qn, qid := range q.Order {
 		if !q.seen[qn].Load() {
 			out = append(out, qid)
 		}
@@ -406,14 +413,14 @@ func (t *docTable) reset(n int) {
 // insert adds judgment k of a query whose judgments start at lo; it
 // returns an earlier judgment with the same docno, or -1.
 func (t *docTable) insert(q *Qrels, lo, k int) int {
-	d := q.doc(k)
+	d := q.Doc(k)
 	for h := t.hash(d) & t.mask; ; h = (h + 1) & t.mask {
 		s := t.slots[h]
 		if s == 0 {
 			t.slots[h] = int32(k - lo + 1)
 			return -1
 		}
-		if j := lo + int(s) - 1; bytes.Equal(q.doc(j), d) {
+		if j := lo + int(s) - 1; bytes.Equal(q.Doc(j), d) {
 			return j
 		}
 	}
@@ -434,46 +441,17 @@ func (t *docTable) find(q *Qrels, lo int, d []byte) int {
 		if s == 0 {
 			return -1
 		}
-		if j := lo + int(s) - 1; bytes.Equal(q.doc(j), d) {
+		if j := lo + int(s) - 1; bytes.Equal(q.Doc(j), d) {
 			return j
 		}
 	}
-}
-
-// fieldSep marks the bytes C's isspace accepts (space, \t, \n, \v, \f,
-// \r): the separators of trec_eval's sscanf-based parsing.
-var fieldSep = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
-
-const (
-	ones = 0x0101010101010101
-	high = 0x8080808080808080
-)
-
-// splitFields splits a line on white space without allocating. It finds
-// where a query starts in a qrels file and counts the fields of a bad line
-// for its error message; the readers themselves use fieldScanner.
-func splitFields(s []byte, out [][]byte) [][]byte {
-	for i := 0; i < len(s); {
-		for i < len(s) && fieldSep[s[i]] {
-			i++
-		}
-		j := i
-		for j < len(s) && !fieldSep[s[j]] {
-			j++
-		}
-		if j > i {
-			out = append(out, s[i:j])
-		}
-		i = j
-	}
-	return out
 }
 
 // Positive returns the number of judgments with a label above 0, over
 // every query: trec_eval's total num_rel under -c, whatever -l is.
 func (q *Qrels) Positive() int {
 	n := 0
-	for _, l := range q.labels {
+	for _, l := range q.Labels {
 		if l > 0 {
 			n++
 		}
@@ -482,4 +460,4 @@ func (q *Qrels) Positive() int {
 }
 
 // IDs lists the judged queries, in qrels order.
-func (q *Qrels) IDs() []string { return slices.Clone(q.order) }
+func (q *Qrels) IDs() []string { return slices.Clone(q.Order) }

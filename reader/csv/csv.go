@@ -1,25 +1,7 @@
-package reader
-
-// CSV and TSV logs: a header row names the columns, each later record is
-// a row. Parsing is cut in two so that blocks of records can be parsed on
-// several goroutines, in the shape of the other text readers:
-//
-//   - a splitter cuts the decompressed text into blocks of whole records;
-//     csvDialect.cut says where a block may end (after a newline outside
-//     quotes);
-//   - csvLayout.parse turns one block, given the number of lines before it,
-//     into rows of a Batch. The layout, fixed by the header, is read-only
-//     and shared; each goroutine has its own csvBlock cursor.
-//
-// csv_read.go puts the two on the machinery of the other text readers:
-// the line splitter (lines.go) and the ordered decoder (ordered.go).
-//
-// Values are typed as the JSONL reader types them, so a log gives the same
-// rows in either format: ids and slice values are the field's text; scores
-// and labels are numbers (parseNumber), a label also true or false (in any
-// case: pandas writes True). Quotes only frame a field, they do not type
-// it: "0.5" is the number 0.5, as a warehouse that quotes every field
-// means it.
+// Package csv reads CSV and TSV with a header row (RFC 4180 quoting for
+// CSV; TSV without quoting), the columns bound by header name, decoded in
+// blocks of whole records on the ordered decoder of package batch.
+package csv
 
 import (
 	"bytes"
@@ -27,27 +9,30 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
-// csvDialect is what tells CSV from TSV.
-type csvDialect struct {
-	name string
-	sep  byte
-	// quote is '"' for CSV (RFC 4180: a field that starts with a quote
+// Dialect is what tells CSV from TSV.
+type Dialect struct {
+	Name string
+	Sep  byte
+	// Quote is '"' for CSV (RFC 4180: a field that starts with a quote
 	// runs to the next lone quote, separators and newlines included, and
 	// "" inside it is one quote). TSV has no quoting (IANA
 	// text/tab-separated-values, as BigQuery, Redshift UNLOAD and Hive
 	// write it): quote is 0, a quote is an ordinary byte, and a value
 	// cannot hold a tab or a newline.
-	quote byte
+	Quote byte
 }
 
 var (
-	dialectCSV = csvDialect{name: "CSV", sep: ',', quote: '"'}
-	dialectTSV = csvDialect{name: "TSV", sep: '\t'}
+	DialectCSV = Dialect{Name: "CSV", Sep: ',', Quote: '"'}
+	DialectTSV = Dialect{Name: "TSV", Sep: '\t'}
 )
 
-// cut returns the length of the longest prefix of data, which starts at a
+// Cut returns the length of the longest prefix of data, which starts at a
 // record, that holds only whole records: through the last newline outside
 // quotes; 0 when there is none. A block splitter calls it on what it has
 // read and carries the rest into the next block.
@@ -60,12 +45,12 @@ var (
 // In invalid CSV (a stray quote) parities are wrong from the stray quote
 // on, but the parser stops at that quote, in the block that holds it,
 // before any later cut matters.
-func (d csvDialect) cut(data []byte) int {
+func (d Dialect) Cut(data []byte) int {
 	nl := bytes.LastIndexByte(data, '\n')
-	if nl < 0 || d.quote == 0 {
+	if nl < 0 || d.Quote == 0 {
 		return nl + 1
 	}
-	q := []byte{d.quote}
+	q := []byte{d.Quote}
 	odd := bytes.Count(data[:nl], q)&1 == 1
 	for odd {
 		prev := bytes.LastIndexByte(data[:nl], '\n')
@@ -83,11 +68,11 @@ func (d csvDialect) cut(data []byte) int {
 // csvLayout is what a header fixes: the dialect, the number of fields of a
 // record and what each field is read as. It is not changed once made.
 type csvLayout struct {
-	csvDialect
-	name    string   // the input, for messages
-	col     []colReq // per field; kind csvSkip for a field not read
-	doc     bool     // a doc column is read
-	docFill bool     // the doc column is absent (Columns.DocOptional): doc ids are empty
+	Dialect
+	name    string         // the input, for messages
+	col     []batch.ColReq // per field; kind csvSkip for a field not read
+	doc     bool           // a doc column is read
+	docFill bool           // the doc column is absent (Columns.DocOptional): doc ids are empty
 }
 
 const csvSkip = -1
@@ -95,28 +80,28 @@ const csvSkip = -1
 // newCSVLayout maps the header's fields (names, read on line line) to the
 // columns cols asks for. Every column asked for must be in the header,
 // once; other fields are not read.
-func newCSVLayout(name string, d csvDialect, names [][]byte, line int64, cols Columns) (*csvLayout, error) {
-	l := &csvLayout{csvDialect: d, name: name, col: make([]colReq, len(names)), doc: cols.Doc != ""}
+func newCSVLayout(name string, d Dialect, names [][]byte, line int64, cols batch.Columns) (*csvLayout, error) {
+	l := &csvLayout{Dialect: d, name: name, col: make([]batch.ColReq, len(names)), doc: cols.Doc != ""}
 	at := make(map[string]int, len(names))
 	for i, n := range names {
-		l.col[i].kind = csvSkip
+		l.col[i].Kind = csvSkip
 		if _, dup := at[string(n)]; !dup {
 			at[string(n)] = i
 		}
 	}
-	for _, r := range cols.requests() {
-		i, ok := at[r.name]
+	for _, r := range cols.Requests() {
+		i, ok := at[r.Name]
 		if !ok {
-			if r.optional {
+			if r.Optional {
 				l.docFill = true
 				continue
 			}
 			return nil, fmt.Errorf("%s:%d: no column %q (%s); the header has %s; name %s with %s: %w",
-				name, line, r.name, r.role(), headerNames(names), r.role(), r.flagName(), ErrColumn)
+				name, line, r.Name, r.Role(), headerNames(names), r.Role(), r.FlagName(), batch.ErrColumn)
 		}
 		for j := i + 1; j < len(names); j++ {
-			if string(names[j]) == r.name {
-				return nil, fmt.Errorf("%s:%d: the header names column %q twice (fields %d and %d): %w", name, line, r.name, i+1, j+1, ErrColumn)
+			if string(names[j]) == r.Name {
+				return nil, fmt.Errorf("%s:%d: the header names column %q twice (fields %d and %d): %w", name, line, r.Name, i+1, j+1, batch.ErrColumn)
 			}
 		}
 		l.col[i] = r
@@ -130,7 +115,7 @@ func headerNames(names [][]byte) string {
 	for i, n := range names {
 		q[i] = strconv.Quote(string(n))
 	}
-	return listNames(q)
+	return batch.ListNames(q)
 }
 
 // csvBlock is one goroutine's cursor over a block of whole records (the
@@ -138,7 +123,7 @@ func headerNames(names [][]byte) string {
 // that matter (separators, newlines, quotes) 64 at a time as a bit mask,
 // so the bytes between them are never looked at one by one.
 type csvBlock struct {
-	csvDialect
+	Dialect
 	name string
 	buf  []byte
 	p    int   // start of the next field
@@ -161,8 +146,8 @@ func (k *csvBlock) reset(buf []byte, lines int64) {
 	k.buf, k.p, k.line, k.ls, k.base, k.x, k.open, k.stray = buf, 0, lines, 0, -64, 0, 0, false
 }
 
-// next returns the position of the next mark not yet passed, or len(buf).
-func (k *csvBlock) next() int {
+// Next returns the position of the next mark not yet passed, or len(buf).
+func (k *csvBlock) Next() int {
 	x := k.x
 	if x == 0 {
 		return k.load()
@@ -181,7 +166,7 @@ func (k *csvBlock) load() int {
 		}
 		k.x = k.marks(k.base)
 	}
-	return k.next()
+	return k.Next()
 }
 
 // marks sets bit i when buf[at+i] is a separator, a newline or a quote.
@@ -193,32 +178,25 @@ func (k *csvBlock) marks(at int) uint64 {
 		copy(k.tail[:], c)
 		c = k.tail[:]
 	}
-	q := k.quote
+	q := k.Quote
 	if q == 0 {
-		q = k.sep
+		q = k.Sep
 	}
-	s, qq := uint64(k.sep)*ones, uint64(q)*ones
-	return gather(csvMask(binary.LittleEndian.Uint64(c[0:]), s, qq)) |
-		gather(csvMask(binary.LittleEndian.Uint64(c[8:]), s, qq))<<8 |
-		gather(csvMask(binary.LittleEndian.Uint64(c[16:]), s, qq))<<16 |
-		gather(csvMask(binary.LittleEndian.Uint64(c[24:]), s, qq))<<24 |
-		gather(csvMask(binary.LittleEndian.Uint64(c[32:]), s, qq))<<32 |
-		gather(csvMask(binary.LittleEndian.Uint64(c[40:]), s, qq))<<40 |
-		gather(csvMask(binary.LittleEndian.Uint64(c[48:]), s, qq))<<48 |
-		gather(csvMask(binary.LittleEndian.Uint64(c[56:]), s, qq))<<56
+	s, qq := uint64(k.Sep)*scan.Ones, uint64(q)*scan.Ones
+	return scan.Gather(csvMask(binary.LittleEndian.Uint64(c[0:]), s, qq)) |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[8:]), s, qq))<<8 |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[16:]), s, qq))<<16 |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[24:]), s, qq))<<24 |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[32:]), s, qq))<<32 |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[40:]), s, qq))<<40 |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[48:]), s, qq))<<48 |
+		scan.Gather(csvMask(binary.LittleEndian.Uint64(c[56:]), s, qq))<<56
 }
 
 // csvMask sets the high bit of each byte of x that is a newline or equals
 // a byte of s or q (each a byte repeated eight times).
-func csvMask(x, s, q uint64) uint64 { return eqMask(x, '\n'*ones) | eqMask(x, s) | eqMask(x, q) }
-
-// eqMask sets the high bit of each byte of x equal to that byte of c. The
-// sum of two 7-bit values cannot carry into the next byte, so the marks
-// are exact.
-func eqMask(x, c uint64) uint64 {
-	const lo7 = 0x7f * ones
-	y := x ^ c
-	return ^((y&lo7 + lo7) | y) & high
+func csvMask(x, s, q uint64) uint64 {
+	return scan.EqMask(x, '\n'*scan.Ones) | scan.EqMask(x, s) | scan.EqMask(x, q)
 }
 
 // newline passes the newline at e.
@@ -240,28 +218,28 @@ func (k *csvBlock) blank() bool {
 	if b[p] != '\n' {
 		return false
 	}
-	k.next() // the newline's mark
+	k.Next() // the newline's mark
 	k.newline(p)
 	k.p = p + 1
 	return true
 }
 
-// field reads the field at k.p and says whether it ends its record; k.p
+// Field reads the field at k.p and says whether it ends its record; k.p
 // moves past it and its separator or newline. The value aliases the block,
 // or k.scratch for a quoted field with "" or \r\n in it, until the next
 // call.
-func (k *csvBlock) field() ([]byte, bool, error) {
+func (k *csvBlock) Field() ([]byte, bool, error) {
 	b, p := k.buf, k.p
-	if k.quote != 0 && p < len(b) && b[p] == k.quote {
+	if k.Quote != 0 && p < len(b) && b[p] == k.Quote {
 		return k.quoted()
 	}
-	e := k.next()
-	if k.quote != 0 && e < len(b) && b[e] == k.quote {
+	e := k.Next()
+	if k.Quote != 0 && e < len(b) && b[e] == k.Quote {
 		return nil, false, k.syntax(e, "a quote inside a field that does not start with one; quote the whole field and double the quotes in it (\"a \"\"b\"\"\")")
 	}
 	v := b[p:e]
 	k.p = e + 1
-	if e < len(b) && b[e] == k.sep {
+	if e < len(b) && b[e] == k.Sep {
 		return v, false, nil
 	}
 	if n := len(v); n > 0 && v[n-1] == '\r' {
@@ -279,23 +257,23 @@ func (k *csvBlock) field() ([]byte, bool, error) {
 func (k *csvBlock) quoted() ([]byte, bool, error) {
 	b, open := k.buf, k.p
 	openLine, openCol := k.line+1, open-k.ls+1
-	k.next() // the opening quote
+	k.Next() // the opening quote
 	unquote := false
 	var e int
 	for {
-		if e = k.next(); e == len(b) {
+		if e = k.Next(); e == len(b) {
 			k.open = openLine
-			return nil, false, fmt.Errorf("%s:%d: the quote that opens a field at column %d is never closed: %w", k.name, openLine, openCol, ErrSyntax)
+			return nil, false, fmt.Errorf("%s:%d: the quote that opens a field at column %d is never closed: %w", k.name, openLine, openCol, batch.ErrSyntax)
 		}
 		switch c := b[e]; {
 		case c == '\n':
 			unquote = unquote || b[e-1] == '\r' // encoding/csv reads \r\n in a field as \n
 			k.newline(e)
 			continue
-		case c != k.quote:
+		case c != k.Quote:
 			continue // a separator inside the quotes
-		case e+1 < len(b) && b[e+1] == k.quote:
-			k.next()
+		case e+1 < len(b) && b[e+1] == k.Quote:
+			k.Next()
 			unquote = true
 			continue
 		}
@@ -310,8 +288,8 @@ func (k *csvBlock) quoted() ([]byte, bool, error) {
 	case a == len(b):
 		k.p = a
 		return v, true, nil
-	case b[a] == k.sep:
-		k.next()
+	case b[a] == k.Sep:
+		k.Next()
 		k.p = a + 1
 		return v, false, nil
 	case b[a] == '\r' && a+1 == len(b):
@@ -321,12 +299,12 @@ func (k *csvBlock) quoted() ([]byte, bool, error) {
 		a++
 		fallthrough
 	case b[a] == '\n':
-		k.next()
+		k.Next()
 		k.newline(a)
 		k.p = a + 1
 		return v, true, nil
 	}
-	return nil, false, k.syntax(a, "%s after the closing quote of a field; a quoted field ends at a separator or the end of the line", quoteSnippet(b[a:min(a+1, len(b))]))
+	return nil, false, k.syntax(a, "%s after the closing quote of a field; a quoted field ends at a separator or the end of the line", scan.QuoteSnippet(b[a:min(a+1, len(b))]))
 }
 
 // unquote writes the body of a quoted field with each "" as one quote and
@@ -336,7 +314,7 @@ func (k *csvBlock) unquote(v []byte) []byte {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
-		case c == k.quote:
+		case c == k.Quote:
 			i++ // the first of a pair
 		case c == '\r' && i+1 < len(v) && v[i+1] == '\n':
 			continue
@@ -351,13 +329,13 @@ func (k *csvBlock) unquote(v []byte) []byte {
 // current line.
 func (k *csvBlock) syntax(at int, format string, a ...any) error {
 	k.stray = true
-	return fmt.Errorf("%s:%d: column %d: %s: %w", k.name, k.line+1, at-k.ls+1, fmt.Sprintf(format, a...), ErrSyntax)
+	return fmt.Errorf("%s:%d: column %d: %s: %w", k.name, k.line+1, at-k.ls+1, fmt.Sprintf(format, a...), batch.ErrSyntax)
 }
 
-// parse reads the whole records of k's block into b until b holds bs
+// Parse reads the whole records of k's block into b until b holds bs
 // rows or the block ends. This is the function a parallel decoder runs on
 // each block: k is the goroutine's own, l is shared.
-func (l *csvLayout) parse(k *csvBlock, b *Batch, bs int) error {
+func (l *csvLayout) Parse(k *csvBlock, b *batch.Batch, bs int) error {
 	for b.N < bs && k.p < len(k.buf) {
 		if k.blank() {
 			continue
@@ -365,11 +343,11 @@ func (l *csvLayout) parse(k *csvBlock, b *Batch, bs int) error {
 		line := k.line + 1
 		f := 0
 		for {
-			v, end, err := k.field()
+			v, end, err := k.Field()
 			if err != nil {
 				return err
 			}
-			if f < len(l.col) && l.col[f].kind != csvSkip {
+			if f < len(l.col) && l.col[f].Kind != csvSkip {
 				if err := l.value(b, &l.col[f], v, line); err != nil {
 					return err
 				}
@@ -394,37 +372,37 @@ func (l *csvLayout) parse(k *csvBlock, b *Batch, bs int) error {
 // ragged is the error for a record of f fields.
 func (l *csvLayout) ragged(line int64, f int) error {
 	why := ""
-	if l.quote == 0 && f > len(l.col) {
+	if l.Quote == 0 && f > len(l.col) {
 		why = " (a tab inside a value? TSV has no quoting: write such values as CSV)"
 	}
-	return fmt.Errorf("%s:%d: %d fields, but the header has %d%s: %w", l.name, line, f, len(l.col), why, ErrSyntax)
+	return fmt.Errorf("%s:%d: %d fields, but the header has %d%s: %w", l.name, line, f, len(l.col), why, batch.ErrSyntax)
 }
 
 // value stores field value v of a record on line into b, as column c.
-func (l *csvLayout) value(b *Batch, c *colReq, v []byte, line int64) error {
-	switch c.kind {
-	case fQuery:
+func (l *csvLayout) value(b *batch.Batch, c *batch.ColReq, v []byte, line int64) error {
+	switch c.Kind {
+	case batch.FQuery:
 		b.Query.Append(v)
-	case fDoc:
+	case batch.FDoc:
 		b.Doc.Append(v)
-	case kExtra:
-		b.Extra[c.x].Append(v)
-	case kText:
-		b.Texts[c.x].Append(v)
-	case fRank:
-		r, bad := parseRank(v)
+	case batch.KExtra:
+		b.Extra[c.X].Append(v)
+	case batch.KText:
+		b.Texts[c.X].Append(v)
+	case batch.FRank:
+		r, bad := scan.ParseRank(v)
 		switch bad {
-		case rankNotNumber:
+		case scan.RankNotNumber:
 			return l.notNumber(c, v, line, "a whole number")
-		case rankNotWhole:
-			return fmt.Errorf("%s:%d: %q (the rank column) must be a whole number, found %s: %w", l.name, line, c.name, quoteSnippet(v), ErrValue)
-		case rankRange:
-			return fmt.Errorf("%s:%d: rank %s out of range: %w", l.name, line, v, ErrValue)
+		case scan.RankNotWhole:
+			return fmt.Errorf("%s:%d: %q (the rank column) must be a whole number, found %s: %w", l.name, line, c.Name, scan.QuoteSnippet(v), batch.ErrValue)
+		case scan.RankRange:
+			return fmt.Errorf("%s:%d: rank %s out of range: %w", l.name, line, v, batch.ErrValue)
 		}
 		b.Rank = append(b.Rank, r)
 	default:
-		x, ok := parseNumber(v)
-		if !ok && c.kind == fLabel {
+		x, ok := scan.ParseNumber(v)
+		if !ok && c.Kind == batch.FLabel {
 			switch {
 			case bytes.EqualFold(v, []byte("true")):
 				x, ok = 1, true
@@ -437,30 +415,30 @@ func (l *csvLayout) value(b *Batch, c *colReq, v []byte, line int64) error {
 		if !ok {
 			return l.notNumber(c, v, line, "a number")
 		}
-		if c.kind == fScore || c.kind == kExtraScore {
-			if msg := inexactScore(v, x); msg != "" {
-				return fmt.Errorf("%s:%d: %q (%s): %s: %w", l.name, line, c.name, c.role(), msg, ErrValue)
+		if c.Kind == batch.FScore || c.Kind == batch.KExtraScore {
+			if msg := scan.InexactScore(v, x); msg != "" {
+				return fmt.Errorf("%s:%d: %q (%s): %s: %w", l.name, line, c.Name, c.Role(), msg, batch.ErrValue)
 			}
 		}
-		switch c.kind {
-		case fScore:
+		switch c.Kind {
+		case batch.FScore:
 			b.Score = append(b.Score, x)
-		case fLabel:
+		case batch.FLabel:
 			b.Label = append(b.Label, x)
-		case kNumber:
-			b.Numbers[c.x] = append(b.Numbers[c.x], x)
+		case batch.KNumber:
+			b.Numbers[c.X] = append(b.Numbers[c.X], x)
 		default:
-			b.ExtraScore[c.x] = append(b.ExtraScore[c.x], x)
+			b.ExtraScore[c.X] = append(b.ExtraScore[c.X], x)
 		}
 	}
 	return nil
 }
 
 // notNumber is the error for value v of column c, which must be what.
-func (l *csvLayout) notNumber(c *colReq, v []byte, line int64, what string) error {
+func (l *csvLayout) notNumber(c *batch.ColReq, v []byte, line int64, what string) error {
 	found := "an empty field"
 	if len(v) > 0 {
-		found = quoteSnippet(v)
+		found = scan.QuoteSnippet(v)
 	}
-	return fmt.Errorf("%s:%d: %q (%s) must be %s, found %s: %w", l.name, line, c.name, c.role(), what, found, ErrValue)
+	return fmt.Errorf("%s:%d: %q (%s) must be %s, found %s: %w", l.name, line, c.Name, c.Role(), what, found, batch.ErrValue)
 }

@@ -1,9 +1,9 @@
-package reader
+package scan
 
-// sepMasks sets dst[i] to the separator mask of src[64i:64i+64]
+// SepMasks sets dst[i] to the separator mask of src[64i:64i+64]
 // (len(src) >= 64*len(dst)): with SSE2, 16 bytes an instruction, about a
 // third of the portable word-at-a-time pass's time (BenchmarkSepMasks).
-func sepMasks(dst []uint64, src []byte) {
+func SepMasks(dst []uint64, src []byte) {
 	if len(dst) == 0 {
 		return
 	}

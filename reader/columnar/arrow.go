@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"bufio"
@@ -10,17 +10,19 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
-// openArrowFile reads an Arrow IPC file (.arrow, Feather v2). Its footer
+// OpenArrowFile reads an Arrow IPC file (.arrow, Feather v2). Its footer
 // indexes the record batches, so decoders take them in turn; zstd and lz4
 // buffer compression are undone by the ipc package.
-func openArrowFile(name string, f *os.File, cols Columns, opt Options) (Reader, error) {
-	if err := seekable(name, "Arrow IPC file", f); err != nil {
+func OpenArrowFile(name string, f *os.File, cols batch.Columns, opt batch.Options) (batch.Reader, error) {
+	if err := Seekable(name, "Arrow IPC file", f); err != nil {
 		closeInput(f)
 		return nil, err
 	}
-	r, err := newArrowFile(name, f, inputCloser(f), cols, opt)
+	r, err := NewArrowFile(name, f, scan.InputCloser(f), cols, opt)
 	if err != nil {
 		closeInput(f)
 		return nil, err
@@ -28,12 +30,12 @@ func openArrowFile(name string, f *os.File, cols Columns, opt Options) (Reader, 
 	return r, nil
 }
 
-// newArrowFile reads f, a local file or an object in a store (ranged reads
+// NewArrowFile reads f, a local file or an object in a store (ranged reads
 // of the footer, then of each record batch); closer releases it.
-func newArrowFile(name string, f readAtSeeker, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
+func NewArrowFile(name string, f readAtSeeker, closer func() error, cols batch.Columns, opt batch.Options) (_ batch.Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: corrupt Arrow IPC file (%v): %w", name, r, ErrFormat)
+			err = fmt.Errorf("%s: corrupt Arrow IPC file (%v): %w", name, r, batch.ErrFormat)
 		}
 	}()
 	src := countingFile(f, opt)
@@ -46,18 +48,18 @@ func newArrowFile(name string, f readAtSeeker, closer func() error, cols Columns
 	}
 	blocks, err := checkIPCFile(src, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, batch.ErrFormat)
 	}
 	fr, err := ipc.NewFileReader(src, ipc.WithAllocator(alloc()))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, ErrFormat)
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %v: %w", name, err, batch.ErrFormat)
 	}
-	if _, err := bindSchema(name, fr.Schema(), cols.requests(), filePartitions(name)); err != nil {
+	if _, err := bindSchema(name, fr.Schema(), cols.Requests(), FilePartitions(name)); err != nil {
 		fr.Close()
 		return nil, err
 	}
 	n := fr.NumRecords()
-	p := max(1, min(decoders(opt), n))
+	p := max(1, min(batch.Decoders(opt), n))
 	readers := make([]unitReader, p)
 	// RecordBatchAt is documented as safe for concurrent use, and is, except
 	// that resolving dictionaries shares a hash (arrow-go v18.8.0; the race
@@ -120,7 +122,7 @@ func schemaHasDict(sc *arrow.Schema) bool {
 func (a *arrowFileUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
 	if u < len(a.blocks) {
 		if err := checkBlock(a.src, a.size, a.blocks[u]); err != nil {
-			return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
+			return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, batch.ErrFormat)
 		}
 	}
 	if a.mu != nil {
@@ -131,23 +133,23 @@ func (a *arrowFileUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, 
 		a.mu.Unlock()
 	}
 	if err != nil {
-		return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, ErrFormat)
+		return true, fmt.Errorf("%s: record batch %d: %v: %w", a.name, u, err, batch.ErrFormat)
 	}
 	defer rec.Release()
 	return true, emit(rec)
 }
 
-func (a *arrowFileUnits) close() {}
+func (a *arrowFileUnits) Close() {}
 
-// openArrowStream reads an Arrow IPC stream (.arrows), which may come from a
+// OpenArrowStream reads an Arrow IPC stream (.arrows), which may come from a
 // pipe. Its record batches can only be found one after another, so one
 // decoder reads them, ahead of the consumer.
-func openArrowStream(name string, br *bufio.Reader, f *os.File, cols Columns, opt Options) (Reader, error) {
-	return openArrowStreamFrom(name, br, inputCloser(f), cols, opt)
+func OpenArrowStream(name string, br *bufio.Reader, f *os.File, cols batch.Columns, opt batch.Options) (batch.Reader, error) {
+	return OpenArrowStreamFrom(name, br, scan.InputCloser(f), cols, opt)
 }
 
-// openArrowStreamFrom reads a stream from br; closer releases its source.
-func openArrowStreamFrom(name string, br *bufio.Reader, closer func() error, cols Columns, opt Options) (Reader, error) {
+// OpenArrowStreamFrom reads a stream from br; closer releases its source.
+func OpenArrowStreamFrom(name string, br *bufio.Reader, closer func() error, cols batch.Columns, opt batch.Options) (batch.Reader, error) {
 	r, err := newArrowStream(name, br, closer, cols, opt)
 	if err != nil {
 		closer()
@@ -156,24 +158,24 @@ func openArrowStreamFrom(name string, br *bufio.Reader, closer func() error, col
 	return r, nil
 }
 
-func newArrowStream(name string, br *bufio.Reader, closer func() error, cols Columns, opt Options) (_ Reader, err error) {
+func newArrowStream(name string, br *bufio.Reader, closer func() error, cols batch.Columns, opt batch.Options) (_ batch.Reader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: corrupt Arrow IPC stream (%v): %w", name, r, ErrFormat)
+			err = fmt.Errorf("%s: corrupt Arrow IPC stream (%v): %w", name, r, batch.ErrFormat)
 		}
 	}()
 	sr, err := ipc.NewReader(&checkedStream{r: br}, ipc.WithAllocator(alloc()))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v: %w", name, err, ErrFormat)
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC stream: %v: %w", name, err, batch.ErrFormat)
 	}
-	if _, err := bindSchema(name, sr.Schema(), cols.requests(), filePartitions(name)); err != nil {
+	if _, err := bindSchema(name, sr.Schema(), cols.Requests(), FilePartitions(name)); err != nil {
 		sr.Release()
 		return nil, err
 	}
 	units := &recordUnits{name: name, rr: sr, release: true}
 	loc := &locator{name: name, unit: "record batch"}
 	return startColumnar(name, loc, -1, []unitReader{units}, cols, opt, ipcWhere(name), func() error {
-		units.close()
+		units.Close()
 		return closer()
 	}), nil
 }
@@ -193,15 +195,28 @@ type recordUnits struct {
 func (r *recordUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, error) {
 	if !r.rr.Next() {
 		if err := r.rr.Err(); err != nil {
-			return false, fmt.Errorf("%s: record batch %d: %v: %w", r.name, u, err, ErrFormat)
+			return false, fmt.Errorf("%s: record batch %d: %v: %w", r.name, u, err, batch.ErrFormat)
 		}
 		return false, nil
 	}
 	return true, emit(r.rr.RecordBatch())
 }
 
-func (r *recordUnits) close() {
+func (r *recordUnits) Close() {
 	if r.release {
 		r.once.Do(r.rr.Release)
 	}
+}
+
+// OpenRecords reads the record batches of rr as an Arrow IPC stream is
+// read: the columns cols names, by name, in rr's order. name is what
+// messages call the input. The reader releases rr's batches as it
+// decodes them, not rr itself.
+func OpenRecords(name string, rr array.RecordReader, cols batch.Columns, opt batch.Options) (batch.Reader, error) {
+	if _, err := bindSchema(name, rr.Schema(), cols.Requests(), nil); err != nil {
+		return nil, err
+	}
+	units := &recordUnits{name: name, rr: rr}
+	loc := &locator{name: name, unit: "record batch"}
+	return startColumnar(name, loc, -1, []unitReader{units}, cols, opt, ipcWhere(name), func() error { return nil }), nil
 }

@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"fmt"
@@ -14,29 +14,30 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
-// parquetOwnStrings turns on the byte-array path below; tests turn it off to
+// ParquetOwnStrings turns on the byte-array path below; tests turn it off to
 // compare it with pqarrow's own decoding of the same files.
-var parquetOwnStrings = true
+var ParquetOwnStrings = true
 
 // colSource yields the columns of one row group batch by batch. Every
 // source of a row group gives batches of the same number of rows (the
 // reader's batch size, fewer at the end), so their columns can be joined
 // into records.
 type colSource interface {
-	fields() []arrow.Field
-	// next returns the next batch's columns, nil at the end. They live
+	Fields() []arrow.Field
+	// Next returns the next batch's columns, nil at the end. They live
 	// until the next call or release.
-	next() ([]arrow.Array, error)
+	Next() ([]arrow.Array, error)
 	release()
 }
 
 // pqSource is a pqarrow record reader over some columns of a row group.
 type pqSource struct{ rr pqarrow.RecordReader }
 
-func (s pqSource) fields() []arrow.Field { return s.rr.Schema().Fields() }
-func (s pqSource) release()              { s.rr.Release() }
+func (s pqSource) Fields() []arrow.Field { return s.rr.Schema().Fields() }
 
-func (s pqSource) next() ([]arrow.Array, error) {
+func (s pqSource) release() { s.rr.Release() }
+
+func (s pqSource) Next() ([]arrow.Array, error) {
 	if s.rr.Next() {
 		return s.rr.RecordBatch().Columns(), nil
 	}
@@ -75,7 +76,7 @@ const byteChunk = 4096
 // dictionaries keep pqarrow's types.
 func byteLeaf(col *schema.Column, f arrow.Field) bool {
 	id := f.Type.ID()
-	return parquetOwnStrings && (id == arrow.STRING || id == arrow.BINARY) &&
+	return ParquetOwnStrings && (id == arrow.STRING || id == arrow.BINARY) &&
 		col.PhysicalType() == parquet.Types.ByteArray &&
 		col.MaxRepetitionLevel() == 0 && col.MaxDefinitionLevel() <= 1
 }
@@ -90,7 +91,7 @@ func newByteSource(cr file.ColumnChunkReader, col *schema.Column, f arrow.Field,
 		vals: make([]parquet.ByteArray, byteChunk), defs: make([]int16, byteChunk), out: make([]arrow.Array, 1), per: 16}, nil
 }
 
-func (s *byteSource) fields() []arrow.Field { return s.field }
+func (s *byteSource) Fields() []arrow.Field { return s.field }
 
 func (s *byteSource) release() {
 	s.dropBatch()
@@ -104,7 +105,7 @@ func (s *byteSource) dropBatch() {
 	}
 }
 
-func (s *byteSource) next() ([]arrow.Array, error) {
+func (s *byteSource) Next() ([]arrow.Array, error) {
 	s.dropBatch()
 	offBuf := memory.NewResizableBuffer(s.mem)
 	defer offBuf.Release()

@@ -1,4 +1,4 @@
-package reader
+package columnar
 
 import (
 	"math/bits"
@@ -15,17 +15,17 @@ import (
 type bufPool struct {
 	mu     sync.Mutex
 	free   [bufClasses][][]byte
-	held   int // bytes in free
+	Held   int // bytes in free
 	retain int
 }
 
 const (
 	minBufClass = 6  // 64 B
 	bufClasses  = 31 // up to 1 GiB (maxArrowAlloc)
-	poolRetain  = 32 << 20
+	PoolRetain  = 32 << 20
 )
 
-func newBufPool(retain int) *bufPool { return &bufPool{retain: retain} }
+func NewBufPool(retain int) *bufPool { return &bufPool{retain: retain} }
 
 // class returns the size class of a buffer of n bytes.
 func class(n int) int {
@@ -43,7 +43,7 @@ func (p *bufPool) Allocate(n int) []byte {
 			b := p.free[c][l-1]
 			p.free[c][l-1] = nil
 			p.free[c] = p.free[c][:l-1]
-			p.held -= cap(b)
+			p.Held -= cap(b)
 			p.mu.Unlock()
 			b = b[:n]
 			clear(b)
@@ -82,9 +82,9 @@ func (p *bufPool) Free(b []byte) {
 		return
 	}
 	p.mu.Lock()
-	if p.held+c <= p.retain {
+	if p.Held+c <= p.retain {
 		p.free[k] = append(p.free[k], b[:0])
-		p.held += c
+		p.Held += c
 	}
 	p.mu.Unlock()
 }

@@ -1,10 +1,4 @@
-package reader
-
-// A large plain qrels file is loaded in pieces at once (readQrels): where
-// the pieces are cut (qrelsCuts, between two judgment lines of different
-// queries), their parse on as many goroutines into shares of arrays sized
-// for the whole file (parseQrelsParts, qrelsArrays), and the join that
-// moves them together (joinQrels).
+package trec
 
 import (
 	"bufio"
@@ -13,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"unsafe"
+
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // qrelsSegment is pass 1's result for a stretch of a qrels file.
@@ -102,15 +98,15 @@ func joinInto[T any](all, x, y []T) []T {
 	return append(x, y...)
 }
 
-// qrelsMinSplit is the size from which a plain qrels file is parsed in
+// QrelsMinSplit is the size from which a plain qrels file is parsed in
 // pieces, each at least half that (a variable for the tests).
-var qrelsMinSplit int64 = 16 << 20
+var QrelsMinSplit int64 = 16 << 20
 
-// qrelsCuts returns where pieces 2..n of a plain qrels file start, each at
+// QrelsCuts returns where pieces 2..n of a plain qrels file start, each at
 // the first line past its share of the file whose query differs from the
 // line before; none when the file is too small to split.
-func qrelsCuts(f *os.File, size int64, n int) []int64 {
-	if size < qrelsMinSplit || n < 2 {
+func QrelsCuts(f *os.File, size int64, n int) []int64 {
+	if size < QrelsMinSplit || n < 2 {
 		return nil
 	}
 	var cuts []int64
@@ -142,7 +138,7 @@ func qrelsCut(f *os.File, from, size int64) int64 {
 		if err != nil && (err != io.EOF || len(line) == 0) {
 			return 0
 		}
-		fs = splitFields(line, fs[:0])
+		fs = scan.SplitFields(line, fs[:0])
 		if len(fs) == 0 || line[0] == '#' || fs[0][0] == '#' {
 			prev = prev[:0]
 		} else {
