@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
-	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // skippableFrame is a zstd skippable frame: magic 0x184D2A5n (n = id),
@@ -26,7 +25,8 @@ func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 // TestZstdSkippableFrames: a zstd file that starts with skippable frames
 // (seekable-zstd and pzstd write them first) is zstd, as the zstd tool
 // has it, on every path that reads compressed input: logs by Open (local
-// file, object), Expand's check of a directory, TREC runs and qrels. What
+// file, object) and Expand's check of a directory (TestZstdSkippableRun
+// checks TREC runs and qrels). What
 // follows the frames is the decoder's to judge: garbage or a frame cut
 // short is ErrCompression naming the file.
 func TestZstdSkippableFrames(t *testing.T) {
@@ -99,24 +99,6 @@ func TestZstdSkippableFrames(t *testing.T) {
 			})
 		})
 	}
-
-	t.Run("TREC", func(t *testing.T) {
-		run := []byte("q1 Q0 d1 1 0.5 sys\nq1 Q0 d2 2 0.25 sys\nq2 Q0 d1 1 3 sys\n")
-		qrels := []byte("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
-		plainRun := readRun(t, writeFileIn(t, dir, "run", run), writeFileIn(t, dir, "qrels", qrels), trec.RunOptions{})
-		if plainRun.err != "" || len(plainRun.rows) != 3 {
-			t.Fatalf("plain run: %+v", plainRun)
-		}
-		rp := writeFileIn(t, dir, "run.zst", concat(skippableFrame(0, meta), zstdBytes(run)))
-		qp := writeFileIn(t, dir, "qrels.zst", concat(skippableFrame(5, meta), zstdBytes(qrels)))
-		got := readRun(t, rp, qp, trec.RunOptions{})
-		if d := sameRun(got, plainRun); d != "" {
-			t.Fatal(d)
-		}
-		if tag, err := trec.RunTag(rp); err != nil || tag != "sys" {
-			t.Fatalf("RunTag = %q, %v", tag, err)
-		}
-	})
 }
 
 // zstdToolAgrees checks, where the zstd command is installed, that it
