@@ -8,20 +8,12 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
-// benchLog makes n rows of a typical click log line.
-func benchLog(n int) []byte {
-	var b bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&b, `{"query_id":"q%07d","doc_id":"d%d","score":%.6f,"label":%d}`+"\n", i/50, i%50, float64(i%977)/977-0.3, i%5)
-	}
-	return b.Bytes()
-}
-
 func BenchmarkJSONL(b *testing.B) {
-	data := benchLog(200_000)
+	data := readertest.BenchLog(200_000)
 	if f := os.Getenv("RANKEVAL_BENCH_FILE"); f != "" {
 		var err error
 		if data, err = os.ReadFile(f); err != nil {
@@ -55,8 +47,8 @@ func BenchmarkJSONLWide(b *testing.B) {
 			i/6000%60, i/100%60, i%1000, i/10, i*7919%50000000, i%10+1, i%97, float64(i%977)/977, i%3 == 0, i*31%120000, i%5)
 	}
 	lines := bytes.SplitAfter(data.Bytes(), []byte("\n"))
-	j := jsonl.NewParser("bench", testCols, batch.Options{})
-	j.B = testCols.Shape("bench")
+	j := jsonl.NewParser("bench", readertest.TestCols, batch.Options{})
+	j.B = readertest.TestCols.Shape("bench")
 	b.SetBytes(int64(data.Len()))
 	b.ResetTimer()
 	for range b.N {

@@ -8,10 +8,11 @@ import (
 
 	"github.com/rankeval/rankeval/reader/csv"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // withCSVBlock sets the size of CSV's blocks of records for one test.
-func withCSVBlock(t testing.TB, n int) { setForTest(t, &csv.BufSize, n) }
+func withCSVBlock(t testing.TB, n int) { readertest.SetForTest(t, &csv.BufSize, n) }
 
 // genDelimited writes a header and n records of CSV (sep ',') or TSV
 // (sep '\t') in the shapes such files take: a byte order mark, blank lines
@@ -57,11 +58,11 @@ func TestCSVBlocks(t *testing.T) {
 	for _, d := range []csv.Dialect{csv.DialectCSV, csv.DialectTSV} {
 		data := []byte(genDelimited(1, 2000, d.Sep))
 		ext := strings.ToLower(d.Name)
-		inputs := map[string][]byte{ext: data, ext + ".gz": gzipBytes(data), ext + ".zst": zstdBytes(data)}
+		inputs := map[string][]byte{ext: data, ext + ".gz": readertest.GzipBytes(data), ext + ".zst": readertest.ZstdBytes(data)}
 		for name, in := range inputs {
-			p := writeFile(t, "log."+name, in)
+			p := readertest.WriteFile(t, "log."+name, in)
 			want := readJSONL(t, p, batch.Options{Decoders: 1})
-			if want.err != "" || len(want.rows) != 2000 || want.rows[1999].pos < 2000 {
+			if want.err != "" || len(want.rows) != 2000 || want.rows[1999].Pos < 2000 {
 				t.Fatalf("%s, one decoder: %d rows, error %q", name, len(want.rows), want.err)
 			}
 			sameInBlocks(t, name, p, want, withCSVBlock, []int{16, 64, 100, 1000, 4096}, []int{1, 2, 3, 8}, []int{1, 7, 8192})
@@ -91,7 +92,7 @@ func TestCSVBlocksErrors(t *testing.T) {
 			rec = strings.ReplaceAll(rec, "\t", string(d.Sep))
 			for _, at := range []int{0, 1, len(recs) / 2, len(recs) - 1} {
 				data := text[:head] + strings.Join(recs[:at], "") + rec + strings.Join(recs[at:], "")
-				p := writeFile(t, "bad."+strings.ToLower(d.Name), []byte(data))
+				p := readertest.WriteFile(t, "bad."+strings.ToLower(d.Name), []byte(data))
 				want := readJSONL(t, p, batch.Options{Decoders: 1})
 				line := strings.Count(text[:head]+strings.Join(recs[:at], ""), "\n") + 1
 				if what == "after closing quote" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rankeval/rankeval/reader/csv"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
@@ -172,7 +173,7 @@ func readCSVString(t testing.TB, s string, d csv.Dialect, cols batch.Columns, bs
 // a read buffer that cuts records everywhere.
 func TestCSVSameRowsAsJSONL(t *testing.T) {
 	rows := genFields(1, 500)
-	for _, cols := range []batch.Columns{allCols, testCols, {Query: "query_id", Label: "label", Rank: "rank", DocOptional: true}} {
+	for _, cols := range []batch.Columns{allCols, readertest.TestCols, {Query: "query_id", Label: "label", Rank: "rank", DocOptional: true}} {
 		j := jsonl.New("t.jsonl", strings.NewReader(jsonlOf(rows)), io.NopCloser(nil), cols, batch.Options{})
 		want, err := fullRows(j)
 		if err != nil {
@@ -350,7 +351,7 @@ func TestCSVLongRecord(t *testing.T) {
 	defer func(n int) { csv.BufSize = n }(csv.BufSize)
 	csv.BufSize = 16
 	long := strings.Repeat("x", 1000)
-	got, err := readCSVString(t, "query_id,doc_id,score,label\n\""+long+"\n"+long+"\",d,1,1\nq,d,1,0\n", csv.DialectCSV, testCols, 10)
+	got, err := readCSVString(t, "query_id,doc_id,score,label\n\""+long+"\n"+long+"\",d,1,1\nq,d,1,0\n", csv.DialectCSV, readertest.TestCols, 10)
 	if err != nil || len(got) != 2 || got[0].q != long+"\n"+long || got[1].pos != 4 {
 		t.Fatalf("got %d rows, err %v", len(got), err)
 	}
@@ -420,16 +421,16 @@ func TestOpenCSV(t *testing.T) {
 		f    batch.Format
 	}{
 		{"log.csv", csv, batch.FormatAuto},
-		{"log.csv.gz", gzipBytes(csv), batch.FormatAuto},
-		{"log.csv.zst", zstdBytes(csv), batch.FormatAuto},
+		{"log.csv.gz", readertest.GzipBytes(csv), batch.FormatAuto},
+		{"log.csv.zst", readertest.ZstdBytes(csv), batch.FormatAuto},
 		{"log.tsv", tsv, batch.FormatAuto},
-		{"log.tsv.zst", zstdBytes(tsv), batch.FormatAuto},
-		{"log.tsv.gz", gzipBytes(tsv), batch.FormatTSV},
+		{"log.tsv.zst", readertest.ZstdBytes(tsv), batch.FormatAuto},
+		{"log.tsv.gz", readertest.GzipBytes(tsv), batch.FormatTSV},
 		{"spaced.csv", spaced, batch.FormatCSV},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := writeFileIn(t, dir, c.name, c.data)
-			cols := testCols
+			p := readertest.WriteFileIn(t, dir, c.name, c.data)
+			cols := readertest.TestCols
 			if c.name == "spaced.csv" {
 				cols = batch.Columns{Query: "query_id", Doc: " doc_id", Score: " score", Label: " label"}
 				want := []readRow{{q: "q", d: " d", score: 0.5, label: 1, pos: 2}}
@@ -448,22 +449,22 @@ func TestOpenCSV(t *testing.T) {
 		})
 	}
 	t.Run("spaced header without a format", func(t *testing.T) {
-		p := writeFileIn(t, dir, "spaced2.csv", spaced)
-		if _, err := Open(p, testCols, batch.Options{}); !errors.Is(err, batch.ErrFormat) || !strings.Contains(err.Error(), "--input-format csv or tsv") {
+		p := readertest.WriteFileIn(t, dir, "spaced2.csv", spaced)
+		if _, err := Open(p, readertest.TestCols, batch.Options{}); !errors.Is(err, batch.ErrFormat) || !strings.Contains(err.Error(), "--input-format csv or tsv") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("JSON lines named as CSV", func(t *testing.T) {
-		p := writeFileIn(t, dir, "log.jsonl", []byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`+"\n"))
-		_, err := readAll(t, p, testCols, batch.Options{Format: batch.FormatCSV})
+		p := readertest.WriteFileIn(t, dir, "log.jsonl", []byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`+"\n"))
+		_, err := readAll(t, p, readertest.TestCols, batch.Options{Format: batch.FormatCSV})
 		if !errors.Is(err, batch.ErrSyntax) || !strings.HasPrefix(err.Error(), p+`:1: column 2: a quote inside a field`) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("truncated", func(t *testing.T) {
-		z := gzipBytes(bytes.Repeat(csv[28:], 10000))
-		p := writeFileIn(t, dir, "cut.csv.gz", append(gzipBytes(csv[:28]), z[:len(z)/2]...))
-		_, err := readAll(t, p, testCols, batch.Options{})
+		z := readertest.GzipBytes(bytes.Repeat(csv[28:], 10000))
+		p := readertest.WriteFileIn(t, dir, "cut.csv.gz", append(readertest.GzipBytes(csv[:28]), z[:len(z)/2]...))
+		_, err := readAll(t, p, readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrCompression) {
 			t.Fatalf("err = %v", err)
 		}
@@ -515,11 +516,11 @@ func BenchmarkCSV(b *testing.B) {
 				var r batch.Reader
 				switch format {
 				case "jsonl":
-					r = jsonl.New("bench", bytes.NewReader(data), io.NopCloser(nil), testCols, batch.Options{})
+					r = jsonl.New("bench", bytes.NewReader(data), io.NopCloser(nil), readertest.TestCols, batch.Options{})
 				case "tsv":
-					r = csv.New("bench", csv.DialectTSV, bytes.NewReader(data), io.NopCloser(nil), testCols, batch.Options{})
+					r = csv.New("bench", csv.DialectTSV, bytes.NewReader(data), io.NopCloser(nil), readertest.TestCols, batch.Options{})
 				default:
-					r = csv.New("bench", csv.DialectCSV, bytes.NewReader(data), io.NopCloser(nil), testCols, batch.Options{})
+					r = csv.New("bench", csv.DialectCSV, bytes.NewReader(data), io.NopCloser(nil), readertest.TestCols, batch.Options{})
 				}
 				for r.Next() {
 					rows += r.Batch().N

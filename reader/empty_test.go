@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/klauspost/compress/zstd"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/trec"
 )
 
@@ -75,15 +76,15 @@ func TestEmptyInputs(t *testing.T) {
 		"zero.jsonl.gz":      nil, // a failed export named by its intent: still no rows
 		"zero.jsonl.zst":     nil,
 		"blank.jsonl":        []byte("\n \n\r\n\t\n"),
-		"gzip-of-nothing":    gzipBytes(nil),
-		"gzip-of-blanks":     gzipBytes([]byte("\n\n")),
+		"gzip-of-nothing":    readertest.GzipBytes(nil),
+		"gzip-of-blanks":     readertest.GzipBytes([]byte("\n\n")),
 		"zstd-of-nothing":    zstdFrameOf(nil),
-		"zstd-no-frame":      zstdBytes(nil),
+		"zstd-no-frame":      readertest.ZstdBytes(nil),
 		"zstd-of-blanks":     zstdFrameOf([]byte("\n\n")),
-		"gzip-two-empty-mem": append(gzipBytes(nil), gzipBytes(nil)...),
+		"gzip-two-empty-mem": append(readertest.GzipBytes(nil), readertest.GzipBytes(nil)...),
 	}
 	for name, data := range files {
-		writeFileIn(t, dir, name, data)
+		readertest.WriteFileIn(t, dir, name, data)
 	}
 	// columnar files with no rows: no unit at all, and one empty unit
 	for _, n := range []string{"none.parquet", "none.arrow", "none.arrows"} {
@@ -117,7 +118,7 @@ func TestEmptyInputs(t *testing.T) {
 		case ".parquet", ".arrow", ".arrows":
 			return batch.Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32", Rank: "r_i32"}
 		}
-		return testCols
+		return readertest.TestCols
 	}
 	for name := range files {
 		p := filepath.Join(dir, name)
@@ -143,7 +144,7 @@ func TestEmptyInputs(t *testing.T) {
 		})
 	}
 
-	for name, data := range map[string][]byte{"zero": nil, "gzip-of-nothing": gzipBytes(nil), "blank": []byte("\n\n")} {
+	for name, data := range map[string][]byte{"zero": nil, "gzip-of-nothing": readertest.GzipBytes(nil), "blank": []byte("\n\n")} {
 		t.Run("stdin/"+name, func(t *testing.T) {
 			pr, pw, err := os.Pipe()
 			if err != nil {
@@ -156,7 +157,7 @@ func TestEmptyInputs(t *testing.T) {
 			old := os.Stdin
 			os.Stdin = pr
 			defer func() { os.Stdin = old; pr.Close() }()
-			r, err := Open(batch.Stdin, testCols, batch.Options{})
+			r, err := Open(batch.Stdin, readertest.TestCols, batch.Options{})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
@@ -165,12 +166,12 @@ func TestEmptyInputs(t *testing.T) {
 	}
 
 	// A TREC run with no lines has no rows either.
-	qrels, err := trec.ReadQrels(writeFileIn(t, dir, "qrels", []byte("q1 0 d1 1\n")))
+	qrels, err := trec.ReadQrels(readertest.WriteFileIn(t, dir, "qrels", []byte("q1 0 d1 1\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{"zero": nil, "blank": []byte("\n\n"), "gzip-of-nothing": gzipBytes(nil)} {
-		p := writeFileIn(t, dir, "run-"+name, data)
+	for name, data := range map[string][]byte{"zero": nil, "blank": []byte("\n\n"), "gzip-of-nothing": readertest.GzipBytes(nil)} {
+		p := readertest.WriteFileIn(t, dir, "run-"+name, data)
 		for _, dec := range []int{1, 2} {
 			t.Run("run/"+name, func(t *testing.T) {
 				r, err := trec.OpenRun(p, qrels, trec.RunOptions{Options: batch.Options{Decoders: dec}})

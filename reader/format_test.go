@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // formatsSaid checks that msg names the formats the readers know.
@@ -34,7 +35,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 		say  []string // besides the file's name
 	}{
 		{"README.txt", readme, []string{`not a known input format (it starts "# About this export"`}},
-		{"notes.md.gz", gzipBytes(readme), []string{`is gzip-compressed and starts "# About this export"`}},
+		{"notes.md.gz", readertest.GzipBytes(readme), []string{`is gzip-compressed and starts "# About this export"`}},
 		{"notes.zst", zstdFrameOf(readme), []string{`is zstd-compressed and starts "# About this export"`}},
 		{"blank-first.txt", append([]byte("\n\n  \r\n"), readme...), []string{`starts "# About this export"`}},
 		{"prose.txt", []byte("This export, made daily, holds the clicks\n"), []string{`starts "This export, made daily,"...`, "if it is CSV or TSV"}},
@@ -44,8 +45,8 @@ func TestOpenUnknownFormat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := writeFileIn(t, dir, c.name, c.data)
-			_, err := Open(p, testCols, batch.Options{})
+			p := readertest.WriteFileIn(t, dir, c.name, c.data)
+			_, err := Open(p, readertest.TestCols, batch.Options{})
 			if !errors.Is(err, batch.ErrFormat) {
 				t.Fatalf("err = %v, want ErrFormat", err)
 			}
@@ -65,28 +66,28 @@ func TestOpenUnknownFormat(t *testing.T) {
 		})
 	}
 	t.Run("JSON array", func(t *testing.T) {
-		p := writeFileIn(t, dir, "log.json", []byte(`[{"query_id":"q","score":1,"label":1}]`))
-		_, err := Open(p, testCols, batch.Options{})
+		p := readertest.WriteFileIn(t, dir, "log.json", []byte(`[{"query_id":"q","score":1,"label":1}]`))
+		_, err := Open(p, readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), p+": a JSON array, not JSON lines") || !strings.Contains(err.Error(), "one object per line") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("TREC run without qrels", func(t *testing.T) {
-		p := writeFileIn(t, dir, "run.txt", []byte("q1 Q0 d1 1 0.5 bm25\nq1 Q0 d2 2 0.25 bm25\n"))
-		_, err := Open(p, testCols, batch.Options{})
+		p := readertest.WriteFileIn(t, dir, "run.txt", []byte("q1 Q0 d1 1 0.5 bm25\nq1 Q0 d2 2 0.25 bm25\n"))
+		_, err := Open(p, readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), p+": looks like a TREC run") || !strings.Contains(err.Error(), "--qrels") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("CSV or TSV", func(t *testing.T) {
-		p := writeFileIn(t, dir, "mixed.txt", []byte("query_id,doc_id\tscore,label\tx\nq,d\t1,1\t2\n"))
-		_, err := Open(p, testCols, batch.Options{})
+		p := readertest.WriteFileIn(t, dir, "mixed.txt", []byte("query_id,doc_id\tscore,label\tx\nq,d\t1,1\t2\n"))
+		_, err := Open(p, readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrFormat) || !strings.Contains(err.Error(), "its first line cannot tell which: name it with --input-format csv or tsv") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("object", func(t *testing.T) {
-		_, err := OpenObject("s3://b/README.txt", newMemObject(readme), testCols, batch.Options{})
+		_, err := OpenObject("s3://b/README.txt", newMemObject(readme), readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), "s3://b/README.txt: not a known input format") {
 			t.Fatalf("err = %v", err)
 		}
@@ -104,7 +105,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 		pw.Write(readme[:20])
 		done := make(chan error, 1)
 		go func() {
-			_, err := Open(batch.Stdin, testCols, batch.Options{})
+			_, err := Open(batch.Stdin, readertest.TestCols, batch.Options{})
 			done <- err
 		}()
 		select {
@@ -128,7 +129,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 		pw.Write([]byte("\n  {\"query")) // not even a whole line yet
 		done := make(chan error, 1)
 		go func() {
-			r, err := Open(batch.Stdin, testCols, batch.Options{})
+			r, err := Open(batch.Stdin, readertest.TestCols, batch.Options{})
 			if err == nil {
 				r.Close()
 			}
@@ -146,15 +147,15 @@ func TestOpenUnknownFormat(t *testing.T) {
 	t.Run("byte order mark", func(t *testing.T) {
 		for name, data := range map[string][]byte{
 			"bom.jsonl":    []byte("\xef\xbb\xbf{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}\n"),
-			"bom.jsonl.gz": gzipBytes([]byte("\xef\xbb\xbf\n{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}\n")),
+			"bom.jsonl.gz": readertest.GzipBytes([]byte("\xef\xbb\xbf\n{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}\n")),
 		} {
-			r, err := Open(writeFileIn(t, dir, name, data), testCols, batch.Options{})
+			r, err := Open(readertest.WriteFileIn(t, dir, name, data), readertest.TestCols, batch.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, err := readAllRows(t, r)
+			rows, err := readertest.ReadAllRows(t, r)
 			r.Close()
-			if err != nil || len(rows) != 1 || rows[0].q != "q" {
+			if err != nil || len(rows) != 1 || rows[0].Q != "q" {
 				t.Fatalf("%s: rows %+v, err %v", name, rows, err)
 			}
 		}
@@ -167,9 +168,9 @@ func TestOpenUnknownFormat(t *testing.T) {
 func TestExpandStrayFiles(t *testing.T) {
 	root := t.TempDir()
 	touch(t, root, "lake/dt=2026-11-20/part-00000.jsonl", "lake/dt=2026-11-21/part-00001.jsonl", "lake/_SUCCESS")
-	writeFileIn(t, filepath.Join(root, "lake"), "README.txt", []byte("About this export\n"))
-	writeFileIn(t, filepath.Join(root, "lake"), "notes.md", []byte("# Notes\n"))
-	writeFileIn(t, filepath.Join(root, "lake"), "_ignored.txt", []byte("skipped: hidden\n"))
+	readertest.WriteFileIn(t, filepath.Join(root, "lake"), "README.txt", []byte("About this export\n"))
+	readertest.WriteFileIn(t, filepath.Join(root, "lake"), "notes.md", []byte("# Notes\n"))
+	readertest.WriteFileIn(t, filepath.Join(root, "lake"), "_ignored.txt", []byte("skipped: hidden\n"))
 
 	good := filepath.Join(root, "good")
 	if err := os.MkdirAll(good, 0o755); err != nil {
@@ -177,11 +178,11 @@ func TestExpandStrayFiles(t *testing.T) {
 	}
 	for name, data := range map[string][]byte{
 		"a.parquet": []byte("PAR1...."), "b.arrow": []byte("ARROW1\x00\x00"), "c.arrows": {0xff, 0xff, 0xff, 0xff, 8, 0, 0, 0},
-		"d.gz": gzipBytes([]byte("anything: Open judges it")), "e.zst": zstdFrameOf([]byte("{}")),
+		"d.gz": readertest.GzipBytes([]byte("anything: Open judges it")), "e.zst": zstdFrameOf([]byte("{}")),
 		"f.jsonl": []byte("\n{\"a\":1}\n"), "g.empty": nil, "h.blank": []byte("\n\n"),
 		"i.run": []byte("q1 Q0 d1 1 0.5 bm25\n"), "j.bom": []byte("\xef\xbb\xbf{}\n"),
 	} {
-		writeFileIn(t, good, name, data)
+		readertest.WriteFileIn(t, good, name, data)
 	}
 	ins, err := Expand([]string{good})
 	if err != nil || len(ins) != 10 {
@@ -226,7 +227,7 @@ func TestExpandStrayFiles(t *testing.T) {
 		if err != nil || len(ins) != 2 {
 			t.Fatalf("inputs %v, err %v", ins, err)
 		}
-		_, err = Open(p("lake/notes.md"), testCols, batch.Options{})
+		_, err = Open(p("lake/notes.md"), readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrFormat) || !strings.HasPrefix(err.Error(), p("lake/notes.md")+`: not a known input format (it starts "# Notes")`) {
 			t.Fatalf("Open: err = %v", err)
 		}

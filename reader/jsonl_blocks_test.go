@@ -9,19 +9,13 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/internal/scan"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // withJSONLBlock sets the size of JSONL's blocks of lines for one test.
-func withJSONLBlock(t testing.TB, n int) { setForTest(t, &jsonl.BlockSize, n) }
-
-// setForTest sets *v to n until the test ends.
-func setForTest(t testing.TB, v *int, n int) {
-	old := *v
-	*v = n
-	t.Cleanup(func() { *v = old })
-}
+func withJSONLBlock(t testing.TB, n int) { readertest.SetForTest(t, &jsonl.BlockSize, n) }
 
 // genJSONL writes n lines in the shapes JSONL files take: a byte order
 // mark, blank lines, CRLF, escapes, unread fields with nesting, lines
@@ -48,18 +42,18 @@ func genJSONL(seed uint64, n int) string {
 }
 
 type jsonlRead struct {
-	rows []rowOut
+	rows []readertest.RowOut
 	err  string
 }
 
 func readJSONL(t testing.TB, name string, opt batch.Options) jsonlRead {
 	t.Helper()
-	r, err := Open(name, testCols, opt)
+	r, err := Open(name, readertest.TestCols, opt)
 	if err != nil {
 		return jsonlRead{err: err.Error()}
 	}
 	defer r.Close()
-	rows, err := readAllRows(t, r)
+	rows, err := readertest.ReadAllRows(t, r)
 	res := jsonlRead{rows: rows}
 	if err != nil {
 		res.err = err.Error()
@@ -80,8 +74,8 @@ func sameJSONL(a, b jsonlRead) string {
 	}
 	for i := range min(len(a.rows), len(b.rows)) {
 		x, y := a.rows[i], b.rows[i]
-		if math.Float64bits(x.score) != math.Float64bits(y.score) {
-			return fmt.Sprintf("row %d: score %v, want %v", i, x.score, y.score)
+		if math.Float64bits(x.Score) != math.Float64bits(y.Score) {
+			return fmt.Sprintf("row %d: score %v, want %v", i, x.Score, y.Score)
 		}
 		if x != y {
 			return fmt.Sprintf("row %d: %+v, want %+v", i, x, y)
@@ -115,11 +109,11 @@ func sameInBlocks(t *testing.T, name, p string, want jsonlRead, setBlock func(te
 // compressed.
 func TestJSONLBlocks(t *testing.T) {
 	data := genJSONL(1, 3000)
-	inputs := map[string][]byte{"plain": []byte(data), "gzip": gzipBytes([]byte(data)), "zstd": zstdBytes([]byte(data))}
+	inputs := map[string][]byte{"plain": []byte(data), "gzip": readertest.GzipBytes([]byte(data)), "zstd": readertest.ZstdBytes([]byte(data))}
 	for name, in := range inputs {
-		p := writeFile(t, "log."+name, in)
+		p := readertest.WriteFile(t, "log."+name, in)
 		want := readJSONL(t, p, batch.Options{Decoders: 1})
-		if want.err != "" || len(want.rows) != 3000 || want.rows[2999].pos < 3000 {
+		if want.err != "" || len(want.rows) != 3000 || want.rows[2999].Pos < 3000 {
 			t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
 		}
 		sameInBlocks(t, name, p, want, withJSONLBlock, []int{64, 100, 1000, 4096}, []int{1, 2, 3, 8}, []int{1, 7, 8192})
@@ -141,7 +135,7 @@ func TestJSONLBlocksErrors(t *testing.T) {
 	for what, line := range bad {
 		for _, at := range []int{0, 1, len(lines) / 2, len(lines) - 1} {
 			data := strings.Join(append(append(append([]string{}, lines[:at]...), line), lines[at:]...), "\n")
-			p := writeFile(t, "bad.jsonl", []byte(data))
+			p := readertest.WriteFile(t, "bad.jsonl", []byte(data))
 			want := readJSONL(t, p, batch.Options{Decoders: 1})
 			if want.err == "" || at > 0 && !strings.Contains(want.err, fmt.Sprintf(":%d: ", at+1)) {
 				t.Fatalf("%s at line %d: no error", what, at+1)
@@ -156,8 +150,8 @@ func TestJSONLBlocksErrors(t *testing.T) {
 // a file called name) is an error naming the file after the rows before
 // it, the same on three decoders in small blocks (setBlock) as on one.
 func sameTruncated(t *testing.T, name, text string, setBlock func(testing.TB, int)) {
-	z := zstdBytes([]byte(text))
-	p := writeFile(t, name, z[:len(z)*2/3])
+	z := readertest.ZstdBytes([]byte(text))
+	p := readertest.WriteFile(t, name, z[:len(z)*2/3])
 	want := readJSONL(t, p, batch.Options{Decoders: 1})
 	if !strings.HasPrefix(want.err, p+":") || !strings.Contains(want.err, "truncated") || len(want.rows) == 0 {
 		t.Fatalf("one decoder: %d rows, error %q", len(want.rows), want.err)
@@ -179,7 +173,7 @@ func FuzzJSONLBlocks(f *testing.F) {
 			bytes.HasPrefix(data, scan.MagicArrowFile[:1]) || bytes.HasPrefix(data, scan.MagicArrowIPC[:1]) {
 			t.Skip("not text: FuzzDetect covers it")
 		}
-		p := writeFile(t, "in.jsonl", data)
+		p := readertest.WriteFile(t, "in.jsonl", data)
 		want := readJSONL(t, p, batch.Options{Decoders: 1, BatchSize: 3})
 		withJSONLBlock(t, 1+int(block))
 		if d := sameJSONL(readJSONL(t, p, batch.Options{Decoders: 3, BatchSize: 2}), want); d != "" {

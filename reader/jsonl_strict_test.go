@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // TestJSONLNotJSON holds one line per way issue 23 found a line that is
@@ -121,11 +122,11 @@ func TestJSONLLongIntegerIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			line := `{"query_id":` + tc.id + `,"doc_id":` + tc.id + `,"score":0.5,"label":1}` + "\n"
-			rows, err := parseString(t, line, testCols, 8)
+			rows, err := parseString(t, line, readertest.TestCols, 8)
 			if err != nil {
 				t.Fatalf("a JSON integer id refused: %v", err)
 			}
-			if len(rows) != 1 || rows[0].q != tc.id || rows[0].d != tc.id {
+			if len(rows) != 1 || rows[0].Q != tc.id || rows[0].D != tc.id {
 				t.Fatalf("rows %+v, want one with query and doc id %s", rows, tc.id)
 			}
 		})

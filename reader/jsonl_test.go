@@ -10,48 +10,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
-var testCols = batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
-
-type rowOut struct {
-	q, d         string
-	score, label float64
-	rank         int64
-	pos          int64
-}
-
-func readAllRows(t testing.TB, r batch.Reader) ([]rowOut, error) {
-	t.Helper()
-	var out []rowOut
-	for r.Next() {
-		b := r.Batch()
-		for i := 0; i < b.N; i++ {
-			ro := rowOut{q: string(b.Query.At(i)), label: b.Label[i], pos: b.Pos[i]}
-			if len(b.Doc.Off) > 1 {
-				ro.d = string(b.Doc.At(i))
-			}
-			if len(b.Score) > 0 {
-				ro.score = b.Score[i]
-			}
-			if b.Rank != nil {
-				ro.rank = b.Rank[i]
-			}
-			out = append(out, ro)
-		}
-	}
-	return out, r.Err()
-}
-
-func parseString(t testing.TB, s string, cols batch.Columns, bs int) ([]rowOut, error) {
+func parseString(t testing.TB, s string, cols batch.Columns, bs int) ([]readertest.RowOut, error) {
 	t.Helper()
 	j := jsonl.New("t.jsonl", strings.NewReader(s), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 	defer j.Close()
-	return readAllRows(t, j)
+	return readertest.ReadAllRows(t, j)
 }
 
 func TestJSONLValues(t *testing.T) {
@@ -59,27 +27,27 @@ func TestJSONLValues(t *testing.T) {
 		name string
 		in   string
 		cols batch.Columns
-		want []rowOut
+		want []readertest.RowOut
 	}{
 		{"basic", `{"query_id":"q1","doc_id":"d1","score":0.5,"label":2}` + "\n",
-			testCols, []rowOut{{"q1", "d1", 0.5, 2, 0, 1}}},
+			readertest.TestCols, []readertest.RowOut{{Q: "q1", D: "d1", Score: 0.5, Label: 2, Rank: 0, Pos: 1}}},
 		{"integer ids, bool labels, spaces, CRLF, blank lines, extra fields",
 			"\n { \"label\" : true , \"x\": {\"a\":[1,\"}\"]}, \"query_id\": 17, \"doc_id\": -3, \"score\": -1e-3 }\r\n\n" +
 				`{"query_id":17,"doc_id":4,"score":3,"label":false,"y":null}`,
-			testCols, []rowOut{{"17", "-3", -0.001, 1, 0, 2}, {"17", "4", 3, 0, 0, 4}}},
+			readertest.TestCols, []readertest.RowOut{{Q: "17", D: "-3", Score: -0.001, Label: 1, Rank: 0, Pos: 2}, {Q: "17", D: "4", Score: 3, Label: 0, Rank: 0, Pos: 4}}},
 		{"escapes", `{"query_id":"a\"b\\c\u00e9\ud83d\ude00","doc_id":"\n","score":1,"label":0.25}`,
-			testCols, []rowOut{{"a\"b\\cé😀", "\n", 1, 0.25, 0, 1}}},
+			readertest.TestCols, []readertest.RowOut{{Q: "a\"b\\cé😀", D: "\n", Score: 1, Label: 0.25, Rank: 0, Pos: 1}}},
 		{"escaped key matches", `{"query\u005fid":"q","doc_id":"d","score":1,"label":1}`,
-			testCols, []rowOut{{"q", "d", 1, 1, 0, 1}}},
+			readertest.TestCols, []readertest.RowOut{{Q: "q", D: "d", Score: 1, Label: 1, Rank: 0, Pos: 1}}},
 		{"rank instead of score", `{"qid":"q","rank":3,"rel":1}`,
-			batch.Columns{Query: "qid", Rank: "rank", Label: "rel"}, []rowOut{{"q", "", 0, 1, 3, 1}}},
+			batch.Columns{Query: "qid", Rank: "rank", Label: "rel"}, []readertest.RowOut{{Q: "q", D: "", Score: 0, Label: 1, Rank: 3, Pos: 1}}},
 		{"a key not read may repeat", `{"query_id":"q","x":1,"score":2,"x":[],"label":1}`,
-			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", 2, 1, 0, 1}}},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []readertest.RowOut{{Q: "q", D: "", Score: 2, Label: 1, Rank: 0, Pos: 1}}},
 		{"out of range reaches validation as Inf", `{"query_id":"q","score":-1e999,"label":1}`,
-			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"q", "", math.Inf(-1), 1, 0, 1}}},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []readertest.RowOut{{Q: "q", D: "", Score: math.Inf(-1), Label: 1, Rank: 0, Pos: 1}}},
 		{"every JSON number form, literal and escape", "{\"query_id\":-0,\"score\":-0.5E+2,\"label\":1e0,\"a\":[0,-0.0,1E-2,2e+0,true,false,null,{}]," +
 			"\"t\":\"\\ud800\\udc00 \\ud83d\\ude00\\/\\b\\f\\n\\r\\t caf\u00e9 \U0001F600\",\"e\":{ \"k\" :\t[ ] }}",
-			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []rowOut{{"-0", "", -50, 1, 0, 1}}},
+			batch.Columns{Query: "query_id", Score: "score", Label: "label"}, []readertest.RowOut{{Q: "-0", D: "", Score: -50, Label: 1, Rank: 0, Pos: 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,8 +61,8 @@ func TestJSONLValues(t *testing.T) {
 				}
 				for i := range got {
 					g, w := got[i], tc.want[i]
-					sameScore := g.score == w.score || math.IsNaN(g.score) && math.IsNaN(w.score)
-					if g.q != w.q || g.d != w.d || !sameScore || g.label != w.label || g.rank != w.rank || g.pos != w.pos {
+					sameScore := g.Score == w.Score || math.IsNaN(g.Score) && math.IsNaN(w.Score)
+					if g.Q != w.Q || g.D != w.D || !sameScore || g.Label != w.Label || g.Rank != w.Rank || g.Pos != w.Pos {
 						t.Fatalf("batch %d row %d: got %+v, want %+v", bs, i, g, w)
 					}
 				}
@@ -137,52 +105,22 @@ func TestJSONLErrors(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, name string, data []byte) string {
-	t.Helper()
-	return writeFileIn(t, t.TempDir(), name, data)
-}
-
-func writeFileIn(t testing.TB, dir, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func gzipBytes(b []byte) []byte {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	w.Write(b)
-	w.Close()
-	return buf.Bytes()
-}
-
-func zstdBytes(b []byte) []byte {
-	var buf bytes.Buffer
-	w, _ := zstd.NewWriter(&buf)
-	w.Write(b)
-	w.Close()
-	return buf.Bytes()
-}
-
 // TestOpenDetectsCompression checks the format comes from the bytes: every
 // file is named .txt.
 func TestOpenDetectsCompression(t *testing.T) {
-	plain := benchLog(20_000)
-	want, err := parseString(t, string(plain), testCols, 4096)
+	plain := readertest.BenchLog(20_000)
+	want, err := parseString(t, string(plain), readertest.TestCols, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{"plain": plain, "gzip": gzipBytes(plain), "zstd": zstdBytes(plain)} {
+	for name, data := range map[string][]byte{"plain": plain, "gzip": readertest.GzipBytes(plain), "zstd": readertest.ZstdBytes(plain)} {
 		t.Run(name, func(t *testing.T) {
-			r, err := Open(writeFile(t, "log.txt", data), testCols, batch.Options{BatchSize: 999})
+			r, err := Open(readertest.WriteFile(t, "log.txt", data), readertest.TestCols, batch.Options{BatchSize: 999})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			got, err := readAllRows(t, r)
+			got, err := readertest.ReadAllRows(t, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,16 +132,16 @@ func TestOpenDetectsCompression(t *testing.T) {
 }
 
 func TestOpenTruncated(t *testing.T) {
-	plain := benchLog(20_000)
-	for name, data := range map[string][]byte{"gzip": gzipBytes(plain), "zstd": zstdBytes(plain)} {
+	plain := readertest.BenchLog(20_000)
+	for name, data := range map[string][]byte{"gzip": readertest.GzipBytes(plain), "zstd": readertest.ZstdBytes(plain)} {
 		t.Run(name, func(t *testing.T) {
-			path := writeFile(t, "log.jsonl", data[:len(data)*2/3])
-			r, err := Open(path, testCols, batch.Options{})
+			path := readertest.WriteFile(t, "log.jsonl", data[:len(data)*2/3])
+			r, err := Open(path, readertest.TestCols, batch.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			rows, err := readAllRows(t, r)
+			rows, err := readertest.ReadAllRows(t, r)
 			if !errors.Is(err, batch.ErrCompression) {
 				t.Fatalf("err = %v after %d rows, want ErrCompression", err, len(rows))
 			}
@@ -216,13 +154,13 @@ func TestOpenTruncated(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	t.Run("missing file", func(t *testing.T) {
-		_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), testCols, batch.Options{})
+		_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), readertest.TestCols, batch.Options{})
 		if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.jsonl") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("directory", func(t *testing.T) {
-		_, err := Open(t.TempDir(), testCols, batch.Options{})
+		_, err := Open(t.TempDir(), readertest.TestCols, batch.Options{})
 		if !errors.Is(err, batch.ErrFormat) {
 			t.Fatalf("err = %v", err)
 		}
@@ -234,22 +172,22 @@ func TestOpenErrors(t *testing.T) {
 		}
 	})
 	t.Run("empty file has no rows", func(t *testing.T) {
-		r, err := Open(writeFile(t, "e.jsonl", nil), testCols, batch.Options{})
+		r, err := Open(readertest.WriteFile(t, "e.jsonl", nil), readertest.TestCols, batch.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if rows, err := readAllRows(t, r); err != nil || len(rows) != 0 {
+		if rows, err := readertest.ReadAllRows(t, r); err != nil || len(rows) != 0 {
 			t.Fatalf("rows %d err %v", len(rows), err)
 		}
 	})
 	t.Run("blank lines only have no rows", func(t *testing.T) {
-		r, err := Open(writeFile(t, "e.jsonl", []byte("\n \n")), testCols, batch.Options{})
+		r, err := Open(readertest.WriteFile(t, "e.jsonl", []byte("\n \n")), readertest.TestCols, batch.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if rows, err := readAllRows(t, r); err != nil || len(rows) != 0 {
+		if rows, err := readertest.ReadAllRows(t, r); err != nil || len(rows) != 0 {
 			t.Fatalf("rows %d err %v", len(rows), err)
 		}
 	})
@@ -280,7 +218,7 @@ func FuzzJSONL(f *testing.F) {
 	f.Add([]byte(`{"query_id":"q","score":"","label":"relevant"}`))
 	rankCols := batch.Columns{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, cols := range []batch.Columns{testCols, rankCols} {
+		for _, cols := range []batch.Columns{readertest.TestCols, rankCols} {
 			for _, bs := range []int{1, 3} {
 				j := jsonl.New("fuzz", bytes.NewReader(data), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
 				for j.Next() {
@@ -307,16 +245,16 @@ func FuzzJSONL(f *testing.F) {
 // decompressors must fail cleanly, never panic.
 func FuzzDetect(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0})
-	f.Add(zstdBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
-	f.Add(gzipBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
+	f.Add(readertest.ZstdBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
+	f.Add(readertest.GzipBytes([]byte(`{"query_id":"q","doc_id":"d","score":1,"label":1}`)))
 	// inputs with no rows, and text of no format read (which Expand's
 	// check and Open must agree on)
 	f.Add([]byte{})
-	f.Add(gzipBytes(nil))
+	f.Add(readertest.GzipBytes(nil))
 	f.Add(zstdFrameOf(nil))
 	f.Add([]byte("\n \r\n"))
 	f.Add([]byte("# README\nabout the data\n"))
-	f.Add(gzipBytes([]byte("# README\n")))
+	f.Add(readertest.GzipBytes([]byte("# README\n")))
 	f.Add([]byte("\n\n[{\"query_id\":\"q\"}]"))
 	f.Add([]byte("q1 Q0 d1 1 0.5 run\n"))
 	f.Add([]byte("\xef\xbb\xbf{\"query_id\":\"q\",\"doc_id\":\"d\",\"score\":1,\"label\":1}"))
@@ -330,7 +268,7 @@ func FuzzDetect(f *testing.F) {
 		if serr != nil {
 			t.Fatal(serr)
 		}
-		r, err := Open(p, testCols, batch.Options{BatchSize: 2})
+		r, err := Open(p, readertest.TestCols, batch.Options{BatchSize: 2})
 		if stray != nil && !errors.Is(err, batch.ErrFormat) {
 			t.Fatalf("Expand finds no known format in a directory, Open says %v", err)
 		}

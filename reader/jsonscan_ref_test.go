@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
@@ -166,7 +167,7 @@ func FuzzJSONLValid(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(strings.Repeat(`{"a":`, 40) + "1" + strings.Repeat("}", 40)))
-	colsets := []batch.Columns{{}, testCols,
+	colsets := []batch.Columns{{}, readertest.TestCols,
 		{Query: "query_id", Rank: "rank", Label: "label", Extra: []string{"m"}, ExtraScore: []string{"s2"}}}
 	parsers := make([]*jsonl.Jsonl, len(colsets))
 	for i, c := range colsets {

@@ -12,15 +12,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // parseNamed reads s as the JSONL input name.
-func parseNamed(t *testing.T, name, s string, cols batch.Columns) ([]rowOut, error) {
+func parseNamed(t *testing.T, name, s string, cols batch.Columns) ([]readertest.RowOut, error) {
 	t.Helper()
 	j := jsonl.New(name, strings.NewReader(s), io.NopCloser(nil), cols, batch.Options{BatchSize: 4})
 	defer j.Close()
-	return readAllRows(t, j)
+	return readertest.ReadAllRows(t, j)
 }
 
 // TestJSONLMissingFieldMessages: a line without a column names the line's
@@ -132,7 +133,7 @@ func TestRanks(t *testing.T) {
 	want := []int64{0, 1, 2, -3, 100, 0, 1 << 53, 1<<63 - 1}
 	for _, bs := range []int{1, 3, 100} {
 		j := jsonl.New("t.jsonl", strings.NewReader(in), io.NopCloser(nil), cols, batch.Options{BatchSize: bs})
-		rows, err := readAllRows(t, j)
+		rows, err := readertest.ReadAllRows(t, j)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,8 +141,8 @@ func TestRanks(t *testing.T) {
 			t.Fatalf("%d rows", len(rows))
 		}
 		for i, r := range rows {
-			if r.rank != want[i] {
-				t.Errorf("row %d: rank %d, want %d", i, r.rank, want[i])
+			if r.Rank != want[i] {
+				t.Errorf("row %d: rank %d, want %d", i, r.Rank, want[i])
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/rankeval/rankeval/reader/columnar"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // bytesLog is the table of TestParquetOwnStrings: n rows in queries of 7,
@@ -59,7 +60,7 @@ func writeBytesLog(t *testing.T, name string, n int, idType arrow.DataType, null
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeParquet(t, f, rec, pqarrow.DefaultWriterProps(), props...)
+	readertest.WriteParquet(t, f, rec, pqarrow.DefaultWriterProps(), props...)
 }
 
 // TestParquetOwnStrings: string and binary id columns, read by byteSource,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // TestTextPipe: JSON lines, CSV and TSV from a named pipe are parsed in
@@ -32,7 +33,7 @@ func TestTextPipe(t *testing.T) {
 
 func testPipe(t *testing.T, name, data string, withBlock func(testing.TB, int)) {
 	dir := t.TempDir()
-	want := readJSONL(t, writeFileIn(t, dir, "log."+name, []byte(data)), batch.Options{Decoders: 1})
+	want := readJSONL(t, readertest.WriteFileIn(t, dir, "log."+name, []byte(data)), batch.Options{Decoders: 1})
 	if want.err != "" || len(want.rows) != 2000 {
 		t.Fatalf("from a file: %d rows, error %q", len(want.rows), want.err)
 	}
@@ -67,7 +68,7 @@ func testPipe(t *testing.T, name, data string, withBlock func(testing.TB, int)) 
 			f.Close()
 		}()
 		withBlock(t, 4096)
-		r, err := Open(fifo, testCols, batch.Options{Decoders: 2})
+		r, err := Open(fifo, readertest.TestCols, batch.Options{Decoders: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

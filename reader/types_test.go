@@ -3,7 +3,6 @@ package reader
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // The values of every column of the type-coverage table, row by row.
@@ -113,7 +113,7 @@ func writeRecord(t testing.TB, name string, rec arrow.RecordBatch, per int) {
 	n := int(rec.NumRows())
 	switch filepath.Ext(name) {
 	case ".parquet":
-		writeParquet(t, struct{ *os.File }{f}, rec, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()), parquet.WithMaxRowGroupLength(int64(per)))
+		readertest.WriteParquet(t, struct{ *os.File }{f}, rec, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()), parquet.WithMaxRowGroupLength(int64(per)))
 	case ".arrow", ".arrows":
 		type writer interface {
 			Write(arrow.RecordBatch) error
@@ -140,22 +140,6 @@ func writeRecord(t testing.TB, name string, rec arrow.RecordBatch, per int) {
 		}
 	default:
 		t.Fatalf("writeRecord: unknown format %s", name)
-	}
-}
-
-// writeParquet writes rec to w as one Parquet file. pqarrow's writer
-// closes w when it is an io.Closer; writeRecord hides its Close.
-func writeParquet(t testing.TB, w io.Writer, rec arrow.RecordBatch, aprops pqarrow.ArrowWriterProperties, props ...parquet.WriterProperty) {
-	t.Helper()
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquet.NewWriterProperties(props...), aprops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fw.WriteBuffered(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := fw.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -414,7 +398,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeParquet(t, f, rec, pqarrow.DefaultWriterProps(), append(c.props, parquet.WithDictionaryDefault(true))...)
+			readertest.WriteParquet(t, f, rec, pqarrow.DefaultWriterProps(), append(c.props, parquet.WithDictionaryDefault(true))...)
 			for _, dec := range []int{1, 2} {
 				got, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 1000})
 				if err != nil {

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -10,17 +9,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
-
-// skippableFrame is a zstd skippable frame: magic 0x184D2A5n (n = id),
-// little-endian, then the payload's size, then the payload.
-func skippableFrame(id byte, payload []byte) []byte {
-	b := binary.LittleEndian.AppendUint32(nil, 0x184D2A50|uint32(id&0xf))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
-	return append(b, payload...)
-}
-
-func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // TestZstdSkippableFrames: a zstd file that starts with skippable frames
 // (seekable-zstd and pzstd write them first) is zstd, as the zstd tool
@@ -30,31 +20,31 @@ func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 // follows the frames is the decoder's to judge: garbage or a frame cut
 // short is ErrCompression naming the file.
 func TestZstdSkippableFrames(t *testing.T) {
-	plain := benchLog(3000)
-	want, err := parseString(t, string(plain), testCols, 4096)
+	plain := readertest.BenchLog(3000)
+	want, err := parseString(t, string(plain), readertest.TestCols, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame := zstdBytes(plain)
+	frame := readertest.ZstdBytes(plain)
 	meta := []byte(`{"query_id":"not a row","label":9}` + "\n\x1f\x8bPAR1") // payload that looks like data
 	cases := []struct {
 		name string
 		data []byte
 		rows int // -1: ErrCompression
 	}{
-		{"one skippable frame", concat(skippableFrame(0, meta), frame), len(want)},
-		{"empty skippable frame", concat(skippableFrame(0, nil), frame), len(want)},
-		{"highest magic", concat(skippableFrame(0xf, meta), frame), len(want)},
-		{"several", concat(skippableFrame(3, meta), skippableFrame(0xe, nil), skippableFrame(7, []byte("x")), frame), len(want)},
-		{"between frames too", concat(skippableFrame(1, meta), zstdBytes(plain[:len(plain)/2]), skippableFrame(2, meta), zstdBytes(plain[len(plain)/2:])), len(want)},
-		{"only a skippable frame", skippableFrame(0, meta), 0},
-		{"garbage after it", concat(skippableFrame(0, meta), []byte("not zstd at all\n")), -1},
-		{"size past the end", concat(skippableFrame(0, meta), frame)[:20], -1},
+		{"one skippable frame", readertest.Concat(readertest.SkippableFrame(0, meta), frame), len(want)},
+		{"empty skippable frame", readertest.Concat(readertest.SkippableFrame(0, nil), frame), len(want)},
+		{"highest magic", readertest.Concat(readertest.SkippableFrame(0xf, meta), frame), len(want)},
+		{"several", readertest.Concat(readertest.SkippableFrame(3, meta), readertest.SkippableFrame(0xe, nil), readertest.SkippableFrame(7, []byte("x")), frame), len(want)},
+		{"between frames too", readertest.Concat(readertest.SkippableFrame(1, meta), readertest.ZstdBytes(plain[:len(plain)/2]), readertest.SkippableFrame(2, meta), readertest.ZstdBytes(plain[len(plain)/2:])), len(want)},
+		{"only a skippable frame", readertest.SkippableFrame(0, meta), 0},
+		{"garbage after it", readertest.Concat(readertest.SkippableFrame(0, meta), []byte("not zstd at all\n")), -1},
+		{"size past the end", readertest.Concat(readertest.SkippableFrame(0, meta), frame)[:20], -1},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := writeFileIn(t, dir, strings.ReplaceAll(c.name, " ", "-")+".bin", c.data)
+			p := readertest.WriteFileIn(t, dir, strings.ReplaceAll(c.name, " ", "-")+".bin", c.data)
 			if c.rows >= 0 {
 				text := plain
 				if c.rows == 0 {
@@ -64,10 +54,10 @@ func TestZstdSkippableFrames(t *testing.T) {
 			}
 			check := func(t *testing.T, r batch.Reader, err error) {
 				t.Helper()
-				var got []rowOut
+				var got []readertest.RowOut
 				if err == nil { // the decoder may judge what follows the frames at Open or later
 					defer r.Close()
-					got, err = readAllRows(t, r)
+					got, err = readertest.ReadAllRows(t, r)
 				}
 				if c.rows < 0 {
 					if !errors.Is(err, batch.ErrCompression) || !strings.HasPrefix(err.Error(), p+":") {
@@ -83,16 +73,16 @@ func TestZstdSkippableFrames(t *testing.T) {
 				}
 			}
 			t.Run("file", func(t *testing.T) {
-				r, err := Open(p, testCols, batch.Options{BatchSize: 777})
+				r, err := Open(p, readertest.TestCols, batch.Options{BatchSize: 777})
 				check(t, r, err)
 			})
 			t.Run("object", func(t *testing.T) {
-				r, err := OpenObject(p, newMemObject(c.data), testCols, batch.Options{BatchSize: 777})
+				r, err := OpenObject(p, newMemObject(c.data), readertest.TestCols, batch.Options{BatchSize: 777})
 				check(t, r, err)
 			})
 			t.Run("directory", func(t *testing.T) {
 				sub := t.TempDir()
-				writeFileIn(t, sub, "part-0", c.data)
+				readertest.WriteFileIn(t, sub, "part-0", c.data)
 				if ins, err := Expand([]string{sub}); err != nil || len(ins) != 1 {
 					t.Fatalf("Expand: %d inputs, err %v", len(ins), err)
 				}

@@ -1,4 +1,4 @@
-package reader
+package trec
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/vectors"
-	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestQrelsQuery: every query of the reference qrels, encoded and set
@@ -20,11 +19,11 @@ func TestQrelsQuery(t *testing.T) {
 	}
 	for _, dir := range []string{"trec_a", "trec_b"} {
 		t.Run(dir, func(t *testing.T) {
-			all, err := trec.ReadQrels(filepath.Join(td, "reference", dir, "qrels.txt"))
+			all, err := ReadQrels(filepath.Join(td, "reference", dir, "qrels.txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var one trec.Qrels
+			var one Qrels
 			var b []byte
 			for qn := range all.Queries() {
 				id := []byte(all.QueryID(qn))
@@ -67,20 +66,20 @@ func TestQrelsQuery(t *testing.T) {
 // FuzzSetQuery: any bytes decode or fail with ErrEncoding, never panic;
 // what decodes encodes to a form that decodes to the same judgments.
 func FuzzSetQuery(f *testing.F) {
-	q := &trec.Qrels{Index: map[string]int32{"7": 0}, Order: []string{"7"}, Start: []int{0, 2},
+	q := &Qrels{Index: map[string]int32{"7": 0}, Order: []string{"7"}, Start: []int{0, 2},
 		Docs: []byte("d1d22"), Off: []int64{0, 2, 5}, Labels: []float64{1, 0}}
 	f.Add(q.AppendQuery(nil, 0))
 	f.Add([]byte{1, '1', 200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var one trec.Qrels
+		var one Qrels
 		if err := one.SetQuery(b); err != nil {
-			if !errors.Is(err, trec.ErrEncoding) {
+			if !errors.Is(err, ErrEncoding) {
 				t.Fatalf("error %v does not wrap ErrEncoding", err)
 			}
 			return
 		}
 		enc := one.AppendQuery(nil, 0)
-		var two trec.Qrels
+		var two Qrels
 		if err := two.SetQuery(enc); err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,9 @@
-package reader
+package batch
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
-
-	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // TestEqualShort: equalShort agrees with bytes.Equal for every length up
@@ -27,10 +25,10 @@ func TestEqualShort(t *testing.T) {
 					b[at]++
 				}
 				t.Run(fmt.Sprintf("len %d room %d differ at %d", n, room, at), func(t *testing.T) {
-					if got, want := batch.EqualShort(a, b), bytes.Equal(a, b); got != want {
+					if got, want := EqualShort(a, b), bytes.Equal(a, b); got != want {
 						t.Fatalf("equalShort %v, bytes.Equal %v", got, want)
 					}
-					if got := batch.EqualShort(a, b[:max(n-1, 0)]); n > 0 && got {
+					if got := EqualShort(a, b[:max(n-1, 0)]); n > 0 && got {
 						t.Fatal("equal to a shorter string")
 					}
 				})

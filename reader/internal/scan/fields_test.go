@@ -1,4 +1,4 @@
-package reader
+package scan
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"testing/iotest"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
-	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // scanRef is what fieldScanner must find: the lines of data (the text
@@ -32,7 +31,7 @@ func scanRef(data []byte, size int) (lines []scanLine, tooLong int64) {
 		if len(p) >= size {
 			return lines, int64(i + 1)
 		}
-		if f := scan.SplitFields(p, nil); len(f) > 0 {
+		if f := SplitFields(p, nil); len(f) > 0 {
 			lines = append(lines, scanLine{int64(i + 1), f})
 		}
 	}
@@ -42,7 +41,7 @@ func scanRef(data []byte, size int) (lines []scanLine, tooLong int64) {
 func checkScan(t *testing.T, data []byte, size int, r io.Reader) {
 	t.Helper()
 	want, tooLong := scanRef(data, size)
-	s := scan.NewFieldScannerSize("in", r, size)
+	s := NewFieldScannerSize("in", r, size)
 	for k := 0; s.Next(); k++ {
 		if k >= len(want) {
 			t.Fatalf("line %d: extra line %q", s.N, s.Buf[s.Ls:s.Le])
@@ -54,7 +53,7 @@ func checkScan(t *testing.T, data []byte, size int, r io.Reader) {
 		if s.Fields() != len(w.fields) {
 			t.Fatalf("line %d: %d fields, want %d", w.n, s.Fields(), len(w.fields))
 		}
-		for i := range min(s.K, scan.MaxFields) {
+		for i := range min(s.K, MaxFields) {
 			if !bytes.Equal(s.Field(i), w.fields[i]) {
 				t.Fatalf("line %d field %d: %q, want %q", w.n, i, s.Field(i), w.fields[i])
 			}
@@ -111,7 +110,7 @@ func TestFieldScanner(t *testing.T) {
 func TestFieldScannerReadError(t *testing.T) {
 	boom := errors.New("boom")
 	data := "1 Q0 d1 1 2.5 run\n2 Q0 d2 1 2.5 run\n3 Q0 d"
-	s := scan.NewFieldScannerSize("in", io.MultiReader(bytes.NewReader([]byte(data)), iotest.ErrReader(boom)), 64)
+	s := NewFieldScannerSize("in", io.MultiReader(bytes.NewReader([]byte(data)), iotest.ErrReader(boom)), 64)
 	n := 0
 	for s.Next() {
 		n++
@@ -149,7 +148,7 @@ func BenchmarkFieldScanner(b *testing.B) {
 		b.Run(shape.name, func(b *testing.B) {
 			b.SetBytes(int64(data.Len()))
 			for range b.N {
-				s := scan.NewFieldScanner("in", bytes.NewReader(data.Bytes()))
+				s := NewFieldScanner("in", bytes.NewReader(data.Bytes()))
 				n := 0
 				for s.Next() {
 					n += s.K
@@ -172,8 +171,8 @@ func TestSepMasks(t *testing.T) {
 		t.Helper()
 		n := len(src) / 64
 		got, port := make([]uint64, n), make([]uint64, n)
-		scan.SepMasks(got, src)
-		scan.SepMasksGo(port, src)
+		SepMasks(got, src)
+		SepMasksGo(port, src)
 		for i := range n {
 			for j := range 64 {
 				want := isspace(src[64*i+j])
@@ -216,7 +215,7 @@ func BenchmarkSepMasks(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		f    func([]uint64, []byte)
-	}{{"sepMasks", scan.SepMasks}, {"portable", scan.SepMasksGo}} {
+	}{{"sepMasks", SepMasks}, {"portable", SepMasksGo}} {
 		b.Run(impl.name, func(b *testing.B) {
 			for b.Loop() {
 				impl.f(dst, src)

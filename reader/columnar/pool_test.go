@@ -1,10 +1,8 @@
-package reader
+package columnar
 
 import (
 	"testing"
 	"unsafe"
-
-	"github.com/rankeval/rankeval/reader/columnar"
 )
 
 func aligned(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))&63 == 0 }
@@ -21,7 +19,7 @@ func zero(b []byte) bool {
 // TestBufPool: buffers are aligned, sized, zeroed even when recycled, and
 // the pool keeps no more than it may.
 func TestBufPool(t *testing.T) {
-	p := columnar.NewBufPool(1 << 16)
+	p := NewBufPool(1 << 16)
 	for _, n := range []int{0, 1, 63, 64, 65, 1000, 4096, 5000} {
 		t.Run("", func(t *testing.T) {
 			b := p.Allocate(n)
@@ -59,7 +57,7 @@ func TestBufPool(t *testing.T) {
 		p.Free(c)
 	})
 	t.Run("retain", func(t *testing.T) {
-		q := columnar.NewBufPool(1 << 12)
+		q := NewBufPool(1 << 12)
 		bs := [][]byte{q.Allocate(4096), q.Allocate(4096), q.Allocate(100)}
 		for _, b := range bs {
 			q.Free(b)

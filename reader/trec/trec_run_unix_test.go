@@ -1,6 +1,6 @@
 //go:build unix
 
-package reader
+package trec
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
-	"github.com/rankeval/rankeval/reader/trec"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // TestRunPipeReadSerially: a run read from a named pipe is parsed as it is
@@ -18,7 +18,7 @@ import (
 func TestRunPipeReadSerially(t *testing.T) {
 	dir := t.TempDir()
 	run, qrels := genRun(5, 50)
-	want := readRun(t, writeFileIn(t, dir, "run", []byte(run)), writeFileIn(t, dir, "qrels", []byte(qrels)), trec.RunOptions{Options: batch.Options{Decoders: 1}})
+	want := readRun(t, readertest.WriteFileIn(t, dir, "run", []byte(run)), readertest.WriteFileIn(t, dir, "qrels", []byte(qrels)), RunOptions{Options: batch.Options{Decoders: 1}})
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no named pipes here:", err)
@@ -30,19 +30,19 @@ func TestRunPipeReadSerially(t *testing.T) {
 			f.Close()
 		}
 	}()
-	q, err := trec.ReadQrels(filepath.Join(dir, "qrels"))
+	q, err := ReadQrels(filepath.Join(dir, "qrels"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := trec.OpenRun(fifo, q, trec.RunOptions{Options: batch.Options{Decoders: 4}})
+	r, err := OpenRun(fifo, q, RunOptions{Options: batch.Options{Decoders: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, ok := r.(*trec.TrecRun); !ok {
+	if _, ok := r.(*TrecRun); !ok {
 		t.Fatalf("a pipe is read by %T, want the serial reader", r)
 	}
-	rows, err := readAllRows(t, r)
+	rows, err := readertest.ReadAllRows(t, r)
 	if err != nil || len(rows) != len(want.rows) {
 		t.Fatalf("%d rows, want %d (error %v)", len(rows), len(want.rows), err)
 	}

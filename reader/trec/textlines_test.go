@@ -1,4 +1,4 @@
-package reader
+package trec
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/internal/scan"
-	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestTextLines: the lines and their numbers, blank and comment lines
@@ -18,29 +18,29 @@ import (
 func TestTextLines(t *testing.T) {
 	text := "q u s A 2\n\n# judged by hand\nq u  s\tB 1\n   \nq u s C 0"
 	want := "1:[q u s A 2] 4:[q u s B 1] 6:[q u s C 0]"
-	for name, data := range map[string][]byte{"plain": []byte(text), "gz": gzipBytes([]byte(text)), "zst": zstdBytes([]byte(text))} {
+	for name, data := range map[string][]byte{"plain": []byte(text), "gz": readertest.GzipBytes([]byte(text)), "zst": readertest.ZstdBytes([]byte(text))} {
 		t.Run(name, func(t *testing.T) {
-			got, err := textLines(writeFile(t, "prefs."+name, data), true)
+			got, err := textLines(readertest.WriteFile(t, "prefs."+name, data), true)
 			if err != nil || got != want {
 				t.Fatalf("got %q, %v; want %q", got, err, want)
 			}
-			got, err = textLines(writeFile(t, "prefs."+name, data), false)
+			got, err = textLines(readertest.WriteFile(t, "prefs."+name, data), false)
 			if err != nil || !strings.HasPrefix(got, "1:[q u s A 2] 3:[# judged by hand]") {
 				t.Fatalf("without comments: got %q, %v", got, err)
 			}
 		})
 	}
-	trunc := zstdBytes([]byte(strings.Repeat(text+"\n", 1000)))
-	if _, err := textLines(writeFile(t, "trunc.zst", trunc[:len(trunc)/2]), true); err == nil || !strings.Contains(err.Error(), "trunc.zst:") {
+	trunc := readertest.ZstdBytes([]byte(strings.Repeat(text+"\n", 1000)))
+	if _, err := textLines(readertest.WriteFile(t, "trunc.zst", trunc[:len(trunc)/2]), true); err == nil || !strings.Contains(err.Error(), "trunc.zst:") {
 		t.Fatalf("a truncated stream: %v", err)
 	}
-	if _, err := trec.OpenTextLines(writeFile(t, "x", nil)+".missing", true, false); err == nil {
+	if _, err := OpenTextLines(readertest.WriteFile(t, "x", nil)+".missing", true, false); err == nil {
 		t.Fatal("a missing file opens")
 	}
 }
 
 func textLines(path string, comments bool) (string, error) {
-	l, err := trec.OpenTextLines(path, comments, false)
+	l, err := OpenTextLines(path, comments, false)
 	if err != nil {
 		return "", err
 	}
@@ -61,13 +61,13 @@ func textLines(path string, comments bool) (string, error) {
 // 0: judged non-relevant).
 func TestParseLabel(t *testing.T) {
 	for in, want := range map[string]float64{"1": 1, "2.5": 2.5, "0": 0, "-0": 0, "-0.0": 0, "-1": math.Copysign(0, -1), "-2": math.Copysign(0, -1)} {
-		got, ok := trec.ParseLabel([]byte(in))
+		got, ok := ParseLabel([]byte(in))
 		if !ok || got != want || math.Signbit(got) != math.Signbit(want) {
 			t.Errorf("%q: %v %v, want %v", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{"", "x", "NaN", "Infinity", "1e999", "1,5"} {
-		if _, ok := trec.ParseLabel([]byte(in)); ok {
+		if _, ok := ParseLabel([]byte(in)); ok {
 			t.Errorf("%q read as a label", in)
 		}
 	}
@@ -88,10 +88,10 @@ func TestAtol(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			if got := trec.Atol([]byte(tc.in)); got != tc.want {
+			if got := Atol([]byte(tc.in)); got != tc.want {
 				t.Fatalf("Atol(%q) = %d, want %d", tc.in, got, tc.want)
 			}
-			label := trec.AtolLabel([]byte(tc.in))
+			label := AtolLabel([]byte(tc.in))
 			if want := float64(max(tc.want, 0)); label != want || math.Signbit(label) != (tc.want < 0) {
 				t.Fatalf("AtolLabel(%q) = %v, want %v (negative %v)", tc.in, label, want, tc.want < 0)
 			}
@@ -101,8 +101,8 @@ func TestAtol(t *testing.T) {
 
 // TestRunWithoutQrels: OpenRun with nil qrels gives every row, label 0.
 func TestRunWithoutQrels(t *testing.T) {
-	p := writeFile(t, "run", []byte("1 Q0 a 1 2.5 r\n2 Q0 b 1 1 r\n"))
-	r, err := trec.OpenRun(p, nil, trec.RunOptions{Options: batch.Options{Decoders: 1}})
+	p := readertest.WriteFile(t, "run", []byte("1 Q0 a 1 2.5 r\n2 Q0 b 1 1 r\n"))
+	r, err := OpenRun(p, nil, RunOptions{Options: batch.Options{Decoders: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestStrictLines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l, err := trec.OpenTextLines(writeFile(t, "j", []byte(c.data)), c.comments, true)
+			l, err := OpenTextLines(readertest.WriteFile(t, "j", []byte(c.data)), c.comments, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +182,7 @@ func TestStrictLines(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", strings.Join(got, " "), l.Err(), c.want)
 			}
 			// the qrels reader reads the same lines
-			_, qerr := trec.ReadQrelsAs(writeFile(t, "q", []byte(c.data)), trec.QrelsFormat{Comments: c.comments, Strict: true})
+			_, qerr := ReadQrelsAs(readertest.WriteFile(t, "q", []byte(c.data)), QrelsFormat{Comments: c.comments, Strict: true})
 			if qerr != nil {
 				t.Fatalf("ReadQrelsAs: %v", qerr)
 			}

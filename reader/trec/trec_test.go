@@ -1,4 +1,4 @@
-package reader
+package trec
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/internal/scan"
-	"github.com/rankeval/rankeval/reader/trec"
 )
 
 func TestQrels(t *testing.T) {
 	// query 1 resumes after query 2: the loader must regroup
-	path := writeFile(t, "q.txt", []byte("1 0 b 2\n1 0 a 0\n\n2 0 c 1\n1 0 z -1\n"))
-	q, err := trec.ReadQrels(path)
+	path := readertest.WriteFile(t, "q.txt", []byte("1 0 b 2\n1 0 a 0\n\n2 0 c 1\n1 0 z -1\n"))
+	q, err := ReadQrels(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestQrelsErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := trec.ReadQrels(writeFile(t, "q.txt", []byte(tc.data)))
+			_, err := ReadQrels(readertest.WriteFile(t, "q.txt", []byte(tc.data)))
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("err = %v, want %v containing %q", err, tc.want, tc.msg)
 			}
@@ -61,23 +61,23 @@ func TestQrelsErrors(t *testing.T) {
 }
 
 func TestRunJoin(t *testing.T) {
-	q, err := trec.ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n1 0 b 3\n2 0 c 1\n")))
+	q, err := ReadQrels(readertest.WriteFile(t, "q.txt", []byte("1 0 a 1\n1 0 b 3\n2 0 c 1\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := "1 Q0 b 1 0.5 sys\n1 Q0 x 2 0.25 sys\n3 Q0 a 1 9 sys\n2\tQ0\tc\t1\t-1e2\tsys\r\n"
 	for _, skip := range []bool{false, true} {
-		var cnt trec.SkipCount
-		r, err := trec.OpenRun(writeFile(t, "run.txt.gz", gzipBytes([]byte(run))), q, trec.RunOptions{SkipUnjudged: skip, Skipped: &cnt, Options: batch.Options{BatchSize: 2}})
+		var cnt SkipCount
+		r, err := OpenRun(readertest.WriteFile(t, "run.txt.gz", readertest.GzipBytes([]byte(run))), q, RunOptions{SkipUnjudged: skip, Skipped: &cnt, Options: batch.Options{BatchSize: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := readAllRows(t, r)
+		rows, err := readertest.ReadAllRows(t, r)
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []rowOut{{"1", "b", 0.5, 3, 0, 1}, {"1", "x", 0.25, 0, 0, 2}, {"3", "a", 9, 0, 0, 3}, {"2", "c", -100, 1, 0, 4}}
+		want := []readertest.RowOut{{Q: "1", D: "b", Score: 0.5, Label: 3, Rank: 0, Pos: 1}, {Q: "1", D: "x", Score: 0.25, Label: 0, Rank: 0, Pos: 2}, {Q: "3", D: "a", Score: 9, Label: 0, Rank: 0, Pos: 3}, {Q: "2", D: "c", Score: -100, Label: 1, Rank: 0, Pos: 4}}
 		if skip {
 			want = append(want[:2], want[3])
 			if cnt.Queries != 1 || cnt.Rows != 1 {
@@ -96,7 +96,7 @@ func TestRunJoin(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	q, _ := trec.ReadQrels(writeFile(t, "q.txt", []byte("1 0 a 1\n")))
+	q, _ := ReadQrels(readertest.WriteFile(t, "q.txt", []byte("1 0 a 1\n")))
 	tests := []struct {
 		name, data string
 		want       error
@@ -107,12 +107,12 @@ func TestRunErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := trec.OpenRun(writeFile(t, "run.txt", []byte(tc.data)), q, trec.RunOptions{})
+			r, err := OpenRun(readertest.WriteFile(t, "run.txt", []byte(tc.data)), q, RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			_, err = readAllRows(t, r)
+			_, err = readertest.ReadAllRows(t, r)
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("err = %v, want %v containing %q", err, tc.want, tc.msg)
 			}
@@ -125,13 +125,13 @@ func FuzzTrecRun(f *testing.F) {
 	f.Add([]byte("1 Q0 a 1 0.5 sys\n1 Q0 b 2 0.25 sys\n"))
 	f.Add([]byte("1 Q0 a 1 NaN sys\n\n2 Q0 x 1 -Infinity s\n"))
 	dir := f.TempDir()
-	q, err := trec.ReadQrels(writeFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n")))
+	q, err := ReadQrels(readertest.WriteFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n")))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := writeFile(t, "run", data)
-		r, err := trec.OpenRun(p, q, trec.RunOptions{Options: batch.Options{BatchSize: 3}})
+		p := readertest.WriteFile(t, "run", data)
+		r, err := OpenRun(p, q, RunOptions{Options: batch.Options{BatchSize: 3}})
 		if err != nil {
 			return
 		}
@@ -159,8 +159,8 @@ func FuzzQrels(f *testing.F) {
 		if bytes.HasPrefix(data, scan.MagicGzip) || bytes.HasPrefix(data, scan.MagicZstd[:1]) {
 			t.Skip("compressed input: FuzzDetect covers decompression")
 		}
-		p := writeFile(t, "qrels", data)
-		if _, err := trec.ReadQrels(p); err != nil && !strings.Contains(err.Error(), p) {
+		p := readertest.WriteFile(t, "qrels", data)
+		if _, err := ReadQrels(p); err != nil && !strings.Contains(err.Error(), p) {
 			t.Fatalf("error without file name: %v", err)
 		}
 	})
@@ -174,12 +174,12 @@ func BenchmarkQrelsMemory(b *testing.B) {
 	for i := range n {
 		fmt.Fprintf(&sb, "%d 0 clueweb12-%04d-%02d-%05d %d\n", 100+i/1000, i%7919, i%97, i, i%3)
 	}
-	path := writeFileIn(b, b.TempDir(), "qrels.txt", []byte(sb.String()))
+	path := readertest.WriteFileIn(b, b.TempDir(), "qrels.txt", []byte(sb.String()))
 	for range b.N {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		q, err := trec.ReadQrels(path)
+		q, err := ReadQrels(path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -204,8 +204,8 @@ func BenchmarkTrecRun(b *testing.B) {
 		}
 	}
 	dir := b.TempDir()
-	rp := writeFileIn(b, dir, "run", []byte(run.String()))
-	q, err := trec.ReadQrels(writeFileIn(b, dir, "qrels", []byte(qrels.String())))
+	rp := readertest.WriteFileIn(b, dir, "run", []byte(run.String()))
+	q, err := ReadQrels(readertest.WriteFileIn(b, dir, "qrels", []byte(qrels.String())))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func BenchmarkTrecRun(b *testing.B) {
 		b.Run(fmt.Sprintf("decoders=%d", dec), func(b *testing.B) {
 			b.SetBytes(int64(run.Len()))
 			for range b.N {
-				r, err := trec.OpenRun(rp, q, trec.RunOptions{Options: batch.Options{Decoders: dec}})
+				r, err := OpenRun(rp, q, RunOptions{Options: batch.Options{Decoders: dec}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -280,7 +280,7 @@ func TestQrelsDuplicateSplit(t *testing.T) {
 			fmt.Fprintf(&sb, "%d 0 doc%d %d\n", q, doc, d%2)
 		}
 	}
-	_, err := trec.ReadQrels(writeFile(t, "q.txt", []byte(sb.String())))
+	_, err := ReadQrels(readertest.WriteFile(t, "q.txt", []byte(sb.String())))
 	want := fmt.Sprintf(`:%d: docno "doc3" judged twice for query "250" (first at line %d)`, 250*per+per, 250*per+4)
 	if !errors.Is(err, batch.ErrValue) || !strings.Contains(fmt.Sprint(err), want) {
 		t.Fatalf("err = %v, want %q", err, want)
@@ -314,13 +314,13 @@ func TestQrelsDuplicateFirst(t *testing.T) {
 		{"come back without one", gen(map[int]int{200: 9}, "5 0 doc5-new 1\n"), `:10010: docno "doc200-0" judged twice for query "200" (first at line 10001)`},
 	}
 	for _, c := range cases {
-		path := writeFile(t, "q.txt", []byte(c.data))
+		path := readertest.WriteFile(t, "q.txt", []byte(c.data))
 		for _, parts := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/parts=%d", c.name, parts), func(t *testing.T) {
-				old := trec.QrelsMinSplit
-				trec.QrelsMinSplit = 1
-				defer func() { trec.QrelsMinSplit = old }()
-				_, err := trec.ReadQrelsParts(path, parts, trec.QrelsFormat{})
+				old := QrelsMinSplit
+				QrelsMinSplit = 1
+				defer func() { QrelsMinSplit = old }()
+				_, err := ReadQrelsParts(path, parts, QrelsFormat{})
 				if !errors.Is(err, batch.ErrValue) || !strings.Contains(fmt.Sprint(err), c.want) {
 					t.Fatalf("err = %v, want %q", err, c.want)
 				}
@@ -346,10 +346,10 @@ func TestQrelsStrictDuplicates(t *testing.T) {
 			fmt.Fprintf(&sb, "%d 0 doc%d %d\n", q, doc, d%2)
 		}
 	}
-	path := writeFile(t, "q.txt", []byte(sb.String()))
+	path := readertest.WriteFile(t, "q.txt", []byte(sb.String()))
 	for _, parts := range []int{1, 4} {
 		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
-			q, err := trec.ReadQrelsParts(path, parts, trec.QrelsFormat{Strict: true})
+			q, err := ReadQrelsParts(path, parts, QrelsFormat{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,20 +418,20 @@ func TestQrelsSplit(t *testing.T) {
 		"long docnos first":          longFirst.String(),
 	}
 	for name, data := range cases {
-		path := writeFile(t, "q.txt", []byte(data))
-		whole, errWhole := trec.ReadQrelsParts(path, 1, trec.QrelsFormat{})
+		path := readertest.WriteFile(t, "q.txt", []byte(data))
+		whole, errWhole := ReadQrelsParts(path, 1, QrelsFormat{})
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
-				old := trec.QrelsMinSplit
-				trec.QrelsMinSplit = 1
-				defer func() { trec.QrelsMinSplit = old }()
+				old := QrelsMinSplit
+				QrelsMinSplit = 1
+				defer func() { QrelsMinSplit = old }()
 				f, _ := os.Open(path)
-				cuts := trec.QrelsCuts(f, int64(len(data)), parts)
+				cuts := QrelsCuts(f, int64(len(data)), parts)
 				f.Close()
 				if len(cuts) != parts-1 {
 					t.Fatalf("cuts %v for %d parts", cuts, parts)
 				}
-				split, errSplit := trec.ReadQrelsParts(path, parts, trec.QrelsFormat{})
+				split, errSplit := ReadQrelsParts(path, parts, QrelsFormat{})
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}
@@ -475,16 +475,16 @@ func TestQrelsSplitStrict(t *testing.T) {
 		"two comments late": with(len(lines)*2/3, "# one\n# two\n"),
 		"a comment last":    sb.String() + "# end\n",
 	}
-	f := trec.QrelsFormat{Comments: true, Strict: true, Atol: true}
+	f := QrelsFormat{Comments: true, Strict: true, Atol: true}
 	for name, data := range cases {
-		path := writeFile(t, "q.txt", []byte(data))
-		whole, errWhole := trec.ReadQrelsParts(path, 1, f)
+		path := readertest.WriteFile(t, "q.txt", []byte(data))
+		whole, errWhole := ReadQrelsParts(path, 1, f)
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
-				old := trec.QrelsMinSplit
-				trec.QrelsMinSplit = 1
-				defer func() { trec.QrelsMinSplit = old }()
-				split, errSplit := trec.ReadQrelsParts(path, parts, f)
+				old := QrelsMinSplit
+				QrelsMinSplit = 1
+				defer func() { QrelsMinSplit = old }()
+				split, errSplit := ReadQrelsParts(path, parts, f)
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}

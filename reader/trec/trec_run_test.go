@@ -1,4 +1,4 @@
-package reader
+package trec
 
 import (
 	"bytes"
@@ -9,30 +9,30 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/internal/scan"
-	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // runResult is everything a run reader gives: rows with their lines,
 // what SkipUnjudged dropped, the error and which judged queries it saw.
 type runResult struct {
-	rows   []rowOut
-	skip   trec.SkipCount
+	rows   []readertest.RowOut
+	skip   SkipCount
 	err    string
 	unseen []string
 }
 
 // readRun reads a run with fresh qrels (their marks of the queries seen
 // belong to one reading) and checks every batch's shape.
-func readRun(t testing.TB, path, qrelsPath string, opt trec.RunOptions) runResult {
+func readRun(t testing.TB, path, qrelsPath string, opt RunOptions) runResult {
 	t.Helper()
-	q, err := trec.ReadQrels(qrelsPath)
+	q, err := ReadQrels(qrelsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var res runResult
 	opt.Skipped = &res.skip
-	r, err := trec.OpenRun(path, q, opt)
+	r, err := OpenRun(path, q, opt)
 	if err != nil {
 		return runResult{err: err.Error()}
 	}
@@ -43,7 +43,7 @@ func readRun(t testing.TB, path, qrelsPath string, opt trec.RunOptions) runResul
 			t.Fatalf("batch of %d rows, %d docs, %d labels, %d positions", b.N, len(b.Doc.Off)-1, len(b.Label), len(b.Pos))
 		}
 		for i := range b.N {
-			res.rows = append(res.rows, rowOut{q: string(b.Query.At(i)), d: string(b.Doc.At(i)), score: b.Score[i], label: b.Label[i], pos: b.Pos[i]})
+			res.rows = append(res.rows, readertest.RowOut{Q: string(b.Query.At(i)), D: string(b.Doc.At(i)), Score: b.Score[i], Label: b.Label[i], Pos: b.Pos[i]})
 		}
 	}
 	if r.Err() != nil {
@@ -71,10 +71,10 @@ func sameRun(a, b runResult) string {
 	}
 	for i := range a.rows {
 		x, y := a.rows[i], b.rows[i]
-		if math.Float64bits(x.score) != math.Float64bits(y.score) {
-			return fmt.Sprintf("row %d: score %v, want %v", i, x.score, y.score)
+		if math.Float64bits(x.Score) != math.Float64bits(y.Score) {
+			return fmt.Sprintf("row %d: score %v, want %v", i, x.Score, y.Score)
 		}
-		x.score, y.score = 0, 0
+		x.Score, y.Score = 0, 0
 		if x != y {
 			return fmt.Sprintf("row %d: %+v, want %+v", i, a.rows[i], b.rows[i])
 		}
@@ -84,9 +84,9 @@ func sameRun(a, b runResult) string {
 
 // withBlockSize sets the parallel reader's block size for one test.
 func withBlockSize(t testing.TB, n int) {
-	old := trec.RunBlockSize
-	trec.RunBlockSize = n
-	t.Cleanup(func() { trec.RunBlockSize = old })
+	old := RunBlockSize
+	RunBlockSize = n
+	t.Cleanup(func() { RunBlockSize = old })
 }
 
 // genRun writes a run of queries with and without judgments, in blocks of
@@ -130,15 +130,15 @@ func genRun(seed uint64, queries int) (run, qrels string) {
 func TestRunBlocks(t *testing.T) {
 	dir := t.TempDir()
 	run, qrels := genRun(7, 300)
-	qp := writeFileIn(t, dir, "qrels", []byte(qrels))
+	qp := readertest.WriteFileIn(t, dir, "qrels", []byte(qrels))
 	inputs := map[string]string{
-		"plain": writeFileIn(t, dir, "run", []byte(run)),
-		"gzip":  writeFileIn(t, dir, "run.gz", gzipBytes([]byte(run))),
+		"plain": readertest.WriteFileIn(t, dir, "run", []byte(run)),
+		"gzip":  readertest.WriteFileIn(t, dir, "run.gz", readertest.GzipBytes([]byte(run))),
 	}
 	for name, rp := range inputs {
 		for _, skip := range []bool{false, true} {
 			for _, deferJoin := range []bool{false, true} {
-				opt := trec.RunOptions{SkipUnjudged: skip, DeferJoin: deferJoin, Options: batch.Options{BatchSize: 7, Decoders: 1}}
+				opt := RunOptions{SkipUnjudged: skip, DeferJoin: deferJoin, Options: batch.Options{BatchSize: 7, Decoders: 1}}
 				want := readRun(t, rp, qp, opt)
 				if want.err != "" || len(want.rows) < 1000 {
 					t.Fatalf("serial read: %d rows, error %q", len(want.rows), want.err)
@@ -168,26 +168,26 @@ func TestRunBlocks(t *testing.T) {
 func TestRunBlocksErrors(t *testing.T) {
 	dir := t.TempDir()
 	run, qrels := genRun(11, 60)
-	qp := writeFileIn(t, dir, "qrels", []byte(qrels))
+	qp := readertest.WriteFileIn(t, dir, "qrels", []byte(qrels))
 	lines := strings.Split(run, "\n")
 	bad := map[string]string{
 		"five fields": "301 Q0 doc1 1 0.5",
 		"bad score":   "301 Q0 doc1 1 high run",
 		"nine fields": "301 Q0 doc1 1 0.5 run a b c",
 	}
-	gz := gzipBytes([]byte(run))
+	gz := readertest.GzipBytes([]byte(run))
 	for what, line := range bad {
 		for _, at := range []int{0, 1, len(lines) / 2, len(lines) - 1} {
 			data := strings.Join(append(append(append([]string{}, lines[:at]...), line), lines[at:]...), "\n")
-			rp := writeFileIn(t, dir, "run", []byte(data))
-			want := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 1}})
+			rp := readertest.WriteFileIn(t, dir, "run", []byte(data))
+			want := readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: 1}})
 			if !strings.Contains(want.err, fmt.Sprintf(":%d: ", at+1)) {
 				t.Fatalf("%s at line %d: serial error %q", what, at+1, want.err)
 			}
 			for _, block := range []int{64, 1000} {
 				t.Run(fmt.Sprintf("%s/line=%d/block=%d", what, at+1, block), func(t *testing.T) {
 					withBlockSize(t, block)
-					if d := sameRun(readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 2, BatchSize: 5}}), want); d != "" {
+					if d := sameRun(readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: 2, BatchSize: 5}}), want); d != "" {
 						t.Fatal(d)
 					}
 				})
@@ -195,21 +195,21 @@ func TestRunBlocksErrors(t *testing.T) {
 		}
 	}
 	t.Run("truncated gzip", func(t *testing.T) {
-		rp := writeFileIn(t, dir, "cut.gz", gz[:len(gz)*2/3])
-		want := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 1}})
+		rp := readertest.WriteFileIn(t, dir, "cut.gz", gz[:len(gz)*2/3])
+		want := readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: 1}})
 		if !strings.Contains(want.err, "truncated") {
 			t.Fatalf("serial error %q", want.err)
 		}
 		withBlockSize(t, scan.ScanBuf) // the scanner's own buffer: the same lines before the error
-		if d := sameRun(readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 2}}), want); d != "" {
+		if d := sameRun(readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: 2}}), want); d != "" {
 			t.Fatal(d)
 		}
 	})
 	t.Run("line longer than a block", func(t *testing.T) {
 		withBlockSize(t, 64)
 		long := "301 Q0 " + strings.Repeat("d", 60) + " 1 0.5 run"
-		rp := writeFileIn(t, dir, "long", []byte(strings.Join([]string{lines[0], lines[1], long, lines[2]}, "\n")))
-		got := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: 2}})
+		rp := readertest.WriteFileIn(t, dir, "long", []byte(strings.Join([]string{lines[0], lines[1], long, lines[2]}, "\n")))
+		got := readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: 2}})
 		if !strings.HasSuffix(got.err, ":3: line longer than 64 bytes: malformed input") || len(got.rows) != 2 {
 			t.Fatalf("%d rows, error %q", len(got.rows), got.err)
 		}
@@ -223,7 +223,7 @@ func TestRunBlocksErrors(t *testing.T) {
 // Without it a NUL is a byte of its field.
 func TestRunRefuseNul(t *testing.T) {
 	dir := t.TempDir()
-	qp := writeFileIn(t, dir, "qrels", []byte("301 0 a 1\n301 0 c 0\n"))
+	qp := readertest.WriteFileIn(t, dir, "qrels", []byte("301 0 a 1\n301 0 c 0\n"))
 	cases := []struct {
 		name, run string
 		rows      int    // rows read without RefuseNul
@@ -237,15 +237,15 @@ func TestRunRefuseNul(t *testing.T) {
 	}
 	for _, c := range cases {
 		// the NUL lands at every place in a 64-byte block
-		rp := writeFileIn(t, dir, "run", []byte(strings.Repeat("301 Q0 z 9 0 r\n", 5)+c.run))
+		rp := readertest.WriteFileIn(t, dir, "run", []byte(strings.Repeat("301 Q0 z 9 0 r\n", 5)+c.run))
 		for _, dec := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/decoders=%d", c.name, dec), func(t *testing.T) {
 				withBlockSize(t, 64)
-				got := readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: dec}, RefuseNul: true})
+				got := readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: dec}, RefuseNul: true})
 				if !strings.Contains(got.err, c.err) || !strings.Contains(got.err, "a NUL byte") {
 					t.Fatalf("RefuseNul: error %q, want %q", got.err, c.err)
 				}
-				got = readRun(t, rp, qp, trec.RunOptions{Options: batch.Options{Decoders: dec}})
+				got = readRun(t, rp, qp, RunOptions{Options: batch.Options{Decoders: dec}})
 				if c.rows < 0 {
 					if got.err == "" {
 						t.Fatalf("without RefuseNul: %d rows, want the NUL's line refused", len(got.rows))
@@ -266,13 +266,13 @@ func TestRunBlocksClose(t *testing.T) {
 	withBlockSize(t, 256)
 	dir := t.TempDir()
 	run, qrels := genRun(3, 200)
-	rp, qp := writeFileIn(t, dir, "run", []byte(run)), writeFileIn(t, dir, "qrels", []byte(qrels))
-	q, err := trec.ReadQrels(qp)
+	rp, qp := readertest.WriteFileIn(t, dir, "run", []byte(run)), readertest.WriteFileIn(t, dir, "qrels", []byte(qrels))
+	q, err := ReadQrels(qp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for stopAt := range 40 {
-		r, err := trec.OpenRun(rp, q, trec.RunOptions{Options: batch.Options{Decoders: 3, BatchSize: 4}})
+		r, err := OpenRun(rp, q, RunOptions{Options: batch.Options{Decoders: 3, BatchSize: 4}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,15 +291,15 @@ func FuzzRunBlocks(f *testing.F) {
 	f.Add([]byte("1 Q0 a 1 0.5 sys\n1 Q0 b 2 0.25 sys\n2 Q0 a 1 1 s\n"), uint8(20))
 	f.Add([]byte("1 Q0 a 1 NaN sys\n\n2 Q0 x 1 -Infinity s\r\n3 Q0 x 1 1 s"), uint8(7))
 	dir := f.TempDir()
-	qp := writeFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n"))
+	qp := readertest.WriteFileIn(f, dir, "q.txt", []byte("1 0 a 1\n2 0 x 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte, block uint8) {
 		if bytes.HasPrefix(data, scan.MagicGzip) || bytes.HasPrefix(data, scan.MagicZstd[:1]) {
 			t.Skip("compressed input: FuzzDetect covers decompression")
 		}
-		p := writeFile(t, "run", data)
-		want := readRun(t, p, qp, trec.RunOptions{SkipUnjudged: true, Options: batch.Options{BatchSize: 3, Decoders: 1}})
+		p := readertest.WriteFile(t, "run", data)
+		want := readRun(t, p, qp, RunOptions{SkipUnjudged: true, Options: batch.Options{BatchSize: 3, Decoders: 1}})
 		withBlockSize(t, 16+int(block))
-		got := readRun(t, p, qp, trec.RunOptions{SkipUnjudged: true, Options: batch.Options{BatchSize: 3, Decoders: 2}})
+		got := readRun(t, p, qp, RunOptions{SkipUnjudged: true, Options: batch.Options{BatchSize: 3, Decoders: 2}})
 		if strings.Contains(got.err, "line longer than") {
 			return
 		}
@@ -312,7 +312,7 @@ func FuzzRunBlocks(f *testing.F) {
 // TestSkipCountMerge: the counts of runs read apart (the systems of
 // --system) unite: an id dropped by two runs counts once, rows add up.
 func TestSkipCountMerge(t *testing.T) {
-	var a, b, total trec.SkipCount
+	var a, b, total SkipCount
 	for i := range 200 {
 		a.Add([][]byte{fmt.Appendf(nil, "q%d", i)}, 2)
 		b.Add([][]byte{fmt.Appendf(nil, "q%d", i+100)}, 3)

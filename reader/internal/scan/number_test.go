@@ -1,12 +1,10 @@
-package reader
+package scan
 
 import (
 	"errors"
 	"math"
 	"strconv"
 	"testing"
-
-	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // FuzzParseNumber: whatever parseNumber accepts, strconv reads as the same
@@ -18,7 +16,7 @@ func FuzzParseNumber(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := strconv.ParseFloat(s, 64)
-		v, ok := scan.ParseNumber([]byte(s))
+		v, ok := ParseNumber([]byte(s))
 		if ok && (err != nil && !errors.Is(err, strconv.ErrRange) || math.Float64bits(v) != math.Float64bits(want) && !(v != v && want != want)) {
 			t.Fatalf("%q: %v (%x), strconv %v (%x, %v)", s, v, math.Float64bits(v), want, math.Float64bits(want), err)
 		}
@@ -35,7 +33,7 @@ func BenchmarkParseNumber(b *testing.B) {
 		b.Run(s, func(b *testing.B) {
 			var sum float64
 			for range b.N {
-				v, _ := scan.ParseNumber(t)
+				v, _ := ParseNumber(t)
 				sum += v
 			}
 			if sum == 1 {
@@ -64,7 +62,7 @@ func BenchmarkParseScores(b *testing.B) {
 	out := make([]float64, n)
 	for b.Loop() {
 		for i, t := range fields {
-			out[i], _ = scan.ParseNumber(t)
+			out[i], _ = ParseNumber(t)
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "scores/s")

@@ -1,11 +1,9 @@
-package reader
+package trec
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // TestRunTagComments: trec_eval 10.0's runid is the tag of the last line
@@ -28,15 +26,15 @@ func TestRunTagComments(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			read := trec.RunTag
+			read := RunTag
 			if tc.comments {
-				read = trec.RunTagComments
+				read = RunTagComments
 			}
 			if got, err := read(p); err != nil || got != tc.want {
 				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 			if tc.comments {
-				if _, err := trec.RunTag(p); err == nil {
+				if _, err := RunTag(p); err == nil {
 					t.Fatal("without comments, a comment line is the last line, and not a run line")
 				}
 			}

@@ -1,4 +1,4 @@
-package reader
+package trec
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
-	"github.com/rankeval/rankeval/reader/trec"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // TestNextInto checks that the readers that fill a caller's batch (the
@@ -23,14 +23,14 @@ func TestNextInto(t *testing.T) {
 			fmt.Fprintf(&qrels, "q%d 0 d%d %d\n", i/7, i, i%3)
 		}
 	}
-	q, err := trec.ReadQrels(writeFileIn(t, dir, "qrels", []byte(qrels.String())))
+	q, err := ReadQrels(readertest.WriteFileIn(t, dir, "qrels", []byte(qrels.String())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rpath := writeFileIn(t, dir, "run", []byte(run.String()))
+	rpath := readertest.WriteFileIn(t, dir, "run", []byte(run.String()))
 	open := map[string]func() (batch.Reader, error){
 		"trec run": func() (batch.Reader, error) {
-			return trec.OpenRun(rpath, q, trec.RunOptions{Options: batch.Options{BatchSize: 8, Decoders: 1}})
+			return OpenRun(rpath, q, RunOptions{Options: batch.Options{BatchSize: 8, Decoders: 1}})
 		},
 	}
 	for name, open := range open {

@@ -1,4 +1,4 @@
-package reader
+package batch
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // fakeUnits is a unitDecoder of made-up units: unit u has u%4 batches of
@@ -23,21 +21,21 @@ type fakeUnits struct {
 
 func (f *fakeUnits) Close() {}
 
-func (f *fakeUnits) Decode(u int, out *batch.BatchOut[int]) (int, error) {
+func (f *fakeUnits) Decode(u int, out *BatchOut[int]) (int, error) {
 	for k := range u % 4 {
 		if f.rng.IntN(4) == 0 {
 			time.Sleep(time.Duration(f.rng.IntN(50)) * time.Microsecond)
 		}
 		b := out.Get()
 		if b == nil {
-			return 0, batch.ErrStopped
+			return 0, ErrStopped
 		}
 		for i := range 1 + u%3 {
 			b.Pos = append(b.Pos, int64(u*100+k*10+i))
 			b.N++
 		}
 		if !out.Put(b) {
-			return 0, batch.ErrStopped
+			return 0, ErrStopped
 		}
 	}
 	if f.bad[u] {
@@ -48,12 +46,12 @@ func (f *fakeUnits) Decode(u int, out *batch.BatchOut[int]) (int, error) {
 
 // startFake starts an ordered decoder of n fake units on k goroutines;
 // emitted counts the units the producer has handed out.
-func startFake(n, k int, bad map[int]bool, emitted *atomic.Int32, seen *[]string) *batch.Ordered[int, int] {
-	decs := make([]batch.UnitDecoder[int, int], k)
+func startFake(n, k int, bad map[int]bool, emitted *atomic.Int32, seen *[]string) *Ordered[int, int] {
+	decs := make([]UnitDecoder[int, int], k)
 	for w := range decs {
 		decs[w] = &fakeUnits{bad: bad, rng: rand.New(rand.NewPCG(uint64(w), 3))}
 	}
-	return batch.StartOrdered(batch.OrderedConfig[int, int]{
+	return StartOrdered(OrderedConfig[int, int]{
 		Produce: func(emit func(int) bool) error {
 			for u := range n {
 				emitted.Add(1)
@@ -63,7 +61,7 @@ func startFake(n, k int, bad map[int]bool, emitted *atomic.Int32, seen *[]string
 			}
 			return errors.New("read error after the last unit")
 		},
-		Shape: &batch.Batch{Source: "fake"},
+		Shape: &Batch{Source: "fake"},
 		Begin: func(seq int) { *seen = append(*seen, fmt.Sprintf("begin %d", seq)) },
 		End:   func(seq, e int) { *seen = append(*seen, fmt.Sprintf("end %d %d", seq, e)) },
 	}, decs)
@@ -135,7 +133,7 @@ func TestOrderedBounded(t *testing.T) {
 		var seen []string
 		o := startFake(1000, k, nil, &emitted, &seen)
 		time.Sleep(50 * time.Millisecond)
-		if e := emitted.Load(); e > int32(k*(2+batch.BatchesPerDecoder)+1) {
+		if e := emitted.Load(); e > int32(k*(2+BatchesPerDecoder)+1) {
 			t.Errorf("%d decoders: %d units handed out before any was taken", k, e)
 		}
 		o.Close()
@@ -154,7 +152,7 @@ func TestOrderedClose(t *testing.T) {
 			for i := 0; i < stopAt && o.Next(); i++ {
 			}
 			o.Close()
-			if live := batch.LiveDecoders.Load(); live != 0 {
+			if live := LiveDecoders.Load(); live != 0 {
 				t.Fatalf("stop at %d, %d decoders: %d goroutines still working after Close", stopAt, k, live)
 			}
 			if o.Next() {

@@ -1,4 +1,4 @@
-package reader
+package csv
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankeval/rankeval/reader/csv"
 	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
@@ -30,16 +29,16 @@ var csvSeeds = []string{
 // fieldRecords reads data with the CSV reader after a header of n names,
 // every field a slice column, and returns the records read before the
 // error, if any, and their lines.
-func fieldRecords(t *testing.T, d csv.Dialect, data []byte, n, buf, bs int) ([][]string, []int64, error) {
+func fieldRecords(t *testing.T, d Dialect, data []byte, n, buf, bs int) ([][]string, []int64, error) {
 	t.Helper()
-	defer func(n int) { csv.BufSize = n }(csv.BufSize)
-	csv.BufSize = buf
+	defer func(n int) { BufSize = n }(BufSize)
+	BufSize = buf
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprint("c", i)
 	}
 	head := strings.Join(names, string(d.Sep)) + "\n"
-	r := csv.New("fuzz", d, io.MultiReader(strings.NewReader(head), bytes.NewReader(data)), io.NopCloser(nil), batch.Columns{Extra: names}, batch.Options{BatchSize: bs})
+	r := New("fuzz", d, io.MultiReader(strings.NewReader(head), bytes.NewReader(data)), io.NopCloser(nil), batch.Columns{Extra: names}, batch.Options{BatchSize: bs})
 	var recs [][]string
 	var lines []int64
 	for r.Next() {
@@ -95,13 +94,13 @@ func FuzzCSV(f *testing.F) {
 		if len(want) == 0 || len(want[0]) > batch.MaxExtra {
 			// no first record to take the width from: the reader must
 			// still not panic
-			fieldRecords(t, csv.DialectCSV, data, 3, 16, 2)
+			fieldRecords(t, DialectCSV, data, 3, 16, 2)
 			return
 		}
 		first := want[0]
 		for _, buf := range []int{1 << 20, 16} {
 			for _, bs := range []int{1, 1000} {
-				got, gotLines, err := fieldRecords(t, csv.DialectCSV, data, len(first), buf, bs)
+				got, gotLines, err := fieldRecords(t, DialectCSV, data, len(first), buf, bs)
 				compareRecords(t, fmt.Sprintf("buffer %d, batch %d", buf, bs), bs, got, gotLines, err, want, lines, wantErr)
 			}
 		}
@@ -151,7 +150,7 @@ func FuzzTSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		all, lines := tsvRef(data)
 		if len(all) == 0 || len(all[0]) > batch.MaxExtra {
-			fieldRecords(t, csv.DialectTSV, data, 2, 16, 2)
+			fieldRecords(t, DialectTSV, data, 2, 16, 2)
 			return
 		}
 		n := len(all[0])
@@ -165,7 +164,7 @@ func FuzzTSV(f *testing.F) {
 		}
 		for _, buf := range []int{1 << 20, 16} {
 			for _, bs := range []int{1, 1000} {
-				got, gotLines, err := fieldRecords(t, csv.DialectTSV, data, n, buf, bs)
+				got, gotLines, err := fieldRecords(t, DialectTSV, data, n, buf, bs)
 				compareRecords(t, fmt.Sprintf("buffer %d, batch %d", buf, bs), bs, got, gotLines, err, want, wantLines, wantErr)
 				if bytes.IndexByte(data, '"') >= 0 {
 					continue
