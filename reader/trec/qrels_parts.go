@@ -98,15 +98,15 @@ func joinInto[T any](all, x, y []T) []T {
 	return append(x, y...)
 }
 
-// QrelsMinSplit is the size from which a plain qrels file is parsed in
+// qrelsMinSplit is the size from which a plain qrels file is parsed in
 // pieces, each at least half that (a variable for the tests).
-var QrelsMinSplit int64 = 16 << 20
+var qrelsMinSplit int64 = 16 << 20
 
-// QrelsCuts returns where pieces 2..n of a plain qrels file start, each at
+// qrelsCuts returns where pieces 2..n of a plain qrels file start, each at
 // the first line past its share of the file whose query differs from the
 // line before; none when the file is too small to split.
-func QrelsCuts(f *os.File, size int64, n int) []int64 {
-	if size < QrelsMinSplit || n < 2 {
+func qrelsCuts(f *os.File, size int64, n int) []int64 {
+	if size < qrelsMinSplit || n < 2 {
 		return nil
 	}
 	var cuts []int64

@@ -16,21 +16,21 @@ var ErrEncoding = errors.New("malformed encoded judgments")
 
 // QueryID returns the id of judged query qn (0 <= qn < Queries()), in
 // qrels order.
-func (q *Qrels) QueryID(qn int) string { return q.Order[qn] }
+func (q *Qrels) QueryID(qn int) string { return q.order[qn] }
 
 // AppendQuery appends the judgments of query qn (0 <= qn < Queries()),
 // in qrels order, to b.
 func (q *Qrels) AppendQuery(b []byte, qn int) []byte {
-	id := q.Order[qn]
+	id := q.order[qn]
 	b = binary.AppendUvarint(b, uint64(len(id)))
 	b = append(b, id...)
-	lo, hi := q.Start[qn], q.Start[qn+1]
+	lo, hi := q.start[qn], q.start[qn+1]
 	b = binary.AppendUvarint(b, uint64(hi-lo))
 	for k := lo; k < hi; k++ {
-		d := q.Doc(k)
+		d := q.doc(k)
 		b = binary.AppendUvarint(b, uint64(len(d)))
 		b = append(b, d...)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(q.Labels[k]))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(q.labels[k]))
 	}
 	return b
 }
@@ -39,11 +39,11 @@ func (q *Qrels) AppendQuery(b []byte, qn int) []byte {
 // AppendQuery, reusing q's buffers; a nil data makes q judge nothing.
 // Judged and Join then answer as the whole qrels would for that query.
 func (q *Qrels) SetQuery(data []byte) error {
-	if q.Index == nil {
-		q.Index = map[string]int32{}
+	if q.index == nil {
+		q.index = map[string]int32{}
 	}
-	clear(q.Index)
-	q.Order, q.Start, q.Docs, q.Off, q.Labels = q.Order[:0], q.Start[:0], q.Docs[:0], q.Off[:0], q.Labels[:0]
+	clear(q.index)
+	q.order, q.start, q.docs, q.off, q.labels = q.order[:0], q.start[:0], q.docs[:0], q.off[:0], q.labels[:0]
 	q.seen = nil
 	if data == nil {
 		return nil
@@ -57,11 +57,11 @@ func (q *Qrels) SetQuery(data []byte) error {
 	if n > uint64(len(d.Rest())) { // every judgment takes more than a byte
 		return fmt.Errorf("%d judgments in %d bytes: %w", n, len(d.Rest()), ErrEncoding)
 	}
-	q.Off = append(q.Off, 0)
+	q.off = append(q.off, 0)
 	for range n {
-		q.Docs = append(q.Docs, d.Bytes()...)
-		q.Off = append(q.Off, int64(len(q.Docs)))
-		q.Labels = append(q.Labels, d.Float64())
+		q.docs = append(q.docs, d.Bytes()...)
+		q.off = append(q.off, int64(len(q.docs)))
+		q.labels = append(q.labels, d.Float64())
 	}
 	if d.Err() != nil {
 		return d.Err()
@@ -69,9 +69,9 @@ func (q *Qrels) SetQuery(data []byte) error {
 	if len(d.Rest()) != 0 {
 		return fmt.Errorf("%d bytes after the judgments: %w", len(d.Rest()), ErrEncoding)
 	}
-	q.Index[id] = 0
-	q.Order = append(q.Order, id)
-	q.Start = append(q.Start, 0, len(q.Labels))
+	q.index[id] = 0
+	q.order = append(q.order, id)
+	q.start = append(q.start, 0, len(q.labels))
 	q.seen = make([]atomic.Bool, 1)
 	return nil
 }

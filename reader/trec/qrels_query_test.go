@@ -36,9 +36,9 @@ func TestQrelsQuery(t *testing.T) {
 				}
 				// a doc of every judgment, and one never judged
 				docs := [][]byte{[]byte("never-judged")}
-				lo, hi := all.Start[qn], all.Start[qn+1]
+				lo, hi := all.start[qn], all.start[qn+1]
 				for k := lo; k < hi; k++ {
-					docs = append(docs, all.Doc(k))
+					docs = append(docs, all.doc(k))
 				}
 				find := func(d []byte) int {
 					return slices.IndexFunc(docs, func(x []byte) bool { return string(x) == string(d) })
@@ -66,8 +66,8 @@ func TestQrelsQuery(t *testing.T) {
 // FuzzSetQuery: any bytes decode or fail with ErrEncoding, never panic;
 // what decodes encodes to a form that decodes to the same judgments.
 func FuzzSetQuery(f *testing.F) {
-	q := &Qrels{Index: map[string]int32{"7": 0}, Order: []string{"7"}, Start: []int{0, 2},
-		Docs: []byte("d1d22"), Off: []int64{0, 2, 5}, Labels: []float64{1, 0}}
+	q := &Qrels{index: map[string]int32{"7": 0}, order: []string{"7"}, start: []int{0, 2},
+		docs: []byte("d1d22"), off: []int64{0, 2, 5}, labels: []float64{1, 0}}
 	f.Add(q.AppendQuery(nil, 0))
 	f.Add([]byte{1, '1', 200, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -29,12 +29,12 @@ import (
 // of which queries a run named, which run readers set atomically.
 type Qrels struct {
 	Name   string
-	Index  map[string]int32 // query id -> query number, in file order
-	Order  []string         // query ids in file order
-	Start  []int            // judgments of query q: [start[q], start[q+1])
-	Docs   []byte
-	Off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
-	Labels []float64
+	index  map[string]int32 // query id -> query number, in file order
+	order  []string         // query ids in file order
+	start  []int            // judgments of query q: [start[q], start[q+1])
+	docs   []byte
+	off    []int64 // docno of judgment j: docs[off[j]:off[j+1]]
+	labels []float64
 	seen   []atomic.Bool // set by the run readers, possibly several at once
 	// dups holds, read under QrelsFormat.Strict, each query's first
 	// docno judged twice (Duplicate): its two judgments, counted from the
@@ -77,11 +77,11 @@ type QrelsFormat struct {
 
 // ReadQrelsAs is ReadQrels reading lines as f says.
 func ReadQrelsAs(name string, f QrelsFormat) (*Qrels, error) {
-	return ReadQrelsParts(name, runtime.GOMAXPROCS(0), f)
+	return readQrels(name, runtime.GOMAXPROCS(0), f)
 }
 
-// ReadQrelsParts reads a large plain file in up to parts pieces at once.
-func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) {
+// readQrels reads a large plain file in up to parts pieces at once.
+func readQrels(name string, parts int, format QrelsFormat) (*Qrels, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) 
 	// first: the only extra memory is the room a piece left unused.
 	var cuts []int64
 	if plain {
-		cuts = QrelsCuts(f, size, min(parts, int(size/max(QrelsMinSplit/2, 1))))
+		cuts = qrelsCuts(f, size, min(parts, int(size/max(qrelsMinSplit/2, 1))))
 	}
 	var seg *qrelsSegment
 	if len(cuts) > 0 {
@@ -130,25 +130,25 @@ func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) 
 	if err != nil {
 		return nil, err
 	}
-	q.Index, q.Order = seg.index, seg.order
+	q.index, q.order = seg.index, seg.order
 	docs, off, labels, sorted := seg.docs, seg.off, seg.labels, seg.sorted
 
 	// Group by query with a counting sort, which keeps file order within a
 	// query, then copy into query order.
-	nq := len(q.Order)
-	q.Start = make([]int, nq+1)
+	nq := len(q.order)
+	q.start = make([]int, nq+1)
 	for _, r := range seg.runs {
-		q.Start[r.qn+1] += int(r.n)
+		q.start[r.qn+1] += int(r.n)
 	}
 	for i := range nq {
-		q.Start[i+1] += q.Start[i]
+		q.start[i+1] += q.start[i]
 	}
 	if sorted {
 		// the usual qrels file, grouped by query: nothing to move
-		q.Docs, q.Off, q.Labels = docs, off, labels
+		q.docs, q.off, q.labels = docs, off, labels
 	} else {
 		perm := make([]int32, len(labels))
-		next := append([]int(nil), q.Start[:nq]...)
+		next := append([]int(nil), q.start[:nq]...)
 		j := int32(0)
 		for _, r := range seg.runs {
 			for range r.n {
@@ -157,13 +157,13 @@ func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) 
 				j++
 			}
 		}
-		q.Docs = make([]byte, 0, len(docs))
-		q.Off = make([]int64, 1, len(off))
-		q.Labels = make([]float64, len(labels))
+		q.docs = make([]byte, 0, len(docs))
+		q.off = make([]int64, 1, len(off))
+		q.labels = make([]float64, len(labels))
 		for k, j := range perm {
-			q.Docs = append(q.Docs, docs[off[j]:off[j+1]]...)
-			q.Off = append(q.Off, int64(len(q.Docs)))
-			q.Labels[k] = labels[j]
+			q.docs = append(q.docs, docs[off[j]:off[j+1]]...)
+			q.off = append(q.off, int64(len(q.docs)))
+			q.labels[k] = labels[j]
 		}
 	}
 	q.seen = make([]atomic.Bool, nq)
@@ -172,7 +172,7 @@ func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) 
 	// independent, so the check is split among the CPUs by query number,
 	// and the lowest query with a duplicate is reported whatever the split;
 	// under Strict every query's first is kept, for Duplicate.
-	parts = min(parts, max(len(q.Labels)/(1<<18), 1))
+	parts = min(parts, max(len(q.labels)/(1<<18), 1))
 	// per CPU, in query order: the first duplicate of each query (of the
 	// first query with one, unless Strict)
 	found := make([][]qrelsDup, parts)
@@ -181,7 +181,7 @@ func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) 
 		wg.Go(func() {
 			var t docTable
 			for qn := int32(w * nq / parts); qn < int32((w+1)*nq/parts); qn++ {
-				lo, hi := q.Start[qn], q.Start[qn+1]
+				lo, hi := q.start[qn], q.start[qn+1]
 				t.reset(hi - lo)
 				for k := lo; k < hi; k++ {
 					if prev := t.insert(q, lo, k); prev >= 0 {
@@ -215,7 +215,7 @@ func ReadQrelsParts(name string, parts int, format QrelsFormat) (*Qrels, error) 
 // QrelsFormat.Strict, which keeps such a query; nil when there is none.
 // (Read otherwise, such qrels are refused.)
 func (q *Qrels) Duplicate(qid string) error {
-	qn, ok := q.Index[qid]
+	qn, ok := q.index[qid]
 	if !ok {
 		return nil
 	}
@@ -235,9 +235,9 @@ type qrelsDup struct {
 // duplicateError is the error of judgments at of query qn, which judge
 // one docno, with their lines.
 func (q *Qrels) duplicateError(qn int32, at [2]int) error {
-	first, again := qrelsLines(q.Name, q.Order[qn], at[0], at[1])
+	first, again := qrelsLines(q.Name, q.order[qn], at[0], at[1])
 	return fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
-		q.Name, again, q.Doc(q.Start[qn]+at[1]), q.Order[qn], first, batch.ErrValue)
+		q.Name, again, q.doc(q.start[qn]+at[1]), q.order[qn], first, batch.ErrValue)
 }
 
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
@@ -333,19 +333,19 @@ func qrelsLines(name, qid string, a, b int) (la, lb int64) {
 	return la, 0
 }
 
-func (q *Qrels) Doc(k int) []byte { return q.Docs[q.Off[k]:q.Off[k+1]] }
+func (q *Qrels) doc(k int) []byte { return q.docs[q.off[k]:q.off[k+1]] }
 
 // Judgments returns the number of judgments loaded.
-func (q *Qrels) Judgments() int { return len(q.Labels) }
+func (q *Qrels) Judgments() int { return len(q.labels) }
 
 // Queries returns the number of judged queries.
-func (q *Qrels) Queries() int { return len(q.Order) }
+func (q *Qrels) Queries() int { return len(q.order) }
 
 // Judged returns the labels of every judged document of a query, or nil
 // when the qrels do not judge it.
 func (q *Qrels) Judged(qid []byte) []float64 {
-	if qn, ok := q.Index[string(qid)]; ok {
-		return q.Labels[q.Start[qn]:q.Start[qn+1]]
+	if qn, ok := q.index[string(qid)]; ok {
+		return q.labels[q.start[qn]:q.start[qn+1]]
 	}
 	return nil
 }
@@ -355,13 +355,13 @@ func (q *Qrels) Judged(qid []byte) []float64 {
 // returns -1 for a document the run did not retrieve); other rows are left
 // alone. It only reads the qrels.
 func (q *Qrels) Join(qid []byte, label []float64, judged []bool, find func(doc []byte) int) {
-	qn, ok := q.Index[string(qid)]
+	qn, ok := q.index[string(qid)]
 	if !ok {
 		return
 	}
-	for k := q.Start[qn]; k < q.Start[qn+1]; k++ {
-		if i := find(q.Doc(k)); i >= 0 {
-			label[i] = q.Labels[k]
+	for k := q.start[qn]; k < q.start[qn+1]; k++ {
+		if i := find(q.doc(k)); i >= 0 {
+			label[i] = q.labels[k]
 			if judged != nil {
 				judged[i] = true
 			}
@@ -372,7 +372,7 @@ func (q *Qrels) Join(qid []byte, label []float64, judged []bool, find func(doc [
 // Unseen lists, in qrels order, the judged queries no run row has named.
 func (q *Qrels) Unseen() []string {
 	var out []string
-	for qn, qid := range q.Order {
+	for qn, qid := range q.order {
 		if !q.seen[qn].Load() {
 			out = append(out, qid)
 		}
@@ -413,14 +413,14 @@ func (t *docTable) reset(n int) {
 // insert adds judgment k of a query whose judgments start at lo; it
 // returns an earlier judgment with the same docno, or -1.
 func (t *docTable) insert(q *Qrels, lo, k int) int {
-	d := q.Doc(k)
+	d := q.doc(k)
 	for h := t.hash(d) & t.mask; ; h = (h + 1) & t.mask {
 		s := t.slots[h]
 		if s == 0 {
 			t.slots[h] = int32(k - lo + 1)
 			return -1
 		}
-		if j := lo + int(s) - 1; bytes.Equal(q.Doc(j), d) {
+		if j := lo + int(s) - 1; bytes.Equal(q.doc(j), d) {
 			return j
 		}
 	}
@@ -441,7 +441,7 @@ func (t *docTable) find(q *Qrels, lo int, d []byte) int {
 		if s == 0 {
 			return -1
 		}
-		if j := lo + int(s) - 1; bytes.Equal(q.Doc(j), d) {
+		if j := lo + int(s) - 1; bytes.Equal(q.doc(j), d) {
 			return j
 		}
 	}
@@ -451,7 +451,7 @@ func (t *docTable) find(q *Qrels, lo int, d []byte) int {
 // every query: trec_eval's total num_rel under -c, whatever -l is.
 func (q *Qrels) Positive() int {
 	n := 0
-	for _, l := range q.Labels {
+	for _, l := range q.labels {
 		if l > 0 {
 			n++
 		}
@@ -460,4 +460,4 @@ func (q *Qrels) Positive() int {
 }
 
 // IDs lists the judged queries, in qrels order.
-func (q *Qrels) IDs() []string { return slices.Clone(q.Order) }
+func (q *Qrels) IDs() []string { return slices.Clone(q.order) }

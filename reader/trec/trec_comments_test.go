@@ -16,11 +16,11 @@ func TestTrecComments(t *testing.T) {
 	qrels := "# a comment\n1 0 a 1\n  # indented comment\n1 0 b#x 2\n# and comment here\n2 0 c 1\n"
 	run := "#comment\n1 Q0 a 1 2.5 r\n1 Q0 b#x 2 2 r\n   # comment here\n2 Q0 c 1 1 r\n2 Q0 zz 1 oops r\n"
 	qp := readertest.WriteFile(t, "qrels", []byte(qrels))
-	old := QrelsMinSplit
-	QrelsMinSplit = 1 // split even this small file
-	defer func() { QrelsMinSplit = old }()
+	old := qrelsMinSplit
+	qrelsMinSplit = 1 // split even this small file
+	defer func() { qrelsMinSplit = old }()
 	for _, parts := range []int{1, 3} {
-		q, err := ReadQrelsParts(qp, parts, QrelsFormat{Comments: true})
+		q, err := readQrels(qp, parts, QrelsFormat{Comments: true})
 		if err != nil {
 			t.Fatalf("parts %d: %v", parts, err)
 		}

@@ -53,11 +53,11 @@ func (c *SkipCount) Merge(o *SkipCount) {
 	for id := range o.ids {
 		ids = append(ids, []byte(id))
 	}
-	c.Add(ids, o.Rows)
+	c.add(ids, o.Rows)
 }
 
 // Add counts the rows dropped and the ids among ids not seen before.
-func (c *SkipCount) Add(ids [][]byte, rows int64) {
+func (c *SkipCount) add(ids [][]byte, rows int64) {
 	if c.ids == nil {
 		c.ids = map[string]struct{}{}
 	}
@@ -102,7 +102,7 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (batch.Reader, error) {
 	if k := min(batch.Decoders(opt.Options), scan.MaxLineDecoders); k > 1 && scan.IsRegular(f) {
 		return startRunBlocks(display, src, closeAll, qrels, opt, k), nil
 	}
-	r := &TrecRun{sc: scan.NewFieldScanner(display, src), bs: opt.BatchRows(), close: closeAll}
+	r := &trecRun{sc: scan.NewFieldScanner(display, src), bs: opt.BatchRows(), close: closeAll}
 	r.sc.Comments, r.sc.Nuls = opt.Comments, opt.RefuseNul
 	r.st.qrels, r.st.opt = qrels, opt
 	r.Own.Source = display
@@ -112,8 +112,8 @@ func OpenRun(name string, qrels *Qrels, opt RunOptions) (batch.Reader, error) {
 	return r, nil
 }
 
-// TrecRun parses a run as it reads it, on the caller's goroutine.
-type TrecRun struct {
+// trecRun parses a run as it reads it, on the caller's goroutine.
+type trecRun struct {
 	sc *scan.FieldScanner
 	st runState
 	bs int
@@ -122,9 +122,9 @@ type TrecRun struct {
 	close func() error
 }
 
-func (r *TrecRun) Err() error { return r.err }
+func (r *trecRun) Err() error { return r.err }
 
-func (r *TrecRun) Close() error {
+func (r *trecRun) Close() error {
 	if r.close == nil {
 		return nil
 	}
@@ -133,17 +133,17 @@ func (r *TrecRun) Close() error {
 	return c()
 }
 
-func (r *TrecRun) Next() bool { r.FillOwn(); return r.rows() }
+func (r *trecRun) Next() bool { r.FillOwn(); return r.rows() }
 
-func (r *TrecRun) NextInto(b *batch.Batch) bool { r.FillInto(b); return r.rows() }
+func (r *trecRun) NextInto(b *batch.Batch) bool { r.FillInto(b); return r.rows() }
 
-func (r *TrecRun) rows() bool {
+func (r *trecRun) rows() bool {
 	if r.err != nil {
 		return false
 	}
-	r.err = r.st.Parse(r.sc, r.B, r.bs)
+	r.err = r.st.parse(r.sc, r.B, r.bs)
 	if s := r.st.opt.Skipped; s != nil {
-		s.Add(r.st.skipIDs, r.st.skipRows)
+		s.add(r.st.skipIDs, r.st.skipRows)
 		r.st.skipIDs, r.st.skipRows = r.st.skipIDs[:0], 0
 	}
 	if r.err == nil {
@@ -177,7 +177,7 @@ func (st *runState) forget() {
 
 // Parse appends rows to b from sc's lines until b holds bs rows or the
 // lines run out; sc.err then tells whether reading failed.
-func (st *runState) Parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
+func (st *runState) parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
 	name := b.Source
 	q := st.qrels
 	for b.N < bs && sc.Next() {
@@ -199,13 +199,13 @@ func (st *runState) Parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
 			var qn int32
 			ok := false
 			if q != nil {
-				qn, ok = q.Index[string(qid)]
+				qn, ok = q.index[string(qid)]
 			}
 			if ok {
 				st.lastQn = int(qn)
 				q.seen[qn].Store(true)
 				if !st.opt.DeferJoin {
-					lo, hi := q.Start[qn], q.Start[qn+1]
+					lo, hi := q.start[qn], q.start[qn+1]
 					st.table.reset(hi - lo)
 					for k := lo; k < hi; k++ {
 						st.table.insert(q, lo, k)
@@ -218,8 +218,8 @@ func (st *runState) Parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
 		var label float64
 		if st.lastQn >= 0 {
 			if !st.opt.DeferJoin {
-				if j := st.table.find(q, q.Start[st.lastQn], doc); j >= 0 {
-					label = q.Labels[j]
+				if j := st.table.find(q, q.start[st.lastQn], doc); j >= 0 {
+					label = q.labels[j]
 				}
 			}
 		} else if st.opt.SkipUnjudged {
@@ -243,9 +243,9 @@ type runBlockEnd struct {
 	skipRows int64
 }
 
-// RunBlockSize is the longest line a block grows to hold (a variable for
+// runBlockSize is the longest line a block grows to hold (a variable for
 // the tests).
-var RunBlockSize = scan.ScanBuf
+var runBlockSize = scan.ScanBuf
 
 // runBlockRead is the size a block is read at: the separator mask's pass
 // over a block, then the parse of its lines, read it twice, and a block
@@ -255,7 +255,7 @@ var RunBlockSize = scan.ScanBuf
 const runBlockRead = 128 << 10
 
 func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qrels, opt RunOptions, k int) batch.Reader {
-	split := scan.NewLineSplitter(name, src, closeSrc, min(runBlockRead, RunBlockSize), RunBlockSize, k)
+	split := scan.NewLineSplitter(name, src, closeSrc, min(runBlockRead, runBlockSize), runBlockSize, k)
 	decs := make([]batch.UnitDecoder[*scan.LineBlock, runBlockEnd], k)
 	for w := range decs {
 		decs[w] = &runDecoder{st: &runState{qrels: qrels, opt: opt}, sc: &scan.FieldScanner{Name: name, Comments: opt.Comments, Nuls: opt.RefuseNul}, split: split, bs: opt.BatchRows()}
@@ -264,7 +264,7 @@ func startRunBlocks(name string, src io.Reader, closeSrc func() error, qrels *Qr
 	return batch.StartOrdered(batch.OrderedConfig[*scan.LineBlock, runBlockEnd]{Produce: split.Produce, Shape: shape,
 		End: func(_ int, e runBlockEnd) {
 			if opt.Skipped != nil {
-				opt.Skipped.Add(e.skipIDs, e.skipRows)
+				opt.Skipped.add(e.skipIDs, e.skipRows)
 			}
 		}}, decs)
 }
@@ -291,7 +291,7 @@ func (d *runDecoder) Decode(blk *scan.LineBlock, out *batch.BatchOut[runBlockEnd
 		if b == nil {
 			return runBlockEnd{}, batch.ErrStopped
 		}
-		err := st.Parse(sc, b, d.bs)
+		err := st.parse(sc, b, d.bs)
 		if err == nil {
 			err = sc.Err // a NUL byte (RefuseNul)
 		}

@@ -84,9 +84,9 @@ func sameRun(a, b runResult) string {
 
 // withBlockSize sets the parallel reader's block size for one test.
 func withBlockSize(t testing.TB, n int) {
-	old := RunBlockSize
-	RunBlockSize = n
-	t.Cleanup(func() { RunBlockSize = old })
+	old := runBlockSize
+	runBlockSize = n
+	t.Cleanup(func() { runBlockSize = old })
 }
 
 // genRun writes a run of queries with and without judgments, in blocks of
@@ -314,8 +314,8 @@ func FuzzRunBlocks(f *testing.F) {
 func TestSkipCountMerge(t *testing.T) {
 	var a, b, total SkipCount
 	for i := range 200 {
-		a.Add([][]byte{fmt.Appendf(nil, "q%d", i)}, 2)
-		b.Add([][]byte{fmt.Appendf(nil, "q%d", i+100)}, 3)
+		a.add([][]byte{fmt.Appendf(nil, "q%d", i)}, 2)
+		b.add([][]byte{fmt.Appendf(nil, "q%d", i+100)}, 3)
 	}
 	total.Merge(&a)
 	total.Merge(&b)

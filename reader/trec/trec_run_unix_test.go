@@ -39,7 +39,7 @@ func TestRunPipeReadSerially(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, ok := r.(*TrecRun); !ok {
+	if _, ok := r.(*trecRun); !ok {
 		t.Fatalf("a pipe is read by %T, want the serial reader", r)
 	}
 	rows, err := readertest.ReadAllRows(t, r)

@@ -317,10 +317,10 @@ func TestQrelsDuplicateFirst(t *testing.T) {
 		path := readertest.WriteFile(t, "q.txt", []byte(c.data))
 		for _, parts := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/parts=%d", c.name, parts), func(t *testing.T) {
-				old := QrelsMinSplit
-				QrelsMinSplit = 1
-				defer func() { QrelsMinSplit = old }()
-				_, err := ReadQrelsParts(path, parts, QrelsFormat{})
+				old := qrelsMinSplit
+				qrelsMinSplit = 1
+				defer func() { qrelsMinSplit = old }()
+				_, err := readQrels(path, parts, QrelsFormat{})
 				if !errors.Is(err, batch.ErrValue) || !strings.Contains(fmt.Sprint(err), c.want) {
 					t.Fatalf("err = %v, want %q", err, c.want)
 				}
@@ -349,7 +349,7 @@ func TestQrelsStrictDuplicates(t *testing.T) {
 	path := readertest.WriteFile(t, "q.txt", []byte(sb.String()))
 	for _, parts := range []int{1, 4} {
 		t.Run(fmt.Sprintf("parts=%d", parts), func(t *testing.T) {
-			q, err := ReadQrelsParts(path, parts, QrelsFormat{Strict: true})
+			q, err := readQrels(path, parts, QrelsFormat{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -419,27 +419,27 @@ func TestQrelsSplit(t *testing.T) {
 	}
 	for name, data := range cases {
 		path := readertest.WriteFile(t, "q.txt", []byte(data))
-		whole, errWhole := ReadQrelsParts(path, 1, QrelsFormat{})
+		whole, errWhole := readQrels(path, 1, QrelsFormat{})
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
-				old := QrelsMinSplit
-				QrelsMinSplit = 1
-				defer func() { QrelsMinSplit = old }()
+				old := qrelsMinSplit
+				qrelsMinSplit = 1
+				defer func() { qrelsMinSplit = old }()
 				f, _ := os.Open(path)
-				cuts := QrelsCuts(f, int64(len(data)), parts)
+				cuts := qrelsCuts(f, int64(len(data)), parts)
 				f.Close()
 				if len(cuts) != parts-1 {
 					t.Fatalf("cuts %v for %d parts", cuts, parts)
 				}
-				split, errSplit := ReadQrelsParts(path, parts, QrelsFormat{})
+				split, errSplit := readQrels(path, parts, QrelsFormat{})
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}
 				if errWhole != nil {
 					return
 				}
-				if !slices.Equal(whole.Order, split.Order) || !slices.Equal(whole.Start, split.Start) ||
-					!bytes.Equal(whole.Docs, split.Docs) || !slices.Equal(whole.Off, split.Off) || !slices.Equal(whole.Labels, split.Labels) {
+				if !slices.Equal(whole.order, split.order) || !slices.Equal(whole.start, split.start) ||
+					!bytes.Equal(whole.docs, split.docs) || !slices.Equal(whole.off, split.off) || !slices.Equal(whole.labels, split.labels) {
 					t.Fatal("judgments differ")
 				}
 			})
@@ -478,13 +478,13 @@ func TestQrelsSplitStrict(t *testing.T) {
 	f := QrelsFormat{Comments: true, Strict: true, Atol: true}
 	for name, data := range cases {
 		path := readertest.WriteFile(t, "q.txt", []byte(data))
-		whole, errWhole := ReadQrelsParts(path, 1, f)
+		whole, errWhole := readQrels(path, 1, f)
 		for _, parts := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", name, parts), func(t *testing.T) {
-				old := QrelsMinSplit
-				QrelsMinSplit = 1
-				defer func() { QrelsMinSplit = old }()
-				split, errSplit := ReadQrelsParts(path, parts, f)
+				old := qrelsMinSplit
+				qrelsMinSplit = 1
+				defer func() { qrelsMinSplit = old }()
+				split, errSplit := readQrels(path, parts, f)
 				if fmt.Sprint(errWhole) != fmt.Sprint(errSplit) {
 					t.Fatalf("errors differ:\n whole: %v\n parts: %v", errWhole, errSplit)
 				}
@@ -494,7 +494,7 @@ func TestQrelsSplitStrict(t *testing.T) {
 					}
 					return
 				}
-				if errWhole != nil || whole.Judgments() != 15000 || !slices.Equal(whole.Labels, split.Labels) || !bytes.Equal(whole.Docs, split.Docs) {
+				if errWhole != nil || whole.Judgments() != 15000 || !slices.Equal(whole.labels, split.labels) || !bytes.Equal(whole.docs, split.docs) {
 					t.Fatalf("judgments differ (%v)", errWhole)
 				}
 			})
