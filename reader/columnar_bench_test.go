@@ -11,6 +11,7 @@ import (
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/columnar"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 var (
@@ -61,7 +62,7 @@ func benchRead(b *testing.B, name string) {
 func benchLoop(b *testing.B, path string, opt batch.Options) {
 	var rows int64
 	for b.Loop() {
-		r, err := Open(path, stdCols, opt)
+		r, err := Open(path, readertest.StdCols, opt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -103,16 +104,16 @@ func BenchmarkArrowStreamRead(b *testing.B) { benchRead(b, "plain.arrows") }
 // progress.
 func TestBytesRead(t *testing.T) {
 	dir := t.TempDir()
-	log := genLog(1, 20000, 20)
+	log := readertest.GenLog(1, 20000, 20)
 	for _, n := range []string{"b.parquet", "b.arrow", "b.arrows"} {
 		name := filepath.Join(dir, n)
-		writeLog(t, name, log, synth.Options{RowGroup: 4000, Batch: 4000})
+		readertest.WriteLog(t, name, log, synth.Options{RowGroup: 4000, Batch: 4000})
 		st, err := os.Stat(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got atomic.Int64
-		if _, err := readAll(t, name, stdCols, batch.Options{BytesRead: &got}); err != nil {
+		if _, err := readAll(t, name, readertest.StdCols, batch.Options{BytesRead: &got}); err != nil {
 			t.Fatal(err)
 		}
 		if g := got.Load(); g < st.Size()/2 || g > 2*st.Size() {

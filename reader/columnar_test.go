@@ -12,6 +12,7 @@ import (
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/columnar"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // checkedMem makes the columnar readers allocate from a checked allocator
@@ -44,8 +45,6 @@ type readRow struct {
 	rank         int64
 	pos          int64
 }
-
-var stdCols = batch.Columns{Query: "query_id", Doc: "doc_id", Score: "score", Label: "label"}
 
 func readAll(t testing.TB, name string, cols batch.Columns, opt batch.Options) ([]readRow, error) {
 	t.Helper()
@@ -109,23 +108,6 @@ func sameRows(t *testing.T, what string, got, want []readRow) {
 	}
 }
 
-func genLog(seed uint64, rows, docs int) []synth.Row {
-	g := synth.NewGenerator(seed, rows, docs)
-	var out []synth.Row
-	var r synth.Row
-	for g.Next(&r) {
-		out = append(out, r)
-	}
-	return out
-}
-
-func writeLog(t testing.TB, name string, rows []synth.Row, opt synth.Options) {
-	t.Helper()
-	if err := synth.Write(name, &synth.Rows{R: rows}, -1, opt); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // formatCase is one way of writing the same log.
 type formatCase struct {
 	name string // file name, whose ending picks the format
@@ -152,10 +134,10 @@ var formatCases = []formatCase{
 func TestFormatsRoundTrip(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
-	log := genLog(7, 30011, 37)
+	log := readertest.GenLog(7, 30011, 37)
 	ref := filepath.Join(dir, "log.jsonl")
-	writeLog(t, ref, log, synth.Options{})
-	want, err := readAll(t, ref, stdCols, batch.Options{})
+	readertest.WriteLog(t, ref, log, synth.Options{})
+	want, err := readAll(t, ref, readertest.StdCols, batch.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +146,10 @@ func TestFormatsRoundTrip(t *testing.T) {
 	}
 	for _, fc := range formatCases {
 		name := filepath.Join(dir, fc.name)
-		writeLog(t, name, log, fc.opt)
+		readertest.WriteLog(t, name, log, fc.opt)
 		for _, opt := range []batch.Options{{}, {BatchSize: 1000, Decoders: 1}, {BatchSize: 999, Decoders: 2}, {BatchSize: 4096, Decoders: 3}} {
 			t.Run(fmt.Sprintf("%s/batch=%d/decoders=%d", fc.name, opt.BatchSize, opt.Decoders), func(t *testing.T) {
-				got, err := readAll(t, name, stdCols, opt)
+				got, err := readAll(t, name, readertest.StdCols, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,10 +165,10 @@ func TestFormatsRoundTrip(t *testing.T) {
 func TestColumnarPositions(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
-	log := genLog(3, 10000, 10)
+	log := readertest.GenLog(3, 10000, 10)
 	name := filepath.Join(dir, "p.parquet")
-	writeLog(t, name, log, synth.Options{RowGroup: 3000})
-	r, err := Open(name, stdCols, batch.Options{BatchSize: 1024, Decoders: 2})
+	readertest.WriteLog(t, name, log, synth.Options{RowGroup: 3000})
+	r, err := Open(name, readertest.StdCols, batch.Options{BatchSize: 1024, Decoders: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // TestCorruptInput damages good files in the ways data-lake files get
@@ -22,11 +23,11 @@ import (
 func TestCorruptInput(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
-	log := genLog(5, 20000, 50)
+	log := readertest.GenLog(5, 20000, 50)
 	good := map[string][]byte{}
 	for _, n := range []string{"log.parquet", "log.arrow", "log.arrows"} {
 		name := filepath.Join(dir, "good-"+n)
-		writeLog(t, name, log, synth.Options{RowGroup: 5000, Batch: 5000})
+		readertest.WriteLog(t, name, log, synth.Options{RowGroup: 5000, Batch: 5000})
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +42,7 @@ func TestCorruptInput(t *testing.T) {
 	rec := nullRecord(memory.DefaultAllocator, "score")
 	defer rec.Release()
 	nulls := filepath.Join(dir, "nulls.parquet")
-	writeRecord(t, nulls, rec, 5)
+	readertest.WriteRecord(t, nulls, rec, 5)
 	nullBytes, err := os.ReadFile(nulls)
 	if err != nil {
 		t.Fatal(err)
@@ -55,39 +56,39 @@ func TestCorruptInput(t *testing.T) {
 		err   error
 		where []string // the message must say each
 	}{
-		{"truncated Parquet", ".parquet", pq[:len(pq)/2], stdCols, batch.ErrFormat, nil},
-		{"Parquet cut before its last byte", ".parquet", pq[:len(pq)-1], stdCols, batch.ErrFormat, nil},
-		{"wrong trailing magic", ".parquet", mutate(pq, func(b []byte) []byte { copy(b[len(b)-4:], "PARX"); return b }), stdCols, batch.ErrFormat, nil},
+		{"truncated Parquet", ".parquet", pq[:len(pq)/2], readertest.StdCols, batch.ErrFormat, nil},
+		{"Parquet cut before its last byte", ".parquet", pq[:len(pq)-1], readertest.StdCols, batch.ErrFormat, nil},
+		{"wrong trailing magic", ".parquet", mutate(pq, func(b []byte) []byte { copy(b[len(b)-4:], "PARX"); return b }), readertest.StdCols, batch.ErrFormat, nil},
 		{"bad footer", ".parquet", mutate(pq, func(b []byte) []byte {
 			m := b[len(b)-8-footerLen : len(b)-8]
 			for i := range m {
 				m[i] = 0xff
 			}
 			return b
-		}), stdCols, batch.ErrFormat, nil},
+		}), readertest.StdCols, batch.ErrFormat, nil},
 		{"footer length past the start", ".parquet", mutate(pq, func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[len(b)-8:], uint32(len(b)))
 			return b
-		}), stdCols, batch.ErrFormat, nil},
+		}), readertest.StdCols, batch.ErrFormat, nil},
 		{"corrupt column chunk", ".parquet", mutate(pq, func(b []byte) []byte {
 			// the second row group's pages sit past the middle of the data
 			for i := len(b) * 2 / 5; i < len(b)*2/5+4000; i++ {
 				b[i] ^= 0x5a
 			}
 			return b
-		}), stdCols, batch.ErrFormat, []string{"row group"}},
+		}), readertest.StdCols, batch.ErrFormat, []string{"row group"}},
 		{"missing column", ".parquet", pq, batch.Columns{Query: "query_id", Score: "prediction", Label: "label"}, batch.ErrColumn,
 			[]string{`"prediction"`, `"query_id", "doc_id", "score", "label"`}},
 		{"wrong column type", ".parquet", pq, batch.Columns{Query: "query_id", Score: "doc_id", Label: "label"}, batch.ErrColumn,
 			[]string{`"doc_id"`, "utf8"}},
-		{"null in a required column", ".parquet", nullBytes, stdCols, batch.ErrValue, []string{"row group 1, row 2"}},
-		{"truncated Arrow IPC file", ".arrow", good[".arrow"][:len(good[".arrow"])/2], stdCols, batch.ErrFormat, nil},
+		{"null in a required column", ".parquet", nullBytes, readertest.StdCols, batch.ErrValue, []string{"row group 1, row 2"}},
+		{"truncated Arrow IPC file", ".arrow", good[".arrow"][:len(good[".arrow"])/2], readertest.StdCols, batch.ErrFormat, nil},
 		{"Arrow IPC file with a bad footer", ".arrow", mutate(good[".arrow"], func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[len(b)-10:], 1<<30)
 			return b
-		}), stdCols, batch.ErrFormat, nil},
-		{"truncated Arrow IPC stream", ".arrows", good[".arrows"][:len(good[".arrows"])*3/4], stdCols, batch.ErrFormat, []string{"record batch"}},
-		{"Arrow IPC stream cut in its schema", ".arrows", good[".arrows"][:20], stdCols, batch.ErrFormat, nil},
+		}), readertest.StdCols, batch.ErrFormat, nil},
+		{"truncated Arrow IPC stream", ".arrows", good[".arrows"][:len(good[".arrows"])*3/4], readertest.StdCols, batch.ErrFormat, []string{"record batch"}},
+		{"Arrow IPC stream cut in its schema", ".arrows", good[".arrows"][:20], readertest.StdCols, batch.ErrFormat, nil},
 		{"missing column in an IPC stream", ".arrows", good[".arrows"], batch.Columns{Query: "qid", Score: "score", Label: "label"}, batch.ErrColumn, []string{`"qid"`}},
 	}
 	for _, c := range cases {
@@ -120,8 +121,8 @@ func TestEmptyColumnar(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"e.parquet", "e.arrow", "e.arrows"} {
 		name := filepath.Join(dir, n)
-		writeLog(t, name, nil, synth.Options{})
-		rows, err := readAll(t, name, stdCols, batch.Options{})
+		readertest.WriteLog(t, name, nil, synth.Options{})
+		rows, err := readAll(t, name, readertest.StdCols, batch.Options{})
 		if err != nil || len(rows) != 0 {
 			t.Errorf("%s: %d rows, err %v; want none and no error", n, len(rows), err)
 		}
@@ -133,7 +134,7 @@ func TestEmptyColumnar(t *testing.T) {
 func TestCloseEarly(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
-	log := genLog(2, 50000, 10)
+	log := readertest.GenLog(2, 50000, 10)
 	before := runtime.NumGoroutine()
 	defer func() {
 		// Nothing this package started outlives the test. The count may
@@ -154,9 +155,9 @@ func TestCloseEarly(t *testing.T) {
 		if strings.HasPrefix(n, "one-group") {
 			opt.RowGroup = len(log) // one row group: columns decoded in parallel
 		}
-		writeLog(t, name, log, opt)
+		readertest.WriteLog(t, name, log, opt)
 		for _, dec := range []int{1, 2, 4} {
-			r, err := Open(name, stdCols, batch.Options{BatchSize: 1000, Decoders: dec})
+			r, err := Open(name, readertest.StdCols, batch.Options{BatchSize: 1000, Decoders: dec})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,14 +186,14 @@ func TestCloseEarly(t *testing.T) {
 func TestColumnarFromPipe(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
-	log := genLog(4, 3000, 10)
+	log := readertest.GenLog(4, 3000, 10)
 	for _, c := range []struct {
 		name string
 		err  error
 	}{{"s.arrows", nil}, {"f.arrow", batch.ErrFormat}, {"p.parquet", batch.ErrFormat}} {
 		t.Run(c.name, func(t *testing.T) {
 			name := filepath.Join(dir, c.name)
-			writeLog(t, name, log, synth.Options{Batch: 700})
+			readertest.WriteLog(t, name, log, synth.Options{Batch: 700})
 			data, err := os.ReadFile(name)
 			if err != nil {
 				t.Fatal(err)
@@ -208,7 +209,7 @@ func TestColumnarFromPipe(t *testing.T) {
 			old := os.Stdin
 			os.Stdin = pr
 			defer func() { os.Stdin = old; pr.Close() }()
-			rows, err := readAllAs(t, batch.Stdin, "<stdin>", stdCols, batch.Options{})
+			rows, err := readAllAs(t, batch.Stdin, "<stdin>", readertest.StdCols, batch.Options{})
 			if c.err != nil {
 				if !errors.Is(err, c.err) || !strings.Contains(err.Error(), "<stdin>: ") || !strings.Contains(err.Error(), "regular file") {
 					t.Fatalf("err = %v, want %v naming <stdin> and asking for a regular file", err, c.err)

@@ -66,7 +66,7 @@ func noRows(t *testing.T, r batch.Reader) {
 func TestEmptyInputs(t *testing.T) {
 	checkedMem(t)
 	dir := t.TempDir()
-	empty := typesRecord(memory.DefaultAllocator)
+	empty := readertest.TypesRecord(memory.DefaultAllocator)
 	defer empty.Release()
 	none := empty.NewSlice(0, 0)
 	defer none.Release()
@@ -88,7 +88,7 @@ func TestEmptyInputs(t *testing.T) {
 	}
 	// columnar files with no rows: no unit at all, and one empty unit
 	for _, n := range []string{"none.parquet", "none.arrow", "none.arrows"} {
-		writeRecord(t, filepath.Join(dir, n), none, 4)
+		readertest.WriteRecord(t, filepath.Join(dir, n), none, 4)
 		files[n] = nil
 	}
 	for _, n := range []string{"emptyunit.arrow", "emptyunit.arrows"} {

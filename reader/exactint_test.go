@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // intScoreCases are integer scores beyond 2^53 and around it: those a
@@ -127,7 +128,7 @@ func TestIntegerScores(t *testing.T) {
 			rec := intScoreRecord(memory.DefaultAllocator, kind, c.v)
 			for _, ext := range []string{"parquet", "arrow", "arrows"} {
 				name := filepath.Join(dir, fmt.Sprintf("%d-%s.%s", ci, kind, ext))
-				writeRecord(t, name, rec, 1)
+				readertest.WriteRecord(t, name, rec, 1)
 				files = append(files, file{name, kind + "." + ext})
 			}
 			rec.Release()

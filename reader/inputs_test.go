@@ -12,6 +12,7 @@ import (
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/columnar"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // touch makes files that start like JSON lines, which is all Expand reads
@@ -114,7 +115,7 @@ func TestExpand(t *testing.T) {
 // directory in order gives the rows of the whole log.
 func TestQueriesSpanFiles(t *testing.T) {
 	checkedMem(t)
-	log := genLog(11, 10007, 23) // 10007 rows: part boundaries split queries
+	log := readertest.GenLog(11, 10007, 23) // 10007 rows: part boundaries split queries
 	for _, ext := range []string{".jsonl", ".zstd.parquet", ".arrow", ".arrows"} {
 		t.Run(ext, func(t *testing.T) {
 			dir := t.TempDir()
@@ -135,7 +136,7 @@ func TestQueriesSpanFiles(t *testing.T) {
 				if want := [][2]string{{"dt", []string{"2026-11-20", "2026-11-20", "2026-11-21", "2026-11-21", "2026-11-22"}[i]}}; !reflect.DeepEqual(columnar.FilePartitions(in.Path), want) {
 					t.Errorf("%s: partitions %v, want %v", in.Path, columnar.FilePartitions(in.Path), want)
 				}
-				rows, err := readAll(t, in.Path, stdCols, batch.Options{BatchSize: 500, Decoders: 2})
+				rows, err := readAll(t, in.Path, readertest.StdCols, batch.Options{BatchSize: 500, Decoders: 2})
 				if err != nil {
 					t.Fatal(err)
 				}

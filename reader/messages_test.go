@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/reader/internal/batch"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
@@ -164,45 +162,17 @@ func TestRanks(t *testing.T) {
 	}
 }
 
-// rankRecord has 6 rows of two queries with rank columns: r_f64 and r_f32
-// whole floats from 0, r_i64 integers from 0, r_frac a fraction at row 5.
-func rankRecord(mem memory.Allocator) arrow.RecordBatch {
-	fields := []arrow.Field{
-		{Name: "q", Type: arrow.BinaryTypes.String},
-		{Name: "l", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "r_f64", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "r_f32", Type: arrow.PrimitiveTypes.Float32},
-		{Name: "r_i64", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "r_frac", Type: arrow.PrimitiveTypes.Float64},
-	}
-	b := array.NewRecordBuilder(mem, arrow.NewSchema(fields, nil))
-	defer b.Release()
-	for i := range 6 {
-		b.Field(0).(*array.StringBuilder).Append([]string{"a", "b"}[i/3])
-		b.Field(1).(*array.Int32Builder).Append(int32(i % 2))
-		b.Field(2).(*array.Float64Builder).Append(float64(i % 3))
-		b.Field(3).(*array.Float32Builder).Append(float32(i%3) - 1)
-		b.Field(4).(*array.Int64Builder).Append(int64(i % 3))
-		frac := float64(i)
-		if i == 4 {
-			frac = 2.5
-		}
-		b.Field(5).(*array.Float64Builder).Append(frac)
-	}
-	return b.NewRecordBatch()
-}
-
 // TestColumnarRanks: Parquet and Arrow rank columns of floats are read when
 // they hold whole numbers, 0-based ranks too; a fraction is an error naming
 // the row.
 func TestColumnarRanks(t *testing.T) {
 	checkedMem(t)
-	rec := rankRecord(memory.DefaultAllocator)
+	rec := readertest.RankRecord(memory.DefaultAllocator)
 	defer rec.Release()
 	dir := t.TempDir()
 	for _, n := range []string{"r.parquet", "r.arrow", "r.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 4)
+		readertest.WriteRecord(t, name, rec, 4)
 		for col, want := range map[string][]int64{"r_f64": {0, 1, 2, 0, 1, 2}, "r_f32": {-1, 0, 1, -1, 0, 1}, "r_i64": {0, 1, 2, 0, 1, 2}} {
 			t.Run(n+"/"+col, func(t *testing.T) {
 				rows, err := readAll(t, name, batch.Columns{Query: "q", Label: "l", Rank: col}, batch.Options{BatchSize: 2})
@@ -236,12 +206,12 @@ func TestColumnarRanks(t *testing.T) {
 // file's columns and the flag.
 func TestColumnarMissingColumn(t *testing.T) {
 	checkedMem(t)
-	rec := rankRecord(memory.DefaultAllocator)
+	rec := readertest.RankRecord(memory.DefaultAllocator)
 	defer rec.Release()
 	dir := t.TempDir()
 	for _, n := range []string{"m.parquet", "m.arrow", "m.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 4)
+		readertest.WriteRecord(t, name, rec, 4)
 		_, err := readAll(t, name, batch.Columns{Query: "query_id", Label: "l", Rank: "r_i64"}, batch.Options{})
 		want := name + `: no column "query_id" (the query column); the file has "q", "l", "r_f64", "r_f32", "r_i64", "r_frac"; name the query column with --query-col: missing or unusable column`
 		if err == nil || err.Error() != want {

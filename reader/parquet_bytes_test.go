@@ -87,7 +87,7 @@ func TestParquetOwnStrings(t *testing.T) {
 	} {
 		name := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".parquet")
 		writeBytesLog(t, name, n, c.idType, c.nullable, c.props...)
-		cols := stdCols
+		cols := readertest.StdCols
 		cols.DocOptional = c.nullable
 		for _, bs := range []int{1, 7, 1000, 5000} {
 			for _, dec := range []int{1, 2, 4} {
@@ -129,7 +129,7 @@ func TestParquetOwnStringsNull(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "null.parquet")
 	writeBytesLog(t, name, 100, arrow.BinaryTypes.String, true, parquet.WithMaxRowGroupLength(40))
 	for _, dec := range []int{1, 2} {
-		_, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 8})
+		_, err := readAll(t, name, readertest.StdCols, batch.Options{Decoders: dec, BatchSize: 8})
 		if !errors.Is(err, batch.ErrValue) {
 			t.Fatalf("decoders=%d: err = %v, want ErrValue", dec, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 type partRow struct {
@@ -42,7 +43,7 @@ func partRows(t *testing.T, name string, opt batch.Options) []partRow {
 func TestParquetParts(t *testing.T) {
 	dir := t.TempDir()
 	pq := filepath.Join(dir, "log.parquet")
-	writeLog(t, pq, genLog(3, 10000, 25), synth.Options{RowGroup: 1000})
+	readertest.WriteLog(t, pq, readertest.GenLog(3, 10000, 25), synth.Options{RowGroup: 1000})
 	n, err := Units(pq, Options{})
 	if err != nil || n != 10 {
 		t.Fatalf("Units = %d, %v; want 10 row groups", n, err)
@@ -68,7 +69,7 @@ func TestParquetParts(t *testing.T) {
 		})
 	}
 	jl := filepath.Join(dir, "log.jsonl.gz")
-	writeLog(t, jl, genLog(3, 100, 25), synth.Options{})
+	readertest.WriteLog(t, jl, readertest.GenLog(3, 100, 25), synth.Options{})
 	if n, err := Units(jl, Options{}); err != nil || n != 1 {
 		t.Fatalf("Units(jsonl, Options{}) = %d, %v; want 1", n, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // teamCol is a Texts column as the interleaving outcome names it.
@@ -29,7 +30,7 @@ func TestTextsEveryFormat(t *testing.T) {
 	for _, name := range []string{"log.jsonl", "log.csv", "log.tsv.gz", "log.parquet", "log.arrows"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
-			writeLog(t, path, rows, synth.Options{RowGroup: 7, Batch: 7})
+			readertest.WriteLog(t, path, rows, synth.Options{RowGroup: 7, Batch: 7})
 			r, err := Open(path, cols, batch.Options{BatchSize: 6})
 			if err != nil {
 				t.Fatal(err)

@@ -3,7 +3,6 @@ package reader
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,9 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/decimal256"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -22,126 +18,6 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/batch"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
-
-// The values of every column of the type-coverage table, row by row.
-var (
-	tQuery  = []string{"a", "a", "a", "b", "b", "b"}
-	tQInt   = []int64{7, 7, 7, -8, -8, -8}
-	tQUint  = []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64, 5, 5, 5}
-	tDoc    = []string{"d1", "d2", "d3", "d1", "d2", "d3"}
-	tDocU32 = []uint32{10, 11, 12, 10, 11, 12}
-	tScore  = []float64{0.5, 0.25, -1.75, 3, 0, 2.5} // exact in float32 too
-	tScoreI = []int16{5, -4, 3, 2, 1, 0}
-	tDec    = []int64{1234, -5, 999999, 0, 1, 123456789} // unscaled, scale 3
-	tLabel  = []int32{0, 1, 2, 3, 4, 0}
-	tLabelF = []float64{0.5, 0, 1.5, 2, 0.25, 1}
-	tLabelB = []bool{true, false, true, false, false, true}
-	tRank   = []int32{1, 2, 3, 1, 2, 3}
-)
-
-// typesRecord builds one record holding a column of every accepted type and
-// a few unsupported ones.
-func typesRecord(mem memory.Allocator) arrow.RecordBatch {
-	dictStr := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
-	fields := []arrow.Field{
-		{Name: "q_str", Type: arrow.BinaryTypes.String},
-		{Name: "q_large", Type: arrow.BinaryTypes.LargeString},
-		{Name: "q_dict", Type: dictStr},
-		{Name: "q_i32", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "q_i64", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "q_u64", Type: arrow.PrimitiveTypes.Uint64},
-		{Name: "q_bin", Type: arrow.BinaryTypes.Binary},
-		{Name: "d_str", Type: arrow.BinaryTypes.String},
-		{Name: "d_u32", Type: arrow.PrimitiveTypes.Uint32},
-		{Name: "s_f64", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "s_f32", Type: arrow.PrimitiveTypes.Float32},
-		{Name: "s_i16", Type: arrow.PrimitiveTypes.Int16},
-		{Name: "s_dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}},
-		{Name: "s_dec256", Type: &arrow.Decimal256Type{Precision: 45, Scale: 3}},
-		{Name: "l_i32", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "l_f64", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "l_bool", Type: arrow.FixedWidthTypes.Boolean},
-		{Name: "l_u8", Type: arrow.PrimitiveTypes.Uint8},
-		{Name: "r_i32", Type: arrow.PrimitiveTypes.Int32},
-		{Name: "r_u64", Type: arrow.PrimitiveTypes.Uint64},
-		{Name: "b_ts", Type: arrow.FixedWidthTypes.Timestamp_us},
-		{Name: "b_list", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
-	}
-	b := array.NewRecordBuilder(mem, arrow.NewSchema(fields, nil))
-	defer b.Release()
-	for i := range tQuery {
-		b.Field(0).(*array.StringBuilder).Append(tQuery[i])
-		b.Field(1).(*array.LargeStringBuilder).Append(tQuery[i])
-		if err := b.Field(2).(*array.BinaryDictionaryBuilder).AppendString(tQuery[i]); err != nil {
-			panic(err)
-		}
-		b.Field(3).(*array.Int32Builder).Append(int32(tQInt[i]))
-		b.Field(4).(*array.Int64Builder).Append(tQInt[i] << 40)
-		b.Field(5).(*array.Uint64Builder).Append(tQUint[i])
-		b.Field(6).(*array.BinaryBuilder).Append([]byte(tQuery[i]))
-		b.Field(7).(*array.StringBuilder).Append(tDoc[i])
-		b.Field(8).(*array.Uint32Builder).Append(tDocU32[i])
-		b.Field(9).(*array.Float64Builder).Append(tScore[i])
-		b.Field(10).(*array.Float32Builder).Append(float32(tScore[i]))
-		b.Field(11).(*array.Int16Builder).Append(tScoreI[i])
-		b.Field(12).(*array.Decimal128Builder).Append(decimal128.FromI64(tDec[i]))
-		b.Field(13).(*array.Decimal256Builder).Append(decimal256.FromI64(tDec[i]))
-		b.Field(14).(*array.Int32Builder).Append(tLabel[i])
-		b.Field(15).(*array.Float64Builder).Append(tLabelF[i])
-		b.Field(16).(*array.BooleanBuilder).Append(tLabelB[i])
-		b.Field(17).(*array.Uint8Builder).Append(uint8(tLabel[i]))
-		b.Field(18).(*array.Int32Builder).Append(tRank[i])
-		b.Field(19).(*array.Uint64Builder).Append(uint64(tRank[i]))
-		b.Field(20).(*array.TimestampBuilder).Append(arrow.Timestamp(i))
-		lb := b.Field(21).(*array.ListBuilder)
-		lb.Append(true)
-		lb.ValueBuilder().(*array.Int32Builder).Append(int32(i))
-	}
-	return b.NewRecordBatch()
-}
-
-// writeRecord writes rec as Parquet (row groups of per rows, the Arrow
-// schema stored so large strings and dictionaries come back as such), an
-// Arrow IPC file or an IPC stream (record batches of per rows), by name.
-func writeRecord(t testing.TB, name string, rec arrow.RecordBatch, per int) {
-	t.Helper()
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n := int(rec.NumRows())
-	switch filepath.Ext(name) {
-	case ".parquet":
-		readertest.WriteParquet(t, struct{ *os.File }{f}, rec, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()), parquet.WithMaxRowGroupLength(int64(per)))
-	case ".arrow", ".arrows":
-		type writer interface {
-			Write(arrow.RecordBatch) error
-			Close() error
-		}
-		var w writer
-		if filepath.Ext(name) == ".arrow" {
-			if w, err = ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema())); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			w = ipc.NewWriter(f, ipc.WithSchema(rec.Schema()))
-		}
-		for lo := 0; lo < n; lo += per {
-			s := rec.NewSlice(int64(lo), int64(min(lo+per, n)))
-			err := w.Write(s)
-			s.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	default:
-		t.Fatalf("writeRecord: unknown format %s", name)
-	}
-}
 
 func decText(unscaled int64) float64 {
 	s := strconv.FormatInt(unscaled, 10)
@@ -163,24 +39,24 @@ func decText(unscaled int64) float64 {
 
 func TestColumnTypes(t *testing.T) {
 	checkedMem(t)
-	rec := typesRecord(memory.DefaultAllocator)
+	rec := readertest.TypesRecord(memory.DefaultAllocator)
 	defer rec.Release()
 	dir := t.TempDir()
 	var files []string
 	for _, n := range []string{"types.parquet", "types.arrow", "types.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 4)
+		readertest.WriteRecord(t, name, rec, 4)
 		files = append(files, name)
 	}
 	strs := func(f func(i int) string) []string {
-		out := make([]string, len(tQuery))
+		out := make([]string, len(readertest.TQuery))
 		for i := range out {
 			out[i] = f(i)
 		}
 		return out
 	}
 	floats := func(f func(i int) float64) []float64 {
-		out := make([]float64, len(tQuery))
+		out := make([]float64, len(readertest.TQuery))
 		for i := range out {
 			out[i] = f(i)
 		}
@@ -194,25 +70,25 @@ func TestColumnTypes(t *testing.T) {
 		rank       []int64
 	}{
 		{"string ids, float64 score, int label", batch.Columns{Query: "q_str", Doc: "d_str", Score: "s_f64", Label: "l_i32"},
-			tQuery, tDoc, tScore, floats(func(i int) float64 { return float64(tLabel[i]) }), nil},
+			readertest.TQuery, readertest.TDoc, readertest.TScore, floats(func(i int) float64 { return float64(readertest.TLabel[i]) }), nil},
 		{"large string, uint32 doc, float32 score, bool label", batch.Columns{Query: "q_large", Doc: "d_u32", Score: "s_f32", Label: "l_bool"},
-			tQuery, strs(func(i int) string { return strconv.Itoa(int(tDocU32[i])) }), tScore,
-			floats(func(i int) float64 { return map[bool]float64{true: 1}[tLabelB[i]] }), nil},
+			readertest.TQuery, strs(func(i int) string { return strconv.Itoa(int(readertest.TDocU32[i])) }), readertest.TScore,
+			floats(func(i int) float64 { return map[bool]float64{true: 1}[readertest.TLabelB[i]] }), nil},
 		{"dictionary ids, decimal128 score, float label", batch.Columns{Query: "q_dict", Doc: "q_bin", Score: "s_dec", Label: "l_f64"},
-			tQuery, tQuery, floats(func(i int) float64 { return decText(tDec[i]) }), tLabelF, nil},
+			readertest.TQuery, readertest.TQuery, floats(func(i int) float64 { return decText(readertest.TDec[i]) }), readertest.TLabelF, nil},
 		{"int32 ids, int16 score, uint8 label, int32 rank", batch.Columns{Query: "q_i32", Doc: "q_i64", Score: "s_i16", Label: "l_u8", Rank: "r_i32"},
-			strs(func(i int) string { return strconv.FormatInt(tQInt[i], 10) }),
-			strs(func(i int) string { return strconv.FormatInt(tQInt[i]<<40, 10) }),
-			floats(func(i int) float64 { return float64(tScoreI[i]) }),
-			floats(func(i int) float64 { return float64(tLabel[i]) }),
+			strs(func(i int) string { return strconv.FormatInt(readertest.TQInt[i], 10) }),
+			strs(func(i int) string { return strconv.FormatInt(readertest.TQInt[i]<<40, 10) }),
+			floats(func(i int) float64 { return float64(readertest.TScoreI[i]) }),
+			floats(func(i int) float64 { return float64(readertest.TLabel[i]) }),
 			[]int64{1, 2, 3, 1, 2, 3}},
 		{"uint64 ids, decimal256 score, uint64 rank", batch.Columns{Query: "q_u64", Score: "s_dec256", Label: "l_i32", Rank: "r_u64"},
-			strs(func(i int) string { return strconv.FormatUint(tQUint[i], 10) }), nil,
-			floats(func(i int) float64 { return decText(tDec[i]) }),
-			floats(func(i int) float64 { return float64(tLabel[i]) }),
+			strs(func(i int) string { return strconv.FormatUint(readertest.TQUint[i], 10) }), nil,
+			floats(func(i int) float64 { return decText(readertest.TDec[i]) }),
+			floats(func(i int) float64 { return float64(readertest.TLabel[i]) }),
 			[]int64{1, 2, 3, 1, 2, 3}},
 		{"rank without score", batch.Columns{Query: "q_str", Doc: "q_bin", Label: "l_i32", Rank: "r_i32"},
-			tQuery, tQuery, nil, floats(func(i int) float64 { return float64(tLabel[i]) }), []int64{1, 2, 3, 1, 2, 3}},
+			readertest.TQuery, readertest.TQuery, nil, floats(func(i int) float64 { return float64(readertest.TLabel[i]) }), []int64{1, 2, 3, 1, 2, 3}},
 	}
 	for _, name := range files {
 		for _, c := range cases {
@@ -222,7 +98,7 @@ func TestColumnTypes(t *testing.T) {
 					t.Fatal(err)
 				}
 				var want []readRow
-				for i := range tQuery {
+				for i := range readertest.TQuery {
 					w := readRow{q: c.query[i], label: c.lab[i], pos: int64(i + 1)}
 					if c.doc != nil {
 						w.d = c.doc[i]
@@ -243,12 +119,12 @@ func TestColumnTypes(t *testing.T) {
 
 func TestUnsupportedTypes(t *testing.T) {
 	checkedMem(t)
-	rec := typesRecord(memory.DefaultAllocator)
+	rec := readertest.TypesRecord(memory.DefaultAllocator)
 	defer rec.Release()
 	dir := t.TempDir()
 	for _, n := range []string{"types.parquet", "types.arrow", "types.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 4)
+		readertest.WriteRecord(t, name, rec, 4)
 		for _, c := range []struct {
 			role, col, typ string
 		}{
@@ -337,10 +213,10 @@ func TestNulls(t *testing.T) {
 			{".arrows", "record batch 1, row 2"},
 		} {
 			name := filepath.Join(dir, col+c.ext)
-			writeRecord(t, name, rec, 5)
+			readertest.WriteRecord(t, name, rec, 5)
 			for _, dec := range []int{1, 2} {
 				t.Run(fmt.Sprintf("%s%s/decoders=%d", col, c.ext, dec), func(t *testing.T) {
-					rows, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 2})
+					rows, err := readAll(t, name, readertest.StdCols, batch.Options{Decoders: dec, BatchSize: 2})
 					if !errors.Is(err, batch.ErrValue) {
 						t.Fatalf("err = %v, want ErrValue", err)
 					}
@@ -366,11 +242,11 @@ func TestNulls(t *testing.T) {
 // group has its own dictionary. The rows must not change.
 func TestParquetDictionaryFallback(t *testing.T) {
 	checkedMem(t)
-	log := genLog(8, 30000, 3) // 10000 distinct query ids
+	log := readertest.GenLog(8, 30000, 3) // 10000 distinct query ids
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.jsonl")
-	writeLog(t, ref, log, synth.Options{})
-	want, err := readAll(t, ref, stdCols, batch.Options{})
+	readertest.WriteLog(t, ref, log, synth.Options{})
+	want, err := readAll(t, ref, readertest.StdCols, batch.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +276,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 			}
 			readertest.WriteParquet(t, f, rec, pqarrow.DefaultWriterProps(), append(c.props, parquet.WithDictionaryDefault(true))...)
 			for _, dec := range []int{1, 2} {
-				got, err := readAll(t, name, stdCols, batch.Options{Decoders: dec, BatchSize: 1000})
+				got, err := readAll(t, name, readertest.StdCols, batch.Options{Decoders: dec, BatchSize: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -415,7 +291,7 @@ func TestParquetDictionaryFallback(t *testing.T) {
 // column, and an optional doc column that is absent or null as empty ids.
 func TestExtraColumns(t *testing.T) {
 	checkedMem(t)
-	rec := typesRecord(memory.DefaultAllocator)
+	rec := readertest.TypesRecord(memory.DefaultAllocator)
 	defer rec.Release()
 	dir := filepath.Join(t.TempDir(), "dt=2026-11-20", "city=S%C3%A3o")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -431,14 +307,14 @@ func TestExtraColumns(t *testing.T) {
 		{"true", "false", "true", "false", "false", "true"},
 		{"0.5", "0.25", "-1.75", "3", "0", "2.5"},
 		{"1.234", "-0.005", "999.999", "0.000", "0.001", "123456.789"},
-		tQuery,
+		readertest.TQuery,
 		{"2026-11-20", "2026-11-20", "2026-11-20", "2026-11-20", "2026-11-20", "2026-11-20"},
 		{"São", "São", "São", "São", "São", "São"},
-		tQuery,
+		readertest.TQuery,
 	}
 	for _, n := range []string{"x.parquet", "x.arrow", "x.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 4)
+		readertest.WriteRecord(t, name, rec, 4)
 		for _, dec := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/decoders=%d", n, dec), func(t *testing.T) {
 				r, err := Open(name, cols, batch.Options{BatchSize: 5, Decoders: dec})
@@ -461,10 +337,10 @@ func TestExtraColumns(t *testing.T) {
 								t.Errorf("row %d %s: %q, want %q", row, cols.Extra[c], got, wantText[c][row])
 							}
 						}
-						if got := b.ExtraScore[0][i]; got != float64(tScoreI[row]) {
+						if got := b.ExtraScore[0][i]; got != float64(readertest.TScoreI[row]) {
 							t.Errorf("row %d s_i16: %v", row, got)
 						}
-						if got := b.ExtraScore[1][i]; got != decText(tDec[row]) {
+						if got := b.ExtraScore[1][i]; got != decText(readertest.TDec[row]) {
 							t.Errorf("row %d s_dec256: %v", row, got)
 						}
 						row++
@@ -473,7 +349,7 @@ func TestExtraColumns(t *testing.T) {
 				if err := r.Err(); err != nil {
 					t.Fatal(err)
 				}
-				if row != len(tQuery) {
+				if row != len(readertest.TQuery) {
 					t.Fatalf("%d rows", row)
 				}
 			})
@@ -488,8 +364,8 @@ func TestOptionalDocNulls(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"d.parquet", "d.arrow", "d.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 4)
-		cols := stdCols
+		readertest.WriteRecord(t, name, rec, 4)
+		cols := readertest.StdCols
 		cols.DocOptional = true
 		rows, err := readAll(t, name, cols, batch.Options{})
 		if err != nil {
@@ -520,7 +396,7 @@ func TestSliceColumnErrors(t *testing.T) {
 	}
 	for _, n := range []string{"s.parquet", "s.arrow", "s.arrows"} {
 		name := filepath.Join(dir, n)
-		writeRecord(t, name, rec, 5)
+		readertest.WriteRecord(t, name, rec, 5)
 		for _, c := range []struct {
 			name string
 			cols batch.Columns

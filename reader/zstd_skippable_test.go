@@ -21,7 +21,7 @@ import (
 // short is ErrCompression naming the file.
 func TestZstdSkippableFrames(t *testing.T) {
 	plain := readertest.BenchLog(3000)
-	want, err := parseString(t, string(plain), readertest.TestCols, 4096)
+	want, err := readertest.ParseString(t, string(plain), readertest.TestCols, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}

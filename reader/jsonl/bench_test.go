@@ -1,4 +1,4 @@
-package reader
+package jsonl_test
 
 import (
 	"bytes"

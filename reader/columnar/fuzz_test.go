@@ -1,4 +1,4 @@
-package reader
+package columnar_test
 
 import (
 	"os"
@@ -7,23 +7,25 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
 // fuzzSeeds adds small valid files of the given endings as seeds.
 func fuzzSeeds(f *testing.F, exts ...string) {
 	dir := f.TempDir()
-	log := genLog(1, 40, 7)
-	rec := typesRecord(memory.DefaultAllocator)
+	log := readertest.GenLog(1, 40, 7)
+	rec := readertest.TypesRecord(memory.DefaultAllocator)
 	defer rec.Release()
-	ranks := rankRecord(memory.DefaultAllocator)
+	ranks := readertest.RankRecord(memory.DefaultAllocator)
 	defer ranks.Release()
 	none := rec.NewSlice(0, 0)
 	defer none.Release()
 	for _, ext := range exts {
 		for i, opt := range []synth.Options{{RowGroup: 16, Batch: 16}, {Codec: "snappy", IPCCodec: "lz4", RowGroup: 100, Batch: 100}, {Codec: "none", IPCCodec: "zstd", Batch: 13, RowGroup: 13}} {
 			name := filepath.Join(dir, string(rune('a'+i))+ext)
-			writeLog(f, name, log, opt)
+			readertest.WriteLog(f, name, log, opt)
 			b, err := os.ReadFile(name)
 			if err != nil {
 				f.Fatal(err)
@@ -31,7 +33,7 @@ func fuzzSeeds(f *testing.F, exts ...string) {
 			f.Add(b)
 		}
 		name := filepath.Join(dir, "types"+ext)
-		writeRecord(f, name, rec, 4)
+		readertest.WriteRecord(f, name, rec, 4)
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -39,13 +41,13 @@ func fuzzSeeds(f *testing.F, exts ...string) {
 		f.Add(b)
 		// float rank columns, whole and not; and a file of no rows
 		name = filepath.Join(dir, "ranks"+ext)
-		writeRecord(f, name, ranks, 4)
+		readertest.WriteRecord(f, name, ranks, 4)
 		if b, err = os.ReadFile(name); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 		name = filepath.Join(dir, "none"+ext)
-		writeRecord(f, name, none, 4)
+		readertest.WriteRecord(f, name, none, 4)
 		if b, err = os.ReadFile(name); err != nil {
 			f.Fatal(err)
 		}
@@ -60,10 +62,10 @@ func fuzzRead(t *testing.T, data []byte) {
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cols := range []batch.Columns{stdCols, {Query: "q_dict", Doc: "d_u32", Score: "s_dec", Label: "l_bool", Rank: "r_i32"},
+	for _, cols := range []batch.Columns{readertest.StdCols, {Query: "q_dict", Doc: "d_u32", Score: "s_dec", Label: "l_bool", Rank: "r_i32"},
 		{Query: "q_str", Label: "l_i32", Rank: "s_f32"}, {Query: "q", Label: "l", Rank: "r_f64"}} {
 		for _, dec := range []int{1, 2} {
-			r, err := Open(name, cols, batch.Options{BatchSize: 7, Decoders: dec})
+			r, err := reader.Open(name, cols, batch.Options{BatchSize: 7, Decoders: dec})
 			if err != nil {
 				continue
 			}

@@ -1,4 +1,4 @@
-package reader
+package jsonl_test
 
 import (
 	"errors"
@@ -95,7 +95,7 @@ func TestJSONLNotJSON(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseString(t, tc.in+"\n", tc.cols, 8)
+			_, err := readertest.ParseString(t, tc.in+"\n", tc.cols, 8)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
@@ -122,7 +122,7 @@ func TestJSONLLongIntegerIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			line := `{"query_id":` + tc.id + `,"doc_id":` + tc.id + `,"score":0.5,"label":1}` + "\n"
-			rows, err := parseString(t, line, readertest.TestCols, 8)
+			rows, err := readertest.ParseString(t, line, readertest.TestCols, 8)
 			if err != nil {
 				t.Fatalf("a JSON integer id refused: %v", err)
 			}

@@ -1,4 +1,4 @@
-package reader
+package jsonl_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
@@ -65,7 +66,7 @@ func TestJSONLExtraErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseString(t, tc.in, cols, 8)
+			_, err := readertest.ParseString(t, tc.in, cols, 8)
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("err = %v, want %v containing %q", err, tc.want, tc.msg)
 			}

@@ -1,4 +1,4 @@
-package reader
+package jsonl_test
 
 import (
 	"bytes"
@@ -204,7 +204,7 @@ func TestJSONLDeepNesting(t *testing.T) {
 	for _, depth := range []int{jsonl.MaxNesting - 1, jsonl.MaxNesting, jsonl.MaxNesting + 1} {
 		// the line's object, then depth-1 arrays in its field "x"
 		line := []byte(`{"query_id":"q","score":1,"label":1,"x":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + "}")
-		_, err := parseString(t, string(line), batch.Columns{Query: "query_id", Score: "score", Label: "label"}, 8)
+		_, err := readertest.ParseString(t, string(line), batch.Columns{Query: "query_id", Score: "score", Label: "label"}, 8)
 		if valid := json.Valid(line); (err == nil) != valid {
 			t.Fatalf("depth %d: json.Valid %v, error %v", depth, valid, err)
 		}
