@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankeval/rankeval/reader/csv"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/csv"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rankeval/rankeval/reader/csv"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/csv"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // fullRow is every column of a row, for comparing readers.

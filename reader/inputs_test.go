@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/synth"
-	"github.com/rankeval/rankeval/reader/columnar"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/columnar"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
 	"github.com/rankeval/rankeval/reader/internal/scan"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // withJSONLBlock sets the size of JSONL's blocks of lines for one test.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // parseNamed reads s as the JSONL input name.

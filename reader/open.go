@@ -9,11 +9,11 @@ import (
 	"os"
 
 	"github.com/rankeval/rankeval/objstore"
-	"github.com/rankeval/rankeval/reader/columnar"
-	"github.com/rankeval/rankeval/reader/csv"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/columnar"
+	"github.com/rankeval/rankeval/reader/internal/csv"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/scan"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // objectContext is the context of an input's requests to object storage.

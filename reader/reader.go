@@ -1,3 +1,15 @@
+// Package reader opens inputs: it expands the names a user gives
+// (directories, globs, Hive partitions, object-store URLs), tells each
+// input's format and compression from its first bytes, never from its name,
+// and hands it to the package that reads that format:
+// reader/internal/jsonl (JSON lines), reader/internal/csv (CSV and TSV) and
+// reader/internal/columnar (Parquet and Arrow IPC). Every format yields the
+// same columnar batches of rows (Batch, defined in reader/internal/batch
+// with the ordered parallel decoder every format runs on, and named here);
+// text formats are cut into blocks of whole lines and decompressed by
+// reader/internal/scan. TREC runs, qrels and run tags are read by
+// reader/trec. It knows nothing about metrics or grouping; the pipeline
+// package consumes its batches.
 package reader
 
 import "github.com/rankeval/rankeval/reader/internal/batch"

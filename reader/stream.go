@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/rankeval/rankeval/reader/columnar"
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/columnar"
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 

@@ -26,7 +26,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/reader/internal/batch"
-	"github.com/rankeval/rankeval/reader/jsonl"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 )
 
 // BenchLog makes n rows of a typical click log line.

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // validJSONL says whether line is a JSON object and valid UTF-8, by

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 // TestJSONLExtraColumns checks slice columns come back as text and extra

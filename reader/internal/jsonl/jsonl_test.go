@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 func TestJSONLValues(t *testing.T) {

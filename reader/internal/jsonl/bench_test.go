@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/jsonl"
 	"github.com/rankeval/rankeval/reader/internal/readertest"
-	"github.com/rankeval/rankeval/reader/jsonl"
 )
 
 func BenchmarkJSONL(b *testing.B) {
