@@ -346,7 +346,7 @@ func TestCSVErrors(t *testing.T) {
 }
 
 // TestCSVLongRecord: a record longer than the read buffer is read whole;
-// past maxLine it is an error, not a read of the whole input.
+// past scan.MaxLine it is an error, not a read of the whole input.
 func TestCSVLongRecord(t *testing.T) {
 	defer func(n int) { csv.BufSize = n }(csv.BufSize)
 	csv.BufSize = 16

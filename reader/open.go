@@ -89,7 +89,7 @@ func Open(name string, cols batch.Columns, opt batch.Options) (batch.Reader, err
 // whose first bytes are head, after checking that the (decompressed) text
 // starts like one of them (textFormat): anything else is ErrFormat naming
 // the input. closeSrc releases br's source; pipe says a read of it may
-// never return (see startJSONL).
+// never return (see jsonl.Start).
 func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error, cols batch.Columns, opt batch.Options, pipe bool) (batch.Reader, error) {
 	// head is br's buffer, which a zstd decoder's goroutine starts reading
 	// into as soon as decompress returns: read it first

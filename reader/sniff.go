@@ -13,6 +13,10 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// This file tells inputs of a format the readers know from anything else
+// (a README.txt or notes.md beside the part files of a lake), from the
+// first bytes, never from the name.
+
 // formatsRead names the input formats in messages about other files.
 const formatsRead = "inputs are JSON lines, CSV or TSV with a header row (plain, gzip or zstd), Parquet, Arrow IPC files or streams, or TREC runs with --qrels"
 

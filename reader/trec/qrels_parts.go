@@ -11,6 +11,12 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// A large plain qrels file is loaded in pieces at once (readQrels): where
+// the pieces are cut (qrelsCuts, between two judgment lines of different
+// queries), their parse on as many goroutines into shares of arrays sized
+// for the whole file (parseQrelsParts, qrelsArrays), and the join that
+// moves them together (joinQrels).
+
 // qrelsSegment is pass 1's result for a stretch of a qrels file.
 type qrelsSegment struct {
 	index  map[string]int32 // query id -> query number in this stretch

@@ -14,6 +14,11 @@ import (
 // cannot be decoded: a bug or a damaged shuffle, never bad input.
 var ErrEncoding = errors.New("malformed encoded judgments")
 
+// A distributed run (dist/beam) does not hold every judgment on every
+// worker: the qrels are loaded once, as ReadQrels loads them (its checks
+// and messages), and each query's judgments travel to where its run rows
+// are evaluated, in the form AppendQuery writes and SetQuery reads back.
+
 // QueryID returns the id of judged query qn (0 <= qn < Queries()), in
 // qrels order.
 func (q *Qrels) QueryID(qn int) string { return q.order[qn] }

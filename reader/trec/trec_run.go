@@ -77,7 +77,7 @@ func (c *SkipCount) add(ids [][]byte, rows int64) {
 // not a qrels file (trec_eval's prefs and qrels_jg formats).
 //
 // A regular file is parsed by Options.Decoders goroutines (default
-// GOMAXPROCS, at most maxLineDecoders), one block of lines each in turn, and
+// GOMAXPROCS, at most scan.MaxLineDecoders), one block of lines each in turn, and
 // its batches are returned in file order; with one decoder, or from
 // standard input or a pipe, lines are parsed as they are read.
 func OpenRun(name string, qrels *Qrels, opt RunOptions) (batch.Reader, error) {
@@ -235,6 +235,13 @@ func (st *runState) parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
 	}
 	return nil
 }
+
+// The parallel run reader: the run is cut into blocks of whole lines
+// (scan.LineSplitter) and parsed by an ordered decoder, a block at a time on
+// each of its goroutines, so batches come in file order and every message
+// names the same line as a serial read would. A run's lines cost more to
+// parse than the rest of the work on them, so one goroutine parsing was the
+// stage the others waited on.
 
 // runBlockEnd is what SkipUnjudged dropped in a block, for the consumer to
 // add up.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// fakeUnits is a unitDecoder of made-up units: unit u has u%4 batches of
+// fakeUnits is a UnitDecoder of made-up units: unit u has u%4 batches of
 // 1 + u%3 rows, whose positions say which unit and batch they came from;
 // the units in bad fail after their batches. Decoding takes a random
 // moment, so the goroutines finish out of turn.
@@ -125,7 +125,7 @@ func TestOrdered(t *testing.T) {
 
 // TestOrderedBounded: a consumer that takes nothing holds each decoder to
 // one unit waiting, one being decoded and as many decoded as its output
-// holds (batches or ends of units: batchesPerDecoder), and the producer to
+// holds (batches or ends of units: BatchesPerDecoder), and the producer to
 // one more in its hand.
 func TestOrderedBounded(t *testing.T) {
 	for _, k := range []int{1, 3} {

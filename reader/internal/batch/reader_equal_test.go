@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestEqualShort: equalShort agrees with bytes.Equal for every length up
+// TestEqualShort: EqualShort agrees with bytes.Equal for every length up
 // to 20, with room past the ends and without, bytes differing at each
 // place (the last byte of a word, the first past the string).
 func TestEqualShort(t *testing.T) {

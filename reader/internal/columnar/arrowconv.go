@@ -12,6 +12,10 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// Copying Arrow arrays into a Batch: the converter, one per decoder
+// goroutine, reads each requested column's array (plain, dictionary,
+// decimal, any width of integer) into the batch's strings and numbers.
+
 // converter copies the requested columns of Arrow records into a Batch.
 // Each decoder goroutine has its own.
 type converter struct {

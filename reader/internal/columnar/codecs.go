@@ -70,6 +70,8 @@ func (s boundedSnappy) Decode(dst, src []byte) []byte {
 	return out
 }
 
+// The wrappers keep the streaming interface of the codecs they wrap.
+
 func (z boundedZstd) NewReader(r io.Reader) io.ReadCloser {
 	return z.Codec.(compress.StreamingCodec).NewReader(r)
 }

@@ -15,6 +15,12 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
+// This file holds what the Parquet and Arrow IPC readers share: the
+// ordered parallel decoding of a file's units (Parquet row groups, IPC
+// record batches) and the positions of their rows. Binding columns to the
+// schema is in columnar_schema.go, copying Arrow arrays into a Batch in
+// arrowconv.go.
+
 // ArrowMem allocates every Arrow buffer the columnar readers make. Tests swap
 // in a memory.CheckedAllocator to prove every record is released.
 var ArrowMem memory.Allocator = NewBufPool(PoolRetain)

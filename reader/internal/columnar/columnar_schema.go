@@ -11,6 +11,10 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
+// The columns a columnar reader asks for and how they bind to a file's
+// schema: each role's accepted Arrow types, Hive partition values, and the
+// messages that list what a file has.
+
 func isInt(id arrow.Type) bool {
 	switch id {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,

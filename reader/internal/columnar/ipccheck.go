@@ -11,6 +11,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
+// Arrow IPC has no checksums, and arrow-go trusts the counts in its
+// flatbuffer metadata: a corrupt vector length in a schema makes it call
+// make() with billions of elements, and a corrupt compressed-buffer header
+// makes it allocate whatever that header says. Both kill the process (out
+// of memory is not a panic; FuzzArrow found them). This file checks every
+// vector length of the metadata against the bytes that hold it before
+// arrow-go reads it, and caps single Arrow allocations.
+
 // maxArrowAlloc bounds one Arrow buffer. Batches of 64Ki rows need a few MB;
 // only a corrupt header asks for more than a GiB.
 const maxArrowAlloc = 1 << 30

@@ -14,6 +14,27 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// CSV and TSV logs: a header row names the columns, each later record is
+// a row. Parsing is cut in two so that blocks of records can be parsed on
+// several goroutines, in the shape of the other text readers:
+//
+//   - a splitter cuts the decompressed text into blocks of whole records;
+//     Dialect.Cut says where a block may end (after a newline outside
+//     quotes);
+//   - csvLayout.Parse turns one block, given the number of lines before it,
+//     into rows of a Batch. The layout, fixed by the header, is read-only
+//     and shared; each goroutine has its own csvBlock cursor.
+//
+// csv_read.go puts the two on the machinery of the other text readers:
+// the line splitter (lines.go) and the ordered decoder (ordered.go).
+//
+// Values are typed as the JSONL reader types them, so a log gives the same
+// rows in either format: ids and slice values are the field's text; scores
+// and labels are numbers (parseNumber), a label also true or false (in any
+// case: pandas writes True). Quotes only frame a field, they do not type
+// it: "0.5" is the number 0.5, as a warehouse that quotes every field
+// means it.
+
 // Dialect is what tells CSV from TSV.
 type Dialect struct {
 	Name string
@@ -170,7 +191,7 @@ func (k *csvBlock) load() int {
 }
 
 // marks sets bit i when buf[at+i] is a separator, a newline or a quote.
-// The eight words are written out, as in fieldScanner.mask.
+// The eight words are written out, as in scan.FieldScanner.mask.
 func (k *csvBlock) marks(at int) uint64 {
 	c := k.buf[at:]
 	if len(c) < 64 {

@@ -9,8 +9,19 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// A CSV or TSV log is read as JSON lines are (jsonl.Start): a splitter
+// goroutine decompresses the input and cuts it into blocks of whole
+// records (Dialect.Cut), which the goroutines of an ordered decoder
+// parse (csvLayout.Parse), the batches coming out in input order. The
+// header is read on the splitter's goroutine from the first blocks, before
+// any block is handed on, so the layout every decoder shares is fixed
+// before one of them starts.
+//
+// Ownership: as for every ordered decoder, a batch is valid until the next
+// call to Next or Close; its values are copied out of the blocks.
+
 // BufSize is the size of the blocks CSV and TSV are parsed in: a block
-// is at most this long, unless one record is longer (up to maxLine); a
+// is at most this long, unless one record is longer (up to scan.MaxLine); a
 // variable for the tests.
 var BufSize = 1 << 20
 
@@ -20,8 +31,8 @@ func New(name string, d Dialect, src io.Reader, closer io.Closer, cols batch.Col
 }
 
 // Start reads a CSV or TSV log from src on Options.Decoders goroutines
-// (default GOMAXPROCS, at most maxLineDecoders) and one splitter; closeSrc
-// and detach are as for startJSONL.
+// (default GOMAXPROCS, at most scan.MaxLineDecoders) and one splitter; closeSrc
+// and detach are as for jsonl.Start.
 func Start(name string, d Dialect, src io.Reader, closeSrc func() error, cols batch.Columns, opt batch.Options, detach bool) batch.Reader {
 	k := min(batch.Decoders(opt), scan.MaxLineDecoders)
 	split := scan.NewLineSplitter(name, src, closeSrc, BufSize, scan.MaxLine, k)
@@ -77,9 +88,9 @@ func (h *csvHead) Produce(emit func(*scan.LineBlock) bool) error {
 
 // stuck is the splitter's hook for a buffer of base lines that holds no
 // whole record. One record may be longer than the buffer; or a stray quote
-// makes every later newline look quoted (see csvDialect.cut): the records
+// makes every later newline look quoted (see Dialect.Cut): the records
 // are parsed as far as they go to find such a quote before the buffer
-// grows. Past maxLine it is an error.
+// grows. Past scan.MaxLine it is an error.
 func (h *csvHead) stuck(buf []byte, base int64) error {
 	if l := h.l; l != nil && l.Quote != 0 && bytes.IndexByte(buf, '\n') >= 0 {
 		k := csvBlock{Dialect: l.Dialect, name: l.name}
@@ -111,7 +122,7 @@ type csvDecoder struct {
 
 func (d *csvDecoder) Close() {}
 
-// Decode parses the records of blk (lineSplitter.decode).
+// Decode parses the records of blk (scan.LineSplitter.decode).
 func (d *csvDecoder) Decode(blk *scan.LineBlock, out *batch.BatchOut[struct{}]) (struct{}, error) {
 	d.k.reset(blk.Buf, blk.Base)
 	return d.h.split.Decode(blk, out, func(b *batch.Batch) (bool, error) {

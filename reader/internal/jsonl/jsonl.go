@@ -12,7 +12,7 @@ import (
 )
 
 // Jsonl parses JSON lines, one object a line, into batches: each decoder
-// goroutine of the reader (newJSONL) has its own, and parses whole blocks of
+// goroutine of the reader (New) has its own, and parses whole blocks of
 // lines with it. It is hand-rolled because encoding/json is an order of
 // magnitude too slow for click logs: it scans only the configured keys'
 // values and skips the rest without building anything.
@@ -51,7 +51,7 @@ type Jsonl struct {
 }
 
 // BlockSize is the default size of the blocks of lines JSONL is parsed in.
-// Lines may be longer (up to maxLine): a block grows to hold one.
+// Lines may be longer (up to scan.MaxLine): a block grows to hold one.
 var BlockSize = 1 << 20
 
 // New reads JSON lines from src, which closer releases.
@@ -61,7 +61,7 @@ func New(name string, src io.Reader, closer io.Closer, cols batch.Columns, opt b
 
 // Start reads JSON lines from src: a splitter goroutine reads src (and
 // so decompresses it) in blocks of whole lines, which Options.Decoders
-// goroutines (default GOMAXPROCS, at most maxLineDecoders) parse, the
+// goroutines (default GOMAXPROCS, at most scan.MaxLineDecoders) parse, the
 // batches coming out in input order. closeSrc releases src; detach says a
 // read of src may never return (a pipe), so Close does not wait for it.
 func Start(name string, src io.Reader, closeSrc func() error, cols batch.Columns, opt batch.Options, detach bool) batch.Reader {
@@ -120,7 +120,7 @@ type jsonlDecoder struct {
 
 func (d *jsonlDecoder) Close() {}
 
-// Decode parses the lines of blk (lineSplitter.decode).
+// Decode parses the lines of blk (scan.LineSplitter.decode).
 func (d *jsonlDecoder) Decode(blk *scan.LineBlock, out *batch.BatchOut[struct{}]) (struct{}, error) {
 	j, rest := d.j, blk.Buf
 	j.Line = blk.Base

@@ -11,6 +11,10 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// The parse of one JSONL line into a row: its members, found by the
+// scanner (jsonscan.go), each value checked and converted by its column's
+// role, every error naming the file and line. jsonl.go reads the lines.
+
 // row holds the values of one line as they are scanned.
 type row struct {
 	seen         uint8
@@ -364,7 +368,7 @@ func (j *Jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 	}
 }
 
-// rank parses the rank token tok at s[p:] (parseRank).
+// rank parses the rank token tok at s[p:] (scan.ParseRank).
 func (j *Jsonl) rank(s []byte, p int, tok []byte) (int64, error) {
 	v, bad := scan.ParseRank(tok)
 	switch bad {

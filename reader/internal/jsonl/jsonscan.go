@@ -11,8 +11,11 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
+// The JSON scanning primitives of the JSONL reader: tokens, numbers,
+// strings and skipped values, read in place from a line.
+
 // quoteValue quotes a decoded string value for a message, shortened as
-// quoteSnippet shortens.
+// scan.QuoteSnippet shortens.
 func quoteValue(b []byte) string {
 	if len(b) == 0 {
 		return `""`
@@ -32,6 +35,12 @@ func (j *Jsonl) token(s []byte, p int) ([]byte, int) {
 	}
 	return s[p:e], e
 }
+
+// The scanner checks every byte of a line against RFC 8259's grammar, the
+// values rankeval skips as well as those it reads: a line that is not JSON
+// is an error, never a row (issue 23). Strings must also be valid UTF-8,
+// which RFC 8259 requires of a JSON text and encoding/json does not check.
+// FuzzJSONLValid holds the scanner to encoding/json's json.Valid.
 
 // MaxNesting bounds how deep objects and arrays nest in a line, as
 // encoding/json bounds them (its maxNestingDepth): deeper is an error.
@@ -397,6 +406,12 @@ func numberHint(tok []byte) string {
 	}
 	return ""
 }
+
+// Skipping the fields rankeval does not read is most of the work on a wide
+// line, and its strings are short: finding their ends with bytes.IndexByte
+// cost more in calls than in scanning. PlainInWords reads a line a word (8
+// bytes) at a time, testing all eight bytes at once with the carry-free
+// byte comparison of scan.EqMask, as the TREC field scanner does.
 
 // Special says whether a string's scan must stop at c: its end, an
 // escape, a control byte (not allowed raw) or a non-ASCII byte (UTF-8 to

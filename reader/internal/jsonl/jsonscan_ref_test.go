@@ -14,6 +14,10 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/readertest"
 )
 
+// The JSON scanner against encoding/json, the reference: a line it accepts
+// is valid JSON (json.Valid) and valid UTF-8, and a line that is both it
+// accepts; strings decode to what json.Unmarshal makes of them.
+
 // validJSONL says whether line is a JSON object and valid UTF-8, by
 // encoding/json, with no \u escape of half a surrogate pair: what the
 // scanner must accept, and all it may.

@@ -13,9 +13,9 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
-// scanRef is what fieldScanner must find: the lines of data (the text
+// scanRef is what FieldScanner must find: the lines of data (the text
 // after the last newline is a line too), their numbers, and their fields as
-// splitFields finds them; blank lines are left out. It stops at the first
+// SplitFields finds them; blank lines are left out. It stops at the first
 // line of size bytes or more, which the scanner must reject.
 type scanLine struct {
 	n      int64
@@ -162,8 +162,8 @@ func BenchmarkFieldScanner(b *testing.B) {
 	}
 }
 
-// TestSepMasks holds sepMasks (SSE2 assembly on amd64) to the portable
-// sepMasksGo and to C's isspace, byte by byte: every byte value at every
+// TestSepMasks holds SepMasks (SSE2 assembly on amd64) to the portable
+// SepMasksGo and to C's isspace, byte by byte: every byte value at every
 // position of a word, and random buffers of 0 to 9 words.
 func TestSepMasks(t *testing.T) {
 	isspace := func(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }

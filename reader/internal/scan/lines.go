@@ -14,6 +14,12 @@ import (
 	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
+// The first stage of every line-oriented reader (JSONL, CSV, TSV): the
+// input, decompressed on the splitter's goroutine, cut into blocks of whole
+// lines numbered from the input's start, which an ordered decoder's
+// goroutines then parse, each block on its own. The splitter knows nothing
+// of the format but where a block may end (LineSplitter.Cut).
+
 // LineBlock is a stretch of whole lines of a text input: buf holds them,
 // each ending in '\n', with scanSlack bytes of capacity past the last (for
 // word-at-a-time loads); base is the number of lines before them.

@@ -11,7 +11,7 @@ import (
 )
 
 // IsInteger says whether t is digits with an optional '-', of any length:
-// an id of 20 digits (a uint64 hash) is an integer too, and parseRank
+// an id of 20 digits (a uint64 hash) is an integer too, and ParseRank
 // reports one beyond int64 as out of range.
 func IsInteger(t []byte) bool {
 	if len(t) > 0 && t[0] == '-' {
@@ -117,7 +117,7 @@ func SkipSpace(s []byte, p int) int {
 	return p
 }
 
-// What parseRank finds wrong with a rank.
+// What ParseRank finds wrong with a rank.
 const (
 	rankOK = iota
 	RankNotNumber
@@ -150,6 +150,18 @@ func ParseRank(tok []byte) (int64, int) {
 // Pow10 holds the powers of ten that float64 represents exactly.
 var Pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// The rule for integer scores: a score written as an integer (an integer
+// literal in JSONL, CSV or TSV; an int64, uint64 or scale-0 decimal
+// column in Parquet or Arrow IPC) must be a float64 exactly, or it is an
+// error naming the row and both values. Scores are ranked as float64, and
+// an integer past 2^53 that float64 cannot hold rounds to a neighbour: two
+// nanosecond timestamps a few units apart become one value and tie, and
+// the metrics change with no sign of it. Every integer float64 can hold
+// is kept exactly, so the scores a run accepts compare as the integers do.
+// A score written with a fraction or an exponent is a decimal and rounds
+// to the nearest float64 as any decimal does. Every reader of score
+// columns calls InexactScore (text) or checkIntScores (Arrow arrays).
 
 // OddBitsFit reports whether the magnitude u is a float64 exactly: its
 // odd part (u without its trailing zero bits) has at most 53 bits.
@@ -187,7 +199,7 @@ func InexactScore(t []byte, v float64) string {
 	return inexactScoreText(t, v)
 }
 
-// inexactScoreText is inexactScore for a token of more than 15 bytes.
+// inexactScoreText is InexactScore for a token of more than 15 bytes.
 func inexactScoreText(t []byte, v float64) string {
 	if math.Abs(v) < 1<<53 || math.IsInf(v, 0) || !isIntegerText(t) {
 		return ""
@@ -200,7 +212,7 @@ func inexactScoreText(t []byte, v float64) string {
 }
 
 // isIntegerText says whether t is an optional sign and digits: JSON's
-// integers (isInteger) and a CSV field's "+7".
+// integers (IsInteger) and a CSV field's "+7".
 func isIntegerText(t []byte) bool {
 	if len(t) > 1 && t[0] == '+' && t[1] != '-' {
 		t = t[1:]
