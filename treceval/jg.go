@@ -28,10 +28,11 @@ type jgGroup struct {
 // jgFile is a qrels_jg file, read: by query, its judgment groups by name.
 type jgFile map[string]map[string]*jgGroup
 
-// readJG reads a's qrels_jg file: a document judged twice in a group of a
-// query is an error, as in trec_eval.
-func readJG(a *trecEvalArgs) (jgFile, error) {
-	t, err := trec.OpenTextLines(a.qrels, a.comments(), true)
+// readJG reads the qrels_jg file name, skipping comment lines when
+// comments is set: a document judged twice in a group of a query is an
+// error, as in trec_eval, and so is a label above maxLevel.
+func readJG(name string, comments bool) (jgFile, error) {
+	t, err := trec.OpenTextLines(name, comments, true)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func readJG(a *trecEvalArgs) (jgFile, error) {
 // jgFamily reads the qrels_jg file of a and readies the measures of sel,
 // whose metrics each group's judgments are evaluated with under s.
 func jgFamily(a *trecEvalArgs, sel *selection, s *config.Settings) (*relFamily, error) {
-	f, err := readJG(a)
+	f, err := readJG(a.qrels, a.comments())
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func pairs(q *queryPrefs, areas int) float64 {
 // prefsFamily reads the prefs file of a and readies the measures of sel:
 // eval computes a query's values, one per value of sel (its own ones).
 func prefsFamily(a *trecEvalArgs, sel *selection) (*relFamily, error) {
-	f, err := readPrefs(a)
+	f, err := readPrefs(a.qrels, a.relFormat, a.release, a.comments())
 	if err != nil {
 		return nil, err
 	}

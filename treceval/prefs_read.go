@@ -32,15 +32,17 @@ type prefsFile struct {
 	byQ  map[string][]prefLine
 }
 
-// readPrefs reads the prefs file of a's -R format (prefs or qrels_prefs).
-func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
-	t, err := trec.OpenTextLines(a.qrels, a.comments(), true)
+// readPrefs reads the prefs file name in -R format (prefs or
+// qrels_prefs), skipping comment lines when comments is set, as trec_eval
+// release reads it (9.0.8 keeps a rel_level as a 32-bit float).
+func readPrefs(name, format, release string, comments bool) (*prefsFile, error) {
+	t, err := trec.OpenTextLines(name, comments, true)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
 	fields, shape := 5, "qid jg jsg docno rel_level"
-	if a.relFormat == "qrels_prefs" {
+	if format == "qrels_prefs" {
 		fields, shape = 4, "qid jg docno rel_level"
 	}
 	f := &prefsFile{name: t.Name(), byQ: map[string][]prefLine{}}
@@ -49,7 +51,7 @@ func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
 	started := false
 	for t.Next() {
 		if n := t.Fields(); n != fields {
-			return nil, fmt.Errorf("%s:%d: a -R %s line has %d fields (%s), found %d: %w", t.Name(), t.Line(), a.relFormat, fields, shape, n, reader.ErrSyntax)
+			return nil, fmt.Errorf("%s:%d: a -R %s line has %d fields (%s), found %d: %w", t.Name(), t.Line(), format, fields, shape, n, reader.ErrSyntax)
 		}
 		l := prefLine{jg: string(t.Field(1)), jsg: "0", line: t.Line()}
 		if fields == 5 {
@@ -61,7 +63,7 @@ func readPrefs(a *trecEvalArgs) (*prefsFile, error) {
 		if !ok || math.IsNaN(rel) || math.IsInf(rel, 0) {
 			return nil, fmt.Errorf("%s:%d: rel_level %q is not a number: %w", t.Name(), t.Line(), lev, reader.ErrValue)
 		}
-		if a.release == "9.0.8" {
+		if release == "9.0.8" {
 			if math.Abs(rel) > math.MaxFloat32 {
 				return nil, fmt.Errorf("%s:%d: rel_level %q is beyond the range of the 32-bit floats trec_eval 9.0.8 keeps it in: %w", t.Name(), t.Line(), lev, reader.ErrValue)
 			}

@@ -18,7 +18,7 @@ func prefsOf(t testing.TB, text, format, release string) (*prefsFile, error) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return readPrefs(&trecEvalArgs{qrels: p, relFormat: format, release: release})
+	return readPrefs(p, format, release, release != "9.0.8")
 }
 
 // TestPrefsMeasures: the measures of small cases worked out by hand from
