@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/rankeval/rankeval/metrics"
-	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/reader/trec"
 )
 
@@ -25,28 +24,12 @@ import (
 // Only measures that form the ranking's judgments (all but runid and
 // num_q) ask.
 
-// maxLevel is the highest judgment rankeval trec_eval takes. trec_eval
-// counts the documents of each level from 0 up to a query's highest
-// (max_rel + 1 longs, per judgment group for -R qrels_jg): past a few
-// million levels, whether that allocation succeeds, and so whether
-// trec_eval prints numbers, stops or crashes, depends on the machine.
-const maxLevel = 1 << 20
-
-// levelError refuses a judgment above maxLevel, at line of file.
-func levelError(file string, line int64, label float64) error {
-	at := file
-	if line > 0 {
-		at = fmt.Sprintf("%s:%d", file, line)
-	}
-	return fmt.Errorf("%s: judgment %.0f is above %d: trec_eval allocates a count for every level up to it, which succeeds or not with the machine's memory; rankeval refuses: %w", at, label, maxLevel, reader.ErrValue)
-}
-
-// highLevel refuses a judgment of a's qrels above maxLevel.
+// highLevel refuses a judgment of a's qrels above trec.MaxLevel.
 func (ev *evaluated) highLevel(a *trecEvalArgs) error {
 	for _, id := range ev.qrels.IDs() {
 		for _, l := range ev.qrels.Judged([]byte(id)) {
-			if l > maxLevel {
-				return levelError(a.qrels, 0, l)
+			if l > trec.MaxLevel {
+				return trec.LevelError(a.qrels, 0, l)
 			}
 		}
 	}

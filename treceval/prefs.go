@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // The preferences of one query against a ranking, as trec_eval's
@@ -63,13 +65,13 @@ type queryPrefs struct {
 
 // prefEntry is a line of the query with its document's docid rank.
 type prefEntry struct {
-	*prefLine
+	*trec.PrefLine
 	rank int
 }
 
 // form forms the preferences of lines (one query's, all from f) against
 // ranked, the run's documents of the query in ranking order within -M.
-func (q *queryPrefs) form(f *prefsFile, qid string, lines []prefLine, ranked []string, need prefsNeed) error {
+func (q *queryPrefs) form(f *trec.Prefs, qid string, lines []trec.PrefLine, ranked []string, need prefsNeed) error {
 	// docid ranks: the retrieved judged documents in ranking order, then
 	// the other judged ones in docno order
 	if q.rank == nil {
@@ -77,7 +79,7 @@ func (q *queryPrefs) form(f *prefsFile, qid string, lines []prefLine, ranked []s
 	}
 	clear(q.rank)
 	for i := range lines {
-		q.rank[lines[i].doc] = -1
+		q.rank[lines[i].Doc] = -1
 	}
 	q.docs = q.docs[:0]
 	for _, d := range ranked {
@@ -103,17 +105,17 @@ func (q *queryPrefs) form(f *prefsFile, qid string, lines []prefLine, ranked []s
 
 	q.entries = q.entries[:0]
 	for i := range lines {
-		q.entries = append(q.entries, prefEntry{&lines[i], q.rank[lines[i].doc]})
+		q.entries = append(q.entries, prefEntry{&lines[i], q.rank[lines[i].Doc]})
 	}
 	slices.SortFunc(q.entries, func(x, y prefEntry) int {
-		return cmp.Or(cmp.Compare(x.jg, y.jg), cmp.Compare(x.jsg, y.jsg), cmp.Compare(y.rel, x.rel),
-			cmp.Compare(x.rank, y.rank), cmp.Compare(x.line, y.line))
+		return cmp.Or(cmp.Compare(x.JG, y.JG), cmp.Compare(x.JSG, y.JSG), cmp.Compare(y.Rel, x.Rel),
+			cmp.Compare(x.rank, y.rank), cmp.Compare(x.Line, y.Line))
 	})
 	q.jgs = q.jgs[:0]
 	for lo := 0; lo < len(q.entries); {
 		hi, subs := lo+1, 1
-		for ; hi < len(q.entries) && q.entries[hi].jg == q.entries[lo].jg; hi++ {
-			if q.entries[hi].jsg != q.entries[hi-1].jsg {
+		for ; hi < len(q.entries) && q.entries[hi].JG == q.entries[lo].JG; hi++ {
+			if q.entries[hi].JSG != q.entries[hi-1].JSG {
 				subs++
 			}
 		}
@@ -145,11 +147,11 @@ type prefClass struct {
 
 // formClasses counts a group of one sub-group, entries sorted by
 // rel_level (descending) and docid rank: add_ec_pref_to_jg.
-func (q *queryPrefs) formClasses(f *prefsFile, qid string, es []prefEntry, need prefsNeed, jg *jgPrefs) error {
+func (q *queryPrefs) formClasses(f *trec.Prefs, qid string, es []prefEntry, need prefsNeed, jg *jgPrefs) error {
 	var ecs []prefClass
 	for _, e := range es {
-		if len(ecs) == 0 || ecs[len(ecs)-1].rel != e.rel {
-			ecs = append(ecs, prefClass{rel: e.rel})
+		if len(ecs) == 0 || ecs[len(ecs)-1].rel != e.Rel {
+			ecs = append(ecs, prefClass{rel: e.Rel})
 		}
 		c := &ecs[len(ecs)-1]
 		c.ranks = append(c.ranks, e.rank)
@@ -220,23 +222,23 @@ func retrieved(ranks []int, njr int) int {
 // twoLevels is the error of a document at two rel_levels in a group of
 // one sub-group (trec_eval: "occurs with different rel_level in same
 // jsg").
-func (q *queryPrefs) twoLevels(f *prefsFile, qid string, es []prefEntry, rank int) error {
+func (q *queryPrefs) twoLevels(f *trec.Prefs, qid string, es []prefEntry, rank int) error {
 	var at []prefEntry
 	for _, e := range es {
 		if e.rank == rank {
 			at = append(at, e)
 		}
 	}
-	slices.SortFunc(at, func(x, y prefEntry) int { return cmp.Compare(x.line, y.line) })
+	slices.SortFunc(at, func(x, y prefEntry) int { return cmp.Compare(x.Line, y.Line) })
 	first, e := at[0], at[len(at)-1]
 	for _, x := range at {
-		if x.rel != first.rel {
+		if x.Rel != first.Rel {
 			e = x
 			break
 		}
 	}
 	return fmt.Errorf("%s:%d: document %q has rel_level %v here and %v at line %d in judgment group %q of query %q, which has one sub-group (trec_eval stops here): %w",
-		f.name, e.line, e.doc, e.rel, first.rel, first.line, e.jg, qid, ErrJudgments)
+		f.Name, e.Line, e.Doc, e.Rel, first.Rel, first.Line, e.JG, qid, ErrJudgments)
 }
 
 // prefsArray is the preference array of a group of several sub-groups
@@ -270,7 +272,7 @@ func (p *prefsArray) each(fn func(i, j int)) {
 // formArray counts a group of several sub-groups, entries sorted by
 // sub-group, rel_level (descending) and docid rank: form_jg_pa, then
 // add_transitives and add_pa_pref_to_jg.
-func (q *queryPrefs) formArray(f *prefsFile, qid string, es []prefEntry, need prefsNeed, jg *jgPrefs) error {
+func (q *queryPrefs) formArray(f *trec.Prefs, qid string, es []prefEntry, need prefsNeed, jg *jgPrefs) error {
 	p := &q.pa
 	p.ranks = p.ranks[:0]
 	for _, e := range es {
@@ -295,16 +297,16 @@ func (q *queryPrefs) formArray(f *prefsFile, qid string, es []prefEntry, need pr
 
 	for i, e := range es {
 		li := int(q.local[e.rank])
-		if old := p.rel[li]; old > 0 && e.rel == 0 || old == 0 && e.rel > 0 {
+		if old := p.rel[li]; old > 0 && e.Rel == 0 || old == 0 && e.Rel > 0 {
 			return fmt.Errorf("%s:%d: document %q has rel_level %v here and %v on another line of judgment group %q of query %q: 0 (not relevant) and above 0 cannot both hold (trec_eval stops here): %w",
-				f.name, e.line, e.doc, e.rel, old, e.jg, qid, ErrJudgments)
+				f.Name, e.Line, e.Doc, e.Rel, old, e.JG, qid, ErrJudgments)
 		}
-		p.rel[li] = e.rel
+		p.rel[li] = e.Rel
 		j := i + 1
-		for j < len(es) && es[j].jsg == e.jsg && es[j].rel == e.rel {
+		for j < len(es) && es[j].JSG == e.JSG && es[j].Rel == e.Rel {
 			j++
 		}
-		for ; j < len(es) && es[j].jsg == e.jsg; j++ {
+		for ; j < len(es) && es[j].JSG == e.JSG; j++ {
 			p.set(li, int(q.local[es[j].rank]))
 		}
 	}
@@ -329,7 +331,7 @@ func (q *queryPrefs) formArray(f *prefsFile, qid string, es []prefEntry, need pr
 		for j := i + 1; j < m; j++ {
 			if p.has(i, j) && p.has(j, i) {
 				return fmt.Errorf("%s:%d: judgment group %q of query %q prefers %q to %q and %q to %q, through its sub-groups (trec_eval aborts here): %w",
-					f.name, es[0].line, es[0].jg, qid, q.docs[p.ranks[i]], q.docs[p.ranks[j]], q.docs[p.ranks[j]], q.docs[p.ranks[i]], ErrJudgments)
+					f.Name, es[0].Line, es[0].JG, qid, q.docs[p.ranks[i]], q.docs[p.ranks[j]], q.docs[p.ranks[j]], q.docs[p.ranks[i]], ErrJudgments)
 			}
 		}
 	}

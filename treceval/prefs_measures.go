@@ -3,6 +3,8 @@ package treceval
 import (
 	"cmp"
 	"slices"
+
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // The all_prefs measures (m_prefs_*.c), from a query's preferences
@@ -172,7 +174,7 @@ func pairs(q *queryPrefs, areas int) float64 {
 // prefsFamily reads the prefs file of a and readies the measures of sel:
 // eval computes a query's values, one per value of sel (its own ones).
 func prefsFamily(a *trecEvalArgs, sel *selection) (*relFamily, error) {
-	f, err := readPrefs(a.qrels, a.relFormat, a.release, a.comments())
+	f, err := trec.ReadPrefs(a.qrels, a.relFormat, a.release, a.comments())
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +190,7 @@ func prefsFamily(a *trecEvalArgs, sel *selection) (*relFamily, error) {
 		need.rn = need.rn || c.need.rn
 		need.rnRet = need.rnRet || c.need.rnRet
 	}
-	fam := &relFamily{judged: relQueries(f.byQ)}
+	fam := &relFamily{judged: relQueries(f.ByQuery)}
 	var q queryPrefs
 	var order []int
 	var ranked []string
@@ -209,7 +211,7 @@ func prefsFamily(a *trecEvalArgs, sel *selection) (*relFamily, error) {
 		for _, i := range order {
 			ranked = append(ranked, string(docs[i]))
 		}
-		if err := q.form(f, qid, f.byQ[qid], ranked, need); err != nil {
+		if err := q.form(f, qid, f.ByQuery[qid], ranked, need); err != nil {
 			return err
 		}
 		for i, c := range calcs {

@@ -10,15 +10,16 @@ import (
 
 	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/reader"
+	"github.com/rankeval/rankeval/reader/trec"
 )
 
 // prefsOf reads a prefs file of the given text (-R format, release).
-func prefsOf(t testing.TB, text, format, release string) (*prefsFile, error) {
+func prefsOf(t testing.TB, text, format, release string) (*trec.Prefs, error) {
 	p := filepath.Join(t.TempDir(), "prefs")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return readPrefs(p, format, release, release != "9.0.8")
+	return trec.ReadPrefs(p, format, release, release != "9.0.8")
 }
 
 // TestPrefsMeasures: the measures of small cases worked out by hand from
@@ -94,7 +95,7 @@ func TestPrefsMeasures(t *testing.T) {
 				t.Fatal(err)
 			}
 			var q queryPrefs
-			if err := q.form(f, "q", f.byQ["q"], tc.ranked, prefsNeed{pairs: true, rn: true, rnRet: true}); err != nil {
+			if err := q.form(f, "q", f.ByQuery["q"], tc.ranked, prefsNeed{pairs: true, rn: true, rnRet: true}); err != nil {
 				t.Fatal(err)
 			}
 			for name, want := range tc.want {
@@ -133,7 +134,7 @@ func TestPrefsErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 				var q queryPrefs
-				err = q.form(f, "q", f.byQ["q"], []string{"A", "B"}, prefsNeed{pairs: true})
+				err = q.form(f, "q", f.ByQuery["q"], []string{"A", "B"}, prefsNeed{pairs: true})
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.is) {
 				t.Fatalf("err %v, want %q wrapping %v", err, tc.want, tc.is)
@@ -152,7 +153,7 @@ func TestPrefsFloat32Levels(t *testing.T) {
 			t.Fatal(err)
 		}
 		var q queryPrefs
-		if err := q.form(f, "q", f.byQ["q"], []string{"A", "B"}, prefsNeed{}); err != nil {
+		if err := q.form(f, "q", f.ByQuery["q"], []string{"A", "B"}, prefsNeed{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := prefsCalcs["prefs_num_prefs_poss"].value(&q); got != want {
@@ -178,8 +179,8 @@ func FuzzPrefs(f *testing.F) {
 					continue
 				}
 				var q queryPrefs
-				for _, qid := range sortedKeys(pf.byQ) {
-					if err := q.form(pf, qid, pf.byQ[qid], ranked, prefsNeed{pairs: true, rn: true, rnRet: true}); err != nil {
+				for _, qid := range sortedKeys(pf.ByQuery) {
+					if err := q.form(pf, qid, pf.ByQuery[qid], ranked, prefsNeed{pairs: true, rn: true, rnRet: true}); err != nil {
 						if !errors.Is(err, ErrJudgments) {
 							t.Fatalf("%s: %v", qid, err)
 						}

@@ -1,6 +1,10 @@
 package treceval
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rankeval/rankeval/reader/trec"
+)
 
 // prefs_avgjg_Rnonrel and prefs_avgjg_Rnonrel_ret count a group's
 // preferences again when it has more non-relevant documents (N) than
@@ -14,13 +18,13 @@ import "fmt"
 // is fulfilled when the first document ranks above the second and is
 // retrieved. With ret, only the retrieved documents of each class count,
 // and any order between them fulfils. r is R (ret: the retrieved R).
-func recountClasses(f *prefsFile, qid string, es []prefEntry, ecs []prefClass, njr int, r int64, ret bool) (recount, error) {
+func recountClasses(f *trec.Prefs, qid string, es []prefEntry, ecs []prefClass, njr int, r int64, ret bool) (recount, error) {
 	last := ecs[len(ecs)-1].ranks
 	if r > int64(len(last)) {
 		// trec_eval reads past the class (a rel_level below 0 makes the
 		// last class not the non-relevant one): no number to reproduce
 		return recount{}, fmt.Errorf("%s:%d: judgment group %q of query %q: prefs_avgjg_Rnonrel takes its first %d non-relevant documents from the lowest rel_level, %v, which has %d; trec_eval reads past its arrays here (rel_levels below 0 are not prefs judgments): %w",
-			f.name, es[0].line, es[0].jg, qid, r, ecs[len(ecs)-1].rel, len(last), ErrJudgments)
+			f.Name, es[0].Line, es[0].JG, qid, r, ecs[len(ecs)-1].rel, len(last), ErrJudgments)
 	}
 	nonrel := last[:r]
 	var c recount

@@ -9,10 +9,11 @@
 // rankeval metrics (package metrics) computed by the ordinary pipeline
 // under the trec_eval profile, through the Evaluate function the command
 // gives it, so that no measure exists twice. The judgments of the other
-// -R formats, and the families that read them, are this package's own
-// (relformat.go): preferences (prefs_read.go, prefs.go, recount.go,
-// prefs_measures.go) and judgment groups (jg.go, whose values are the
-// same metrics, per group).
+// -R formats are read by package reader/trec (ReadPrefs,
+// ReadJudgmentGroups); the families that use them are this package's own
+// (relformat.go): preferences (prefs.go, recount.go, prefs_measures.go)
+// and judgment groups (jg.go, whose values are the same metrics, per
+// group).
 package treceval
 
 import (

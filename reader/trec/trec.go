@@ -1,8 +1,9 @@
 // Package trec reads the TREC files trec_eval reads: runs (qid Q0 docno
 // rank score tag), joined with their qrels as they are read; qrels, parsed
-// in parallel pieces for large plain files; run tags; and the text lines
-// of further judgment files (OpenTextLines). Both the pipeline and the
-// trec_eval drop-in read TREC input through it.
+// in parallel pieces for large plain files; run tags; the preferences of
+// -R prefs and qrels_prefs (ReadPrefs) and the judgment groups of -R
+// qrels_jg (ReadJudgmentGroups), on the text lines of OpenTextLines. Both
+// the pipeline and the trec_eval drop-in read TREC input through it.
 package trec
 
 import (

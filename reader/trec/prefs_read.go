@@ -1,11 +1,10 @@
-package treceval
+package trec
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/rankeval/rankeval/reader"
-	"github.com/rankeval/rankeval/reader/trec"
+	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
 // The judgments of -R prefs (get_prefs.c): lines
@@ -19,24 +18,24 @@ import (
 // (qid iter docno label) so: the iter field is the jg, one sub-group.
 // trec_eval 9.0.8 keeps a rel_level as a 32-bit float, 10.0 as a double.
 
-// prefLine is one line of a prefs file.
-type prefLine struct {
-	jg, jsg, doc string
-	rel          float64
-	line         int64
+// PrefLine is one line of a prefs file.
+type PrefLine struct {
+	JG, JSG, Doc string
+	Rel          float64
+	Line         int64
 }
 
-// prefsFile is a prefs (or qrels_prefs) file, read: its lines by query.
-type prefsFile struct {
-	name string
-	byQ  map[string][]prefLine
+// Prefs is a prefs (or qrels_prefs) file, read: its lines by query.
+type Prefs struct {
+	Name    string
+	ByQuery map[string][]PrefLine
 }
 
-// readPrefs reads the prefs file name in -R format (prefs or
+// ReadPrefs reads the prefs file name in -R format (prefs or
 // qrels_prefs), skipping comment lines when comments is set, as trec_eval
 // release reads it (9.0.8 keeps a rel_level as a 32-bit float).
-func readPrefs(name, format, release string, comments bool) (*prefsFile, error) {
-	t, err := trec.OpenTextLines(name, comments, true)
+func ReadPrefs(name, format, release string, comments bool) (*Prefs, error) {
+	t, err := OpenTextLines(name, comments, true)
 	if err != nil {
 		return nil, err
 	}
@@ -45,38 +44,38 @@ func readPrefs(name, format, release string, comments bool) (*prefsFile, error) 
 	if format == "qrels_prefs" {
 		fields, shape = 4, "qid jg docno rel_level"
 	}
-	f := &prefsFile{name: t.Name(), byQ: map[string][]prefLine{}}
+	f := &Prefs{Name: t.Name(), ByQuery: map[string][]PrefLine{}}
 	var lastQ string
-	var lines []prefLine
+	var lines []PrefLine
 	started := false
 	for t.Next() {
 		if n := t.Fields(); n != fields {
-			return nil, fmt.Errorf("%s:%d: a -R %s line has %d fields (%s), found %d: %w", t.Name(), t.Line(), format, fields, shape, n, reader.ErrSyntax)
+			return nil, fmt.Errorf("%s:%d: a -R %s line has %d fields (%s), found %d: %w", t.Name(), t.Line(), format, fields, shape, n, batch.ErrSyntax)
 		}
-		l := prefLine{jg: string(t.Field(1)), jsg: "0", line: t.Line()}
+		l := PrefLine{JG: string(t.Field(1)), JSG: "0", Line: t.Line()}
 		if fields == 5 {
-			l.jsg = string(t.Field(2))
+			l.JSG = string(t.Field(2))
 		}
-		l.doc = string(t.Field(fields - 2))
+		l.Doc = string(t.Field(fields - 2))
 		lev := t.Field(fields - 1)
-		rel, ok := trec.ParseNumber(lev)
+		rel, ok := ParseNumber(lev)
 		if !ok || math.IsNaN(rel) || math.IsInf(rel, 0) {
-			return nil, fmt.Errorf("%s:%d: rel_level %q is not a number: %w", t.Name(), t.Line(), lev, reader.ErrValue)
+			return nil, fmt.Errorf("%s:%d: rel_level %q is not a number: %w", t.Name(), t.Line(), lev, batch.ErrValue)
 		}
 		if release == "9.0.8" {
 			if math.Abs(rel) > math.MaxFloat32 {
-				return nil, fmt.Errorf("%s:%d: rel_level %q is beyond the range of the 32-bit floats trec_eval 9.0.8 keeps it in: %w", t.Name(), t.Line(), lev, reader.ErrValue)
+				return nil, fmt.Errorf("%s:%d: rel_level %q is beyond the range of the 32-bit floats trec_eval 9.0.8 keeps it in: %w", t.Name(), t.Line(), lev, batch.ErrValue)
 			}
 			rel = float64(float32(rel))
 		}
-		l.rel = rel
+		l.Rel = rel
 		// a query's lines usually come together: one map access each
 		if q := t.Field(0); !started || string(q) != lastQ {
 			if started {
-				f.byQ[lastQ] = lines
+				f.ByQuery[lastQ] = lines
 			}
 			started, lastQ = true, string(q)
-			lines = f.byQ[lastQ]
+			lines = f.ByQuery[lastQ]
 		}
 		lines = append(lines, l)
 	}
@@ -84,7 +83,7 @@ func readPrefs(name, format, release string, comments bool) (*prefsFile, error) 
 		return nil, err
 	}
 	if started {
-		f.byQ[lastQ] = lines
+		f.ByQuery[lastQ] = lines
 	}
 	return f, nil
 }
