@@ -26,6 +26,9 @@ var (
 
 // The types every format shares; see package reader/internal/batch.
 type (
+	// ParseError is bad input at a line or row of an input (and a column
+	// of it when known); it wraps one of the sentinel errors.
+	ParseError = batch.ParseError
 	// Batch is a run of consecutive rows of one input, stored by column.
 	Batch = batch.Batch
 	// Strings is a column of byte strings packed into one buffer.

@@ -1,8 +1,6 @@
 package trec
 
 import (
-	"fmt"
-
 	"github.com/rankeval/rankeval/reader/internal/batch"
 )
 
@@ -36,7 +34,7 @@ func ReadJudgmentGroups(name string, comments bool) (JudgmentGroups, error) {
 	f := JudgmentGroups{}
 	for t.Next() {
 		if n := t.Fields(); n != 4 {
-			return nil, fmt.Errorf("%s:%d: a -R qrels_jg line has 4 fields (qid jg docno label), found %d: %w", t.Name(), t.Line(), n, batch.ErrSyntax)
+			return nil, batch.ParseErrorf(t.Name(), t.Line(), "a -R qrels_jg line has 4 fields (qid jg docno label), found %d: %w", n, batch.ErrSyntax)
 		}
 		qid, jg, doc, lab := t.Field(0), t.Field(1), t.Field(2), t.Field(3)
 		label := AtolLabel(lab) // get_qrels_jg's atol
@@ -54,8 +52,7 @@ func ReadJudgmentGroups(name string, comments bool) (JudgmentGroups, error) {
 			groups[string(jg)] = g
 		}
 		if k, ok := g.Index[string(doc)]; ok {
-			return nil, fmt.Errorf("%s:%d: docno %q judged twice for query %q in judgment group %q (first at line %d): %w",
-				t.Name(), t.Line(), doc, qid, jg, g.lines[k], batch.ErrValue)
+			return nil, batch.ParseErrorf(t.Name(), t.Line(), "docno %q judged twice for query %q in judgment group %q (first at line %d): %w", doc, qid, jg, g.lines[k], batch.ErrValue)
 		}
 		g.Index[string(doc)] = len(g.Labels)
 		g.Labels = append(g.Labels, label)

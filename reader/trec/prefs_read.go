@@ -1,7 +1,6 @@
 package trec
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
@@ -50,7 +49,7 @@ func ReadPrefs(name, format, release string, comments bool) (*Prefs, error) {
 	started := false
 	for t.Next() {
 		if n := t.Fields(); n != fields {
-			return nil, fmt.Errorf("%s:%d: a -R %s line has %d fields (%s), found %d: %w", t.Name(), t.Line(), format, fields, shape, n, batch.ErrSyntax)
+			return nil, batch.ParseErrorf(t.Name(), t.Line(), "a -R %s line has %d fields (%s), found %d: %w", format, fields, shape, n, batch.ErrSyntax)
 		}
 		l := PrefLine{JG: string(t.Field(1)), JSG: "0", Line: t.Line()}
 		if fields == 5 {
@@ -60,11 +59,11 @@ func ReadPrefs(name, format, release string, comments bool) (*Prefs, error) {
 		lev := t.Field(fields - 1)
 		rel, ok := ParseNumber(lev)
 		if !ok || math.IsNaN(rel) || math.IsInf(rel, 0) {
-			return nil, fmt.Errorf("%s:%d: rel_level %q is not a number: %w", t.Name(), t.Line(), lev, batch.ErrValue)
+			return nil, batch.ParseErrorf(t.Name(), t.Line(), "rel_level %q is not a number: %w", lev, batch.ErrValue)
 		}
 		if release == "9.0.8" {
 			if math.Abs(rel) > math.MaxFloat32 {
-				return nil, fmt.Errorf("%s:%d: rel_level %q is beyond the range of the 32-bit floats trec_eval 9.0.8 keeps it in: %w", t.Name(), t.Line(), lev, batch.ErrValue)
+				return nil, batch.ParseErrorf(t.Name(), t.Line(), "rel_level %q is beyond the range of the 32-bit floats trec_eval 9.0.8 keeps it in: %w", lev, batch.ErrValue)
 			}
 			rel = float64(float32(rel))
 		}

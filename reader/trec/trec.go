@@ -9,7 +9,6 @@ package trec
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -237,8 +236,7 @@ type qrelsDup struct {
 // one docno, with their lines.
 func (q *Qrels) duplicateError(qn int32, at [2]int) error {
 	first, again := qrelsLines(q.Name, q.order[qn], at[0], at[1])
-	return fmt.Errorf("%s:%d: docno %q judged twice for query %q (first at line %d): %w",
-		q.Name, again, q.doc(q.start[qn]+at[1]), q.order[qn], first, batch.ErrValue)
+	return batch.ParseErrorf(q.Name, again, "docno %q judged twice for query %q (first at line %d): %w", q.doc(q.start[qn]+at[1]), q.order[qn], first, batch.ErrValue)
 }
 
 // parseQrels is pass 1 over a stretch of a qrels file whose first line is
@@ -252,7 +250,7 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 	last := make([]byte, 0, 64)  // query qn's id, with room for equalShort
 	for sc.Next() {
 		if sc.K != 4 {
-			return 0, fmt.Errorf("%s:%d: a qrels line has 4 fields (qid iter docno label), found %d: %w", name, sc.N, sc.Fields(), batch.ErrSyntax)
+			return 0, batch.ParseErrorf(name, sc.N, "a qrels line has 4 fields (qid iter docno label), found %d: %w", sc.Fields(), batch.ErrSyntax)
 		}
 		qid, doc, lab := sc.Field(0), sc.Field(2), sc.Field(3)
 		var label float64
@@ -263,7 +261,7 @@ func parseQrels(name string, r io.Reader, base int64, g *qrelsSegment, f QrelsFo
 			label, ok = ParseLabel(lab)
 		}
 		if !ok {
-			return 0, fmt.Errorf("%s:%d: label %q is not a number: %w", name, sc.N, lab, batch.ErrValue)
+			return 0, batch.ParseErrorf(name, sc.N, "label %q is not a number: %w", lab, batch.ErrValue)
 		}
 		// qrels come grouped by query: the map only sees a query's first line
 		switch {

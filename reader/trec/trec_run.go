@@ -3,7 +3,6 @@ package trec
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
@@ -182,12 +181,12 @@ func (st *runState) parse(sc *scan.FieldScanner, b *batch.Batch, bs int) error {
 	q := st.qrels
 	for b.N < bs && sc.Next() {
 		if sc.K != 6 && !(sc.K > 6 && st.opt.ExtraFields) {
-			return fmt.Errorf("%s:%d: a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", name, sc.N, sc.Fields(), batch.ErrSyntax)
+			return batch.ParseErrorf(name, sc.N, "a run line has 6 fields (qid Q0 docno rank score runid), found %d: %w", sc.Fields(), batch.ErrSyntax)
 		}
 		qid, doc, sf := sc.Field(0), sc.Field(2), sc.Field(4)
 		score, ok := scan.ParseNumber(sf)
 		if !ok {
-			return fmt.Errorf("%s:%d: score %q is not a number: %w", name, sc.N, sf, batch.ErrValue)
+			return batch.ParseErrorf(name, sc.N, "score %q is not a number: %w", sf, batch.ErrValue)
 		}
 		if !st.lastHas || !batch.EqualShort(qid, st.lastQ) {
 			if st.lastQ == nil {

@@ -117,12 +117,11 @@ func newCSVLayout(name string, d Dialect, names [][]byte, line int64, cols batch
 				l.docFill = true
 				continue
 			}
-			return nil, fmt.Errorf("%s:%d: no column %q (%s); the header has %s; name %s with %s: %w",
-				name, line, r.Name, r.Role(), headerNames(names), r.Role(), r.FlagName(), batch.ErrColumn)
+			return nil, batch.ParseErrorf(name, line, "no column %q (%s); the header has %s; name %s with %s: %w", r.Name, r.Role(), headerNames(names), r.Role(), r.FlagName(), batch.ErrColumn)
 		}
 		for j := i + 1; j < len(names); j++ {
 			if string(names[j]) == r.Name {
-				return nil, fmt.Errorf("%s:%d: the header names column %q twice (fields %d and %d): %w", name, line, r.Name, i+1, j+1, batch.ErrColumn)
+				return nil, batch.ParseErrorf(name, line, "the header names column %q twice (fields %d and %d): %w", r.Name, i+1, j+1, batch.ErrColumn)
 			}
 		}
 		l.col[i] = r
@@ -284,7 +283,7 @@ func (k *csvBlock) quoted() ([]byte, bool, error) {
 	for {
 		if e = k.Next(); e == len(b) {
 			k.open = openLine
-			return nil, false, fmt.Errorf("%s:%d: the quote that opens a field at column %d is never closed: %w", k.name, openLine, openCol, batch.ErrSyntax)
+			return nil, false, batch.ParseErrorf(k.name, openLine, "the quote that opens a field at column %d is never closed: %w", openCol, batch.ErrSyntax)
 		}
 		switch c := b[e]; {
 		case c == '\n':
@@ -350,7 +349,7 @@ func (k *csvBlock) unquote(v []byte) []byte {
 // current line.
 func (k *csvBlock) syntax(at int, format string, a ...any) error {
 	k.stray = true
-	return fmt.Errorf("%s:%d: column %d: %s: %w", k.name, k.line+1, at-k.ls+1, fmt.Sprintf(format, a...), batch.ErrSyntax)
+	return &batch.ParseError{Input: k.name, Line: k.line + 1, Column: at - k.ls + 1, Err: fmt.Errorf("%s: %w", fmt.Sprintf(format, a...), batch.ErrSyntax)}
 }
 
 // Parse reads the whole records of k's block into b until b holds bs
@@ -396,7 +395,7 @@ func (l *csvLayout) ragged(line int64, f int) error {
 	if l.Quote == 0 && f > len(l.col) {
 		why = " (a tab inside a value? TSV has no quoting: write such values as CSV)"
 	}
-	return fmt.Errorf("%s:%d: %d fields, but the header has %d%s: %w", l.name, line, f, len(l.col), why, batch.ErrSyntax)
+	return batch.ParseErrorf(l.name, line, "%d fields, but the header has %d%s: %w", f, len(l.col), why, batch.ErrSyntax)
 }
 
 // value stores field value v of a record on line into b, as column c.
@@ -416,9 +415,9 @@ func (l *csvLayout) value(b *batch.Batch, c *batch.ColReq, v []byte, line int64)
 		case scan.RankNotNumber:
 			return l.notNumber(c, v, line, "a whole number")
 		case scan.RankNotWhole:
-			return fmt.Errorf("%s:%d: %q (the rank column) must be a whole number, found %s: %w", l.name, line, c.Name, scan.QuoteSnippet(v), batch.ErrValue)
+			return batch.ParseErrorf(l.name, line, "%q (the rank column) must be a whole number, found %s: %w", c.Name, scan.QuoteSnippet(v), batch.ErrValue)
 		case scan.RankRange:
-			return fmt.Errorf("%s:%d: rank %s out of range: %w", l.name, line, v, batch.ErrValue)
+			return batch.ParseErrorf(l.name, line, "rank %s out of range: %w", v, batch.ErrValue)
 		}
 		b.Rank = append(b.Rank, r)
 	default:
@@ -438,7 +437,7 @@ func (l *csvLayout) value(b *batch.Batch, c *batch.ColReq, v []byte, line int64)
 		}
 		if c.Kind == batch.FScore || c.Kind == batch.KExtraScore {
 			if msg := scan.InexactScore(v, x); msg != "" {
-				return fmt.Errorf("%s:%d: %q (%s): %s: %w", l.name, line, c.Name, c.Role(), msg, batch.ErrValue)
+				return batch.ParseErrorf(l.name, line, "%q (%s): %s: %w", c.Name, c.Role(), msg, batch.ErrValue)
 			}
 		}
 		switch c.Kind {
@@ -461,5 +460,5 @@ func (l *csvLayout) notNumber(c *batch.ColReq, v []byte, line int64, what string
 	if len(v) > 0 {
 		found = scan.QuoteSnippet(v)
 	}
-	return fmt.Errorf("%s:%d: %q (%s) must be %s, found %s: %w", l.name, line, c.Name, c.Role(), what, found, batch.ErrValue)
+	return batch.ParseErrorf(l.name, line, "%q (%s) must be %s, found %s: %w", c.Name, c.Role(), what, found, batch.ErrValue)
 }

@@ -2,7 +2,6 @@ package csv
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
@@ -110,7 +109,7 @@ func (h *csvHead) stuck(buf []byte, base int64) error {
 	if len(buf) < h.split.Max {
 		return nil
 	}
-	return fmt.Errorf("%s:%d: a record longer than %s (a quote never closed?): %w", h.split.Name, base+1, scan.SizeName(h.split.Max), batch.ErrSyntax)
+	return batch.ParseErrorf(h.split.Name, base+1, "a record longer than %s (a quote never closed?): %w", scan.SizeName(h.split.Max), batch.ErrSyntax)
 }
 
 // csvDecoder parses blocks of records for one decoder goroutine.

@@ -24,7 +24,7 @@ type row struct {
 }
 
 func (j *Jsonl) fail(kind error, format string, a ...any) error {
-	return fmt.Errorf("%s:%d: %s: %w", j.Name, j.Line, fmt.Sprintf(format, a...), kind)
+	return batch.ParseErrorf(j.Name, j.Line, "%s: %w", fmt.Sprintf(format, a...), kind)
 }
 
 func (j *Jsonl) Parse(s []byte) error {

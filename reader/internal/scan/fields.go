@@ -3,7 +3,6 @@ package scan
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"math/bits"
 
@@ -124,7 +123,7 @@ func (s *FieldScanner) refill() bool {
 	s.End = bytes.LastIndexByte(s.Buf[:s.fill], '\n') + 1
 	if s.End == 0 {
 		if s.fill == s.size {
-			s.Err = fmt.Errorf("%s:%d: line longer than %s: %w", s.Name, s.N+1, SizeName(s.size), batch.ErrSyntax)
+			s.Err = batch.ParseErrorf(s.Name, s.N+1, "line longer than %s: %w", SizeName(s.size), batch.ErrSyntax)
 			return false
 		}
 		return s.refill() // no newline before the end or a read error
@@ -162,7 +161,7 @@ line:
 		for s.P >= s.End {
 			if !s.refill() {
 				if s.Err == nil && s.Strict && s.comment == s.N && s.N > 0 {
-					s.Err = fmt.Errorf("%s:%d: the file ends with a comment line, where trec_eval 10.0 reads past its buffer (it crashes); rankeval refuses: %w", s.Name, s.N, batch.ErrSyntax)
+					s.Err = batch.ParseErrorf(s.Name, s.N, "the file ends with a comment line, where trec_eval 10.0 reads past its buffer (it crashes); rankeval refuses: %w", batch.ErrSyntax)
 				}
 				return false
 			}
@@ -191,7 +190,7 @@ line:
 				continue
 			}
 			if s.Nuls && e > s.nul {
-				s.Err = fmt.Errorf("%s:%d: a NUL byte, where trec_eval stops reading the file or reads past its array of lines: %w", s.Name, s.N, batch.ErrSyntax)
+				s.Err = batch.ParseErrorf(s.Name, s.N, "a NUL byte, where trec_eval stops reading the file or reads past its array of lines: %w", batch.ErrSyntax)
 				return false
 			}
 			// a blank line, or a comment (but under strict, a '#' after
@@ -227,7 +226,7 @@ line:
 func (s *FieldScanner) strictSkip(k int, first byte) bool {
 	switch {
 	case k == 0:
-		s.Err = fmt.Errorf("%s:%d: a blank line, which trec_eval reads as a malformed judgment and stops at: %w", s.Name, s.N, batch.ErrSyntax)
+		s.Err = batch.ParseErrorf(s.Name, s.N, "a blank line, which trec_eval reads as a malformed judgment and stops at: %w", batch.ErrSyntax)
 	case first != '#':
 		return false
 	case s.comment == s.N-1 && s.N > 1:

@@ -107,12 +107,12 @@ const MaxLine = 64 << 20
 // compressed stream gets a message that says so.
 func ReadError(name string, line int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s:%d: input ends in the middle of a compressed stream (truncated file?): %w", name, line, batch.ErrCompression)
+		return batch.ParseErrorf(name, line, "input ends in the middle of a compressed stream (truncated file?): %w", batch.ErrCompression)
 	}
 	var pathErr *os.PathError
 	if errors.As(err, &pathErr) {
-		return fmt.Errorf("%s:%d: %w", name, line, err)
+		return batch.ParseErrorf(name, line, "%w", err)
 	}
 	// gzip and zstd report corruption with their own error values.
-	return fmt.Errorf("%s:%d: %v: %w", name, line, err, batch.ErrCompression)
+	return batch.ParseErrorf(name, line, "%v: %w", err, batch.ErrCompression)
 }

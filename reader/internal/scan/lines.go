@@ -126,7 +126,7 @@ func (s *LineSplitter) Produce(emit func(*LineBlock) bool) error {
 				buf = append(buf, '\n') // a last line without a newline: the slack has room
 			}
 		case end == 0:
-			return fmt.Errorf("%s:%d: line longer than %s: %w", s.Name, base+1, SizeName(s.Max), batch.ErrSyntax)
+			return batch.ParseErrorf(s.Name, base+1, "line longer than %s: %w", SizeName(s.Max), batch.ErrSyntax)
 		default:
 			carry = append(carry[:0], buf[end:]...)
 			buf = buf[:end]
