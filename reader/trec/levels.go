@@ -15,9 +15,9 @@ const MaxLevel = 1 << 20
 
 // LevelError refuses a judgment above MaxLevel, at line of file.
 func LevelError(file string, line int64, label float64) error {
-	at := file
+	const format = "judgment %.0f is above %d: trec_eval allocates a count for every level up to it, which succeeds or not with the machine's memory; rankeval refuses: %w"
 	if line > 0 {
-		at = fmt.Sprintf("%s:%d", file, line)
+		return batch.ParseErrorf(file, line, format, label, MaxLevel, batch.ErrValue)
 	}
-	return fmt.Errorf("%s: judgment %.0f is above %d: trec_eval allocates a count for every level up to it, which succeeds or not with the machine's memory; rankeval refuses: %w", at, label, MaxLevel, batch.ErrValue)
+	return fmt.Errorf("%s: "+format, file, label, MaxLevel, batch.ErrValue)
 }
