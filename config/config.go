@@ -80,9 +80,9 @@ type Config struct {
 	// would compute rankeval's conventions under a peer's name.
 	Profile        string
 	ProfileApplied string
-	Dedup       string
-	Format      string
-	InputFormat string
+	Dedup          string
+	Format         string
+	InputFormat    string
 	// ReadTimeout bounds how long a read from object storage may receive
 	// nothing (0: objstore.DefaultReadTimeout; below 0 refused).
 	ReadTimeout  time.Duration
