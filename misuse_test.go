@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/rankeval/rankeval"
+	"github.com/rankeval/rankeval/reader"
 )
 
 // TestRunOnce: an Evaluation runs once; a second Run is refused
@@ -226,5 +227,31 @@ func TestStreamMisuse(t *testing.T) {
 				t.Fatalf("Merge: %v; want a usage error saying %q", err, tc.msg)
 			}
 		})
+	}
+}
+
+// failingReader gives its bytes, then fails.
+type failingReader struct {
+	r   *bytes.Reader
+	err error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.r.Len() == 0 {
+		return 0, f.err
+	}
+	return f.r.Read(p)
+}
+
+// TestStreamReadError: a stream whose Read fails midway stops the run with
+// its error, named by the stream and line, not as a corrupt compressed
+// stream (the log is plain JSONL).
+func TestStreamReadError(t *testing.T) {
+	plain := plainSample(t)
+	fire := errors.New("disk on fire")
+	src := &failingReader{r: bytes.NewReader(plain[:len(plain)/2]), err: fire}
+	_, err := rankeval.Evaluate(context.Background(), rankeval.DefaultConfig(), rankeval.Stream("bad", src))
+	if !errors.Is(err, fire) || errors.Is(err, reader.ErrCompression) || !strings.HasPrefix(err.Error(), "bad:") || strings.Contains(err.Error(), "compressed") {
+		t.Fatalf("err = %v, want the stream's error named by the stream and line", err)
 	}
 }

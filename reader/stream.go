@@ -40,7 +40,7 @@ func OpenStream(name string, r io.Reader, cols Columns, opt Options) (Reader, er
 			return columnar.NewArrowFile(name, io.NewSectionReader(ra, 0, ra.Size()), noClose, cols, opt)
 		}
 	}
-	br := bufio.NewReaderSize(opt.Source(r), 1<<16)
+	br := bufio.NewReaderSize(opt.Source(scan.Source(r)), 1<<16)
 	head, err := br.Peek(8)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -103,9 +103,33 @@ const MaxLineDecoders = 8
 // instead of exhausting memory.
 const MaxLine = 64 << 20
 
+// SourceError is an error of a caller's stream (reader.OpenStream), as
+// its Read returned it: it says nothing of compression.
+type SourceError struct{ Err error }
+
+func (e *SourceError) Error() string { return e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Source marks the errors of r, a caller's stream, as SourceErrors.
+func Source(r io.Reader) io.Reader { return sourceReader{r} }
+
+type sourceReader struct{ r io.Reader }
+
+func (s sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &SourceError{err}
+	}
+	return n, err
+}
+
 // ReadError names the file and line where reading failed; a truncated
 // compressed stream gets a message that says so.
 func ReadError(name string, line int64, err error) error {
+	var se *SourceError
+	if errors.As(err, &se) {
+		return batch.ParseErrorf(name, line, "%w", se.Err)
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return batch.ParseErrorf(name, line, "input ends in the middle of a compressed stream (truncated file?): %w", batch.ErrCompression)
 	}
