@@ -120,6 +120,12 @@ type Config struct {
 	Run Run
 	// Outputs are the files a command writes (outputs.go).
 	Outputs Outputs
+	// Origins says where each setting given came from, by flag name
+	// ("ties"): "command line", "file:PATH:LINE" for a settings file's
+	// line, or, for the settings file itself ("config"), the environment
+	// variable that named it. It is set when a settings file is read, for
+	// the JSON summary; no figure depends on it.
+	Origins map[string]string
 }
 
 // Default is the command line's defaults: what a run with no flag uses.

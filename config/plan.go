@@ -122,6 +122,7 @@ func (p *Plan) Summary(version string) *summary.Run {
 		run.Curves = summary.CurvesFor(run.Metrics)
 	}
 	run.Version = version
+	run.Settings = p.Config.Origins
 	p.Config.Sources.Describe(&run, p.Inputs, p.Logs)
 	return &run
 }

@@ -1,7 +1,9 @@
 package summary
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/rankeval/rankeval/aggregate"
@@ -50,6 +52,19 @@ func (r *Results) JSON() []byte {
 	if len(c.Warnings) > 0 {
 		b = append(b, ",\n  \"warnings\": "...)
 		b = appendStrings(b, c.Warnings)
+	}
+	if len(c.Settings) > 0 {
+		b = append(b, ",\n  \"settings\": {"...)
+		for i, k := range slices.Sorted(maps.Keys(c.Settings)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = AppendJSONString(b, []byte(k))
+			b = append(b, ": "...)
+			b = AppendJSONString(b, []byte(c.Settings[k]))
+		}
+		b = append(b, "\n  }"...)
 	}
 	b = appendProvenance(b, c)
 	return append(b, "\n}\n"...)

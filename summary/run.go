@@ -69,6 +69,10 @@ type Run struct {
 	// Warnings are things the run noticed that may make its numbers not
 	// mean what the user expects; the JSON summary lists them.
 	Warnings []string
+	// Settings says where each setting given came from (flag name ->
+	// origin, config.Config's Origins) when a settings file was read; the
+	// JSON summary shows it as its settings object.
+	Settings map[string]string
 	// Labels is what the run noted of its labels when ERR runs under the
 	// default maximum grade: "binary" (all 0 or 1: Warnings says so),
 	// "graded", or "" (not noted, or no rows). Merged states combine it.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/evalflags"
@@ -47,17 +48,25 @@ func parseFlags(args []string, stderr io.Writer) (config.Config, []string, error
 	f.RegisterRun()
 	evalflags.RegisterGates(fs, &c.Gates)
 	evalflags.RegisterOutputs(fs, &c.Outputs, evalflags.Report, evalflags.State)
+	configPath := ""
+	evalflags.RegisterConfig(fs, &configPath)
 	version := fs.Bool("version", false, "print rankeval's version (module version and VCS revision) and exit")
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 
-	pos, err := evalflags.Parse(fs, args)
+	pos, origins, err := evalflags.ParseSettings(fs, args, os.Getenv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
 			return c, nil, errHelp
 		}
+		if errors.Is(err, config.ErrUsage) {
+			return c, nil, err
+		}
 		return c, nil, config.Usagef("%w", err)
+	}
+	if _, ok := origins[evalflags.ConfigFlag]; ok {
+		c.Origins = origins // a settings file was read: the summary says what came from where
 	}
 	if *help {
 		printUsage(fs, stderr)
