@@ -27,20 +27,28 @@ states counts twice (two evaluations).
 Flags:
 `
 
-// mergeStates is the merge subcommand: flags to a MergeConfig, the merge,
-// and the outputs written as a run writes them.
-func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// mergeFlags defines rankeval merge's flags, writing into mc and help:
+// one flag set for the command, its help and its completion.
+func mergeFlags(mc *rankeval.MergeConfig, help *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("rankeval merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	mc := rankeval.MergeConfig{Format: config.Default().Format, ReadTimeout: config.Default().ReadTimeout, Log: stderr}
 	evalflags.RegisterFormat(fs, &mc.Format)
 	evalflags.RegisterOutputs(fs, &mc.Outputs, evalflags.Output, evalflags.Report, evalflags.State)
 	evalflags.RegisterGates(fs, &mc.Gates)
 	evalflags.RegisterReadTimeout(fs, &mc.ReadTimeout)
 	evalflags.RegisterQuiet(fs, new(bool))               // merge shows no progress
 	evalflags.RegisterCorrection(fs, &mc.Correction, "") // "": the first state's
-	help := fs.Bool("help", false, "show this help")
+	fs.BoolVar(help, "help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
+	return fs
+}
+
+// mergeStates is the merge subcommand: flags to a MergeConfig, the merge,
+// and the outputs written as a run writes them.
+func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	mc := rankeval.MergeConfig{Format: config.Default().Format, ReadTimeout: config.Default().ReadTimeout, Log: stderr}
+	help := new(bool)
+	fs := mergeFlags(&mc, help)
 	names, err := evalflags.Parse(fs, args)
 	if err != nil || *help {
 		fmt.Fprint(stderr, mergeUsage)

@@ -33,6 +33,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if len(args) > 0 && args[0] == "merge" {
 		return mergeStates(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "help" {
+		return helpCommand(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "completion" {
+		return completionCommand(args[1:], stdout)
+	}
+	if err := notACommand(args); err != nil {
+		return err
+	}
 	c, inputs, err := parseFlags(args, stderr)
 	if errors.Is(err, errVersion) {
 		_, err = fmt.Fprintln(stdout, "rankeval", summary.Version())
