@@ -176,7 +176,7 @@ func splitLine(line string) ([]string, error) {
 // it (-m and --metrics are one flag). It returns the positional arguments
 // and where each setting given came from: flag name -> FromCommandLine,
 // "file:PATH:LINE" (the first line that gives it) or, for --config itself,
-// FromEnvironment.
+// FromEnvironment. With --help or --version given no file is read.
 func ParseSettings(fs *flag.FlagSet, args []string, getenv func(string) string) ([]string, map[string]string, error) {
 	pos, err := Parse(fs, args)
 	if err != nil {
@@ -193,6 +193,11 @@ func ParseSettings(fs *flag.FlagSet, args []string, getenv func(string) string) 
 	if path == "" {
 		delete(origins, ConfigFlag) // --config '': no file
 		return pos, origins, nil
+	}
+	for name := range notInFile {
+		if name != ConfigFlag && origins[name] == FromCommandLine {
+			return pos, origins, nil // --help and --version need no settings, nor a good file
+		}
 	}
 	name := "--config"
 	if origins[ConfigFlag] == FromEnvironment {

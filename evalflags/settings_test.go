@@ -102,6 +102,7 @@ func TestParseSettings(t *testing.T) {
 		{"--config overrides the environment", []string{"--config", file, "in"}, bad, "ndcg@10,map", "qid", []string{"a=x.jsonl", "b=y.jsonl"},
 			map[string]string{"config": FromCommandLine, "query-col": at("1"), "metrics": at("2"), "system": at("4"), "unsorted": at("6")}, ""},
 		{"--config '' reads none", []string{"--config", "", "in"}, file, config.DefaultMetrics, "query_id", nil, map[string]string{}, ""},
+		{"--version reads no file", []string{"--version", "in"}, bad, config.DefaultMetrics, "query_id", nil, map[string]string{"version": FromCommandLine, "config": FromEnvironment}, ""},
 		{"a bad value names its line", []string{"in"}, bad, "", "", nil, nil, bad + `:2: bad settings file: invalid value "four" for --max-grade: parse error`},
 		{"a missing file", []string{"--config", filepath.Join(dir, "none"), "in"}, "", "", "", nil, nil, "--config " + `"` + filepath.Join(dir, "none") + `": open ` + filepath.Join(dir, "none") + ": no such file or directory"},
 		{"a missing file named by the environment", []string{"in"}, filepath.Join(dir, "none"), "", "", nil, nil, "RANKEVAL_CONFIG " + `"` + filepath.Join(dir, "none") + `": open ` + filepath.Join(dir, "none") + ": no such file or directory"},
