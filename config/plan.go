@@ -25,8 +25,10 @@ type Plan struct {
 // Prepare checks every setting of c against the INPUT arguments and
 // resolves them, in the order the command line's checks run: the
 // settings (Resolve), how the run goes, the sources, the state, the
-// gates; then that something is read. It reads no file but a
-// --position-bias file not yet read (Clicks.ReadModelFile).
+// gates; then that something is read. Several TREC runs are several
+// systems (Sources.RunSystems). It reads no file but a --position-bias
+// file not yet read (Clicks.ReadModelFile) and the run tags of several
+// TREC runs.
 func (c Config) Prepare(inputs []string) (*Plan, error) {
 	if err := c.Clicks.ReadModelFile(); err != nil {
 		return nil, err
@@ -41,12 +43,12 @@ func (c Config) Prepare(inputs []string) (*Plan, error) {
 	if c.ReadTimeout < 0 { // 0: objstore's default
 		return nil, CheckReadTimeout(c.ReadTimeout)
 	}
+	if inputs, err = c.Sources.RunSystems(inputs); err != nil {
+		return nil, err
+	}
 	p := &Plan{Config: c, Settings: s, Inputs: inputs}
 	if p.Logs, err = c.Sources.Apply(s, inputs); err != nil {
 		return nil, err
-	}
-	if c.Run.Unsorted && p.Logs != nil {
-		return nil, Usagef("--unsorted reads one log: compare score columns of it (--score-col a,b), or sort the --system logs by query id")
 	}
 	if err := c.Sources.CheckState(c.Outputs.State); err != nil {
 		return nil, err

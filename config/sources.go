@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -45,6 +46,50 @@ type Sources struct {
 // error).
 func (src *Sources) QrelsFormat(profile string) trec.QrelsFormat {
 	return trec.QrelsFormat{Comments: src.Comments, Atol: profiles[profile].atolLabels, Strict: src.StrictLines}
+}
+
+// RunSystems makes several TREC runs given as INPUT (with --qrels and no
+// --system) the systems compared, as if each were given as --system
+// NAME=PATH, the first the baseline: it sets src.System and returns no
+// inputs. A run is named by its run tag (the sixth field of its last line,
+// as trec_eval's runid), or by its path as given where the tag is shared
+// with another run, is empty or holds '=', or where reading the tag would
+// consume the input (standard input, a pipe) or the path is no file (a
+// directory, a glob: the readers then report what they find there). One
+// run, or none, stays one system: inputs come back unchanged.
+func (src *Sources) RunSystems(inputs []string) ([]string, error) {
+	if src.Qrels == "" || len(src.System) > 0 || len(inputs) < 2 {
+		return inputs, nil
+	}
+	tags := make([]string, len(inputs))
+	count := map[string]int{}
+	for i, in := range inputs {
+		if st, err := os.Stat(in); in == reader.Stdin || err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		tag, err := trec.RunTag(in)
+		if src.Comments {
+			tag, err = trec.RunTagComments(in)
+		}
+		if err != nil {
+			return nil, err
+		}
+		tags[i] = tag
+		count[tag]++
+	}
+	systems := make([]string, len(inputs))
+	for i, in := range inputs {
+		name := tags[i]
+		if name == "" || count[name] > 1 || strings.Contains(name, "=") {
+			name = in
+		}
+		if strings.Contains(name, "=") {
+			return nil, Usagef("run %s is named by its path, which holds '=': name each run with --system NAME=PATH", in)
+		}
+		systems[i] = name + "=" + in
+	}
+	src.System = systems
+	return nil, nil
 }
 
 // Apply checks the sources against the resolved settings s and the INPUT

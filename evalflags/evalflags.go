@@ -168,7 +168,7 @@ var SourceNames = []string{"qrels", "complete", "system", "missing"}
 func RegisterSources(fs *flag.FlagSet, src *config.Sources) {
 	fs.StringVar(&src.Qrels, "qrels", src.Qrels, "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
 	fs.BoolVar(&src.Complete, "complete", src.Complete, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
-	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). rankeval reads the logs\nin lockstep: they must hold the same queries in the same order", func(v string) error {
+	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). rankeval reads the logs\nin lockstep: they must hold the same queries in the same order, or give\n--unsorted to join them by query id in any order. With --qrels, several TREC\nruns given as INPUT are compared as if given as --system TAG=PATH", func(v string) error {
 		src.System = append(src.System, v)
 		return nil
 	})
@@ -226,7 +226,7 @@ func (f *Flags) RegisterRun() {
 	fs, r := f.fs, &f.c.Run
 	fs.IntVar(&r.Workers, "workers", r.Workers, "goroutines evaluating queries, and decoding each Parquet, Arrow or TREC run file (0 = one per CPU); results do not depend on it")
 	fs.IntVar(&r.BatchSize, "batch-size", r.BatchSize, "rows per read batch; results do not depend on it")
-	fs.BoolVar(&r.Unsorted, "unsorted", r.Unsorted, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order)")
+	fs.BoolVar(&r.Unsorted, "unsorted", r.Unsorted, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order); with --system, joins the logs by query\nid in any order")
 	fs.StringVar(&r.TmpDir, "tmp-dir", r.TmpDir, "directory for --unsorted spill files (removed on success, failure and interrupt)")
 	f.memLimit = fs.String("mem-limit", bytesize.Format(r.MemLimit), "memory budget of --unsorted (e.g. 256MiB, 2GiB), in the bytes the rows held take\n(ids, values, some 100 bytes a row): half for the spill file being grouped,\nthe rest for queries; one query may hold an eighth (--max-group-bytes)")
 	RegisterQuiet(fs, &r.Quiet)

@@ -129,7 +129,7 @@ func (gr *grouper) start(b *reader.Batch, i, si int) error {
 	}
 	if gr.sorted {
 		if len(gr.prev) > 0 && !IDLess(gr.prev, id) {
-			return fmt.Errorf("%s: query id %q comes after %q; with --missing zero every log must be sorted by query id (numerically when ids are integers, else byte-wise): %w",
+			return fmt.Errorf("%s: query id %q comes after %q; with --missing zero every log must be sorted by query id (numerically when ids are integers, else byte-wise), or give --unsorted to join the logs in any order: %w",
 				b.Where(i), id, gr.prev, ErrLockstep)
 		}
 		gr.prev = append(gr.prev[:0], id...)

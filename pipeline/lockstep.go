@@ -74,6 +74,6 @@ func (p *producer) lockstepError(heads []Group, has []bool, first, l int) error 
 			p.where(a.First), a.ID, systems[first], systems[l], ErrLockstep)
 	}
 	b := &heads[l]
-	return fmt.Errorf("%s: query %q, but %s has query %q in its place (the logs must hold the same queries in the same order, or give --missing zero and sort them by query id): %w",
+	return fmt.Errorf("%s: query %q, but %s has query %q in its place (the logs must hold the same queries in the same order; give --unsorted to join logs in any order, and --missing zero to count absent queries as 0): %w",
 		p.where(a.First), a.ID, p.where(b.First), b.ID, ErrLockstep)
 }

@@ -82,7 +82,7 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 		defer close(jobs)
 		defer p.close()
 		if cfg.Unsorted.On {
-			prodErr = p.runUnsorted(pctx, logs[0])
+			prodErr = p.runUnsorted(pctx, logs)
 		} else {
 			prodErr = p.run(pctx)
 		}

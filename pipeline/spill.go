@@ -17,9 +17,11 @@ import (
 
 // The unsorted mode reads logs whose query ids are not contiguous. Phase 1
 // validates each batch and takes each run of rows of one query through
-// Taker.AppendPart, and appends the run, encoded (Group.AppendBinary), to one
-// of a fixed number of spill files chosen by a hash of its query id, so
-// all rows of a query land in one file, in input order. Phase 2 loads one
+// Taker.AppendPart, and appends the run, encoded (Group.AppendBinary) behind
+// the number of its log (appendRecord), to one of a fixed number of spill
+// files chosen by a hash of its query id, so all rows of a query, from
+// every log, land in one file, in input order. Several logs (--system) are
+// so joined by query id in any order, as the lockstep joins sorted ones. Phase 2 loads one
 // file at a time, joins each query's runs (Taker.Decode, which checks the
 // query's size against its first row) and feeds the
 // usual worker pool. Memory is the budget
@@ -139,6 +141,32 @@ func (s *spiller) flush(p *partition) error {
 	return nil
 }
 
+// appendRecord appends a spill record: the number of log l, then the
+// group g encoded.
+func appendRecord(rec []byte, l int, g *Group) []byte {
+	return g.AppendBinary(binary.AppendUvarint(rec, uint64(l)))
+}
+
+// splitRecord splits a spill record into the number of its log and its
+// encoded group.
+func splitRecord(rec []byte) (l int, g []byte, err error) {
+	n, k := binary.Uvarint(rec)
+	if k <= 0 || n > 1<<20 {
+		return 0, nil, fmt.Errorf("a record's log number is damaged: %w", ErrEncoding)
+	}
+	return int(n), rec[k:], nil
+}
+
+// recordID is the query id of a spill record.
+func recordID(rec []byte) ([]byte, error) {
+	_, g, err := splitRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	id, _, err := PeekGroup(g)
+	return id, err
+}
+
 // spillHash picks a query's spill file: FNV-1a of its id, finished by
 // splitmix64 with the level mixed in, so a file split again spreads over
 // its new files. It is fixed, not seeded at random, so the order of the
@@ -179,8 +207,9 @@ func (s *spiller) finish() error {
 	return first
 }
 
-// runUnsorted is the producer of the unsorted mode.
-func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
+// runUnsorted is the producer of the unsorted mode: it spills every log,
+// then joins the spill files.
+func (p *producer) runUnsorted(ctx context.Context, logs [][]Source) error {
 	u := &p.cfg.Unsorted
 	dir, err := os.MkdirTemp(u.TmpDir, "rankeval-spill-")
 	if err != nil {
@@ -200,9 +229,13 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 	if err != nil {
 		return err
 	}
-	if err := p.spillInputs(ctx, sp, inputs); err != nil {
-		sp.finish()
-		return err
+	base := 0
+	for l, inputs := range logs {
+		if err := p.spillInputs(ctx, sp, inputs, l, base); err != nil {
+			sp.finish()
+			return err
+		}
+		base += len(inputs)
 	}
 	if err := sp.finish(); err != nil {
 		return err
@@ -215,12 +248,15 @@ func (p *producer) runUnsorted(ctx context.Context, inputs []Source) error {
 	return nil
 }
 
-func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source) error {
+// spillInputs spills the inputs of log l, whose first input is input
+// number base of the run.
+func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source, l, base int) error {
 	var (
 		g   Group
 		rec []byte
 	)
-	for si, in := range inputs {
+	for i, in := range inputs {
+		si := base + i
 		// newProducer gave every input its entry in p.srcs
 		r, err := in.Open()
 		if err != nil {
@@ -254,7 +290,7 @@ func (p *producer) spillInputs(ctx context.Context, sp *spiller, inputs []Source
 					r.Close()
 					return err
 				}
-				rec = g.AppendBinary(rec[:0])
+				rec = appendRecord(rec[:0], l, &g)
 				if err := sp.add(rec, g.ID); err != nil {
 					r.Close()
 					return err

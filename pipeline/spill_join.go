@@ -70,7 +70,7 @@ func (r *spillReader) nextGroup() (rec, id []byte, err error) {
 	if rec, err = r.next(); err != nil {
 		return nil, nil, err
 	}
-	if id, _, err = PeekGroup(rec); err != nil {
+	if id, err = recordID(rec); err != nil {
 		return nil, nil, r.damaged(err)
 	}
 	return rec, id, nil
@@ -169,17 +169,24 @@ func (p *producer) evalPartition(ctx context.Context, part *partition, budget in
 				return err
 			}
 		}
-		if err := p.send(ctx, q); err != nil {
+		if err := p.sendJoined(ctx, q); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// join adds a spill record to q's group; on failure q goes back to the
-// pool.
+// join adds a spill record to q's group of its log, which is then
+// present; on failure q goes back to the pool.
 func (p *producer) join(q *query, rec []byte, path string) error {
-	err := p.taker.Decode(&q.Group, rec)
+	l, g, err := splitRecord(rec)
+	if err == nil && l >= len(q.present) {
+		err = fmt.Errorf("a record names log %d of %d: %w", l, len(q.present), ErrEncoding)
+	}
+	if err == nil {
+		q.present[l] = true
+		err = p.taker.Decode(q.log(l), g)
+	}
 	if err == nil {
 		return nil
 	}
@@ -188,6 +195,32 @@ func (p *producer) join(q *query, rec []byte, path string) error {
 		err = fmt.Errorf("reading spill file %s: %w", path, err)
 	}
 	return err
+}
+
+// sendJoined hands on a query joined from the spill files: from one log as
+// send does; from several, as the lockstep does: a query absent from a log
+// is an error (AbsentError) unless --missing zero, and a query the
+// baseline lacks is named after the first log that has it.
+func (p *producer) sendJoined(ctx context.Context, q *query) error {
+	if len(q.present) == 1 {
+		return p.send(ctx, q)
+	}
+	first := slices.Index(q.present, true)
+	if lacks := slices.Index(q.present, false); lacks >= 0 && !p.cfg.Analysis.MissingZero {
+		g := q.log(first)
+		err := p.cfg.Rules.AbsentError(p.where(g.First), g.ID, first, lacks)
+		p.pool.put(q)
+		return err
+	}
+	if first != 0 {
+		q.ID = append(q.ID[:0], q.log(first).ID...)
+		q.First = q.log(first).First
+	}
+	if err := p.slices.assign(q); err != nil {
+		p.pool.put(q)
+		return err
+	}
+	return p.emit(ctx, q)
 }
 
 // streamIDs lists the distinct query ids of a spill file in order of first
@@ -228,7 +261,7 @@ func (p *producer) evalStreamed(ctx context.Context, part *partition, ids [][]by
 		if err := p.joinStreamed(ctx, q, part.path, id); err != nil {
 			return err
 		}
-		if err := p.send(ctx, q); err != nil {
+		if err := p.sendJoined(ctx, q); err != nil {
 			return err
 		}
 	}
@@ -325,7 +358,7 @@ func groupIDs(recs [][]byte) (gid []int32, groups int, err error) {
 	mask := uint64(size - 1)
 	gid = make([]int32, n)
 	for i, rec := range recs {
-		id, _, err := PeekGroup(rec)
+		id, err := recordID(rec)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -337,7 +370,7 @@ func groupIDs(recs [][]byte) (gid []int32, groups int, err error) {
 				groups++
 				break
 			}
-			if other, _, _ := PeekGroup(recs[s-1]); bytes.Equal(other, id) {
+			if other, _ := recordID(recs[s-1]); bytes.Equal(other, id) {
 				gid[i] = gid[s-1]
 				break
 			}

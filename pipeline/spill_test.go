@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,4 +136,49 @@ func TestSpillCollide(t *testing.T) {
 	if err := run(many, DefaultMemLimit); err != nil {
 		t.Fatalf("the budget holds them: %v", err)
 	}
+}
+
+// TestUnsortedSystemsMatchLockstep: two systems' logs, one interleaved and
+// one with its queries reversed, joined by the spill files give the
+// analysis of the same logs read in lockstep, whatever the budget (a small
+// one splits the spill files again); a query absent from one log is the
+// lockstep's error.
+func TestUnsortedSystemsMatchLockstep(t *testing.T) {
+	a := manyRows(2000, 10)
+	b := slices.Clone(a)
+	for i := range b {
+		b[i].score = float64((i * 5) % 7)
+	}
+	ms := mustMetrics(t, "map,ndcg@5,p@3")
+	rules := Rules{Metrics: ms, Options: metrics.DefaultOptions(), Systems: []string{"a", "b"}}
+	lock, err := Analyze(context.Background(), Config{Rules: rules, Workers: 2},
+		[][]Source{sources(64, map[string][]memRow{"a": a}, "a"), sources(64, map[string][]memRow{"b": b}, "b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rb []memRow // b's queries last to first
+	for i := len(b); i > 0; i -= 10 {
+		rb = append(rb, b[i-10:i]...)
+	}
+	for _, limit := range []int64{1 << 14, DefaultMemLimit} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			cfg := Config{Rules: rules, Workers: 3, Unsorted: Unsorted{On: true, TmpDir: t.TempDir(), MemLimit: limit}}
+			got, err := Analyze(context.Background(), cfg,
+				[][]Source{sources(77, map[string][]memRow{"a": interleave(a)}, "a"), sources(50, map[string][]memRow{"b": rb}, "b")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Analysis, lock.Analysis) {
+				t.Errorf("spill join differs from the lockstep")
+			}
+		})
+	}
+	t.Run("absent query", func(t *testing.T) {
+		cfg := Config{Rules: rules, Unsorted: Unsorted{On: true, TmpDir: t.TempDir()}}
+		_, err := Analyze(context.Background(), cfg,
+			[][]Source{sources(77, map[string][]memRow{"a": a}, "a"), sources(50, map[string][]memRow{"b": rb[10:]}, "b")})
+		if !errors.Is(err, ErrLockstep) || !strings.Contains(err.Error(), `query "q1999" is in a's log but not in b's`) {
+			t.Errorf("err = %v", err)
+		}
+	})
 }

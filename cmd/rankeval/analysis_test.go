@@ -372,7 +372,6 @@ func TestAnalysisErrors(t *testing.T) {
 		{"--format trec with --by", func() []string { return []string{"--format", "trec", "--by", "m", "in.jsonl"} }, 2, "--format trec has no place"},
 		{"negative bootstrap", func() []string { return []string{"--bootstrap", "-1", "in.jsonl"} }, 2, "--bootstrap -1"},
 		{"rank column with score columns", func() []string { return []string{"--rank-col", "r", "--score-col", "a,b", "in.jsonl"} }, 2, "--rank-col"},
-		{"--unsorted with --system", func() []string { return []string{"--unsorted", "--system", "a=x", "--system", "b=y"} }, 2, "--unsorted reads one log"},
 		{"column for two roles", func() []string { return []string{"--by", "label", write("two.jsonl", good)} }, 2, `column "label" is named for two roles: the label column and`},
 		{"label column is the doc column", func() []string { return []string{"--label-col", "doc_id", write("two2.jsonl", good)} }, 2, `column "doc_id" is named for two roles: the doc column and the label column`},
 	}

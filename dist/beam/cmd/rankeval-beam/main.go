@@ -67,6 +67,9 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err := o.cfg.Run.Check(); err != nil {
 		return nil, err
 	}
+	if args, err = o.cfg.Sources.RunSystems(args); err != nil {
+		return nil, err
+	}
 	logs, err := o.cfg.Sources.Apply(s, args)
 	if err != nil {
 		return nil, err
