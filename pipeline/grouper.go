@@ -156,5 +156,65 @@ func (gr *grouper) reappears(b *reader.Batch, i, si int) error {
 	case at == "":
 		return nil // a collision
 	}
-	return fmt.Errorf("%s: query id %q reappears; its rows began at %s and %s: %w", b.Where(i), id, at, remedy, ErrReappear)
+	hint := ""
+	if len(gr.inputs) > 1 {
+		gr.note("reading the inputs again to see whether they are several systems' logs")
+		systems, err := gr.looksLikeSystems()
+		gr.note("")
+		if err != nil {
+			return fmt.Errorf("%s: query id %q reappears, and reading the inputs again failed: %w", b.Where(i), id, err)
+		}
+		if systems {
+			hint = "; the inputs look like the logs of several systems (each holds its queries' rows together, and all hold the same queries): to compare them, give each as --system NAME=PATH instead"
+		}
+	}
+	return fmt.Errorf("%s: query id %q reappears; its rows began at %s and %s%s: %w", b.Where(i), id, at, remedy, hint, ErrReappear)
+}
+
+// maxHintQueries bounds the query ids looksLikeSystems holds.
+const maxHintQueries = 1 << 20
+
+// looksLikeSystems reports whether the log's inputs, read again, look like
+// several systems' logs given as one: each holds each of its queries' rows
+// together, and all hold the same query ids. It gives false for inputs
+// that cannot be read again and past maxHintQueries queries in one input.
+func (gr *grouper) looksLikeSystems() (bool, error) {
+	var first map[string]bool
+	for k, src := range gr.inputs {
+		if !src.Reread {
+			return false, nil
+		}
+		r, err := src.Open()
+		if err != nil {
+			return false, err
+		}
+		ids := map[string]bool{}
+		var last []byte
+		ok := true
+		_, err = scanRows(r, false, 0, func(b *reader.Batch, j int) bool {
+			id := b.Query.At(j)
+			if last != nil && bytes.Equal(id, last) {
+				return false
+			}
+			if ids[string(id)] || len(ids) == maxHintQueries || first != nil && !first[string(id)] {
+				ok = false
+				return true
+			}
+			ids[string(id)] = true
+			last = append(last[:0], id...)
+			return false
+		})
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil || !ok {
+			return false, err
+		}
+		if k == 0 {
+			first = ids
+		} else if len(ids) != len(first) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

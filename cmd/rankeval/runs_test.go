@@ -206,3 +206,36 @@ func TestSystemLogsAnyOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestReappearSuggestsSystems: logs of several systems given as INPUT
+// (each alone holds its queries together, all hold the same queries) get
+// the reappear error with --system suggested; inputs that are one log
+// split, or a file not sorted alone, get the error as before.
+func TestReappearSuggestsSystems(t *testing.T) {
+	dir := t.TempDir()
+	_, logs := fourSystems(t, dir, 30)
+	lines := readLines(t, logs[0])
+	half := writeIn(t, dir, "half.jsonl", strings.Join(lines[:120], "\n")+"\n")
+	both := writeIn(t, dir, "both.jsonl", strings.Join(append(readLines(t, logs[0]), readLines(t, logs[1])...), "\n")+"\n")
+	const suggestion = "the inputs look like the logs of several systems (each holds its queries' rows together, and all hold the same queries): to compare them, give each as --system NAME=PATH instead"
+	for _, tc := range []struct {
+		name    string
+		inputs  []string
+		suggest bool
+	}{
+		{"two systems' logs", []string{logs[0], logs[1]}, true},
+		{"three systems' logs", logs[:3], true},
+		{"other queries", []string{logs[0], half}, false},
+		{"an input not sorted alone", []string{logs[0], both}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := cli(t, append([]string{"-m", "ndcg@10", "--quiet"}, tc.inputs...)...)
+			if code != 1 || !strings.Contains(stderr, `reappears; its rows began at `+logs[0]+`:1 and another query's rows came between (sort the input by query id, or use --unsorted)`) {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, suggestion); got != tc.suggest {
+				t.Errorf("suggests --system: %v, want %v: %s", got, tc.suggest, stderr)
+			}
+		})
+	}
+}
