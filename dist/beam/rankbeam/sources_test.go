@@ -288,7 +288,7 @@ func TestTrecParity(t *testing.T) {
 // TestTrecSystems: two TREC runs compared as --system logs against one
 // qrels, the second run's queries shuffled and some missing (--missing
 // zero), give rankeval's summary and per-query records on the runs in
-// query order.
+// query order, and its summary on the shuffled run with --unsorted.
 func TestTrecSystems(t *testing.T) {
 	td, err := vectors.Testdata()
 	if err != nil {
@@ -340,6 +340,11 @@ func TestTrecSystems(t *testing.T) {
 	}
 	if got, want := read(t, pq+"-00000-of-00001.jsonl"), read(t, localPQ); got != want {
 		t.Fatalf("per-query records differ:\n%.600s\nrankeval:\n%.600s", got, want)
+	}
+	// rankeval --unsorted joins the shuffled run as Beam does
+	unsorted := local(t, append(args, "--quiet", "--unsorted", "--system", "base="+run, "--system", "new="+shuffled)...)
+	if got := read(t, out); vectors.SummaryBody(got) != vectors.SummaryBody(unsorted) {
+		t.Fatalf("Beam:\n%s\nrankeval --unsorted:\n%s", got, unsorted)
 	}
 }
 

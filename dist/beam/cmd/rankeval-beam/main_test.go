@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rankeval/rankeval/config"
@@ -44,6 +45,22 @@ func TestFlags(t *testing.T) {
 	c, err = parse("--system", "a="+in, "--system", "b="+filepath.Join(dir, "b"), "--missing", "zero")
 	if err != nil || c.Inputs != nil || len(c.Sources.System) != 2 || c.Sources.Missing != "zero" {
 		t.Fatalf("--system logs: %v %+v", err, c)
+	}
+	// several TREC runs are systems, named by run tag (by path where
+	// tags repeat), as rankeval names them; one run stays one log
+	qrels := filepath.Join(dir, "qrels")
+	os.WriteFile(qrels, []byte("1 0 d 1\n"), 0o644)
+	runs := map[string]string{"r1": "bm25", "r2": "dense", "r3": "dense"}
+	for name, tag := range runs {
+		os.WriteFile(filepath.Join(dir, name), []byte("1 Q0 d 1 2.0 "+tag+"\n"), 0o644)
+	}
+	r1, r2, r3 := filepath.Join(dir, "r1"), filepath.Join(dir, "r2"), filepath.Join(dir, "r3")
+	c, err = parse("--qrels", qrels, r1, r2, r3)
+	if want := []string{"bm25=" + r1, r2 + "=" + r2, r3 + "=" + r3}; err != nil || c.Inputs != nil || !slices.Equal(c.Sources.System, want) {
+		t.Fatalf("three TREC runs: %v %+v, want systems %q", err, c, want)
+	}
+	if c, err = parse("--qrels", qrels, r1); err != nil || len(c.Inputs) != 1 || c.Sources.System != nil {
+		t.Fatalf("one TREC run: %v %+v", err, c)
 	}
 	for _, args := range [][]string{
 		{"--state", "-", in},
