@@ -26,8 +26,11 @@ type grouper struct {
 	named  bool // srcs[si] has the reader's name and Locate
 	seen   seenSet
 	sorted bool // ids must ascend (IDLess): lockstep with --missing zero
-	prev   []byte
-	asc    ascent
+	// hint: the log is the run's only one, so inputs that look like
+	// several systems' logs get --system suggested (looksLikeSystems)
+	hint bool
+	prev []byte
+	asc  ascent
 }
 
 func (gr *grouper) close() error {
@@ -157,7 +160,7 @@ func (gr *grouper) reappears(b *reader.Batch, i, si int) error {
 		return nil // a collision
 	}
 	hint := ""
-	if len(gr.inputs) > 1 {
+	if gr.hint && len(gr.inputs) > 1 {
 		gr.note("reading the inputs again to see whether they are several systems' logs")
 		systems, err := gr.looksLikeSystems()
 		gr.note("")

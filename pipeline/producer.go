@@ -70,7 +70,7 @@ func newProducer(cfg *Config, logs [][]Source, pool *queryPool, jobs chan<- *que
 	base := 0
 	for _, in := range logs {
 		gr := &grouper{take: p.taker, srcs: p.srcs, note: p.setNote, inputs: in, base: base,
-			sorted: cfg.Analysis.MissingZero && len(logs) > 1}
+			sorted: cfg.Analysis.MissingZero && len(logs) > 1, hint: len(logs) == 1}
 		gr.asc.on = true
 		for _, src := range in {
 			gr.asc.on = gr.asc.on && src.Reread
