@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,4 +172,35 @@ func settingOf(e *config.SettingError) string {
 		return "<none>"
 	}
 	return e.Setting
+}
+
+// TestSeveralTrecRuns: through the API as on the command line, several
+// TREC runs with Sources.Qrels are the systems compared, named by run
+// tag, the first the baseline.
+func TestSeveralTrecRuns(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg := rankeval.DefaultConfig()
+	cfg.Metrics = "p@1"
+	cfg.Sources.Qrels = write("qrels", "1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+	a := write("a.run", "1 Q0 a 1 2 bm25\n1 Q0 b 2 1 bm25\n2 Q0 c 1 1 bm25\n")
+	b := write("b.run", "1 Q0 b 1 2 dense\n1 Q0 a 2 1 dense\n2 Q0 c 1 1 dense\n")
+	res, err := rankeval.Evaluate(context.Background(), cfg, rankeval.File(a), rankeval.File(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Summary().Run.Systems; !slices.Equal(got, []string{"bm25", "dense"}) {
+		t.Errorf("systems %q, want [bm25 dense]", got)
+	}
+	for sys, want := range map[string]float64{"bm25": 1, "dense": 0.5} {
+		if m, n, ok := res.Mean("p@1", sys); !ok || n != 2 || m != want {
+			t.Errorf("%s: p@1 %v over %d queries (%v), want %v over 2", sys, m, n, ok, want)
+		}
+	}
 }
