@@ -78,6 +78,13 @@ type Config struct {
 // Check resolves the configuration as every step will, so that what the
 // pipeline cannot do is refused at launch (ErrConfig, config.ErrUsage).
 func (c *Config) Check() error {
+	// on a copy, as Build makes several TREC runs systems
+	cp := *c
+	var err error
+	if cp.Inputs, err = cp.Sources.RunSystems(cp.Inputs); err != nil {
+		return err
+	}
+	c = &cp
 	s, err := c.settings()
 	if err != nil {
 		return err
@@ -206,6 +213,11 @@ func init() {
 // element). With perQuery set, per-query records are written as shards
 // perQuery-SSSSS-of-NNNNN.jsonl (or .trec with the trec format).
 func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollection, error) {
+	// several TREC runs are systems, as rankeval's Prepare makes them
+	var err error
+	if cfg.Inputs, err = cfg.Sources.RunSystems(cfg.Inputs); err != nil {
+		return beam.PCollection{}, err
+	}
 	set, logs, err := cfg.resolve()
 	if err != nil {
 		return beam.PCollection{}, err

@@ -288,7 +288,8 @@ func TestTrecParity(t *testing.T) {
 // TestTrecSystems: two TREC runs compared as --system logs against one
 // qrels, the second run's queries shuffled and some missing (--missing
 // zero), give rankeval's summary and per-query records on the runs in
-// query order, and its summary on the shuffled run with --unsorted.
+// query order, and its summary on the shuffled run with --unsorted; the
+// same runs given as INPUT are the same systems, named by run tag.
 func TestTrecSystems(t *testing.T) {
 	td, err := vectors.Testdata()
 	if err != nil {
@@ -331,8 +332,21 @@ func TestTrecSystems(t *testing.T) {
 	shuffled := write("new-shuffled.txt", order)
 	args := []string{"--qrels", qrels, "--profile", "trec_eval", "-m", "map,ndcg_cut_10,P_5", "--format", "json", "--missing", "zero"}
 	out, pq := filepath.Join(dir, "beam.json"), filepath.Join(dir, "pq")
+	// the shuffled run again, tagged "new", given as INPUT beside the first
+	var tagged strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(read(t, shuffled)), "\n") {
+		f := strings.Fields(line)
+		f[5] = "new"
+		tagged.WriteString(strings.Join(f, " ") + "\n")
+	}
+	newRun := filepath.Join(dir, "new.run")
+	if err := os.WriteFile(newRun, []byte(tagged.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asInputs := filepath.Join(dir, "inputs.json")
 	runBeam(t, []job{{name: "trec-systems", cfg: launchConfig(t, nil, append(args, "--system", "base="+run, "--system", "new="+shuffled)...),
-		out: out, perQuery: pq, shards: 1}})
+		out: out, perQuery: pq, shards: 1},
+		{name: "trec-runs", cfg: launchConfig(t, []string{run, newRun}, args...), out: asInputs}})
 	localPQ := filepath.Join(dir, "local.pq")
 	want := local(t, append(args, "--quiet", "--per-query", localPQ, "--system", "base="+run, "--system", "new="+sorted)...)
 	if got := read(t, out); vectors.SummaryBody(got) != vectors.SummaryBody(want) || !strings.Contains(want, `"missing": 5`) {
@@ -341,7 +355,12 @@ func TestTrecSystems(t *testing.T) {
 	if got, want := read(t, pq+"-00000-of-00001.jsonl"), read(t, localPQ); got != want {
 		t.Fatalf("per-query records differ:\n%.600s\nrankeval:\n%.600s", got, want)
 	}
-	// rankeval --unsorted joins the shuffled run as Beam does
+	// runs given as INPUT are systems named by run tag, in Beam as in
+	// rankeval, whose --unsorted joins the shuffled run as Beam does
+	wantInputs := local(t, append(args, "--quiet", "--unsorted", run, newRun)...)
+	if got := read(t, asInputs); vectors.SummaryBody(got) != vectors.SummaryBody(wantInputs) || !strings.Contains(got, `"name": "new"`) {
+		t.Fatalf("runs as INPUT: Beam:\n%s\nrankeval:\n%s", got, wantInputs)
+	}
 	unsorted := local(t, append(args, "--quiet", "--unsorted", "--system", "base="+run, "--system", "new="+shuffled)...)
 	if got := read(t, out); vectors.SummaryBody(got) != vectors.SummaryBody(unsorted) {
 		t.Fatalf("Beam:\n%s\nrankeval --unsorted:\n%s", got, unsorted)
