@@ -164,7 +164,8 @@ directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,
 gzip, zstd) or Parquet (split by row group between workers). Rows need not be
 sorted by query: the shuffle groups them. With --system NAME=PATH (twice or
 more) the logs of compared systems are joined by query id, in any order; with
---qrels the inputs are TREC runs, joined by query id to the judgments. Runs
+--qrels the inputs are TREC runs, joined by query id to the judgments, and
+several runs are compared as systems named by run tag, as rankeval does. Runs
 on Prism by default; see docs/distributed.md for Flink, Spark and Dataflow.
 
 The flags are rankeval's, and mean what they mean there, with these
