@@ -83,6 +83,12 @@ type Config struct {
 	Dedup          string
 	Format         string
 	InputFormat    string
+	// Delimiter separates the fields of CSV inputs: one character, "\t"
+	// for a tab; "" is a comma, or under InputFormat auto what the header
+	// is separated by. DecimalComma reads CSV and TSV numbers written
+	// 0,75. Neither changes a figure, so a state does not record them.
+	Delimiter    string
+	DecimalComma bool
 	// ReadTimeout bounds how long a read from object storage may receive
 	// nothing (0: objstore.DefaultReadTimeout; below 0 refused).
 	ReadTimeout  time.Duration

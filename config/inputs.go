@@ -57,3 +57,35 @@ func statInput(n string) (os.FileInfo, error) {
 	}
 	return os.Stat(n)
 }
+
+// dialect checks --delimiter and --decimal-comma against each other and
+// the input format f: the delimiter is one character, "\t" (or a tab)
+// for a tab, neither a quote nor a line end; it names a CSV separator,
+// so it is refused with --input-format jsonl, and with tsv unless it is
+// a tab; a decimal comma cannot be read where the comma separates fields.
+func (v Config) dialect(f reader.Format) (byte, bool, error) {
+	var sep byte
+	switch d := v.Delimiter; {
+	case d == "":
+	case d == `\t` || d == "\t":
+		sep = '\t'
+	case len(d) != 1:
+		return 0, false, Usagef("--delimiter %q: want one character, such as ';', '|' or '\\t' (tab)", d)
+	default:
+		sep = d[0]
+		if err := reader.CheckDelimiter(sep); err != nil {
+			return 0, false, Usagef("--delimiter %w", err)
+		}
+	}
+	switch {
+	case sep != 0 && f == reader.FormatJSONL:
+		return 0, false, Usagef("--delimiter %q: JSON lines have no delimiter; it is for CSV inputs (--input-format auto or csv)", v.Delimiter)
+	case sep != 0 && sep != '\t' && f == reader.FormatTSV:
+		return 0, false, Usagef("--delimiter %q with --input-format tsv: TSV is separated by tabs; use --input-format csv", v.Delimiter)
+	case v.DecimalComma && sep == ',':
+		return 0, false, Usagef("--decimal-comma with --delimiter ',': a number written 0,75 would be two fields; the file's delimiter is another (';' as Excel writes it)")
+	case v.DecimalComma && sep == 0 && f == reader.FormatCSV:
+		return 0, false, Usagef("--decimal-comma with --input-format csv separated by commas: a number written 0,75 would be two fields; give the file's delimiter, such as --delimiter ';'")
+	}
+	return sep, v.DecimalComma, nil
+}

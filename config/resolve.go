@@ -27,6 +27,9 @@ type Settings struct {
 	// InputFormat names the format of text inputs (FormatAuto: told from
 	// each input's first line).
 	InputFormat reader.Format
+	// Delimiter and DecimalComma are the CSV dialect (reader.Options).
+	Delimiter    byte
+	DecimalComma bool
 	// Slices names the --by columns (also Rules.Slices and Columns.Extra);
 	// MaxSlices and MaxSliceBytes are their limits; Bootstrap the number
 	// of replicates.
@@ -80,6 +83,9 @@ func (v Config) Resolve() (*Settings, error) {
 	var err error
 	if s.InputFormat, err = reader.ParseFormat(v.InputFormat); err != nil {
 		return nil, Usagef("--input-format %w", err)
+	}
+	if s.Delimiter, s.DecimalComma, err = v.dialect(s.InputFormat); err != nil {
+		return nil, err
 	}
 	if r.Metrics, err = metrics.ParseList(v.Metrics); err != nil {
 		return nil, &SettingError{Setting: "metrics", Err: err}

@@ -112,6 +112,9 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 	if s.InputFormat != reader.FormatAuto && src.Qrels != "" {
 		return nil, Usagef("--input-format names the format of logs; with --qrels the inputs are TREC runs")
 	}
+	if (s.Delimiter != 0 || s.DecimalComma) && src.Qrels != "" {
+		return nil, Usagef("--delimiter and --decimal-comma are for CSV logs; with --qrels the inputs are TREC runs")
+	}
 	rules := &s.Rules
 	if len(src.System) > 0 {
 		if len(src.System) < 2 {

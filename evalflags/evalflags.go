@@ -27,7 +27,7 @@ type Flags struct {
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format", "input-format", "read-timeout"}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
+	"format", "input-format", "delimiter", "decimal-comma", "read-timeout"}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
 	"pairs", "test", "permutations", "seed", "correction"}, ClickNames, TeamNames)
 
 // metricList is the value of --metrics and -m: the first list given
@@ -70,6 +70,8 @@ func Register(fs *flag.FlagSet, c *config.Config) *Flags {
 	fs.StringVar(&c.Dedup, "dedup", c.Dedup, "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	RegisterFormat(fs, &c.Format)
 	fs.StringVar(&c.InputFormat, "input-format", c.InputFormat, "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
+	fs.StringVar(&c.Delimiter, "delimiter", c.Delimiter, "the character separating the fields of CSV inputs, such as ';' (as Excel writes\nCSV where the comma is the decimal mark) or '|'; '\\t' is a tab (TSV); default a\ncomma, or what the header is separated by: a header separated by ';' or '|'\nis read so when it holds the columns asked for")
+	fs.BoolVar(&c.DecimalComma, "decimal-comma", c.DecimalComma, "numbers in CSV and TSV inputs are written with a decimal comma (0,75); a point\nis then refused; the delimiter must not be a comma")
 	RegisterReadTimeout(fs, &c.ReadTimeout)
 	RegisterColumns(fs, &c.Columns)
 	fs.StringVar(&c.By, "by", c.By, "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")

@@ -399,6 +399,12 @@ func TestSniffDelimited(t *testing.T) {
 		{"a,b\tc,d\te", textDelim},
 		{"query_id,score", textOther},
 		{"# README", textOther},
+		{"query_id;doc_id;score;label", textSemicolon},
+		{"\ufeffquery_id;\"doc;id\";score", textSemicolon},
+		{"query_id|doc_id|score|label", textPipe},
+		{"see the log; it is; Excel's", textOther},
+		{"a;b|c;d", textOther},
+		{"query_id;doc_id,score;label", textOther},
 	}
 	for _, tc := range tests {
 		if k, _, _ := textStart([]byte(tc.line + "\n")); k != tc.want {

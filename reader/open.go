@@ -104,21 +104,21 @@ func openText(name string, br *bufio.Reader, head []byte, closeSrc func() error,
 		return closeSrc()
 	}
 	text := br
-	var f batch.Format
 	if how != "" {
 		text = bufio.NewReaderSize(src, 1<<16)
-		f, err = textFormat(name, how, text, opt.Format)
-	} else {
-		f, err = textFormat(name, "", text, opt.Format)
 	}
-	switch {
-	case err != nil:
+	f, sep, err := textFormat(name, how, text, cols, opt)
+	if err != nil {
 		closeAll()
 		return nil, err
-	case f == batch.FormatCSV:
-		return csv.Start(name, csv.DialectCSV, text, closeAll, cols, opt, pipe), nil
-	case f == batch.FormatTSV:
-		return csv.Start(name, csv.DialectTSV, text, closeAll, cols, opt, pipe), nil
+	}
+	if f == batch.FormatCSV || f == batch.FormatTSV {
+		d := csv.DialectCSV
+		if sep == '\t' {
+			d = csv.DialectTSV // a tab-separated file is TSV, unquoted
+		}
+		d.Sep, d.DecimalComma = sep, opt.DecimalComma
+		return csv.Start(name, d, text, closeAll, cols, opt, pipe), nil
 	}
 	return jsonl.Start(name, text, closeAll, cols, opt, pipe), nil
 }

@@ -12,7 +12,10 @@
 // package consumes its batches.
 package reader
 
-import "github.com/rankeval/rankeval/reader/internal/batch"
+import (
+	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/csv"
+)
 
 // Sentinel errors, matched with errors.Is. Every error a reader returns wraps
 // one of them and names the file and the line or row.
@@ -59,3 +62,7 @@ const (
 	FormatCSV   = batch.FormatCSV
 	FormatTSV   = batch.FormatTSV
 )
+
+// CheckDelimiter reports a byte that cannot separate the fields of a CSV
+// input (Options.Delimiter): a quote, a newline or a carriage return.
+func CheckDelimiter(c byte) error { return csv.CheckSep(c) }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/csv"
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
@@ -35,14 +37,16 @@ func ParseFormat(s string) (batch.Format, error) {
 type textKind int
 
 const (
-	textBlank textKind = iota // nothing but blanks (so far): no rows, or undecided
-	textJSONL                 // first non-blank byte '{'
-	textArray                 // first non-blank byte '[': a JSON array, not JSON lines
-	textTREC                  // the first line has a TREC run's 6 fields
-	textCSV                   // the first line is a CSV header
-	textTSV                   // the first line is a TSV header
-	textDelim                 // CSV or TSV, but the first line cannot tell which
-	textOther                 // none of these
+	textBlank     textKind = iota // nothing but blanks (so far): no rows, or undecided
+	textJSONL                     // first non-blank byte '{'
+	textArray                     // first non-blank byte '[': a JSON array, not JSON lines
+	textTREC                      // the first line has a TREC run's 6 fields
+	textCSV                       // the first line is a CSV header
+	textTSV                       // the first line is a TSV header
+	textDelim                     // CSV or TSV, but the first line cannot tell which
+	textSemicolon                 // the first line splits on ';', not on ',' or tabs
+	textPipe                      // the first line splits on '|', not on ',', ';' or tabs
+	textOther                     // none of these
 )
 
 // sniffLimit is how far past its first non-blank byte a text input's
@@ -85,31 +89,87 @@ func textStart(data []byte) (k textKind, line []byte, whole bool) {
 // CSV or TSV header has at least three fields (a query, a label, a score or
 // rank), separated by commas outside quotes or by tabs, not both; the
 // unquoted names of a CSV header hold no spaces, so that a line of prose
-// with commas (a README beside the parts) is not taken for one.
+// with commas (a README beside the parts) is not taken for one. A line
+// with neither that splits so on ';' (as Excel writes CSV where the comma
+// is the decimal mark) or on '|' is textSemicolon or textPipe, which
+// textFormat reads only when the header has the columns asked for.
 func delimited(line []byte) textKind {
-	commas, tabs, spaced, quoted := 0, 0, false, false
+	n := delimCounts(line)
+	switch {
+	case n.tabs >= 2 && n.commas == 0:
+		return textTSV
+	case n.commas >= 2 && n.tabs == 0 && !n.spaced:
+		return textCSV
+	case n.tabs >= 2 || n.commas >= 2:
+		return textDelim
+	case n.spaced || n.tabs > 0 || n.commas > 0:
+		return textOther
+	case n.semis >= 2 && n.pipes == 0:
+		return textSemicolon
+	case n.pipes >= 2 && n.semis == 0:
+		return textPipe
+	}
+	return textOther
+}
+
+// counts is how often each candidate separator occurs outside quotes in
+// a first line, and whether an unquoted space does.
+type counts struct {
+	commas, tabs, semis, pipes int
+	spaced                     bool
+}
+
+func delimCounts(line []byte) counts {
+	var n counts
+	quoted := false
 	for _, c := range line {
 		switch {
 		case c == '\t':
-			tabs++
+			n.tabs++
 		case c == '"':
 			quoted = !quoted
 		case quoted:
 		case c == ',':
-			commas++
+			n.commas++
+		case c == ';':
+			n.semis++
+		case c == '|':
+			n.pipes++
 		case c == ' ':
-			spaced = true
+			n.spaced = true
 		}
 	}
-	switch {
-	case tabs >= 2 && commas == 0:
-		return textTSV
-	case commas >= 2 && tabs == 0 && !spaced:
-		return textCSV
-	case tabs >= 2 || commas >= 2:
-		return textDelim
+	return n
+}
+
+// headerFields splits a header line on sep outside quotes, each field's
+// quotes removed ("" read as one quote), as the CSV reader reads it.
+func headerFields(line []byte, sep byte) []string {
+	var out []string
+	var f []byte
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '"' && quoted && i+1 < len(line) && line[i+1] == '"':
+			f = append(f, '"')
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == sep && !quoted:
+			out = append(out, string(f))
+			f = f[:0]
+		default:
+			f = append(f, c)
+		}
 	}
-	return textOther
+	return append(out, string(f))
+}
+
+// sepFlags is what a message about a ';'- or '|'-separated first line
+// tells the user to give.
+func sepFlags(sep byte) string {
+	return fmt.Sprintf("give --delimiter '%c' (and --decimal-comma if its numbers are written 0,75)", sep)
 }
 
 // sniffText reads from br only as far as it must to classify the text it
@@ -153,30 +213,94 @@ func formatWhy(how string, k textKind, first []byte) string {
 	case textDelim:
 		return "not a known input format (it " + starts + "); if it is CSV or TSV, its first line cannot tell which: name it with --input-format csv or tsv; " + formatsRead
 	}
+	if n := delimCounts(first); n.semis >= 2 || n.pipes >= 2 {
+		sep := byte(';')
+		if n.pipes > n.semis {
+			sep = '|'
+		}
+		return "not a known input format (it " + starts + "); if it is CSV separated by '" + string(sep) + "', " + sepFlags(sep) + "; " + formatsRead
+	}
 	return "not a known input format (it " + starts + "); " + formatsRead
 }
 
-// textFormat names the format of the text br starts with: forced, when it
-// names one, else what the first line looks like. Anything but JSON lines,
-// CSV or TSV (or blanks, which the JSONL parser reads as no rows, or
-// judges itself when they fill br's buffer) is refused.
-func textFormat(name, how string, br *bufio.Reader, forced batch.Format) (batch.Format, error) {
-	if forced != batch.FormatAuto {
-		return forced, nil
+// textFormat names the format of the text br starts with and the byte
+// that separates its fields (for CSV and TSV): opt.Format, when it names
+// one, else what the first line looks like. Anything but JSON lines, CSV
+// or TSV (or blanks, which the JSONL parser reads as no rows, or judges
+// itself when they fill br's buffer) is refused. A first line separated
+// by ';' or '|' (and not by commas or tabs) is read so when the header
+// holds every column cols requires under that separator, and refused
+// with the flags to give when it does not; opt.Delimiter, when given, is
+// the separator of any first line that is not JSON or a TREC run.
+func textFormat(name, how string, br *bufio.Reader, cols batch.Columns, opt batch.Options) (batch.Format, byte, error) {
+	f, sep, err := textFormatSep(name, how, br, cols, opt)
+	if err == nil && f != batch.FormatJSONL && opt.DecimalComma && sep == ',' {
+		err = fmt.Errorf("%s: its fields are separated by commas, so --decimal-comma cannot read it (a number written 0,75 would be two fields): give --delimiter for a file separated otherwise: %w", name, batch.ErrFormat)
+	}
+	return f, sep, err
+}
+
+func textFormatSep(name, how string, br *bufio.Reader, cols batch.Columns, opt batch.Options) (batch.Format, byte, error) {
+	if opt.Delimiter != 0 {
+		if err := csv.CheckSep(opt.Delimiter); err != nil {
+			return "", 0, fmt.Errorf("%s: delimiter %w: %w", name, err, batch.ErrFormat)
+		}
+	}
+	sepOr := func(def byte) byte {
+		if opt.Delimiter != 0 {
+			return opt.Delimiter
+		}
+		return def
+	}
+	switch opt.Format {
+	case batch.FormatJSONL:
+		return opt.Format, 0, nil
+	case batch.FormatCSV:
+		return opt.Format, sepOr(','), nil
+	case batch.FormatTSV:
+		return opt.Format, '\t', nil
 	}
 	k, first, err := sniffText(br)
 	if err != nil {
-		return "", scan.ReadError(name, 1, err)
+		return "", 0, scan.ReadError(name, 1, err)
 	}
 	switch k {
 	case textJSONL, textBlank:
-		return batch.FormatJSONL, nil
-	case textCSV:
-		return batch.FormatCSV, nil
-	case textTSV:
-		return batch.FormatTSV, nil
+		return batch.FormatJSONL, 0, nil
+	case textArray, textTREC:
+		return "", 0, formatError(name, how, k, first)
 	}
-	return "", formatError(name, how, k, first)
+	if opt.Delimiter != 0 {
+		return batch.FormatCSV, opt.Delimiter, nil
+	}
+	switch k {
+	case textCSV:
+		return batch.FormatCSV, ',', nil
+	case textTSV:
+		return batch.FormatTSV, '\t', nil
+	case textSemicolon, textPipe:
+		sep := byte(';')
+		if k == textPipe {
+			sep = '|'
+		}
+		if missing := missingColumn(headerFields(first, sep), cols); missing != nil {
+			return "", 0, fmt.Errorf("%s: its first line (%s) splits on '%c' but not on ',', and then has no column %q (%s): if it is separated by '%c', %s and name the columns with %s: %w",
+				name, scan.QuoteSnippet(first), sep, missing.Name, missing.Role(), sep, sepFlags(sep), missing.FlagName(), batch.ErrFormat)
+		}
+		return batch.FormatCSV, sep, nil
+	}
+	return "", 0, formatError(name, how, k, first)
+}
+
+// missingColumn returns the first column cols requires that names lacks,
+// nil when it has them all.
+func missingColumn(names []string, cols batch.Columns) *batch.ColReq {
+	for _, r := range cols.Requests() {
+		if !r.Optional && !slices.Contains(names, r.Name) {
+			return &r
+		}
+	}
+	return nil
 }
 
 // strayFile is a file of no known input format in a directory or glob.
@@ -216,7 +340,7 @@ func sniffFile(path string) (*strayFile, error) {
 		}
 	}
 	switch k, first, _ := textStart(head); k {
-	case textBlank, textJSONL, textTREC, textCSV, textTSV, textDelim:
+	case textBlank, textJSONL, textTREC, textCSV, textTSV, textDelim, textSemicolon, textPipe:
 		// textDelim: --input-format may name it, which Expand does not see
 		return nil, nil
 	default:

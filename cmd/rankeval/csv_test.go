@@ -125,3 +125,144 @@ func TestInputFormatFlag(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// excelLog is one log written as a plain CSV and as Excel writes it where
+// the comma is the decimal mark: a byte order mark, CRLF line ends, ';'
+// between fields, decimal commas, and quoted fields holding a doubled
+// quote, the delimiter and a line end.
+func excelLog() (plain, excel string) {
+	rows := [][4]string{
+		{"q1", `a "quoted" doc`, "0.75", "1"},
+		{"q1", "b;c", "0.5", "0"},
+		{"q1", "line\nbreak", "0.25", "2"},
+		{"q2", "d", "1.5", "0"},
+		{"q2", "e", "-0.125", "1"},
+		{"q2", "f", "3", "1"},
+	}
+	quote := func(s, sep string) string {
+		if strings.ContainsAny(s, "\"\n"+sep) {
+			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+		return s
+	}
+	var p, e strings.Builder
+	p.WriteString("query_id,doc_id,score,label\n")
+	e.WriteString("\ufeffquery_id;doc_id;score;label\r\n")
+	for _, r := range rows {
+		p.WriteString(strings.Join([]string{r[0], quote(r[1], ","), r[2], r[3]}, ",") + "\n")
+		e.WriteString(strings.Join([]string{r[0], quote(r[1], ";"), strings.ReplaceAll(r[2], ".", ","), r[3]}, ";") + "\r\n")
+	}
+	return p.String(), e.String()
+}
+
+// TestExcelCSV: a log as Excel writes it (';', decimal commas, a BOM,
+// CRLF, quoted fields) gives the plain CSV's summary, told from its header
+// or named with --delimiter, from a file or standard input; a '|' file
+// and a tab named with --delimiter '\t' too. Without --decimal-comma the
+// message names it; a header that does not hold the columns under ';' is
+// refused naming --delimiter.
+func TestExcelCSV(t *testing.T) {
+	dir := t.TempDir()
+	plain, excel := excelLog()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pl := write("plain.csv", plain)
+	ex := write("excel.csv", excel)
+	pipe := write("pipe.csv", strings.ReplaceAll(strings.ReplaceAll(plain, ",", "|"), `"b|c"`, "b,c"))
+	tab := write("tab.txt", "query_id\tdoc_id\tscore\tlabel\nq1\ta\t0.75\t1\nq1\tb\t0.5\t0\nq1\tc\t0.25\t2\nq2\td\t1.5\t0\nq2\te\t-0.125\t1\nq2\tf\t3\t1\n")
+	args := []string{"--quiet", "--format", "json", "-m", "map,mrr,ndcg@10,p@2", "--ties", "trec"}
+	code, out, stderr := cli(t, append(args, pl)...)
+	if code != 0 {
+		t.Fatalf("plain: exit %d: %s", code, stderr)
+	}
+	want := body(out)
+	if !strings.Contains(want, `"queries": 2`) {
+		t.Fatalf("plain summary: %s", out)
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string // a file read as standard input
+	}{
+		{"told from the header", []string{"--decimal-comma", ex}, ""},
+		{"--delimiter", []string{"--delimiter", ";", "--decimal-comma", ex}, ""},
+		{"--input-format csv", []string{"--input-format", "csv", "--delimiter", ";", "--decimal-comma", ex}, ""},
+		{"stdin", []string{"--decimal-comma", "-"}, ex},
+		{"pipe separated", []string{pipe}, ""},
+		{"tab named", []string{"--delimiter", `\t`, tab}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var code int
+			var out, stderr string
+			if tc.stdin != "" {
+				code, out, stderr = cliStdin(t, tc.stdin, append(args, tc.args...)...)
+			} else {
+				code, out, stderr = cli(t, append(args, tc.args...)...)
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := body(out); got != want && tc.name != "tab named" {
+				t.Fatalf("summary differs from the plain CSV's:\n%s\nvs\n%s", got, want)
+			}
+		})
+	}
+	t.Run("without --decimal-comma", func(t *testing.T) {
+		code, _, stderr := cli(t, "--quiet", ex)
+		if code != 1 || !strings.Contains(stderr, ex+`:2: "score" (the score column) must be a number, found "0,75" (a decimal comma? give --decimal-comma)`) {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	})
+	t.Run("point with --decimal-comma", func(t *testing.T) {
+		in := write("point.csv", "query_id;doc_id;score;label\nq;a;0.5;1\n")
+		code, _, stderr := cli(t, "--quiet", "--decimal-comma", in)
+		if code != 1 || !strings.Contains(stderr, in+`:2: "score" (the score column) is "0.5": with --decimal-comma a number is written with a comma (0,75)`) {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	})
+	t.Run("header without the columns", func(t *testing.T) {
+		in := write("qid.csv", "qid;doc_id;score;label\nq;a;0,5;1\n")
+		code, _, stderr := cli(t, "--quiet", "--decimal-comma", in)
+		if code != 1 || !strings.Contains(stderr, `splits on ';' but not on ',', and then has no column "query_id" (the query column): if it is separated by ';', give --delimiter ';' (and --decimal-comma if its numbers are written 0,75) and name the columns with --query-col`) {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		code, out, stderr := cli(t, "--quiet", "--decimal-comma", "--query-col", "qid", "--format", "json", "-m", "mrr", in)
+		if code != 0 || !strings.Contains(out, `"mean": 1`) {
+			t.Fatalf("with --query-col: exit %d: %s%s", code, out, stderr)
+		}
+	})
+	t.Run("prose with semicolons", func(t *testing.T) {
+		in := write("notes.txt", "see the log; it is; Excel's\n")
+		code, _, stderr := cli(t, "--quiet", in)
+		if code != 1 || !strings.Contains(stderr, "if it is CSV separated by ';', give --delimiter ';'") {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	})
+	t.Run("--decimal-comma on a comma CSV", func(t *testing.T) {
+		code, _, stderr := cli(t, "--quiet", "--decimal-comma", pl)
+		if code != 1 || !strings.Contains(stderr, pl+": its fields are separated by commas, so --decimal-comma cannot read it") {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	})
+	for _, a := range [][]string{
+		{"--delimiter", ";;"},
+		{"--delimiter", `"`},
+		{"--delimiter", "\n"},
+		{"--delimiter", ",", "--decimal-comma"},
+		{"--input-format", "csv", "--decimal-comma"},
+		{"--input-format", "jsonl", "--delimiter", ";"},
+		{"--input-format", "tsv", "--delimiter", ";"},
+	} {
+		t.Run(fmt.Sprintf("usage %q", a), func(t *testing.T) {
+			code, _, stderr := cli(t, append(append([]string{"--quiet"}, a...), ex)...)
+			if code != 2 || !strings.Contains(stderr, "--d") {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+		})
+	}
+}

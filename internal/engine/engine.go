@@ -116,7 +116,7 @@ func Evaluate(ctx context.Context, j Job) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	opt := reader.Options{BatchSize: j.Run.BatchSize, Decoders: j.Run.Workers, BytesRead: cfg.Progress.BytesRead, Format: s.InputFormat,
+	opt := reader.Options{BatchSize: j.Run.BatchSize, Decoders: j.Run.Workers, BytesRead: cfg.Progress.BytesRead, Format: s.InputFormat, Delimiter: s.Delimiter, DecimalComma: s.DecimalComma,
 		ReadTimeout: j.ReadTimeout}
 	cols := s.Columns
 	sources := make([][]pipeline.Source, len(j.Logs))

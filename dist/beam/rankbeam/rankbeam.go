@@ -300,11 +300,13 @@ func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
 // (validated where the batch still names the file and line or row of
 // each), in the binary form of pipeline.Group.
 type readFn struct {
-	Cfg    Config
-	take   *pipeline.Taker
-	cols   reader.Columns
-	format reader.Format
-	part   Part // being read
+	Cfg          Config
+	take         *pipeline.Taker
+	cols         reader.Columns
+	format       reader.Format
+	delim        byte
+	decimalComma bool
+	part         Part // being read
 }
 
 // where names a position of the part being read: the rows a reader
@@ -323,13 +325,14 @@ func (f *readFn) Setup() error {
 		return err
 	}
 	f.take, f.cols, f.format = s.Rules.NewTaker(f.where), s.Columns, s.InputFormat
+	f.delim, f.decimalComma = s.Delimiter, s.DecimalComma
 	return nil
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, []byte)) (err error) {
 	defer mark(&err)
 	f.part = p
-	opt := reader.Options{BatchSize: f.Cfg.Run.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format,
+	opt := reader.Options{BatchSize: f.Cfg.Run.BatchSize, FirstUnit: p.First, Units: p.Units, Decoders: 1, Format: f.format, Delimiter: f.delim, DecimalComma: f.decimalComma,
 		ReadTimeout: f.Cfg.ReadTimeout}
 	r, err := f.Cfg.open(p.Path, f.cols, opt)
 	if err != nil {

@@ -31,6 +31,14 @@ type Options struct {
 	// Format names the format of text inputs (default: told from the
 	// first line).
 	Format Format
+	// Delimiter separates the fields of CSV inputs (0: a comma, or under
+	// FormatAuto what the header is separated by; '\t' reads TSV). Any
+	// single byte but a quote, a newline or a carriage return.
+	Delimiter byte
+	// DecimalComma reads the numbers of CSV and TSV inputs as written
+	// with a decimal comma (0,75); a point in a number is then refused.
+	// The delimiter must not be a comma.
+	DecimalComma bool
 	// ReadTimeout bounds how long a request to object storage may receive
 	// nothing (0: objstore.DefaultReadTimeout).
 	ReadTimeout time.Duration

@@ -46,12 +46,26 @@ type Dialect struct {
 	// write it): quote is 0, a quote is an ordinary byte, and a value
 	// cannot hold a tab or a newline.
 	Quote byte
+	// DecimalComma reads numbers as written with a decimal comma (0,75,
+	// as Excel writes them where the comma is the decimal mark); a point
+	// in a number is refused rather than guessed a thousands separator.
+	DecimalComma bool
 }
 
 var (
 	DialectCSV = Dialect{Name: "CSV", Sep: ',', Quote: '"'}
 	DialectTSV = Dialect{Name: "TSV", Sep: '\t'}
 )
+
+// CheckSep reports a byte that cannot separate fields: a quote, a
+// newline or a carriage return (they frame records and fields).
+func CheckSep(c byte) error {
+	switch c {
+	case '"', '\n', '\r', 0:
+		return fmt.Errorf("%q cannot separate fields: want one character such as ';', '|' or \\t (tab)", string(c))
+	}
+	return nil
+}
 
 // Cut returns the length of the longest prefix of data, which starts at a
 // record, that holds only whole records: through the last newline outside
@@ -157,6 +171,7 @@ type csvBlock struct {
 	// stray is set by an error at a quote out of place.
 	stray   bool
 	scratch []byte // unquoted text of a field with "" or \r\n in it
+	num     []byte // a number with its decimal comma made a point
 	tail    [64]byte
 }
 
@@ -368,7 +383,7 @@ func (l *csvLayout) Parse(k *csvBlock, b *batch.Batch, bs int) error {
 				return err
 			}
 			if f < len(l.col) && l.col[f].Kind != csvSkip {
-				if err := l.value(b, &l.col[f], v, line); err != nil {
+				if err := l.value(k, b, &l.col[f], v, line); err != nil {
 					return err
 				}
 			}
@@ -398,8 +413,10 @@ func (l *csvLayout) ragged(line int64, f int) error {
 	return batch.ParseErrorf(l.name, line, "%d fields, but the header has %d%s: %w", f, len(l.col), why, batch.ErrSyntax)
 }
 
-// value stores field value v of a record on line into b, as column c.
-func (l *csvLayout) value(b *batch.Batch, c *batch.ColReq, v []byte, line int64) error {
+// value stores field value v of a record on line into b, as column c;
+// k is the goroutine's cursor, whose num buffer holds a number written
+// with a decimal comma rewritten with a point.
+func (l *csvLayout) value(k *csvBlock, b *batch.Batch, c *batch.ColReq, v []byte, line int64) error {
 	switch c.Kind {
 	case batch.FQuery:
 		b.Query.Append(v)
@@ -421,7 +438,17 @@ func (l *csvLayout) value(b *batch.Batch, c *batch.ColReq, v []byte, line int64)
 		}
 		b.Rank = append(b.Rank, r)
 	default:
-		x, ok := scan.ParseNumber(v)
+		text := v // the number as ParseNumber reads it
+		if l.DecimalComma {
+			if i := bytes.IndexByte(v, '.'); i >= 0 {
+				return batch.ParseErrorf(l.name, line, "%q (%s) is %s: with --decimal-comma a number is written with a comma (0,75), a point is not read: %w", c.Name, c.Role(), scan.QuoteSnippet(v), batch.ErrValue)
+			}
+			if i := bytes.IndexByte(v, ','); i >= 0 {
+				k.num = append(append(append(k.num[:0], v[:i]...), '.'), v[i+1:]...)
+				text = k.num
+			}
+		}
+		x, ok := scan.ParseNumber(text)
 		if !ok && c.Kind == batch.FLabel {
 			switch {
 			case bytes.EqualFold(v, []byte("true")):
@@ -436,7 +463,7 @@ func (l *csvLayout) value(b *batch.Batch, c *batch.ColReq, v []byte, line int64)
 			return l.notNumber(c, v, line, "a number")
 		}
 		if c.Kind == batch.FScore || c.Kind == batch.KExtraScore {
-			if msg := scan.InexactScore(v, x); msg != "" {
+			if msg := scan.InexactScore(text, x); msg != "" {
 				return batch.ParseErrorf(l.name, line, "%q (%s): %s: %w", c.Name, c.Role(), msg, batch.ErrValue)
 			}
 		}
@@ -460,5 +487,11 @@ func (l *csvLayout) notNumber(c *batch.ColReq, v []byte, line int64, what string
 	if len(v) > 0 {
 		found = scan.QuoteSnippet(v)
 	}
-	return batch.ParseErrorf(l.name, line, "%q (%s) must be %s, found %s: %w", c.Name, c.Role(), what, found, batch.ErrValue)
+	hint := ""
+	if i := bytes.IndexByte(v, ','); i >= 0 && !l.DecimalComma && c.Kind != batch.FRank {
+		if _, ok := scan.ParseNumber(append(append(append([]byte(nil), v[:i]...), '.'), v[i+1:]...)); ok {
+			hint = " (a decimal comma? give --decimal-comma)"
+		}
+	}
+	return batch.ParseErrorf(l.name, line, "%q (%s) must be %s, found %s%s: %w", c.Name, c.Role(), what, found, hint, batch.ErrValue)
 }

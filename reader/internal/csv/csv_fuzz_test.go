@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/reader/internal/batch"
+	"github.com/rankeval/rankeval/reader/internal/scan"
 )
 
 // csvSeeds are inputs that reach every branch of the field scanner.
@@ -172,6 +173,72 @@ func FuzzTSV(f *testing.F) {
 				ref, _, refErr := csvRef(data, '\t')
 				compareRecords(t, "encoding/csv", bs, got, nil, err, ref, nil, refErr)
 			}
+		}
+	})
+}
+
+// FuzzCSVDelimiter: with any ASCII byte that may separate fields as the
+// delimiter (';' and '|' as Excel and others write them), the CSV reader
+// splits fields and records as encoding/csv does with that Comma.
+func FuzzCSVDelimiter(f *testing.F) {
+	for _, s := range csvSeeds {
+		f.Add([]byte(strings.ReplaceAll(s, ",", ";")), byte(';'))
+		f.Add([]byte(strings.ReplaceAll(s, ",", "|")), byte('|'))
+	}
+	f.Add([]byte("\ufeffa;b\r\n\"x;\"\"y\"\"\r\nz\";1,5\r\n"), byte(';'))
+	f.Fuzz(func(t *testing.T, data []byte, sep byte) {
+		if CheckSep(sep) != nil || sep >= 0x80 || sep == 'c' || '0' <= sep && sep <= '9' {
+			return // encoding/csv reads runes; the header's names are c0, c1, …
+		}
+		d := DialectCSV
+		d.Sep = sep
+		want, lines, wantErr := csvRef(data, rune(sep))
+		if len(want) == 0 || len(want[0]) > batch.MaxExtra {
+			fieldRecords(t, d, data, 3, 16, 2)
+			return
+		}
+		for _, buf := range []int{1 << 20, 16} {
+			for _, bs := range []int{1, 1000} {
+				got, gotLines, err := fieldRecords(t, d, data, len(want[0]), buf, bs)
+				compareRecords(t, fmt.Sprintf("sep %q, buffer %d, batch %d", sep, buf, bs), bs, got, gotLines, err, want, lines, wantErr)
+			}
+		}
+	})
+}
+
+// FuzzDecimalComma: with DecimalComma a score is the number its text
+// reads as with its comma made a point; a point in it is refused, and
+// whatever is read or refused, the reader does not panic.
+func FuzzDecimalComma(f *testing.F) {
+	for _, s := range []string{"0,75", "1", "-1,5e3", "0.75", "1,2,3", ",5", "NaN", "", "1e400", "9007199254740993"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if strings.ContainsAny(v, ";\"\r\n") {
+			return
+		}
+		d := DialectCSV
+		d.Sep, d.DecimalComma = ';', true
+		in := "query_id;label;score\nq;1;" + v + "\n"
+		r := New("fuzz", d, strings.NewReader(in), io.NopCloser(nil), batch.Columns{Query: "query_id", Label: "label", Score: "score"}, batch.Options{})
+		var got []float64
+		for r.Next() {
+			got = append(got, r.Batch().Score...)
+		}
+		err := r.Err()
+		text := []byte(strings.Replace(v, ",", ".", 1))
+		x, ok := scan.ParseNumber(text)
+		switch {
+		case strings.Contains(v, "."):
+			if err == nil || !errors.Is(err, batch.ErrValue) {
+				t.Fatalf("%q read as %v, %v; want a point refused", v, got, err)
+			}
+		case err == nil:
+			if !ok || len(got) != 1 || !(got[0] == x || x != x && got[0] != got[0]) {
+				t.Fatalf("%q read as %v; ParseNumber(%q) is %v, %v", v, got, text, x, ok)
+			}
+		case ok && scan.InexactScore(text, x) == "":
+			t.Fatalf("%q refused (%v), but %q is the number %v", v, err, text, x)
 		}
 	})
 }
