@@ -38,11 +38,16 @@ type Part struct {
 }
 
 // NewResults is the sequence that ends every run, whichever path made p
-// (an evaluation, a merge, a distributed job): the warning on ERR's
+// (an evaluation, a merge, a distributed job): the note on conventions
+// that differ from trec_eval's for a TREC run under no profile (led by
+// "rankeval: note: " on log), the warning on ERR's
 // maximum grade when every label was 0 or 1 (written to log, led by
 // "rankeval: warning: ", when log is not nil; in the summary's warnings
 // always), the figures, and the verdict of the gates (nil: none).
 func NewResults(run *summary.Run, p Part, gates *summary.GateSpec, log io.Writer) *Results {
+	if w := run.NoteConventions(); w != "" && log != nil {
+		fmt.Fprintln(log, "rankeval: note:", w)
+	}
 	if w := run.NoteLabels(p.BinaryLabels, p.GradedLabels); w != "" && log != nil {
 		fmt.Fprintln(log, "rankeval: warning:", w)
 	}

@@ -365,6 +365,41 @@ func FmtMean(v float64) string {
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
+// NoteConventions returns the note a TREC run (Qrels set) under no
+// --profile adds to the summary's warnings, or "": which of the
+// conventions in force (ties, gain, empty, rel-threshold) differ from
+// trec_eval's, whose numbers such a user often compares with, and that
+// --profile trec_eval reproduces them. A run whose conventions are all
+// trec_eval's gets none.
+func (c *Run) NoteConventions() string {
+	if c.Qrels == "" || c.Profile != "" {
+		return ""
+	}
+	o := c.Options
+	var d []string
+	if o.Ties != metrics.TiesTrec {
+		d = append(d, "--ties "+o.Ties.String()+" (trec_eval: trec)")
+	}
+	if o.Gain != metrics.GainLinear {
+		d = append(d, "--gain "+o.Gain.String()+" (trec_eval: linear)")
+	}
+	if o.Empty != metrics.EmptyZero {
+		d = append(d, "--empty "+o.Empty.String()+" (trec_eval: zero)")
+	}
+	switch {
+	case !o.HasThreshold:
+		d = append(d, "relevant when label > 0 (trec_eval: --rel-threshold 1)")
+	case o.RelThreshold != 1:
+		d = append(d, "--rel-threshold "+strconv.FormatFloat(o.RelThreshold, 'g', -1, 64)+" (trec_eval: 1)")
+	}
+	if len(d) == 0 {
+		return ""
+	}
+	w := "conventions differ from trec_eval's: " + strings.Join(d, ", ") + "; --profile trec_eval reproduces its numbers"
+	c.Warnings = append(c.Warnings, w)
+	return w
+}
+
 // NoteLabels records what the run saw of its labels (binary: all 0 or 1;
 // graded: some not) and returns the warning it adds to the summary, or "":
 // ERR under the default maximum grade on 0/1 labels.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,4 +73,68 @@ func TestRepeatedMetricFlags(t *testing.T) {
 			t.Errorf("%v: metrics %v, want %v\n%s", c.args, got, c.want, out)
 		}
 	}
+}
+
+// TestTrecConventionsNote: a TREC run under no --profile says on stderr
+// and in the JSON summary's warnings which conventions differ from
+// trec_eval's and that --profile trec_eval reproduces its numbers; a run
+// under trec_eval's conventions, given one by one or by the profile, and
+// a log without --qrels say nothing; a merge of states says it again.
+func TestTrecConventionsNote(t *testing.T) {
+	ref := filepath.Join(vectors.TestdataDir(t), "reference", "trec_a")
+	qrels, run := filepath.Join(ref, "qrels.txt"), filepath.Join(ref, "run.txt")
+	const note = "rankeval: note: conventions differ from trec_eval's: "
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the note after its lead, "" for none
+	}{
+		{"defaults", nil, "--ties input (trec_eval: trec), --gain exp (trec_eval: linear), --empty skip (trec_eval: zero), relevant when label > 0 (trec_eval: --rel-threshold 1); --profile trec_eval reproduces its numbers"},
+		{"gain only", []string{"--ties", "trec", "--empty", "zero", "--rel-threshold", "1"}, "--gain exp (trec_eval: linear); --profile trec_eval reproduces its numbers"},
+		{"threshold 2", []string{"--ties", "trec", "--gain", "linear", "--empty", "zero", "--rel-threshold", "2"}, "--rel-threshold 2 (trec_eval: 1); --profile trec_eval reproduces its numbers"},
+		{"trec_eval's conventions", []string{"--ties", "trec", "--gain", "linear", "--empty", "zero", "--rel-threshold", "1"}, ""},
+		{"profile", []string{"--profile", "trec_eval"}, ""},
+		{"profile gdeval", []string{"--profile", "gdeval"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := cli(t, append(append([]string{"--format", "json", "-m", "ndcg@10,map", "--qrels", qrels}, tc.args...), run)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if tc.want == "" {
+				if strings.Contains(stderr, "note:") || strings.Contains(out, "warnings") {
+					t.Fatalf("a note where none is due:\n%s%s", stderr, out)
+				}
+				return
+			}
+			if !strings.Contains(stderr, note+tc.want+"\n") {
+				t.Fatalf("stderr %q lacks %q", stderr, tc.want)
+			}
+			var sum struct{ Warnings []string }
+			if err := json.Unmarshal([]byte(out), &sum); err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Warnings) != 1 || sum.Warnings[0] != strings.TrimPrefix(note, "rankeval: note: ")+tc.want {
+				t.Fatalf("warnings %q", sum.Warnings)
+			}
+		})
+	}
+	t.Run("merge", func(t *testing.T) {
+		st := filepath.Join(t.TempDir(), "a.state")
+		if code, _, stderr := cli(t, "--quiet", "-m", "map", "--qrels", qrels, "--state", st, run); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		code, out, stderr := cli(t, "merge", "--format", "json", st)
+		if code != 0 || !strings.Contains(stderr, note) || !strings.Contains(out, `"warnings": ["conventions differ from trec_eval's`) {
+			t.Fatalf("exit %d: %s%s", code, out, stderr)
+		}
+	})
+	t.Run("log", func(t *testing.T) {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "log.jsonl")
+		os.WriteFile(in, []byte(`{"query_id":"q","doc_id":"a","score":1,"label":1}`+"\n"), 0o644)
+		if code, out, stderr := cli(t, "--format", "json", "-m", "map", in); code != 0 || strings.Contains(stderr, "note:") || strings.Contains(out, "warnings") {
+			t.Fatalf("exit %d: %s%s", code, out, stderr)
+		}
+	})
 }
