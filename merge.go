@@ -24,6 +24,9 @@ import (
 type MergeConfig struct {
 	// Format is the summary's format (config.Formats; "" is text).
 	Format string
+	// TableNames names metrics and systems in LaTeX and Markdown tables
+	// (Config.TableNames).
+	TableNames string
 	// Correction adjusts the comparisons' p-values ("" : the first
 	// state's).
 	Correction string
@@ -56,6 +59,10 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 	corr, err := config.ParseCorrection(cfg.Correction)
 	if err != nil {
 		return nil, err
+	}
+	tableNames, err := summary.ParseTableNames(cfg.TableNames)
+	if err != nil {
+		return nil, config.Usagef("--table-names %w", err)
 	}
 	corrGiven := cfg.Correction != ""
 	if len(states) == 0 {
@@ -141,6 +148,7 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 			len(merged.SliceKeys), run.MaxSlices, pipeline.ErrTooManySlices)
 	}
 	run.Warnings = nil
+	run.TableNames = tableNames
 	gates, err := cfg.Gates.Spec(run.Metrics, len(run.Systems))
 	if err != nil {
 		return nil, err

@@ -82,7 +82,10 @@ type Config struct {
 	ProfileApplied string
 	Dedup          string
 	Format         string
-	InputFormat    string
+	// TableNames names metrics' columns and systems' rows in LaTeX and
+	// Markdown tables: NAME=SHOWN, comma-separated (--table-names).
+	TableNames  string
+	InputFormat string
 	// Delimiter separates the fields of CSV inputs: one character, "\t"
 	// for a tab; "" is a comma, or under InputFormat auto what the header
 	// is separated by. DecimalComma reads CSV and TSV numbers written

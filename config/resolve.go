@@ -27,6 +27,10 @@ type Settings struct {
 	// InputFormat names the format of text inputs (FormatAuto: told from
 	// each input's first line).
 	InputFormat reader.Format
+	// Spelled are the metrics' names as typed; TableNames the tables'
+	// names (summary.Run).
+	Spelled    []string
+	TableNames map[string]string
 	// Delimiter and DecimalComma are the CSV dialect (reader.Options).
 	Delimiter    byte
 	DecimalComma bool
@@ -89,6 +93,10 @@ func (v Config) Resolve() (*Settings, error) {
 	}
 	if r.Metrics, err = metrics.ParseList(v.Metrics); err != nil {
 		return nil, &SettingError{Setting: "metrics", Err: err}
+	}
+	s.Spelled = spelled(v.Metrics, r.Metrics)
+	if s.TableNames, err = summary.ParseTableNames(v.TableNames); err != nil {
+		return nil, Usagef("--table-names %w", err)
 	}
 	if v.Profile != "" {
 		p, err := profileOf(v.Profile)
@@ -291,7 +299,23 @@ func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
 		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
 		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS,
-		Teams: s.Teams}
+		Teams: s.Teams, Spelled: s.Spelled, TableNames: s.TableNames}
+}
+
+// spelled returns each metric's name as list spells it, "" where no name
+// of the list is it but for case (P.5,10's second metric).
+func spelled(list string, ms []metrics.Metric) []string {
+	out := make([]string, len(ms))
+	typed := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
+	for i, m := range ms {
+		for _, t := range typed {
+			if strings.EqualFold(t, m.Name) {
+				out[i] = t
+				break
+			}
+		}
+	}
+	return out
 }
 
 // CheckFormat checks a --format value.

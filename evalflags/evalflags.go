@@ -27,7 +27,7 @@ type Flags struct {
 
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
-	"format", "input-format", "delimiter", "decimal-comma", "read-timeout"}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
+	"format", "table-names", "input-format", "delimiter", "decimal-comma", "read-timeout"}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
 	"pairs", "test", "permutations", "seed", "correction"}, ClickNames, TeamNames)
 
 // metricList is the value of --metrics and -m: the first list given
@@ -69,6 +69,7 @@ func Register(fs *flag.FlagSet, c *config.Config) *Flags {
 	fs.StringVar(&c.Profile, "profile", c.Profile, "reproduce a peer tool: trec_eval (ties trec, gain linear, empty zero,\nrel-threshold 1, qrels labels read as C's atol reads them (2.5 is 2, 1e2 is 1),\nrun queries without judgments ignored; its release 10.0:\ntrec_eval:9.0.8 picks 9.0.8, which keeps scores as 32-bit floats, so that\nscores differing beyond float32 precision tie, and whose iprec@x truncates\nx·R + 0.9 where 10.0 rounds x·R) or\ngdeval (ties trec, gain exp, max-grade 4, empty skip, run queries without\njudgments ignored); flags given explicitly override it")
 	fs.StringVar(&c.Dedup, "dedup", c.Dedup, "a doc id repeated within a query: error (stop, naming both rows) or first\n(keep the first row, drop the others and report how many)")
 	RegisterFormat(fs, &c.Format)
+	RegisterTableNames(fs, &c.TableNames)
 	fs.StringVar(&c.InputFormat, "input-format", c.InputFormat, "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
 	fs.StringVar(&c.Delimiter, "delimiter", c.Delimiter, "the character separating the fields of CSV inputs, such as ';' (as Excel writes\nCSV where the comma is the decimal mark) or '|'; '\\t' is a tab (TSV); default a\ncomma, or what the header is separated by: a header separated by ';' or '|'\nis read so when it holds the columns asked for")
 	fs.BoolVar(&c.DecimalComma, "decimal-comma", c.DecimalComma, "numbers in CSV and TSV inputs are written with a decimal comma (0,75); a point\nis then refused; the delimiter must not be a comma")
@@ -94,6 +95,12 @@ func Register(fs *flag.FlagSet, c *config.Config) *Flags {
 // it, and so does rankeval merge.
 func RegisterFormat(fs *flag.FlagSet, f *string) {
 	fs.StringVar(f, "format", *f, "summary format: text (a table), json (one object, for scripts), trec\n(trec_eval's layout: measure, query, value; per-query blocks with --per-query -),\nlatex or markdown (the table of a paper or a pull request: systems as rows, metrics\nas columns, the best in bold, significance against the baseline marked)")
+}
+
+// RegisterTableNames defines --table-names on fs, storing into v:
+// Register calls it, and so does rankeval merge.
+func RegisterTableNames(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "table-names", *v, "names shown in --format latex and markdown tables, NAME=SHOWN comma-separated:\na metric's column (ndcg@10=nDCG@10,map=MAP; the metric named as in -m, in any\ncase) or a system's row (bm25=BM25); a header is otherwise the metric as typed,\ntrec_eval's names in trec_eval's case (P_10)")
 }
 
 // RegisterQuiet defines --quiet on fs, storing into q: rankeval's run

@@ -1,5 +1,7 @@
 package metrics
 
+import "strings"
+
 // This file is trec_eval's measures in one table: each measure's name as
 // trec_eval spells it, the release that has it, the judgments it reads,
 // the shape of its parameters and their defaults, the family that
@@ -312,3 +314,23 @@ var trecSpelling = func() (s [lastKind + 1]struct{ trec, trecCut string }) {
 	}
 	return s
 }()
+
+// TrecCase returns name, a metric name lower-cased, with the case of the
+// trec_eval measure it starts with (p_10 is P_10, rprec is Rprec); other
+// names unchanged.
+func TrecCase(name string) string {
+	best := ""
+	for _, m := range TrecMeasures {
+		l := strings.ToLower(m.Name)
+		if l == m.Name || len(m.Name) <= len(best) {
+			continue
+		}
+		if name == l || strings.HasPrefix(name, l+"_") || strings.HasPrefix(name, l+".") {
+			best = m.Name
+		}
+	}
+	if best == "" {
+		return name
+	}
+	return best + name[len(best):]
+}

@@ -66,6 +66,13 @@ type Run struct {
 	// Gates, when set, is the verdict of the quality gates, printed with
 	// the summary.
 	Gates *Gates
+	// Spelled are the metrics' names as the user typed them (case kept),
+	// by index of Metrics, "" where unknown (a merge of states); and
+	// TableNames the names a LaTeX or Markdown table shows for metrics
+	// and systems (--table-names). Neither changes a figure; a state
+	// records neither.
+	Spelled    []string
+	TableNames map[string]string
 	// Warnings are things the run noticed that may make its numbers not
 	// mean what the user expects; the JSON summary lists them.
 	Warnings []string

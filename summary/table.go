@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rankeval/rankeval/internal/printable"
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/report"
 )
 
@@ -32,11 +33,11 @@ type tableDialect struct {
 var latexTable = tableDialect{
 	esc: latexEscape,
 	head: func(w *bytes.Buffer, ncol int) {
-		fmt.Fprintf(w, "\\begin{table}\n\\centering\n\\begin{tabular}{l%s}\n\\hline\n", strings.Repeat("r", ncol))
+		fmt.Fprintf(w, "\\begin{table}\n\\centering\n\\begin{tabular}{l%s}\n\\toprule\n", strings.Repeat("r", ncol))
 	},
 	row: func(w *bytes.Buffer, cells []string) { fmt.Fprintf(w, "%s \\\\\n", strings.Join(cells, " & ")) },
 	foot: func(w *bytes.Buffer, _ int) {
-		w.WriteString("\\hline\n\\end{tabular}\n")
+		w.WriteString("\\bottomrule\n\\end{tabular}\n")
 	},
 	bold:      func(s string) string { return "\\textbf{" + s + "}" },
 	sup:       func(s string) string { return "$^{" + s + "}$" },
@@ -73,8 +74,8 @@ func (r *Results) table(d *tableDialect) []byte {
 	}
 	d.head(&w, len(c.Metrics))
 	cells := []string{"system"}
-	for _, m := range c.Metrics {
-		cells = append(cells, d.esc(m.Name))
+	for i := range c.Metrics {
+		cells = append(cells, d.esc(c.ColumnName(i)))
 	}
 	d.row(&w, cells)
 	if d == &markdownTable {
@@ -84,7 +85,7 @@ func (r *Results) table(d *tableDialect) []byte {
 		}
 		d.row(&w, sep)
 	} else {
-		w.WriteString("\\hline\n")
+		w.WriteString("\\midrule\n")
 	}
 	letters := c.Compare.AllPairs && r.nsys > 1
 	// best per column: the greatest mean, the least where lower is better
@@ -104,6 +105,9 @@ func (r *Results) table(d *tableDialect) []byte {
 	}
 	for s := range r.nsys {
 		name := r.systemName(s)
+		if n, ok := c.TableNames[name]; ok {
+			name = n
+		}
 		if letters {
 			name = fmt.Sprintf("(%s) %s", report.Letter(s), name)
 		}
@@ -139,6 +143,44 @@ func (r *Results) table(d *tableDialect) []byte {
 		w.WriteString("\\end{table}\n")
 	}
 	return w.Bytes()
+}
+
+// ColumnName is the header of metric i's column in a table: its name in
+// TableNames, else as the user spelled it when it has capitals (Spelled),
+// else its name with trec_eval's case for trec_eval's measures (P_10,
+// Rprec; a state keeps names lower-cased, so a merge shows these too).
+func (c *Run) ColumnName(i int) string {
+	name := c.Metrics[i].Name
+	for k, v := range c.TableNames {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	if i < len(c.Spelled) && c.Spelled[i] != name && strings.EqualFold(c.Spelled[i], name) {
+		return c.Spelled[i] // typed with capitals: nDCG@10
+	}
+	return metrics.TrecCase(name)
+}
+
+// ParseTableNames reads --table-names: NAME=SHOWN pairs, comma-separated,
+// each NAME a metric (in any case) or a system, once.
+func ParseTableNames(v string) (map[string]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, p := range strings.Split(v, ",") {
+		k, n, ok := strings.Cut(p, "=")
+		k, n = strings.TrimSpace(k), strings.TrimSpace(n)
+		if !ok || k == "" || n == "" {
+			return nil, fmt.Errorf("%q: want NAME=SHOWN pairs, comma-separated, such as ndcg@10=nDCG@10,map=MAP", p)
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("%q is named twice", k)
+		}
+		out[k] = n
+	}
+	return out, nil
 }
 
 // systemName is system s's name as a table shows it: the score or rank

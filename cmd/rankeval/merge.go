@@ -33,6 +33,7 @@ func mergeFlags(mc *rankeval.MergeConfig, help *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet("rankeval merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	evalflags.RegisterFormat(fs, &mc.Format)
+	evalflags.RegisterTableNames(fs, &mc.TableNames)
 	evalflags.RegisterOutputs(fs, &mc.Outputs, evalflags.Output, evalflags.Report, evalflags.State)
 	evalflags.RegisterGates(fs, &mc.Gates)
 	evalflags.RegisterReadTimeout(fs, &mc.ReadTimeout)

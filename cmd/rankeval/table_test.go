@@ -175,3 +175,53 @@ func TestTableBestClickMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestTableNamesAndRules: a LaTeX table has booktabs rules; its headers
+// are the metrics as typed (P_10 stays P_10, trec_eval's names keep their
+// case where the list's spelling is not known), or as --table-names names
+// them, which names systems too, in LaTeX and Markdown, after a merge as
+// well.
+func TestTableNamesAndRules(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "log.jsonl")
+	var b strings.Builder
+	for q := range 6 {
+		for d := range 5 {
+			fmt.Fprintf(&b, `{"query_id":"q%d","doc_id":"d%d","score":%g,"score_b":%g,"label":%d}`+"\n", q, d, float64(d), float64((d*3+q)%5), (d+q)%3)
+		}
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	args := []string{"--quiet", "--score-col", "score,score_b", "-m", "P_10,ndcg_cut_10,map,nDCG@10,Rprec", "--table-names", "map=MAP,score=BM25,Score_B=Dense"}
+	code, out, stderr := cli(t, append(append(args, "--format", "latex"), in)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"\\toprule\nsystem & P\\_10 & ndcg\\_cut\\_10 & MAP & nDCG@10 & Rprec \\\\\n\\midrule\nBM25 (baseline) & ",
+		"\\bottomrule\n\\end{tabular}\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("LaTeX lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hline") || !strings.Contains(out, "\nscore\\_b & ") {
+		t.Fatalf("LaTeX (a name is matched exactly: Score_B is not score_b):\n%s", out)
+	}
+	code, out, stderr = cli(t, append(append(args, "--format", "markdown"), in)...)
+	if code != 0 || !strings.Contains(out, "| system | P\\_10 | ndcg\\_cut\\_10 | MAP | nDCG@10 | Rprec |\n") || !strings.Contains(out, "| BM25 (baseline) | ") {
+		t.Fatalf("Markdown: exit %d:\n%s%s", code, out, stderr)
+	}
+	st := filepath.Join(dir, "a.state")
+	if code, _, stderr := cli(t, "--quiet", "--score-col", "score,score_b", "-m", "P_10,rprec", "--state", st, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, out, stderr = cli(t, "merge", "--format", "latex", "--table-names", "score_b=Dense", st)
+	if code != 0 || !strings.Contains(out, "system & P\\_10 & Rprec \\\\\n") || !strings.Contains(out, "\nDense & ") {
+		t.Fatalf("merge: exit %d:\n%s%s", code, out, stderr)
+	}
+	for _, bad := range []string{"map", "=MAP", "map=", "map=A,map=B"} {
+		if code, _, stderr := cli(t, "--quiet", "--table-names", bad, in); code != 2 || !strings.Contains(stderr, "--table-names") {
+			t.Fatalf("%q: exit %d: %s", bad, code, stderr)
+		}
+	}
+}
