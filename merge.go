@@ -149,6 +149,9 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 	}
 	run.Warnings = nil
 	run.TableNames = tableNames
+	if err := run.CheckTableNames(); err != nil {
+		return nil, config.Usagef("--table-names %w", err)
+	}
 	gates, err := cfg.Gates.Spec(run.Metrics, len(run.Systems))
 	if err != nil {
 		return nil, err

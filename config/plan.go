@@ -59,6 +59,9 @@ func (c Config) Prepare(inputs []string) (*Plan, error) {
 	if len(inputs) == 0 && p.Logs == nil {
 		return nil, Usagef("no input: give one or more files, or - for standard input")
 	}
+	if err := p.Summary("").CheckTableNames(); err != nil {
+		return nil, Usagef("--table-names %w", err)
+	}
 	return p, nil
 }
 

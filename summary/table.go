@@ -3,7 +3,9 @@ package summary
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rankeval/rankeval/internal/printable"
@@ -181,6 +183,20 @@ func ParseTableNames(v string) (map[string]string, error) {
 		out[k] = n
 	}
 	return out, nil
+}
+
+// CheckTableNames refuses a --table-names key that names no metric of
+// the run (in any case) and no system (exactly: a --system name or a
+// score column; the score or rank column of a single system).
+func (c *Run) CheckTableNames() error {
+	for _, k := range slices.Sorted(maps.Keys(c.TableNames)) {
+		if slices.ContainsFunc(c.Metrics, func(m metrics.Metric) bool { return strings.EqualFold(m.Name, k) }) ||
+			slices.Contains(c.Systems, k) || len(c.Systems) <= 1 && (k == c.Columns.Score || k == c.Columns.Rank) && k != "" {
+			continue
+		}
+		return fmt.Errorf("%q names no metric (-m) and no system of the run", k)
+	}
+	return nil
 }
 
 // systemName is system s's name as a table shows it: the score or rank
