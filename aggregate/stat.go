@@ -90,6 +90,11 @@ type Set struct {
 	Queries int64
 	Empty   int64
 	Dropped int64 // duplicate rows dropped before evaluation
+	// NoScore and NoLabel are the rows without a score or a label, dropped
+	// or ranked last or counted as label 0 as --missing-score and
+	// --missing-label say. A saved state does not hold them: a run under
+	// those policies saves none.
+	NoScore, NoLabel int64
 }
 
 // NewSet makes a Set for n metrics.
@@ -114,6 +119,8 @@ func (s *Set) Merge(o *Set) {
 	s.Queries += o.Queries
 	s.Empty += o.Empty
 	s.Dropped += o.Dropped
+	s.NoScore += o.NoScore
+	s.NoLabel += o.NoLabel
 	for i := range s.Stats {
 		s.Stats[i].Merge(&o.Stats[i])
 	}

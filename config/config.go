@@ -81,7 +81,10 @@ type Config struct {
 	Profile        string
 	ProfileApplied string
 	Dedup          string
-	Format         string
+	// MissingScore and MissingLabel say what a row without a score
+	// (error, drop, last) or a label (error, drop, zero) means.
+	MissingScore, MissingLabel string
+	Format                     string
 	// TableNames names metrics' columns and systems' rows in LaTeX and
 	// Markdown tables: NAME=SHOWN, comma-separated (--table-names).
 	TableNames  string
@@ -146,6 +149,8 @@ func Default() Config {
 		MaxGrade:     4,
 		Empty:        "skip",
 		Dedup:        "error",
+		MissingScore: "error",
+		MissingLabel: "error",
 		Format:       "text",
 		InputFormat:  "auto",
 		ReadTimeout:  objstore.DefaultReadTimeout,

@@ -53,6 +53,9 @@ func (c Config) Prepare(inputs []string) (*Plan, error) {
 	if err := c.Sources.CheckState(c.Outputs.State); err != nil {
 		return nil, err
 	}
+	if err := s.CheckState(c.Outputs.State); err != nil {
+		return nil, err
+	}
 	if p.Gates, err = c.Gates.Spec(s.Rules.Metrics, len(s.Rules.Systems)); err != nil {
 		return nil, err
 	}

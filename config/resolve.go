@@ -166,6 +166,14 @@ func (v Config) Resolve() (*Settings, error) {
 	default:
 		return nil, Usagef("--dedup %q: want error or first", v.Dedup)
 	}
+	if r.MissingScore, err = pipeline.ParseMissing(orDefault(v.MissingScore), false); err != nil {
+		return nil, usage(err)
+	}
+	if r.MissingLabel, err = pipeline.ParseMissing(orDefault(v.MissingLabel), true); err != nil {
+		return nil, usage(err)
+	}
+	s.Columns.MissingScore = r.MissingScore != pipeline.MissingError
+	s.Columns.MissingLabel = r.MissingLabel != pipeline.MissingError
 	// Doc ids are read when present, to catch duplicates; only the trec tie
 	// order cannot do without them.
 	s.Columns.DocOptional = o.Ties != metrics.TiesTrec
@@ -297,7 +305,7 @@ const MaxReplicateBytes = 1 << 30
 // what its command knows besides (TREC input, slices, systems, gates).
 func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
-		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
+		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, MissingScore: s.Rules.MissingScore.String(), MissingLabel: s.Rules.MissingLabel.String(), SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
 		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS,
 		Teams: s.Teams, Spelled: s.Spelled, TableNames: s.TableNames}
 }
@@ -338,6 +346,15 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// orDefault is a policy flag's value, "error" when it is "" (a Config
+// made before the flag existed).
+func orDefault(v string) string {
+	if v == "" {
+		return "error"
+	}
+	return v
 }
 
 // parseSizeOr reads a size flag's value, def when it is "".

@@ -175,6 +175,16 @@ func (src *Sources) CheckState(state string) error {
 	return nil
 }
 
+// CheckState refuses --state with --missing-score or --missing-label
+// other than error: a state holds no count of the rows they dropped,
+// ranked last or counted as 0, which a merge would lose.
+func (s *Settings) CheckState(state string) error {
+	if r := s.Rules; state != "" && (r.MissingScore != pipeline.MissingError || r.MissingLabel != pipeline.MissingError) {
+		return Usagef("--state with --missing-score %s --missing-label %s: a state does not keep the count of rows without a score or a label, so a merge would hide it; save states with both left at error, or evaluate the logs in one run", r.MissingScore, r.MissingLabel)
+	}
+	return nil
+}
+
 // Describe adds to run what a summary says of the sources: the qrels and
 // --complete, the --missing policy of --system logs, and the inputs read
 // (inputs, expanded, and each log's files as NAME=PATH), sorted so that

@@ -35,6 +35,9 @@ type Rules struct {
 	// ScoreFloat32 rounds scores to float32 as rows are taken, so ties
 	// fall where a tool storing 32-bit scores (trec_eval) sees them.
 	ScoreFloat32 bool
+	// MissingScore and MissingLabel are what a row without a score or a
+	// label means (missing.go); MissingError, the zero value, stops at it.
+	MissingScore, MissingLabel Missing
 	// DedupFirst keeps the first row of a doc id repeated within a query
 	// and drops the others; by default a repeat is an error.
 	DedupFirst bool
@@ -130,7 +133,7 @@ func (r *Rules) needMax() bool { return metrics.NeedsMaxGrade(r.Metrics) }
 
 // score is a score as the run stores it.
 func (r *Rules) score(s float64) float64 {
-	if r.ScoreFloat32 {
+	if r.ScoreFloat32 && !math.IsNaN(s) {
 		return float64(float32(s))
 	}
 	return s
@@ -313,8 +316,11 @@ func (t *Taker) Validate(b *reader.Batch, i, j int) error {
 			}
 		}
 		l := b.Label[k]
+		if r.missingLabel(l) {
+			continue
+		}
 		if math.IsNaN(l) || l < 0 || math.IsInf(l, 0) {
-			return fmt.Errorf("%s: label is %v; labels must be finite numbers >= 0: %w", b.Where(k), l, reader.ErrValue)
+			return fmt.Errorf("%s: label is %v; labels must be finite numbers >= 0%s: %w", b.Where(k), l, missingHint(l, reader.MissingLabelHint), reader.ErrValue)
 		}
 		if needMax && l > r.Options.MaxGrade {
 			return r.aboveMaxGrade(b.Where(k), l)
@@ -329,8 +335,11 @@ func (r *Rules) aboveMaxGrade(at string, l float64) error {
 
 // checkScore checks one score (of a system, named in of).
 func (r *Rules) checkScore(b *reader.Batch, k int, s float64, of string) error {
+	if r.missingScore(s) {
+		return nil
+	}
 	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return fmt.Errorf("%s: score%s is %v; scores must be finite numbers: %w", b.Where(k), of, s, reader.ErrValue)
+		return fmt.Errorf("%s: score%s is %v; scores must be finite numbers%s: %w", b.Where(k), of, s, missingHint(s, reader.MissingScoreHint), reader.ErrValue)
 	}
 	if r.ScoreFloat32 && math.Abs(s) > math.MaxFloat32 {
 		return fmt.Errorf("%s: score%s is %v, beyond the range of the 32-bit floats this profile stores scores as: %w", b.Where(k), of, s, reader.ErrValue)

@@ -93,7 +93,8 @@ func Analyze(ctx context.Context, cfg Config, logs [][]Source) (*Result, error) 
 	for w := range workers {
 		parts[w] = aggregate.NewAnalysis(layout)
 		units[w] = cfg.Rules.NewUnit(p.where)
-		wk := &worker{cfg: &cfg, unit: units[w], agg: parts[w], dropped: make([]int64, cfg.systems())}
+		wk := &worker{cfg: &cfg, unit: units[w], agg: parts[w], dropped: make([]int64, cfg.systems()),
+			noScore: make([]int64, cfg.systems()), noLabel: make([]int64, cfg.systems())}
 		if cfg.Analysis.Digests {
 			digests[w] = aggregate.NewInputDigests(layout)
 			wk.digests = digests[w]
@@ -161,8 +162,10 @@ type worker struct {
 	cfg     *Config
 	unit    *Unit
 	agg     *aggregate.Analysis
-	dropped []int64                 // per system, EvalSystems's
-	digests *aggregate.InputDigests // nil unless Analysis.Digests
+	dropped []int64 // per system, EvalSystems's
+	// per system, the rows without a score or label (Unit.TakeMissing)
+	noScore, noLabel []int64
+	digests          *aggregate.InputDigests // nil unless Analysis.Digests
 }
 
 func (w *worker) run(ctx context.Context, jobs <-chan *query, pool *queryPool, done chan<- *query, first *firstError) error {
@@ -230,6 +233,12 @@ func (w *worker) eval(q *query) error {
 	for s, n := range w.dropped {
 		w.agg.Sys[s].Dropped += n
 		w.dropped[s] = 0
+	}
+	w.unit.TakeMissing(w.noScore, w.noLabel)
+	for s := range w.noScore {
+		w.agg.Sys[s].NoScore += w.noScore[s]
+		w.agg.Sys[s].NoLabel += w.noLabel[s]
+		w.noScore[s], w.noLabel[s] = 0, 0
 	}
 	if w.cfg.PerQuery.Only {
 		return nil

@@ -77,6 +77,13 @@ func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64,
 				return err
 			}
 			dropped[s] += int64(n)
+			if lockstep {
+				u.noLabel[s] += int64(u.noLabelNow)
+			} else { // every score column ranks the log's rows
+				for t := range u.noLabel {
+					u.noLabel[t] += int64(u.noLabelNow)
+				}
+			}
 		}
 		score := g.Score
 		if !lockstep {
@@ -86,9 +93,13 @@ func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64,
 			score = g.scoreOf(s)
 		}
 		var err error
-		res.Rows[s] = g.N()
 		if res.Empty[s], err = u.Eval(g, score, res.Vals[s]); err != nil {
 			return err
+		}
+		u.noScore[s] += int64(u.noScoreNow)
+		res.Rows[s] = g.N()
+		if u.r.MissingScore == MissingDrop {
+			res.Rows[s] -= u.noScoreNow
 		}
 		if res.Weight != nil {
 			res.Weight[s], res.Clipped[s] = u.ev.ClickWeight()

@@ -30,21 +30,37 @@ type Unit struct {
 	// labels seen, under Rules.NoteBinaryLabels: any, and any not 0 or 1
 	labels, nonBinary bool
 	emptyErr          bool // metrics.RefusesEmpty
+	// --missing-score and --missing-label (missing.go): which rows a
+	// query keeps, the columns of a ranking with rows left out, the rows
+	// of the last query prepared without a label and of the last ranking
+	// evaluated without a score, and the counts per system since
+	// TakeMissing
+	keep                   []bool
+	score, label, prop     []float64
+	rank                   []int64
+	doc                    [][]byte
+	stat                   []metrics.Judgment
+	team                   []uint8
+	noLabelNow, noScoreNow int
+	noScore, noLabel       []int64
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
 	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
 		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options),
-		emptyErr:   metrics.RefusesEmpty(r.Metrics, r.Options)}
+		emptyErr:   metrics.RefusesEmpty(r.Metrics, r.Options),
+		noScore:    make([]int64, r.systems()), noLabel: make([]int64, r.systems())}
 }
 
 // Prepare readies g's rows for evaluation once, whatever the number of
 // score columns: a repeated doc id is an error naming both rows, or with
-// DedupFirst the later rows are dropped (their count returned); then a
+// DedupFirst the later rows are dropped (their count returned), after
+// --missing-label has zeroed or dropped the rows without a label; then a
 // TREC run's rows take their labels from the qrels; then two rows at one
 // logged position (Group.Logged) are an error naming both.
 func (u *Unit) Prepare(g *Group) (dropped int, err error) {
+	u.noLabelNow = u.applyMissingLabels(g)
 	if dropped, err = u.prepareDocs(g); err != nil {
 		return dropped, err
 	}
@@ -184,6 +200,7 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	if len(g.Team) > 0 {
 		l.Team = g.Team
 	}
+	u.noScoreNow = u.applyMissingScores(&l)
 	if u.r.NoteBinaryLabels && !u.nonBinary {
 		u.labels = u.labels || len(g.Label) > 0
 		for _, y := range g.Label {

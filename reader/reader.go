@@ -66,3 +66,11 @@ const (
 // CheckDelimiter reports a byte that cannot separate the fields of a CSV
 // input (Options.Delimiter): a quote, a newline or a carriage return.
 func CheckDelimiter(c byte) error { return csv.CheckSep(c) }
+
+// MissingScoreHint and MissingLabelHint end a message about a missing or
+// NaN score or label: they name the flag that goes on past such rows, so
+// that a reader's message and the pipeline's say it alike.
+var (
+	MissingScoreHint = batch.MissingHint(batch.FScore)
+	MissingLabelHint = batch.MissingHint(batch.FLabel)
+)

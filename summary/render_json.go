@@ -18,6 +18,7 @@ func (r *Results) JSON() []byte {
 	b = appendMetrics(b, c, r.sys[0], r.outc[0], r.bootOf(0), "\n    ")
 	b = append(b, "\n  }"...)
 	b = appendTotals(b, r.Agg.Sys[0], c.DedupFirst)
+	b = appendMissing(b, c, r.Agg.Sys[0], "\n  ")
 	if c.IPS.On() {
 		b = append(b, ",\n  \"clicks_clipped\": "...)
 		b = strconv.AppendInt(b, r.Agg.Clipped(0), 10)
@@ -129,6 +130,7 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []stats.Summary, boo
 		b = append(b, `, "clicks_clipped": `...)
 		b = strconv.AppendInt(b, r.Agg.Clipped(s), 10)
 	}
+	b = appendMissing(b, c, set, " ")
 	b = append(b, `, "metrics": {`...)
 	b = appendMetrics(b, c, sums, r.outc[s], boot, " ")
 	return append(b, "}}"...)

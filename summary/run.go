@@ -35,6 +35,10 @@ type Run struct {
 	// DedupFirst: repeated doc ids of a query were dropped (--dedup first)
 	// rather than refused.
 	DedupFirst bool
+	// MissingScore and MissingLabel are the --missing-score and
+	// --missing-label policies; "" or "error" (rows without one stop the
+	// run) says nothing, any other is shown with its count of rows.
+	MissingScore, MissingLabel string
 	// TREC input only (Qrels non-empty).
 	Qrels        string
 	Complete     bool
@@ -147,6 +151,12 @@ func AppendOptions(b []byte, c *Run) []byte {
 		b = append(b, `"first"`...)
 	} else {
 		b = append(b, `"error"`...)
+	}
+	for _, m := range c.missing() {
+		b = append(b, `, "`...)
+		b = append(b, m.key...)
+		b = append(b, `": `...)
+		b = strconv.AppendQuote(b, m.policy)
 	}
 	b = append(b, `, "profile": `...)
 	if c.Profile == "" {
@@ -423,4 +433,41 @@ func (c *Run) NoteLabels(binary, graded bool) string {
 	w := BinaryERRWarning(c.Options.MaxGrade)
 	c.Warnings = append(c.Warnings, w)
 	return w
+}
+
+// missingPolicy is a --missing-score or --missing-label policy in force.
+type missingPolicy struct {
+	key, policy string // JSON key (missing_score), policy (drop)
+	what, did   string // "score", what the rows underwent
+	rows        func(*aggregate.Set) int64
+}
+
+// missing lists the --missing-score and --missing-label policies other
+// than error, which a summary shows with their counts of rows.
+func (c *Run) missing() []missingPolicy {
+	var ps []missingPolicy
+	did := map[string]string{"drop": "dropped", "last": "ranked last", "zero": "counted as label 0"}
+	if c.MissingScore != "" && c.MissingScore != "error" {
+		ps = append(ps, missingPolicy{"missing_score", c.MissingScore, "score", did[c.MissingScore], func(s *aggregate.Set) int64 { return s.NoScore }})
+	}
+	if c.MissingLabel != "" && c.MissingLabel != "error" {
+		ps = append(ps, missingPolicy{"missing_label", c.MissingLabel, "label", did[c.MissingLabel], func(s *aggregate.Set) int64 { return s.NoLabel }})
+	}
+	return ps
+}
+
+// appendMissing appends, after a comma each, a "missing_score" and a
+// "missing_label" member {"policy", "rows"} for each policy in force, the
+// rows those of set.
+func appendMissing(b []byte, c *Run, set *aggregate.Set, sep string) []byte {
+	for _, m := range c.missing() {
+		b = append(b, ","+sep+`"`...)
+		b = append(b, m.key...)
+		b = append(b, `": {"policy": `...)
+		b = strconv.AppendQuote(b, m.policy)
+		b = append(b, `, "rows": `...)
+		b = strconv.AppendInt(b, m.rows(set), 10)
+		b = append(b, '}')
+	}
+	return b
 }

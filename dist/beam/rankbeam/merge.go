@@ -141,6 +141,10 @@ func (f *MergeFn) AddInput(a Partial, r Result) Partial {
 	for sys, n := range r.Dropped {
 		a.Agg.Sys[sys].Dropped += n
 	}
+	for sys := range r.NoScore {
+		a.Agg.Sys[sys].NoScore += r.NoScore[sys]
+		a.Agg.Sys[sys].NoLabel += r.NoLabel[sys]
+	}
 	a.Labels, a.NonBinary = a.Labels || r.Labels, a.NonBinary || r.NonBinary
 	return a
 }

@@ -157,6 +157,9 @@ type Result struct {
 	Slice   []string // its values of the --by columns; nil without slices
 	Rows    []int64  // per system: rows evaluated (after --dedup first)
 	Dropped []int64  // per system: rows dropped as repeats of a doc id
+	// NoScore and NoLabel: per system the rows without a score or a
+	// label (--missing-score, --missing-label)
+	NoScore, NoLabel []int64
 	Vals    [][]float64
 	Empty   []bool
 	Missing []bool // per system: absent from its log (--missing zero)

@@ -45,6 +45,9 @@ func (c *Config) applySources(s *config.Settings) ([][]string, error) {
 	if err := c.Sources.CheckState(c.Outputs.State); err != nil {
 		return nil, err
 	}
+	if err := s.CheckState(c.Outputs.State); err != nil {
+		return nil, err
+	}
 	if logs == nil {
 		logs = [][]string{c.Inputs}
 	}
@@ -204,6 +207,8 @@ func (e *evaluator) eval(id string, chunks [][]byte, emit func(Result)) error {
 func (e *evaluator) result(id string) Result {
 	q := &e.res
 	r := Result{Query: id, Dropped: slices.Clone(e.dropped), Empty: slices.Clone(q.Empty), Missing: slices.Clone(q.Missing)}
+	r.NoScore, r.NoLabel = make([]int64, len(e.dropped)), make([]int64, len(e.dropped))
+	e.unit.TakeMissing(r.NoScore, r.NoLabel)
 	r.Labels, r.NonBinary = e.unit.Labels()
 	for s := range q.Vals {
 		r.Rows = append(r.Rows, int64(q.Rows[s]))

@@ -46,6 +46,38 @@ type Columns struct {
 	// DocOptional lets rows lack the doc column (their doc id is empty);
 	// otherwise a row without it is an error.
 	DocOptional bool
+	// MissingScore and MissingLabel read a missing value of a score
+	// column (Score, ExtraScore) or of the label column (a JSON null, an
+	// empty CSV/TSV field, a Parquet or Arrow null) as NaN, which the
+	// pipeline's --missing-score and --missing-label policies recognise
+	// and never hand to a metric. Otherwise such a value is an error
+	// whose message names the flag (MissingHint).
+	MissingScore, MissingLabel bool
+}
+
+// MissingHint is what an error about a missing value of a column of kind
+// (FScore, KExtraScore, FLabel) adds to say how to go on; "" for the
+// other kinds.
+func MissingHint(kind int) string {
+	switch kind {
+	case FScore, KExtraScore:
+		return "; to rank such rows last or leave them out, use --missing-score last or drop"
+	case FLabel:
+		return "; to count such rows as not relevant or leave them out, use --missing-label zero or drop"
+	}
+	return ""
+}
+
+// MissingOK says whether cols reads a missing value of a column of kind
+// as NaN (Columns.MissingScore, MissingLabel).
+func (c Columns) MissingOK(kind int) bool {
+	switch kind {
+	case FScore, KExtraScore:
+		return c.MissingScore
+	case FLabel:
+		return c.MissingLabel
+	}
+	return false
 }
 
 // Named is a column of Columns.Numbers or Texts: its name, its role in

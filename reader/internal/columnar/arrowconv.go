@@ -25,10 +25,11 @@ type converter struct {
 	sc      *arrow.Schema
 	where   func(unit int, row int64) string // names row (1-based) of unit
 	scratch []byte
+	cols    batch.Columns // what was asked for: MissingOK reads nulls as NaN
 }
 
 func newConverter(cols batch.Columns, parts [][2]string, where func(int, int64) string) *converter {
-	return &converter{reqs: cols.Requests(), parts: parts, where: where}
+	return &converter{reqs: cols.Requests(), parts: parts, where: where, cols: cols}
 }
 
 // convert appends rows [lo, hi) of rec to b. unit is the record's unit and
@@ -56,7 +57,7 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *batch.Batch, 
 			continue
 		}
 		arr := rec.Column(bd.col)
-		nullsOK := r.Optional
+		nullsOK := r.Optional || cv.cols.MissingOK(r.Kind)
 		if arr.NullN() > 0 && !nullsOK {
 			for i := lo; i < hi; i++ {
 				if arr.IsNull(i) {
@@ -98,16 +99,40 @@ func (cv *converter) convert(rec arrow.RecordBatch, lo, hi int, b *batch.Batch, 
 		if err != nil {
 			return err
 		}
+		if arr.NullN() > 0 && cv.cols.MissingOK(r.Kind) {
+			missing(arr, lo, hi, b, r)
+		}
 	}
 	b.N += hi - lo
 	return nil
+}
+
+// missing makes NaN the values of b that rows [lo, hi) of arr, just
+// appended to the score or label column r, hold where arr is null
+// (batch.Columns.MissingScore, MissingLabel).
+func missing(arr arrow.Array, lo, hi int, b *batch.Batch, r batch.ColReq) {
+	var col []float64
+	switch r.Kind {
+	case batch.FScore:
+		col = b.Score
+	case batch.FLabel:
+		col = b.Label
+	default:
+		col = b.ExtraScore[r.X]
+	}
+	col = col[len(col)-(hi-lo):]
+	for i := lo; i < hi; i++ {
+		if arr.IsNull(i) {
+			col[i-lo] = math.NaN()
+		}
+	}
 }
 
 func (cv *converter) null(r batch.ColReq, unit int, row int64) error {
 	if r.Kind == batch.KExtra || r.Kind == batch.KText {
 		return fmt.Errorf("%s: %q (%s) is null; every row needs a value: %w", cv.where(unit, row), r.Name, r.Role(), batch.ErrValue)
 	}
-	return fmt.Errorf("%s: null in %q column: %w", cv.where(unit, row), r.Name, batch.ErrValue)
+	return fmt.Errorf("%s: null in %q column%s: %w", cv.where(unit, row), r.Name, batch.MissingHint(r.Kind), batch.ErrValue)
 }
 
 // text appends rows [lo, hi) of arr as text, one value at a time: slice

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 
@@ -108,6 +109,7 @@ type csvLayout struct {
 	col     []batch.ColReq // per field; kind csvSkip for a field not read
 	doc     bool           // a doc column is read
 	docFill bool           // the doc column is absent (Columns.DocOptional): doc ids are empty
+	cols    batch.Columns  // what was asked for: MissingOK reads empty scores and labels as NaN
 }
 
 const csvSkip = -1
@@ -116,7 +118,7 @@ const csvSkip = -1
 // columns cols asks for. Every column asked for must be in the header,
 // once; other fields are not read.
 func newCSVLayout(name string, d Dialect, names [][]byte, line int64, cols batch.Columns) (*csvLayout, error) {
-	l := &csvLayout{Dialect: d, name: name, col: make([]batch.ColReq, len(names)), doc: cols.Doc != ""}
+	l := &csvLayout{Dialect: d, name: name, col: make([]batch.ColReq, len(names)), doc: cols.Doc != "", cols: cols}
 	at := make(map[string]int, len(names))
 	for i, n := range names {
 		l.col[i].Kind = csvSkip
@@ -449,6 +451,13 @@ func (l *csvLayout) value(k *csvBlock, b *batch.Batch, c *batch.ColReq, v []byte
 			}
 		}
 		x, ok := scan.ParseNumber(text)
+		if len(v) == 0 && c.Kind != batch.KNumber {
+			// an empty score or label is missing (pandas writes NaN so)
+			if !l.cols.MissingOK(c.Kind) {
+				return batch.ParseErrorf(l.name, line, "%q (%s) is an empty field%s: %w", c.Name, c.Role(), batch.MissingHint(c.Kind), batch.ErrValue)
+			}
+			x, ok = math.NaN(), true
+		}
 		if !ok && c.Kind == batch.FLabel {
 			switch {
 			case bytes.EqualFold(v, []byte("true")):

@@ -21,6 +21,9 @@ type Jsonl struct {
 	keys   [batch.NFields]string // "" when the column is not read
 	docOpt bool
 	bs     int
+	// missScore and missLabel read a null score or label as NaN
+	// (batch.Columns.MissingScore, MissingLabel)
+	missScore, missLabel bool
 
 	Line int64        // number of the line being parsed
 	B    *batch.Batch // the batch rows are appended to
@@ -78,7 +81,7 @@ func Start(name string, src io.Reader, closeSrc func() error, cols batch.Columns
 
 func NewParser(name string, cols batch.Columns, opt batch.Options) *Jsonl {
 	j := &Jsonl{
-		Name: name, bs: opt.BatchRows(), docOpt: cols.DocOptional,
+		Name: name, bs: opt.BatchRows(), docOpt: cols.DocOptional, missScore: cols.MissingScore, missLabel: cols.MissingLabel,
 		keys: [batch.NFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
 	}
 	if n := len(cols.Extra) + len(cols.Texts) + len(cols.ExtraScore) + len(cols.Numbers); n > 0 {

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -168,6 +169,15 @@ func (j *Jsonl) extraValue(s []byte, p, x int) (int, error) {
 		return p, j.fail(batch.ErrSyntax, "missing value for %q", j.xkeys[x])
 	}
 	if x >= j.nxText {
+		if score := x-j.nxText < len(j.xnum)-len(j.numbers); score && s[p] == 'n' {
+			if tok, e := j.token(s, p); string(tok) == "null" {
+				if !j.missScore {
+					return e, j.fail(batch.ErrValue, "%q (%s) is null%s", j.xkeys[x], j.xrole(x), batch.MissingHint(batch.KExtraScore))
+				}
+				j.xnum[x-j.nxText] = math.NaN()
+				return e, nil
+			}
+		}
 		tok, e, ok := j.jsonNumber(s, p)
 		v, _ := scan.ParseNumber(tok)
 		if !ok {
@@ -337,6 +347,19 @@ func (j *Jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 			if bytes.HasPrefix(s[p:], []byte("false")) {
 				rw.label = 0
 				return p + 5, nil
+			}
+		}
+		if s[p] == 'n' {
+			if tok, e := j.token(s, p); string(tok) == "null" {
+				if !(f == batch.FScore && j.missScore || f == batch.FLabel && j.missLabel) {
+					return e, j.fail(batch.ErrValue, "%q (the %s column) is null%s", j.keys[f], batch.FieldRole[f], batch.MissingHint(f))
+				}
+				if f == batch.FScore {
+					rw.score = math.NaN()
+				} else {
+					rw.label = math.NaN()
+				}
+				return e, nil
 			}
 		}
 		tok, e, ok := j.jsonNumber(s, p)
