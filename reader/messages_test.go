@@ -99,7 +99,7 @@ func TestJSONLStringNumbers(t *testing.T) {
 		{"word label", `{"query_id":"q","score":1,"label":"relevant"` + tail, `t.jsonl:1: "label" (the label column) must be a number or a boolean, found the string "relevant": bad value`},
 		{"empty string", `{"query_id":"q","score":"","label":1` + tail, `"score" (the score column) must be a number, found the string "": bad value`},
 		{"long string", `{"query_id":"q","score":"` + strings.Repeat("x", 100) + `","label":1` + tail, `found the string "xxxxxxxxxxxxxxxxxxxxxxxx"...: bad value`},
-		{"null stays as it was", `{"query_id":"q","score":1,"label":null` + tail, `t.jsonl:1: "label" (the label column) must be a number or a boolean, found "null": bad value`},
+		{"null names --missing-label", `{"query_id":"q","score":1,"label":null` + tail, `t.jsonl:1: "label" (the label column) must be a number or a boolean, found "null"; to count such rows as not relevant or leave them out, use --missing-label zero or drop: bad value`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -454,7 +454,11 @@ func (l *csvLayout) value(k *csvBlock, b *batch.Batch, c *batch.ColReq, v []byte
 		if len(v) == 0 && c.Kind != batch.KNumber {
 			// an empty score or label is missing (pandas writes NaN so)
 			if !l.cols.MissingOK(c.Kind) {
-				return batch.ParseErrorf(l.name, line, "%q (%s) is an empty field%s: %w", c.Name, c.Role(), batch.MissingHint(c.Kind), batch.ErrValue)
+				what := "a number"
+				if c.Kind == batch.FLabel {
+					what = "a number or a boolean"
+				}
+				return batch.ParseErrorf(l.name, line, "%q (%s) must be %s, found an empty field%s: %w", c.Name, c.Role(), what, batch.MissingHint(c.Kind), batch.ErrValue)
 			}
 			x, ok = math.NaN(), true
 		}

@@ -172,7 +172,7 @@ func (j *Jsonl) extraValue(s []byte, p, x int) (int, error) {
 		if score := x-j.nxText < len(j.xnum)-len(j.numbers); score && s[p] == 'n' {
 			if tok, e := j.token(s, p); string(tok) == "null" {
 				if !j.missScore {
-					return e, j.fail(batch.ErrValue, "%q (%s) is null%s", j.xkeys[x], j.xrole(x), batch.MissingHint(batch.KExtraScore))
+					return e, j.fail(batch.ErrValue, "%q (%s) must be a number, found \"null\"%s", j.xkeys[x], j.xrole(x), batch.MissingHint(batch.KExtraScore))
 				}
 				j.xnum[x-j.nxText] = math.NaN()
 				return e, nil
@@ -352,7 +352,11 @@ func (j *Jsonl) value(s []byte, p, f int, rw *row) (int, error) {
 		if s[p] == 'n' {
 			if tok, e := j.token(s, p); string(tok) == "null" {
 				if !(f == batch.FScore && j.missScore || f == batch.FLabel && j.missLabel) {
-					return e, j.fail(batch.ErrValue, "%q (the %s column) is null%s", j.keys[f], batch.FieldRole[f], batch.MissingHint(f))
+					what := "a number"
+					if f == batch.FLabel {
+						what = "a number or a boolean"
+					}
+					return e, j.fail(batch.ErrValue, "%q (the %s column) must be %s, found \"null\"%s", j.keys[f], batch.FieldRole[f], what, batch.MissingHint(f))
 				}
 				if f == batch.FScore {
 					rw.score = math.NaN()
