@@ -160,9 +160,9 @@ type Result struct {
 	// NoScore and NoLabel: per system the rows without a score or a
 	// label (--missing-score, --missing-label)
 	NoScore, NoLabel []int64
-	Vals    [][]float64
-	Empty   []bool
-	Missing []bool // per system: absent from its log (--missing zero)
+	Vals             [][]float64
+	Empty            []bool
+	Missing          []bool // per system: absent from its log (--missing zero)
 	// Weight and Clipped: per system the click weight and the clicks
 	// clipped, with IPS estimates (nil otherwise)
 	Weight  []float64
