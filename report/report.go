@@ -38,6 +38,10 @@ type System struct {
 	Rows, Queries, Empty, Missing int64
 	Stats                         []Stat  // per metric
 	Hists                         [][]Bin // per metric
+	// RowNotes say what became of rows without a score or a label
+	// (--missing-score, --missing-label), one sentence each, shown under
+	// the system's counts.
+	RowNotes []string
 }
 
 // Curve is a metric family at k = K[0], K[1], ...
@@ -279,8 +283,12 @@ func (r *renderer) summary() {
 				if s == 0 && len(d.Systems) > 1 {
 					role = " <small>(baseline)</small>"
 				}
-				r.p("<th rowspan=\"%d\" class=\"sys\"><span class=\"swatch\" style=\"background:%s\"></span>%s%s<br><small>%d queries, %d rows</small></th>",
+				r.p("<th rowspan=\"%d\" class=\"sys\"><span class=\"swatch\" style=\"background:%s\"></span>%s%s<br><small>%d queries, %d rows</small>",
 					len(d.Metrics), color(s), esc(sys.Name), role, sys.Queries, sys.Rows)
+				for _, n := range sys.RowNotes {
+					r.p("<br><small>%s</small>", esc(n))
+				}
+				r.p("</th>")
 			}
 			r.p("<td class=\"name\">%s</td><td>%s</td><td>%s</td>", esc(name), f4(st.Mean), ci(st.CI, false))
 			if boot {

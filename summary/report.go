@@ -38,6 +38,9 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	for s := range r.nsys {
 		sys := report.System{Name: r.systems[s], Rows: r.Agg.Sys[s].Rows, Queries: r.Agg.Sys[s].Queries, Empty: r.Agg.Sys[s].Empty, Missing: r.Agg.Missing[s]}
+		for _, m := range c.missing() {
+			sys.RowNotes = append(sys.RowNotes, m.line(m.rows(r.Agg.Sys[s])))
+		}
 		if sys.Name == "" {
 			sys.Name = c.Columns.Score
 			if sys.Name == "" {

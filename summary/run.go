@@ -456,6 +456,17 @@ func (c *Run) missing() []missingPolicy {
 	return ps
 }
 
+// flag is the policy's flag and value, as typed (--missing-score drop).
+func (m missingPolicy) flag() string {
+	return "--" + strings.ReplaceAll(m.key, "_", "-") + " " + m.policy
+}
+
+// line says what the policy did to n rows, as the text summary and the
+// report say it.
+func (m missingPolicy) line(n int64) string {
+	return fmt.Sprintf("%d rows with no %s %s (%s)", n, m.what, m.did, m.flag())
+}
+
 // appendMissing appends, after a comma each, a "missing_score" and a
 // "missing_label" member {"policy", "rows"} for each policy in force, the
 // rows those of set.

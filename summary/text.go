@@ -239,14 +239,14 @@ func writeFooter(w *bytes.Buffer, c *Run, a *aggregate.Analysis, g *Gates) {
 	}
 	for _, m := range c.missing() {
 		if len(a.Sys) == 1 {
-			fmt.Fprintf(w, "%d rows with no %s %s (--%s %s).\n", m.rows(set), m.what, m.did, strings.ReplaceAll(m.key, "_", "-"), m.policy)
+			fmt.Fprintf(w, "%s.\n", m.line(m.rows(set)))
 			continue
 		}
 		counts := make([]string, len(a.Sys))
 		for s := range a.Sys {
 			counts[s] = fmt.Sprintf("%s %d", c.Systems[s], m.rows(a.Sys[s]))
 		}
-		fmt.Fprintf(w, "rows with no %s %s (--%s %s): %s.\n", m.what, m.did, strings.ReplaceAll(m.key, "_", "-"), m.policy, strings.Join(counts, ", "))
+		fmt.Fprintf(w, "rows with no %s %s (%s): %s.\n", m.what, m.did, m.flag(), strings.Join(counts, ", "))
 	}
 	fmt.Fprintf(w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		o.Ties, o.Gain, o.MaxGrade, rel)

@@ -106,10 +106,14 @@ func TestMissingScore(t *testing.T) {
 				if got.MissingScore == nil || got.MissingScore.Policy != policy || got.MissingScore.Rows != 1 {
 					t.Errorf("missing_score %+v, want {%s 1}", got.MissingScore, policy)
 				}
-				code, stdout, _ := cli(t, "--quiet", "--missing-score", policy, in)
+				rep := filepath.Join(t.TempDir(), "report.html")
+				code, stdout, _ := cli(t, "--quiet", "--missing-score", policy, "--report", rep, in)
 				line := map[string]string{"drop": "1 rows with no score dropped (--missing-score drop).", "last": "1 rows with no score ranked last (--missing-score last)."}[policy]
 				if code != 0 || !strings.Contains(stdout, line) {
 					t.Errorf("text summary lacks %q:\n%s", line, stdout)
+				}
+				if html, _ := os.ReadFile(rep); !strings.Contains(string(html), strings.TrimSuffix(line, ".")) {
+					t.Errorf("report lacks %q", line)
 				}
 			})
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/pipeline"
@@ -29,8 +30,11 @@ type Partial struct {
 	index map[string]int
 }
 
-// encodePartial writes the flags (a byte: the labels', and whether input
-// digests follow), the input digests, the slice keys (JSON) behind their
+// encodePartial writes the flags (a byte: the labels', whether input
+// digests follow, and whether counts of rows without a score or label
+// do), the input digests, those counts (the number of systems, then each
+// system's rows without a score and without a label; aggregate's binary
+// form, a state's, holds none), the slice keys (JSON) behind their
 // length, then the aggregate's binary form.
 func encodePartial(p Partial) ([]byte, error) {
 	keys, err := json.Marshal(p.Keys)
@@ -49,22 +53,45 @@ func encodePartial(p Partial) ([]byte, error) {
 		b[0] |= 4
 		b = p.Digests.AppendBinary(b)
 	}
+	if slices.ContainsFunc(p.Agg.Sys, func(s *aggregate.Set) bool { return s.NoScore != 0 || s.NoLabel != 0 }) {
+		b[0] |= 8
+		b = binary.AppendUvarint(b, uint64(len(p.Agg.Sys)))
+		for _, s := range p.Agg.Sys {
+			b = binary.AppendUvarint(b, uint64(s.NoScore))
+			b = binary.AppendUvarint(b, uint64(s.NoLabel))
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	return p.Agg.AppendBinary(append(b, keys...))
 }
 
 func decodePartial(b []byte) (Partial, error) {
-	if len(b) == 0 || b[0] > 7 {
+	if len(b) == 0 || b[0] > 15 {
 		return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
 	}
 	var p Partial
 	p.Labels, p.NonBinary = b[0]&1 != 0, b[0]&2 != 0
-	digests := b[0]&4 != 0
+	digests, missing := b[0]&4 != 0, b[0]&8 != 0
 	b = b[1:]
 	if digests {
 		var err error
 		if p.Digests, b, err = aggregate.DecodeInputDigests(b); err != nil {
 			return Partial{}, fmt.Errorf("partial aggregate: %w", err)
+		}
+	}
+	var counts []uint64 // rows without a score, without a label, per system
+	if missing {
+		systems, k := binary.Uvarint(b)
+		if k <= 0 || systems > uint64(len(b)) {
+			return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
+		}
+		b = b[k:]
+		for range 2 * systems {
+			v, k := binary.Uvarint(b)
+			if k <= 0 || v > 1<<62 {
+				return Partial{}, fmt.Errorf("partial aggregate: %w", aggregate.ErrEncoding)
+			}
+			counts, b = append(counts, v), b[k:]
 		}
 	}
 	n, k := binary.Uvarint(b)
@@ -77,6 +104,14 @@ func decodePartial(b []byte) (Partial, error) {
 	p.Agg = new(aggregate.Analysis)
 	if err := p.Agg.UnmarshalBinary(b[k+int(n):]); err != nil {
 		return Partial{}, err
+	}
+	if counts != nil {
+		if len(counts) != 2*len(p.Agg.Sys) {
+			return Partial{}, fmt.Errorf("partial aggregate: counts of rows without a score for %d systems, of %d: %w", len(counts)/2, len(p.Agg.Sys), aggregate.ErrEncoding)
+		}
+		for s, set := range p.Agg.Sys {
+			set.NoScore, set.NoLabel = int64(counts[2*s]), int64(counts[2*s+1])
+		}
 	}
 	return p, nil
 }
