@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,5 +32,21 @@ func TestPrepareReadTimeout(t *testing.T) {
 				t.Fatalf("Prepare: %v; want a usage error about read-timeout", err)
 			}
 		})
+	}
+}
+
+// TestResolveMissingScoreRankCol: with --rank-col, --missing-score last is
+// refused with a message that does not send the user to a policy that also
+// fails on a row without a rank (drop leaves a missing rank an error).
+func TestResolveMissingScoreRankCol(t *testing.T) {
+	c := Default()
+	c.Columns.Rank = "rank"
+	c.MissingScore = "last"
+	_, err := c.Prepare([]string{"log.csv"})
+	if !errors.Is(err, ErrUsage) {
+		t.Fatalf("Prepare: %v; want a usage error", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "use --missing-score drop") || !strings.Contains(msg, "a row without a rank is an error") {
+		t.Fatalf("Prepare: %q; want a message saying a missing rank is an error under every policy", msg)
 	}
 }

@@ -175,7 +175,7 @@ func (v Config) Resolve() (*Settings, error) {
 	s.Columns.MissingScore = r.MissingScore != pipeline.MissingError
 	s.Columns.MissingLabel = r.MissingLabel != pipeline.MissingError
 	if r.MissingScore == pipeline.MissingLast && v.Columns.Rank != "" {
-		return nil, Usagef("--missing-score last with --rank-col: the rank column orders the rows, not the score; use --missing-score drop, or leave a row's rank to say where it goes")
+		return nil, Usagef("--missing-score last with --rank-col: the rank column orders the rows and the score is not read; a row without a rank is an error whatever --missing-score says: give it a rank after every other, or leave the row out")
 	}
 	// Doc ids are read when present, to catch duplicates; only the trec tie
 	// order cannot do without them.
