@@ -34,6 +34,7 @@ type Evaluator struct {
 	iy    []float64   // ideal labels, descending
 	disc  []float64   // disc[p] = 1/log2(p+2), the DCG discount of 0-based position p
 	xs    []float64   // 1 - R_i of the rows of one tied group
+	gs    []float64   // one tied group's labels in ascending order
 	mdp   []float64   // M_t of the ERR DP
 	pos   []int       // per metric: its cut position in the ranking (0 = nothing)
 	ipos  []int       // per metric: its cut position in the ideal ranking

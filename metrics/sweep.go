@@ -185,19 +185,27 @@ func (st *sweepState) record(i int) {
 //     group, the item at t stops the user with probability M_{t-1} - M_t
 //     given they reached the group. M comes from a DP that adds one item at
 //     a time: M_j <- ((n-j)/n)·M_j + (j/n)·x_n·M_{j-1}.
+//
+// The sums and the DP read the group's labels in ascending order, not the
+// input's, so the figures are the same bits for every order of the tied
+// rows (a shuffled log, --unsorted, Beam).
 func (e *Evaluator) group(st *sweepState, g []float64, rb []bool, s, lim int) {
 	m := len(g)
 	r := 0
-	var sumY, sumG float64
-	prodX := 1.0
-	e.xs = e.xs[:0]
 	for k, v := range g {
-		gv, ex := e.gain(v)
-		sumY += v
-		sumG += gv
 		if rb != nil && rb[k] || rb == nil && e.rel(v) {
 			r++
 		}
+	}
+	e.gs = append(e.gs[:0], g...)
+	slices.Sort(e.gs)
+	var sumY, sumG float64
+	prodX := 1.0
+	e.xs = e.xs[:0]
+	for _, v := range e.gs {
+		gv, ex := e.gain(v)
+		sumY += v
+		sumG += gv
 		x := 1 - float64(ex*e.invG)
 		prodX *= x
 		e.xs = append(e.xs, x)
