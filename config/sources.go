@@ -127,7 +127,7 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 			return nil, Usagef("--system compares logs: give one --score-col with it")
 		}
 		if src.Complete {
-			return nil, Usagef("--complete counts queries missing from one run; with --system use --missing zero")
+			return nil, Usagef("--complete counts judged queries missing from a single run, not from several runs (--system); --missing zero counts a query that some of the systems lack as 0 for them")
 		}
 		rules.Systems = nil
 		for _, f := range src.System {
@@ -226,10 +226,14 @@ func (src *Sources) ReportLeft(w io.Writer, cmd, profile string, l Left) {
 			cmd, l.UnjudgedQueries, l.UnjudgedRows, src.Qrels, profile)
 	}
 	if l.Unseen > 0 {
-		what := "ignored (--complete counts them as 0)"
-		if src.Complete {
+		run, what := "the run", "ignored (--complete counts them as 0)"
+		switch {
+		case src.Complete:
 			what = "counted as 0 (--complete)"
+		case len(src.System) > 0:
+			// --complete is refused with several runs: not offered
+			run, what = "every run", "ignored (--complete, which counts them as 0, takes a single run)"
 		}
-		fmt.Fprintf(w, "%s: %d judged queries are missing from the run: %s\n", cmd, l.Unseen, what)
+		fmt.Fprintf(w, "%s: %d judged queries are missing from %s: %s\n", cmd, l.Unseen, run, what)
 	}
 }

@@ -38,10 +38,16 @@ func TestReportLeft(t *testing.T) {
 			"cmd: 8 run queries (207 rows) have no judgments in q.txt and were ignored, as trec_eval does\n" +
 				"cmd: 1 judged queries are missing from the run: ignored (--complete counts them as 0)\n"},
 		{"complete", true, Left{Unseen: 2}, "cmd: 2 judged queries are missing from the run: counted as 0 (--complete)\n"},
+		// several runs refuse --complete: the note does not send the user to it
+		{"several runs", false, Left{Unseen: 1},
+			"cmd: 1 judged queries are missing from every run: ignored (--complete, which counts them as 0, takes a single run)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
 			src := Sources{Qrels: "q.txt", Complete: tc.complete}
+			if tc.name == "several runs" {
+				src.System = []string{"bm25=a.run", "dense=b.run"}
+			}
 			src.ReportLeft(&b, "cmd", "trec_eval", tc.left)
 			if b.String() != tc.want {
 				t.Fatalf("got %q, want %q", b.String(), tc.want)
