@@ -68,6 +68,18 @@ func MissingHint(kind int) string {
 	return ""
 }
 
+// MissingFlag is the flag that sets the policy for a missing value of a
+// column of kind ("" for a kind without one).
+func MissingFlag(kind int) string {
+	switch kind {
+	case FScore, KExtraScore:
+		return "--missing-score"
+	case FLabel:
+		return "--missing-label"
+	}
+	return ""
+}
+
 // MissingOK says whether cols reads a missing value of a column of kind
 // as NaN (Columns.MissingScore, MissingLabel).
 func (c Columns) MissingOK(kind int) bool {

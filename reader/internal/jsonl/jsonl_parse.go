@@ -52,6 +52,13 @@ func (j *Jsonl) Parse(s []byte) error {
 	for f := range batch.NFields {
 		if j.keys[f] != "" && rw.seen&(1<<f) == 0 && !(f == batch.FDoc && j.docOpt) {
 			role := "the " + batch.FieldRole[f] + " column"
+			if f == batch.FScore && j.missScore || f == batch.FLabel && j.missLabel {
+				// the policy reads a null; a field left out (as some writers
+				// do with nulls) is not taken for one: a misnamed column
+				// would then drop or rank last every row
+				return j.fail(batch.ErrColumn, "no %q field (%s); %s; %s reads a null value, not a field left out: write the field as null, or name %s with %s",
+					j.keys[f], role, j.fieldNames(s), batch.MissingFlag(f), role, batch.RoleFlag[f])
+			}
 			return j.fail(batch.ErrColumn, "no %q field (%s); %s; name %s with %s", j.keys[f], role, j.fieldNames(s), role, batch.RoleFlag[f])
 		}
 	}

@@ -143,3 +143,32 @@ func FuzzJSONL(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONLAbsentUnderMissingPolicy: under --missing-score or
+// --missing-label a field left out of a line (as writers that omit nulls
+// do) is still an error, and its message says the policy reads a null,
+// not a field left out, instead of only suggesting to rename the column.
+func TestJSONLAbsentUnderMissingPolicy(t *testing.T) {
+	tests := []struct {
+		name, in, msg string
+		cols          batch.Columns
+	}{
+		{"score", "{\"query_id\":\"q\",\"score\":1,\"label\":1}\n{\"query_id\":\"q\",\"label\":1}\n",
+			`t.jsonl:2: no "score" field (the score column); the line has fields "query_id", "label"; --missing-score reads a null value, not a field left out`,
+			batch.Columns{Query: "query_id", Score: "score", Label: "label", MissingScore: true}},
+		{"label", `{"query_id":"q","score":1}`,
+			`--missing-label reads a null value, not a field left out: write the field as null, or name the label column with --label-col`,
+			batch.Columns{Query: "query_id", Score: "score", Label: "label", MissingLabel: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readertest.ParseString(t, tc.in, tc.cols, 8)
+			if !errors.Is(err, batch.ErrColumn) {
+				t.Fatalf("err = %v, want %v", err, batch.ErrColumn)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %q, want it to contain %q", err, tc.msg)
+			}
+		})
+	}
+}
