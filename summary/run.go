@@ -467,6 +467,24 @@ func (m missingPolicy) line(n int64) string {
 	return fmt.Sprintf("%d rows with no %s %s (%s)", n, m.what, m.did, m.flag())
 }
 
+// missingLines says, a line per policy in force, what it did to how many
+// rows of each system of a (the text summary's footer, the tables' note).
+func (c *Run) missingLines(a *aggregate.Analysis) []string {
+	var out []string
+	for _, m := range c.missing() {
+		if len(a.Sys) == 1 {
+			out = append(out, m.line(m.rows(a.Sys[0])))
+			continue
+		}
+		counts := make([]string, len(a.Sys))
+		for s := range a.Sys {
+			counts[s] = fmt.Sprintf("%s %d", c.Systems[s], m.rows(a.Sys[s]))
+		}
+		out = append(out, fmt.Sprintf("rows with no %s %s (%s): %s", m.what, m.did, m.flag(), strings.Join(counts, ", ")))
+	}
+	return out
+}
+
 // appendMissing appends, after a comma each, a "missing_score" and a
 // "missing_label" member {"policy", "rows"} for each policy in force, the
 // rows those of set.

@@ -235,15 +235,25 @@ func (r *Results) marks(s, m int, letters bool, d *tableDialect) string {
 }
 
 // tableNote explains the marks: the test and the correction.
+//
+// It ends with what a --missing-score or --missing-label policy did to how
+// many rows, so a table whose denominators changed says so.
 func (r *Results) tableNote(letters bool, d *tableDialect) string {
-	if len(r.pairs) == 0 {
-		return ""
+	var note []string
+	if len(r.pairs) > 0 {
+		how := d.esc(r.Run.TestNote())
+		if letters {
+			note = append(note, "Bold: the best mean of each column. A letter marks a mean significantly above that system's (corrected p "+d.lt+" 0.05; "+how+").")
+		} else {
+			note = append(note, "Bold: the best mean of each column. "+d.sup(d.dagger)+": significantly different from the baseline (corrected p "+d.lt+" 0.05; "+how+").")
+		}
 	}
-	how := d.esc(r.Run.TestNote())
-	if letters {
-		return "Bold: the best mean of each column. A letter marks a mean significantly above that system's (corrected p " + d.lt + " 0.05; " + how + ")."
+	if r.Agg != nil {
+		for _, l := range r.Run.missingLines(r.Agg) {
+			note = append(note, d.esc(strings.ToUpper(l[:1])+l[1:])+".")
+		}
 	}
-	return "Bold: the best mean of each column. " + d.sup(d.dagger) + ": significantly different from the baseline (corrected p " + d.lt + " 0.05; " + how + ")."
+	return strings.Join(note, " ")
 }
 
 // latexEscape makes s safe as LaTeX text.

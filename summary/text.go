@@ -237,16 +237,8 @@ func writeFooter(w *bytes.Buffer, c *Run, a *aggregate.Analysis, g *Gates) {
 	if dedupFirst {
 		fmt.Fprintf(w, "%d rows dropped as repeats of a doc id within their query (--dedup first).\n", set.Dropped)
 	}
-	for _, m := range c.missing() {
-		if len(a.Sys) == 1 {
-			fmt.Fprintf(w, "%s.\n", m.line(m.rows(set)))
-			continue
-		}
-		counts := make([]string, len(a.Sys))
-		for s := range a.Sys {
-			counts[s] = fmt.Sprintf("%s %d", c.Systems[s], m.rows(a.Sys[s]))
-		}
-		fmt.Fprintf(w, "rows with no %s %s (%s): %s.\n", m.what, m.did, m.flag(), strings.Join(counts, ", "))
+	for _, l := range c.missingLines(a) {
+		fmt.Fprintf(w, "%s.\n", l)
 	}
 	fmt.Fprintf(w, "ties %s, gain %s, max grade %g, relevant: %s.\n",
 		o.Ties, o.Gain, o.MaxGrade, rel)

@@ -177,3 +177,35 @@ func TestMissingLabel(t *testing.T) {
 		t.Fatalf("--missing-label last: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMissingScoreTables: the LaTeX and Markdown tables, which a paper or
+// a pull request copies without the text summary's footer, say what
+// --missing-score did to how many rows, so a changed denominator shows
+// there too; without a policy the tables are as before.
+func TestMissingScoreTables(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "log.jsonl")
+	rows := `{"query_id":"q","a":1,"b":null,"label":1}
+{"query_id":"q","a":null,"b":2,"label":0}
+{"query_id":"q","a":null,"b":3,"label":1}
+`
+	clean := filepath.Join(filepath.Dir(in), "clean.jsonl")
+	if err := os.WriteFile(in, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(clean, []byte(`{"query_id":"q","a":1,"label":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"latex", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			code, stdout, stderr := cli(t, "--quiet", "-m", "map", "--format", format, "--score-col", "a,b", "--missing-score", "drop", in)
+			want := "Rows with no score dropped (--missing-score drop): a 2, b 1."
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Fatalf("exit %d, stderr %s, table:\n%s\nwant it to hold %q", code, stderr, stdout, want)
+			}
+			code, stdout, _ = cli(t, "--quiet", "-m", "map", "--format", format, "--score-col", "a", "--missing-score", "error", clean)
+			if code != 0 || strings.Contains(stdout, "Rows with no") {
+				t.Fatalf("exit %d, table without a policy:\n%s", code, stdout)
+			}
+		})
+	}
+}
