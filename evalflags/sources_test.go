@@ -32,7 +32,7 @@ func TestSources(t *testing.T) {
 		{"no path", []string{"--system", "x", "--system", "y=b"}, nil, nil, nil, `"x": want NAME=PATH`},
 		{"named twice", []string{"--system", "x=a", "--system", "x=b"}, nil, nil, nil, `system "x" is named twice`},
 		{"systems and score columns", []string{"--system", "x=a", "--system", "y=b", "--score-col", "s,t"}, nil, nil, nil, "give one --score-col"},
-		{"complete and systems", []string{"--system", "x=a", "--system", "y=b", "--qrels", "q", "--complete"}, nil, nil, nil, "use --missing zero"},
+		{"complete and systems", []string{"--system", "x=a", "--system", "y=b", "--qrels", "q", "--complete"}, nil, nil, nil, "--missing zero counts a query that some of the systems lack"},
 		{"complete without qrels", []string{"--complete"}, []string{"a"}, nil, nil, "--complete needs --qrels"},
 		{"missing zero of one log", []string{"--missing", "zero"}, []string{"a"}, nil, nil, "applies to --system logs"},
 		{"missing what", []string{"--system", "x=a", "--system", "y=b", "--missing", "skip"}, nil, nil, nil, `--missing "skip": want error or zero`},
