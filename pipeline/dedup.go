@@ -126,26 +126,7 @@ func (s *docSet) keepFirst(g *Group, docs *[][]byte) int {
 			continue
 		}
 		ds[kept] = ds[i]
-		g.Label[kept] = g.Label[i]
-		g.Where[kept] = g.Where[i]
-		if len(g.Score) > 0 {
-			g.Score[kept] = g.Score[i]
-		}
-		if len(g.Rank) > 0 {
-			g.Rank[kept] = g.Rank[i]
-		}
-		if len(g.Prop) > 0 {
-			g.Prop[kept] = g.Prop[i]
-		}
-		if len(g.Logged) > 0 {
-			g.Logged[kept] = g.Logged[i]
-		}
-		if len(g.Team) > 0 {
-			g.Team[kept] = g.Team[i]
-		}
-		for _, xs := range g.XScore {
-			xs[kept] = xs[i]
-		}
+		g.moveRow(kept, i)
 		kept++
 	}
 	dropped := len(ds) - kept

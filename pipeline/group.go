@@ -301,3 +301,28 @@ func (t *Taker) Decode(g *Group, data []byte) error {
 	}
 	return r.checkSize(g, where)
 }
+
+// moveRow copies row from's columns, other than its doc id, over row to
+// (to <= from): filtering a query's rows in place keeps every column.
+func (g *Group) moveRow(to, from int) {
+	g.Label[to] = g.Label[from]
+	g.Where[to] = g.Where[from]
+	if len(g.Score) > 0 {
+		g.Score[to] = g.Score[from]
+	}
+	if len(g.Rank) > 0 {
+		g.Rank[to] = g.Rank[from]
+	}
+	if len(g.Prop) > 0 {
+		g.Prop[to] = g.Prop[from]
+	}
+	if len(g.Logged) > 0 {
+		g.Logged[to] = g.Logged[from]
+	}
+	if len(g.Team) > 0 {
+		g.Team[to] = g.Team[from]
+	}
+	for _, xs := range g.XScore {
+		xs[to] = xs[from]
+	}
+}

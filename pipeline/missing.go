@@ -121,26 +121,7 @@ func (g *Group) keepRows(keep []bool) {
 		if !k {
 			continue
 		}
-		g.Label[kept] = g.Label[i]
-		g.Where[kept] = g.Where[i]
-		if len(g.Score) > 0 {
-			g.Score[kept] = g.Score[i]
-		}
-		if len(g.Rank) > 0 {
-			g.Rank[kept] = g.Rank[i]
-		}
-		if len(g.Prop) > 0 {
-			g.Prop[kept] = g.Prop[i]
-		}
-		if len(g.Logged) > 0 {
-			g.Logged[kept] = g.Logged[i]
-		}
-		if len(g.Team) > 0 {
-			g.Team[kept] = g.Team[i]
-		}
-		for _, xs := range g.XScore {
-			xs[kept] = xs[i]
-		}
+		g.moveRow(kept, i)
 		if hasDoc {
 			docBuf = append(docBuf, g.Doc.At(i)...)
 			g.Doc.Off[kept+1] = int32(len(docBuf))
