@@ -1,12 +1,12 @@
 package objstore
 
 // This file bounds what a faulty store, proxy or network can make a run
-// do. Every request of both clouds' SDKs goes through guard, below their
-// retries and pagers: a request that receives no byte for the read
+// do. Every request of every store's client goes through guard, below
+// their retries and pagers: a request that receives no byte for the read
 // timeout fails (a stalled GET would otherwise hang until a signal), and
 // the requests of one listing are counted and their page tokens checked
 // (a listing that repeats its token would loop for ever, an endless one
-// grow without bound; both SDKs follow tokens in loops of their own,
+// grow without bound; the SDKs follow tokens in loops of their own,
 // which nothing above the transport sees).
 
 import (
@@ -72,6 +72,9 @@ func (e *stallError) Is(target error) bool { return target == ErrStalled }
 // wait, and a retry would wait as long again.
 func (e *stallError) RetryableError() bool { return false }
 
+// NonRetriable tells the Azure SDK not to retry, for the same reason.
+func (e *stallError) NonRetriable() {}
+
 // seconds writes d as people write timeouts: 60s, 1.5s, 250ms.
 func seconds(d time.Duration) string {
 	if d%time.Second == 0 {
@@ -86,6 +89,7 @@ type listError struct{ msg string }
 func (e *listError) Error() string        { return e.msg }
 func (e *listError) Is(target error) bool { return target == ErrListing }
 func (e *listError) RetryableError() bool { return false }
+func (e *listError) NonRetriable()        {}
 func listErrorf(f string, a ...any) error { return &listError{fmt.Sprintf(f, a...)} }
 
 // listing counts one listing's pages and objects and remembers the page
@@ -115,8 +119,8 @@ func (l *listing) add() error {
 }
 
 // pageToken is the page token a listing request asks for: S3's
-// ListObjectsV2 (continuation-token) and ListObjects (marker), GCS's JSON
-// API (pageToken). "" is the first page.
+// ListObjectsV2 (continuation-token), Azure's List Blobs (marker), GCS's
+// JSON API (pageToken). "" is the first page.
 func pageToken(r *http.Request) string {
 	q := r.URL.Query()
 	for _, k := range []string{"continuation-token", "marker", "pageToken"} {
@@ -151,7 +155,8 @@ func (l *listing) pageRead(token string) {
 	l.mu.Unlock()
 }
 
-// guard is the HTTP client of both SDKs: S3 calls Do, GCS RoundTrip.
+// guard is the HTTP client of every store: the AWS and Azure SDKs call
+// Do, net/http's Client (GCS, the web) RoundTrip.
 type guard struct {
 	send func(*http.Request) (*http.Response, error)
 }

@@ -1,16 +1,26 @@
-// Package objstore reads inputs from object storage — s3:// (AWS S3 and
-// S3-compatible servers) and gs:// (Google Cloud Storage) — through
-// gocloud.dev/blob. It gives the readers what a local file gives them:
-// ranged reads for formats that index their content (Parquet reads its
-// footer, then only the column chunks asked for), one streaming GET for
-// formats read front to back (JSONL), and listing of prefixes and globs with
-// the same rules as local directories.
+// Package objstore reads inputs from object storage and the web — s3://
+// (AWS S3 and S3-compatible servers), gs:// (Google Cloud Storage), az://
+// and abfss:// (Azure Blob Storage and ADLS Gen2), and http:// or https://
+// objects (presigned URLs, public datasets). It gives the readers what a
+// local file gives them: ranged reads for formats that index their content
+// (Parquet reads its footer, then only the column chunks asked for), one
+// streaming GET for formats read front to back (JSONL), and listing of
+// prefixes and globs with the same rules as local directories.
+//
+// Each store is spoken to by a small client of its own (one file each:
+// s3.go, gcs.go, azure.go, web.go) behind one interface, so that every rule
+// here — listing order, hidden files, size checks, read timeouts, fault
+// bounds, messages naming the object — is the same for all of them.
 //
 // Credentials and endpoints come from each cloud's standard environment:
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
 // AWS_PROFILE, AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3) for S3;
-// GOOGLE_APPLICATION_CREDENTIALS or the metadata server, and
-// STORAGE_EMULATOR_HOST, for GCS.
+// GOOGLE_APPLICATION_CREDENTIALS, gcloud's application-default login or the
+// metadata server, and STORAGE_EMULATOR_HOST, for GCS;
+// AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT with
+// AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or Azure's default credential
+// chain (AZURE_CLIENT_ID and kin, workload and managed identity, the az
+// CLI), for Azure. A web URL carries its own authorization.
 package objstore
 
 import (
@@ -25,16 +35,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/rankeval/rankeval/internal/printable"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/gcsblob"
-	"gocloud.dev/blob/s3blob"
-	"gocloud.dev/gcerrors"
-	"gocloud.dev/gcp"
 )
 
 // Sentinel errors, matched with errors.Is.
@@ -43,117 +44,118 @@ var (
 	ErrNotFound = errors.New("no such object")
 	ErrNoInput  = errors.New("no input")
 	ErrAccess   = errors.New("object store unreachable or access denied")
+	// ErrRanges: a web server that does not serve byte ranges, asked for one.
+	ErrRanges = errors.New("no ranged reads")
 )
 
-// IsURL reports whether name is an object-store URL rather than a local path.
-func IsURL(name string) bool {
-	return strings.HasPrefix(name, "s3://") || strings.HasPrefix(name, "gs://")
+// schemes are the URL schemes objstore reads, each with its form.
+var schemes = map[string]string{
+	"s3":    "s3://BUCKET/KEY",
+	"gs":    "gs://BUCKET/KEY",
+	"az":    "az://CONTAINER/PATH",
+	"abfss": "abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH",
+	"abfs":  "abfs://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH",
+	"https": "https://HOST/PATH",
+	"http":  "http://HOST/PATH",
 }
+
+// IsURL reports whether name is an object-store or web URL rather than a
+// local path.
+func IsURL(name string) bool {
+	scheme, _, ok := strings.Cut(name, "://")
+	_, known := schemes[scheme]
+	return ok && known
+}
+
+// isWeb reports whether scheme names a web server rather than a store:
+// its URLs are objects as given, never prefixes or globs.
+func isWeb(scheme string) bool { return scheme == "http" || scheme == "https" }
 
 // Split returns the scheme, bucket and key of an object-store URL. The key
 // is the text after the bucket as it is, as the clouds' own tools take it:
 // a key may hold '%', '?', '#' and control characters, and every key a
-// listing gives (Expand) must open again.
+// listing gives (Expand) must open again. For abfss:// the bucket is
+// CONTAINER@HOST; for a web URL it is the host, and the key the rest of the
+// URL (path and query) as it is.
 func Split(name string) (scheme, bucket, key string, err error) {
 	scheme, rest, _ := strings.Cut(name, "://")
 	bucket, key, _ = strings.Cut(rest, "/")
-	if scheme != "s3" && scheme != "gs" || bucket == "" {
-		return "", "", "", fmt.Errorf("%s: want s3://BUCKET/KEY or gs://BUCKET/KEY: %w", printable.String(name), ErrURL)
+	form, known := schemes[scheme]
+	switch {
+	case !known:
+		err = fmt.Errorf("%s: want one of s3://, gs://, az://, abfss://, https://: %w", printable.String(name), ErrURL)
+	case bucket == "":
+		err = fmt.Errorf("%s: want %s: %w", printable.String(name), form, ErrURL)
+	case scheme == "abfss" || scheme == "abfs":
+		if c, host, ok := strings.Cut(bucket, "@"); !ok || c == "" || !strings.Contains(host, ".dfs.") {
+			err = fmt.Errorf("%s: want %s: %w", printable.String(name), form, ErrURL)
+		}
+	}
+	if err != nil {
+		return "", "", "", err
 	}
 	return scheme, bucket, key, nil
 }
 
-// buckets caches one open bucket per scheme and name for the life of the
-// process: opening one loads credentials, which should happen once per run,
-// not once per file.
-var buckets struct {
-	sync.Mutex
-	m map[string]*blob.Bucket
+// store is one bucket (container, web host) of one service. Its methods
+// name keys relative to the bucket; errors say what went wrong without the
+// URL, which the caller adds, and wrap ErrNotFound or ErrAccess where the
+// service says so.
+type store interface {
+	// stat returns the size of the object key.
+	stat(ctx context.Context, key string) (int64, error)
+	// read returns the n bytes of key from off (n < 0: to its end).
+	read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error)
+	// list calls add with every key under prefix, page by page, in any
+	// order; folder markers are left out.
+	list(ctx context.Context, prefix string, add func(key string) error) error
+	// put stores size bytes of r as key in one request, so the object
+	// appears whole or not at all.
+	put(ctx context.Context, key string, r io.ReadSeeker, size int64) error
 }
 
-func bucket(ctx context.Context, scheme, name string) (*blob.Bucket, error) {
-	buckets.Lock()
-	defer buckets.Unlock()
-	id := scheme + "://" + name
-	if b := buckets.m[id]; b != nil {
-		return b, nil
+// stores caches one open store per scheme and bucket for the life of the
+// process: opening one loads credentials, which should happen once per run,
+// not once per file.
+var stores struct {
+	sync.Mutex
+	m map[string]store
+}
+
+func open(ctx context.Context, scheme, bucket string) (store, error) {
+	stores.Lock()
+	defer stores.Unlock()
+	id := scheme + "://" + bucket
+	if s := stores.m[id]; s != nil {
+		return s, nil
 	}
-	var b *blob.Bucket
+	var s store
 	var err error
 	switch scheme {
 	case "s3":
-		b, err = openS3(ctx, name)
+		s, err = openS3(ctx, bucket)
+	case "gs":
+		s, err = openGCS(ctx, bucket)
+	case "az", "abfss", "abfs":
+		s, err = openAzure(ctx, scheme, bucket)
 	default:
-		b, err = openGCS(ctx, name)
+		s = openWeb(scheme, bucket)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %w", printable.String(id), err, ErrAccess)
 	}
-	if buckets.m == nil {
-		buckets.m = map[string]*blob.Bucket{}
+	if stores.m == nil {
+		stores.m = map[string]store{}
 	}
-	buckets.m[id] = b
-	return b, nil
+	stores.m[id] = s
+	return s, nil
 }
 
-func openS3(ctx context.Context, name string) (*blob.Bucket, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Region == "" {
-		// The SDK wants a region even for a custom endpoint; S3 redirects
-		// a wrong one for real buckets only with path errors, so say it.
-		cfg.Region = "us-east-1"
-	}
-	// Checksums only where the API requires them: S3-compatible servers
-	// do not all send them, and the SDK would warn on every ranged read.
-	cfg.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-	cfg.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
-	custom := cfg.BaseEndpoint != nil || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = awshttp.NewBuildableClient()
-	}
-	cfg.HTTPClient = guard{send: cfg.HTTPClient.Do}
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-		// Custom endpoints (MinIO, Ceph, moto, a VPC endpoint by IP) rarely
-		// resolve bucket subdomains; the bucket goes in the path there.
-		o.UsePathStyle = custom && os.Getenv("RANKEVAL_S3_VIRTUAL_HOST") == ""
-	})
-	return s3blob.OpenBucket(ctx, client, name, &s3blob.Options{
-		RequestChecksumCalculation: cfg.RequestChecksumCalculation,
-	})
-}
-
-func openGCS(ctx context.Context, name string) (*blob.Bucket, error) {
-	var client *gcp.HTTPClient
-	transport := guard{send: gcp.DefaultTransport().RoundTrip}
-	if os.Getenv("STORAGE_EMULATOR_HOST") != "" {
-		// an emulator takes no credentials; gcsblob points the client at it
-		client = gcp.NewAnonymousHTTPClient(transport)
-	} else {
-		creds, err := gcp.DefaultCredentials(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("no Google Cloud credentials (set GOOGLE_APPLICATION_CREDENTIALS or run gcloud auth application-default login): %v", err)
-		}
-		if client, err = gcp.NewHTTPClient(transport, gcp.CredentialsTokenSource(creds)); err != nil {
-			return nil, err
-		}
-	}
-	return gcsblob.OpenBucket(ctx, client, name, nil)
-}
-
-// wrap turns a blob error into one that names the URL and wraps a
-// sentinel.
+// wrap names the URL in err, taking a fault guard's or a size check's
+// error out of the SDKs' layers around it.
 func wrap(name string, err error) error {
 	if f := fault(err); f != nil {
-		return fmt.Errorf("%s: %w", printable.String(name), f)
-	}
-	switch gcerrors.Code(err) {
-	case gcerrors.NotFound:
-		return fmt.Errorf("%s: %w", printable.String(name), ErrNotFound)
-	case gcerrors.PermissionDenied:
-		return fmt.Errorf("%s: %v: %w", printable.String(name), err, ErrAccess)
+		err = f
 	}
 	return fmt.Errorf("%s: %w", printable.String(name), err)
 }
@@ -162,30 +164,37 @@ func wrap(name string, err error) error {
 // ReadAt calls (Parquet decoders read row groups in parallel).
 type Object struct {
 	name string
-	b    *blob.Bucket
+	s    store
 	key  string
 	size int64
 	ctx  context.Context
 }
 
-// Open finds the object name (s3://bucket/key or gs://bucket/key) and its size.
+// object opens the store of the object name and gives its key; a store
+// URL that names a prefix is an error wrapping prefixErr.
+func object(ctx context.Context, name string, prefixErr error) (store, string, error) {
+	scheme, bucket, key, err := Split(name)
+	if err != nil {
+		return nil, "", err
+	}
+	if !isWeb(scheme) && (key == "" || strings.HasSuffix(key, "/")) {
+		return nil, "", fmt.Errorf("%s: names a prefix, not an object: %w", printable.String(name), prefixErr)
+	}
+	s, err := open(ctx, scheme, bucket)
+	return s, key, err
+}
+
+// Open finds the object name (a URL of a scheme IsURL accepts) and its size.
 func Open(ctx context.Context, name string) (*Object, error) {
-	scheme, bn, key, err := Split(name)
+	s, key, err := object(ctx, name, ErrNotFound)
 	if err != nil {
 		return nil, err
 	}
-	if key == "" || strings.HasSuffix(key, "/") {
-		return nil, fmt.Errorf("%s: names a prefix, not an object: %w", printable.String(name), ErrNotFound)
-	}
-	b, err := bucket(ctx, scheme, bn)
-	if err != nil {
-		return nil, err
-	}
-	attrs, err := b.Attributes(ctx, key)
+	size, err := s.stat(ctx, key)
 	if err != nil {
 		return nil, wrap(name, err)
 	}
-	return &Object{name: name, b: b, key: key, size: attrs.Size, ctx: ctx}, nil
+	return &Object{name: name, s: s, key: key, size: size, ctx: ctx}, nil
 }
 
 // Name is the object's URL.
@@ -200,7 +209,10 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), o.size-off)
-	r, err := o.b.NewRangeReader(o.ctx, o.key, off, n, nil)
+	if n == 0 {
+		return 0, nil
+	}
+	r, err := o.s.read(o.ctx, o.key, off, n)
 	if err != nil {
 		return 0, wrap(o.name, err)
 	}
@@ -225,7 +237,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 // of the object) or longer than the object is an error, not fewer rows.
 // Read errors are *fs.PathError naming the object, as a local file's are.
 func (o *Object) Stream() (io.ReadCloser, error) {
-	r, err := o.b.NewReader(o.ctx, o.key, nil)
+	r, err := o.s.read(o.ctx, o.key, 0, -1)
 	if err != nil {
 		return nil, wrap(o.name, err)
 	}
@@ -261,8 +273,8 @@ func (s *sized) Read(p []byte) (int, error) {
 
 func (s *sized) Close() error { return s.r.Close() }
 
-// fault takes a fault guard or a size check detected out of the SDK's and
-// gocloud's layers around it, for messages; nil for other errors.
+// fault takes a fault guard or a size check detected out of the SDKs'
+// layers around it, for messages; nil for other errors.
 func fault(err error) error {
 	var (
 		stall *stallError
@@ -292,26 +304,8 @@ func (e *sizeError) Error() string {
 }
 func (e *sizeError) Is(target error) bool { return target == ErrSize }
 
-// Close releases nothing: buckets are shared and kept for the run.
+// Close releases nothing: stores are shared and kept for the run.
 func (o *Object) Close() error { return nil }
-
-// Create opens name for writing; the object appears only when Close
-// succeeds, so a failed run leaves no partial output.
-func Create(ctx context.Context, name string) (io.WriteCloser, error) {
-	scheme, bn, key, err := Split(name)
-	if err != nil {
-		return nil, err
-	}
-	b, err := bucket(ctx, scheme, bn)
-	if err != nil {
-		return nil, err
-	}
-	w, err := b.NewWriter(ctx, key, nil)
-	if err != nil {
-		return nil, wrap(name, err)
-	}
-	return w, nil
-}
 
 // hasMeta reports glob characters, as for local paths.
 func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
@@ -330,29 +324,37 @@ func hidden(el string) bool { return strings.HasPrefix(el, ".") || strings.HasPr
 //   - a key with glob characters (path.Match syntax, '*' not crossing '/')
 //     matches objects and prefixes, each expanded as above.
 //
-// An argument that names nothing is an error naming it.
+// A web URL names one object, as given: a web server lists nothing, and
+// '?' starts its query. An argument that names nothing is an error naming
+// it.
 func Expand(ctx context.Context, arg string) ([]string, error) {
-	scheme, bn, key, err := Split(arg)
+	scheme, bucket, key, err := Split(arg)
 	if err != nil {
 		return nil, err
 	}
-	b, err := bucket(ctx, scheme, bn)
+	s, err := open(ctx, scheme, bucket)
 	if err != nil {
 		return nil, err
 	}
-	root := scheme + "://" + bn + "/"
+	if isWeb(scheme) {
+		if _, err := s.stat(ctx, key); err != nil {
+			return nil, wrap(arg, err)
+		}
+		return []string{arg}, nil
+	}
+	root := scheme + "://" + bucket + "/"
 	if !hasMeta(key) {
 		if key != "" && !strings.HasSuffix(key, "/") {
-			ok, err := b.Exists(ctx, key)
-			if err != nil {
-				return nil, wrap(arg, err)
-			}
-			if ok {
+			_, err := s.stat(ctx, key)
+			if err == nil {
 				return []string{arg}, nil
+			}
+			if !errors.Is(err, ErrNotFound) {
+				return nil, wrap(arg, err)
 			}
 			key += "/"
 		}
-		keys, err := list(ctx, b, key)
+		keys, err := list(ctx, s, key)
 		if err != nil {
 			return nil, wrap(arg, err)
 		}
@@ -372,7 +374,7 @@ func Expand(ctx context.Context, arg string) ([]string, error) {
 	}
 	// list everything under the pattern's literal prefix, then match
 	lit := key[:strings.IndexAny(key, `*?[\`)]
-	keys, err := list(ctx, b, lit[:strings.LastIndex(lit, "/")+1])
+	keys, err := list(ctx, s, lit[:strings.LastIndex(lit, "/")+1])
 	if err != nil {
 		return nil, wrap(arg, err)
 	}
@@ -415,39 +417,87 @@ func anyHidden(rel string) bool {
 //
 // The listing is bounded (guard.go): past MaxListed objects and pages, or
 // when a page token repeats, it is ErrListing.
-func list(ctx context.Context, b *blob.Bucket, prefix string) ([]string, error) {
+func list(ctx context.Context, s store, prefix string) ([]string, error) {
 	ctx, bound := withListing(ctx)
-	it := b.List(&blob.ListOptions{Prefix: prefix})
 	var keys []string
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
+	err := s.list(ctx, prefix, func(key string) error {
+		if err := bound.add(); err != nil {
+			return err
 		}
-		if err == nil {
-			err = bound.add()
+		if !strings.HasSuffix(key, "/") { // a "folder" marker object, not data
+			keys = append(keys, key)
 		}
-		if err != nil {
-			return nil, err
-		}
-		if obj.IsDir || strings.HasSuffix(obj.Key, "/") {
-			continue // a "folder" marker object, not data
-		}
-		keys = append(keys, obj.Key)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(keys, func(a, b string) int {
 		return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
 	})
-	return keys, nil
+	return slices.Compact(keys), nil
 }
 
-// Forget drops the cached buckets, so credentials or endpoints changed in
+// Writer is an object being written. It spools to a local temporary file
+// and uploads it in one request when Close succeeds, so the object appears
+// whole or not at all, and a failed run leaves no partial output.
+type Writer struct {
+	*os.File
+	ctx  context.Context
+	name string
+	s    store
+	key  string
+	done bool
+}
+
+// Create opens name for writing (Writer). The spool file is made in the
+// system's temporary directory ($TMPDIR).
+func Create(ctx context.Context, name string) (*Writer, error) {
+	s, key, err := object(ctx, name, ErrURL)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", ".rankeval-upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", printable.String(name), err)
+	}
+	return &Writer{File: f, ctx: ctx, name: name, s: s, key: key}, nil
+}
+
+// Close uploads what was written and removes the spool file.
+func (w *Writer) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	defer os.Remove(w.File.Name())
+	defer w.File.Close()
+	size, err := w.File.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = w.File.Seek(0, io.SeekStart)
+	}
+	if err == nil {
+		err = w.s.put(w.ctx, w.key, w.File, size)
+	}
+	if err != nil {
+		return wrap(w.name, err)
+	}
+	return nil
+}
+
+// Abort discards what was written: nothing is uploaded.
+func (w *Writer) Abort() {
+	if !w.done {
+		w.done = true
+		w.File.Close()
+		os.Remove(w.File.Name())
+	}
+}
+
+// Forget drops the cached stores, so credentials or endpoints changed in
 // the environment take effect (tests start a server per test).
 func Forget() {
-	buckets.Lock()
-	for _, b := range buckets.m {
-		b.Close()
-	}
-	buckets.m = nil
-	buckets.Unlock()
+	stores.Lock()
+	stores.m = nil
+	stores.Unlock()
 }

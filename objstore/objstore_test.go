@@ -5,37 +5,47 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/rankeval/rankeval/internal/s3test"
+	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/objstore"
 )
 
+// TestExpand: prefixes and globs expand as local directories do, for
+// every store that lists (a web server lists nothing: TestWebURLs).
 func TestExpand(t *testing.T) {
-	s := s3test.Start(t, "lake")
+	for _, scheme := range []string{"s3", "gs", "az"} {
+		t.Run(scheme, func(t *testing.T) { testExpand(t, scheme) })
+	}
+}
+
+func testExpand(t *testing.T, scheme string) {
+	s := objtest.Start(t, scheme)
 	for _, k := range []string{
 		"logs/dt=1/part-0.jsonl", "logs/dt=1/part-1.jsonl", "logs/dt=1/_SUCCESS",
 		"logs/dt=2/part-0.jsonl", "logs/.hidden/x.jsonl", "logs/_temporary/y.jsonl",
 		"logs/a.txt", "logs/a/b.jsonl", "single.jsonl", "other/x.jsonl",
 	} {
-		s.Put(t, "lake", k, []byte(k))
+		s.Put(t, k, []byte(k))
 	}
+	u := s.Object
 	tests := []struct {
 		arg  string
 		want []string
 		err  error
 	}{
-		{arg: "s3://lake/single.jsonl", want: []string{"s3://lake/single.jsonl"}},
+		{arg: u("single.jsonl"), want: []string{u("single.jsonl")}},
 		// a prefix walks like a directory: a/ before a.txt, hidden skipped
-		{arg: "s3://lake/logs", want: []string{"s3://lake/logs/a/b.jsonl", "s3://lake/logs/a.txt",
-			"s3://lake/logs/dt=1/part-0.jsonl", "s3://lake/logs/dt=1/part-1.jsonl", "s3://lake/logs/dt=2/part-0.jsonl"}},
-		{arg: "s3://lake/logs/dt=1/", want: []string{"s3://lake/logs/dt=1/part-0.jsonl", "s3://lake/logs/dt=1/part-1.jsonl"}},
-		{arg: "s3://lake/logs/dt=*/part-0.jsonl", want: []string{"s3://lake/logs/dt=1/part-0.jsonl", "s3://lake/logs/dt=2/part-0.jsonl"}},
-		{arg: "s3://lake/logs/dt=*", want: []string{"s3://lake/logs/dt=1/part-0.jsonl", "s3://lake/logs/dt=1/part-1.jsonl", "s3://lake/logs/dt=2/part-0.jsonl"}},
-		{arg: "s3://lake/logs/_*/*.jsonl", want: []string{"s3://lake/logs/_temporary/y.jsonl"}},
-		{arg: "s3://lake/nothing", err: objstore.ErrNoInput},
-		{arg: "s3://lake/logs/zz*", err: objstore.ErrNoInput},
-		{arg: "s3:///nobucket", err: objstore.ErrURL},
+		{arg: u("logs"), want: []string{u("logs/a/b.jsonl"), u("logs/a.txt"),
+			u("logs/dt=1/part-0.jsonl"), u("logs/dt=1/part-1.jsonl"), u("logs/dt=2/part-0.jsonl")}},
+		{arg: u("logs/dt=1/"), want: []string{u("logs/dt=1/part-0.jsonl"), u("logs/dt=1/part-1.jsonl")}},
+		{arg: u("logs/dt=*/part-0.jsonl"), want: []string{u("logs/dt=1/part-0.jsonl"), u("logs/dt=2/part-0.jsonl")}},
+		{arg: u("logs/dt=*"), want: []string{u("logs/dt=1/part-0.jsonl"), u("logs/dt=1/part-1.jsonl"), u("logs/dt=2/part-0.jsonl")}},
+		{arg: u("logs/_*/*.jsonl"), want: []string{u("logs/_temporary/y.jsonl")}},
+		{arg: u("nothing"), err: objstore.ErrNoInput},
+		{arg: u("logs/zz*"), err: objstore.ErrNoInput},
+		{arg: scheme + ":///nobucket", err: objstore.ErrURL},
 	}
 	for _, tc := range tests {
 		t.Run(tc.arg, func(t *testing.T) {
@@ -56,14 +66,22 @@ func TestExpand(t *testing.T) {
 	}
 }
 
+// TestObjectReads: ranged reads fetch only their range, a stream reads
+// the whole object, a missing object is ErrNotFound; for every scheme.
 func TestObjectReads(t *testing.T) {
-	s := s3test.Start(t, "b")
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) { testObjectReads(t, scheme) })
+	}
+}
+
+func testObjectReads(t *testing.T, scheme string) {
+	s := objtest.Start(t, scheme)
 	data := make([]byte, 100000)
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
-	s.Put(t, "b", "dir/blob.bin", data)
-	o, err := objstore.Open(context.Background(), "s3://b/dir/blob.bin")
+	s.Put(t, "dir/blob.bin", data)
+	o, err := objstore.Open(context.Background(), s.Object("dir/blob.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +126,13 @@ func TestObjectReads(t *testing.T) {
 	if err != nil || string(all) != string(data) {
 		t.Fatalf("stream: %d bytes, err %v", len(all), err)
 	}
-	if _, err := objstore.Open(context.Background(), "s3://b/dir/missing"); !errors.Is(err, objstore.ErrNotFound) {
-		t.Fatalf("missing object: err = %v, want ErrNotFound", err)
+	missing := s.Object("dir/missing")
+	if _, err := objstore.Open(context.Background(), missing); !errors.Is(err, objstore.ErrNotFound) || !strings.HasPrefix(err.Error(), missing+": ") {
+		t.Fatalf("missing object: err = %v, want ErrNotFound naming it", err)
+	}
+	s.Put(t, "empty", nil)
+	if o, err := objstore.Open(context.Background(), s.Object("empty")); err != nil || o.Size() != 0 {
+		t.Fatalf("empty object: %v", err)
 	}
 }
 
@@ -117,14 +140,14 @@ func TestObjectReads(t *testing.T) {
 // with its key, so a read that succeeds used AWS_ACCESS_KEY_ID, and one
 // with another key fails with an error that says so.
 func TestCredentialsFromEnvironment(t *testing.T) {
-	s := s3test.Start(t, "b")
-	s.Put(t, "b", "k", []byte("hello"))
-	if _, err := objstore.Open(context.Background(), "s3://b/k"); err != nil {
+	s := objtest.Start(t, "s3")
+	s.Put(t, "k", []byte("hello"))
+	if _, err := objstore.Open(context.Background(), s.Object("k")); err != nil {
 		t.Fatalf("with the right key: %v", err)
 	}
 	t.Setenv("AWS_ACCESS_KEY_ID", "SOMEONEELSE")
 	objstore.Forget()
-	_, err := objstore.Open(context.Background(), "s3://b/k")
+	_, err := objstore.Open(context.Background(), s.Object("k"))
 	if err == nil {
 		t.Fatal("a request signed with another key was accepted")
 	}
@@ -133,25 +156,39 @@ func TestCredentialsFromEnvironment(t *testing.T) {
 	}
 }
 
+// TestCreate: an object written appears whole when the writer closes, and
+// not at all when it is aborted; for every scheme.
 func TestCreate(t *testing.T) {
-	s := s3test.Start(t, "out")
-	w, err := objstore.Create(context.Background(), "s3://out/summary.json")
-	if err != nil {
-		t.Fatal(err)
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) {
+			s := objtest.Start(t, scheme)
+			w, err := objstore.Create(context.Background(), s.Object("out/summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write([]byte(`{"ok": true}`))
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			o, err := objstore.Open(context.Background(), s.Object("out/summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := make([]byte, o.Size())
+			if _, err := o.ReadAt(p, 0); err != nil || string(p) != `{"ok": true}` {
+				t.Fatalf("read back %q, %v", p, err)
+			}
+			w, err = objstore.Create(context.Background(), s.Object("out/aborted.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write([]byte("half"))
+			w.Abort()
+			if _, err := objstore.Open(context.Background(), s.Object("out/aborted.json")); !errors.Is(err, objstore.ErrNotFound) {
+				t.Fatalf("an aborted object: %v, want ErrNotFound", err)
+			}
+		})
 	}
-	w.Write([]byte(`{"ok": true}`))
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	o, err := objstore.Open(context.Background(), "s3://out/summary.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := make([]byte, o.Size())
-	if _, err := o.ReadAt(p, 0); err != nil || string(p) != `{"ok": true}` {
-		t.Fatalf("read back %q, %v", p, err)
-	}
-	_ = s
 }
 
 func TestSplit(t *testing.T) {
@@ -166,8 +203,14 @@ func TestSplit(t *testing.T) {
 		{in: "s3://b/a%41b", scheme: "s3", bucket: "b", key: "a%41b"}, // not decoded
 		{in: "s3://b/q?x=1#f", scheme: "s3", bucket: "b", key: "q?x=1#f"},
 		{in: "s3://b/a\x1b[2J\n", scheme: "s3", bucket: "b", key: "a\x1b[2J\n"},
+		{in: "az://c/p/q.parquet", scheme: "az", bucket: "c", key: "p/q.parquet"},
+		{in: "abfss://c@acct.dfs.core.windows.net/p/q", scheme: "abfss", bucket: "c@acct.dfs.core.windows.net", key: "p/q"},
+		{in: "https://h.example:8443/b/k.parquet?X-Amz-Signature=ab%2Fc", scheme: "https", bucket: "h.example:8443", key: "b/k.parquet?X-Amz-Signature=ab%2Fc"},
+		{in: "http://b/k", scheme: "http", bucket: "b", key: "k"},
 		{in: "s3:///k", err: true},
-		{in: "http://b/k", err: true},
+		{in: "ftp://b/k", err: true},
+		{in: "abfss://acct.dfs.core.windows.net/p", err: true},
+		{in: "abfss://c@acct.blob.core.windows.net/p", err: true},
 		{in: "s3:/b/k", err: true},
 	}
 	for _, tc := range tests {
@@ -189,23 +232,27 @@ func TestSplit(t *testing.T) {
 // TestUnusualKeys: every key a listing gives opens again and reads its
 // own bytes, whatever characters it holds ('%' is not an escape).
 func TestUnusualKeys(t *testing.T) {
-	s := s3test.Start(t, "lake")
-	keys := []string{"odd/a%41b.jsonl", "odd/a%2Fb.jsonl", "odd/q?x=1#f.jsonl", "odd/sp ace.jsonl", "odd/aAb.jsonl"}
-	for _, k := range keys {
-		s.Put(t, "lake", k, []byte(k))
-	}
-	names, err := objstore.Expand(context.Background(), "s3://lake/odd/")
-	if err != nil || len(names) != len(keys) {
-		t.Fatalf("Expand: %q, %v", names, err)
-	}
-	for _, name := range names {
-		o, err := objstore.Open(context.Background(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := make([]byte, o.Size())
-		if _, err := o.ReadAt(p, 0); err != nil || "s3://lake/"+string(p) != name {
-			t.Fatalf("%s: read %q, %v", name, p, err)
-		}
+	for _, scheme := range []string{"s3", "gs", "az"} {
+		t.Run(scheme, func(t *testing.T) {
+			s := objtest.Start(t, scheme)
+			keys := []string{"odd/a%41b.jsonl", "odd/a%2Fb.jsonl", "odd/q?x=1#f.jsonl", "odd/sp ace.jsonl", "odd/aAb.jsonl", "odd/plus+sign.jsonl"}
+			for _, k := range keys {
+				s.Put(t, k, []byte(k))
+			}
+			names, err := objstore.Expand(context.Background(), s.Object("odd/"))
+			if err != nil || len(names) != len(keys) {
+				t.Fatalf("Expand: %q, %v", names, err)
+			}
+			for _, name := range names {
+				o, err := objstore.Open(context.Background(), name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := make([]byte, o.Size())
+				if _, err := o.ReadAt(p, 0); err != nil || s.Object(string(p)) != name {
+					t.Fatalf("%s: read %q, %v", name, p, err)
+				}
+			}
+		})
 	}
 }

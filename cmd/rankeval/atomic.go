@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"sync"
 
@@ -46,8 +47,10 @@ func (r *tempRegistry) removeAll() {
 	}
 }
 
-func createAtomic(target string) (*atomicFile, error) {
-	f, err := outfile.Create(target)
+// createAtomic creates target (outfile); an object's requests are made
+// under ctx.
+func createAtomic(ctx context.Context, target string) (*atomicFile, error) {
+	f, err := outfile.CreateContext(ctx, target)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rankeval/rankeval"
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/objstore"
 )
 
 const mergeUsage = `Usage: rankeval merge [flags] STATE... (flags may also follow the states)
@@ -73,7 +74,7 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	outs, err := openOutputs(stdout, mc.Outputs.Summary, mc.Outputs.Report, mc.Outputs.State)
+	outs, err := openOutputs(objstore.WithReadTimeout(ctx, mc.ReadTimeout), stdout, mc.Outputs.Summary, mc.Outputs.Report, mc.Outputs.State)
 	if err != nil {
 		return err
 	}

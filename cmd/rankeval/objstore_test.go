@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,8 +18,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/rankeval/rankeval/internal/s3test"
+	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/objstore"
 )
 
 // parquetBytes sums, over the Parquet files under dir, the file sizes, and
@@ -60,11 +63,12 @@ func parquetBytes(t *testing.T, dir string, cols ...string) (total, needed int64
 	return total, needed
 }
 
-// TestObjectStoreParquet evaluates a partitioned Parquet directory from an
-// S3 server on loopback and from disk: the summaries must be byte-identical,
-// and the server must send little more than the column chunks the run
-// needs (query_id, doc_id, score and label: the title and feature columns
-// are never fetched).
+// TestObjectStoreParquet evaluates a partitioned Parquet directory from a
+// store on loopback (each scheme's) and from disk: the summaries must be
+// byte-identical, and the server must send little more than the column
+// chunks the run needs (query_id, doc_id, score and label: the title and
+// feature columns are never fetched). A web server holds no prefixes: its
+// run names each file.
 func TestObjectStoreParquet(t *testing.T) {
 	rows := 200000
 	if testing.Short() {
@@ -72,9 +76,22 @@ func TestObjectStoreParquet(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeWideParquet(t, dir, 4, rows, rows/16)
-	s := s3test.Start(t, "lake")
-	s.PutDir(t, "lake", "exports/clicks", dir)
 	total, needed := parquetBytes(t, dir, "query_id", "doc_id", "score", "label")
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) { testObjectStoreParquet(t, scheme, dir, rows, total, needed) })
+	}
+}
+
+func testObjectStoreParquet(t *testing.T, scheme, dir string, rows int, total, needed int64) {
+	s := objtest.Start(t, scheme)
+	s.PutDir(t, "exports/clicks", dir)
+	remoteArgs := []string{s.Object("exports/clicks")}
+	if scheme == "https" {
+		remoteArgs = nil
+		for p := range 4 {
+			remoteArgs = append(remoteArgs, s.Object(fmt.Sprintf("exports/clicks/dt=2026-11-%02d/part-00000.parquet", 20+p)))
+		}
+	}
 
 	tests := []struct {
 		name string
@@ -91,12 +108,12 @@ func TestObjectStoreParquet(t *testing.T) {
 				t.Fatalf("local run: exit %d: %s", code, stderr)
 			}
 			s.Reset()
-			code, remote, stderr := cli(t, append(tc.args, "s3://lake/exports/clicks")...)
+			code, remote, stderr := cli(t, append(tc.args, remoteArgs...)...)
 			if code != 0 {
-				t.Fatalf("s3 run: exit %d: %s", code, stderr)
+				t.Fatalf("%s run: exit %d: %s", scheme, code, stderr)
 			}
 			if body(remote) != body(local) {
-				t.Fatalf("s3 summary differs from the local one:\n%s\nvs\n%s", remote, local)
+				t.Fatalf("%s summary differs from the local one:\n%s\nvs\n%s", scheme, remote, local)
 			}
 			if !strings.Contains(local, fmt.Sprint(rows)) {
 				t.Fatalf("summary does not count %d rows:\n%s", rows, local)
@@ -111,21 +128,40 @@ func TestObjectStoreParquet(t *testing.T) {
 	}
 }
 
+// TestObjectStoreJSONL: zstd JSONL parts read from each store as a
+// prefix, a prefix with '/', a glob (a web server: each part named), give
+// the summary of the same files on disk; the summary, report, state and
+// per-query file written back to the store are whole and equal to the
+// local run's; a missing object is exit 1 naming it.
 func TestObjectStoreJSONL(t *testing.T) {
-	s := s3test.Start(t, "lake")
 	dir := t.TempDir()
 	if err := synth.WriteSplit(dir, ".jsonl.zst", 3, false, synth.NewGenerator(12, 30000, 30), 30000, synth.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	s.PutDir(t, "lake", "j", dir)
 	code, local, stderr := cli(t, "--format", "json", filepath.Join(dir, "part-*.jsonl.zst"))
 	if code != 0 {
 		t.Fatalf("local: exit %d: %s", code, stderr)
 	}
-	tests := []string{"s3://lake/j", "s3://lake/j/", "s3://lake/j/part-*.jsonl.zst"}
-	for _, arg := range tests {
-		t.Run(arg, func(t *testing.T) {
-			code, remote, stderr := cli(t, "--format", "json", arg)
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) { testObjectStoreJSONL(t, scheme, dir, local) })
+	}
+}
+
+func testObjectStoreJSONL(t *testing.T, scheme, dir, local string) {
+	s := objtest.Start(t, scheme)
+	s.PutDir(t, "j", dir)
+	parts, _ := filepath.Glob(filepath.Join(dir, "part-*.jsonl.zst"))
+	var each []string
+	for _, p := range parts {
+		each = append(each, s.Object("j/"+filepath.Base(p)))
+	}
+	tests := [][]string{each}
+	if scheme != "https" {
+		tests = append(tests, []string{s.Object("j")}, []string{s.Object("j/")}, []string{s.Object("j/part-*.jsonl.zst")})
+	}
+	for _, args := range tests {
+		t.Run(args[0], func(t *testing.T) {
+			code, remote, stderr := cli(t, append([]string{"--format", "json"}, args...)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -135,11 +171,62 @@ func TestObjectStoreJSONL(t *testing.T) {
 		})
 	}
 	t.Run("missing", func(t *testing.T) {
-		code, _, stderr := cli(t, "s3://lake/nope")
-		if code != 1 || !strings.Contains(stderr, "s3://lake/nope") {
+		code, _, stderr := cli(t, s.Object("nope"))
+		if code != 1 || !strings.Contains(stderr, s.Object("nope")) {
 			t.Fatalf("exit %d, stderr %q: want 1 naming the URL", code, stderr)
 		}
 	})
+	t.Run("outputs", func(t *testing.T) {
+		out := t.TempDir()
+		flags := func(place func(string) string) []string {
+			return []string{"--format", "json", "--output", place("summary.json"), "--state", place("day.state"),
+				"--per-query", place("per-query.tsv"), "--report", place("report.html")}
+		}
+		code, _, stderr := cli(t, append(flags(func(n string) string { return filepath.Join(out, n) }), each...)...)
+		if code != 0 {
+			t.Fatalf("local outputs: exit %d: %s", code, stderr)
+		}
+		code, _, stderr = cli(t, append(flags(func(n string) string { return s.Object("out/" + n) }), each...)...)
+		if code != 0 {
+			t.Fatalf("outputs to the store: exit %d: %s", code, stderr)
+		}
+		for _, n := range []string{"summary.json", "day.state", "per-query.tsv", "report.html"} {
+			want, err := os.ReadFile(filepath.Join(out, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readObject(t, s.Object("out/"+n))
+			if n == "summary.json" || n == "report.html" {
+				got, want = []byte(body(string(got))), []byte(body(string(want)))
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes in the store, %d on disk, not equal", n, len(got), len(want))
+			}
+		}
+		if _, err := os.Stat("s3:"); err == nil {
+			t.Fatal("an output URL was written as a local path")
+		}
+		// a state in the store merges as a local one does
+		code, merged, stderr := cli(t, "merge", "--format", "json", s.Object("out/day.state"))
+		_, mergedLocal, _ := cli(t, "merge", "--format", "json", filepath.Join(out, "day.state"))
+		if code != 0 || body(merged) != body(mergedLocal) {
+			t.Fatalf("merge of the stored state: exit %d: %s\n%s\nvs\n%s", code, stderr, merged, mergedLocal)
+		}
+	})
+}
+
+// readObject reads a whole object.
+func readObject(t *testing.T, name string) []byte {
+	t.Helper()
+	o, err := objstore.Open(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, o.Size())
+	if _, err := o.ReadAt(b, 0); err != nil && len(b) > 0 {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // writeWideParquet writes rows of the synthetic log as parts Hive-partitioned

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/rankeval/rankeval"
@@ -16,7 +17,9 @@ type outputs struct {
 	summary, report, state *atomicFile
 }
 
-func openOutputs(stdout io.Writer, output, report, statePath string) (*outputs, error) {
+// openOutputs creates them; an object's requests are made under ctx
+// (its read timeout).
+func openOutputs(ctx context.Context, stdout io.Writer, output, report, statePath string) (*outputs, error) {
 	o := &outputs{stdout: stdout}
 	for _, f := range []struct {
 		name string
@@ -25,7 +28,7 @@ func openOutputs(stdout io.Writer, output, report, statePath string) (*outputs, 
 		if f.name == "" {
 			continue
 		}
-		a, err := createAtomic(f.name)
+		a, err := createAtomic(ctx, f.name)
 		if err != nil {
 			o.abort()
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/rankeval/rankeval"
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/metrics"
+	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/summary"
 	"github.com/rankeval/rankeval/treceval"
 )
@@ -62,13 +63,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if c.Outputs.PerQuery == "-" {
 		e.PerQuery = stdout
 	} else if c.Outputs.PerQuery != "" {
-		if perQuery, err = createAtomic(c.Outputs.PerQuery); err != nil {
+		if perQuery, err = createAtomic(objstore.WithReadTimeout(ctx, c.ReadTimeout), c.Outputs.PerQuery); err != nil {
 			return err
 		}
 		defer perQuery.abortUnlessCommitted()
 		e.PerQuery = perQuery
 	}
-	outs, err := openOutputs(stdout, c.Outputs.Summary, c.Outputs.Report, c.Outputs.State)
+	outs, err := openOutputs(objstore.WithReadTimeout(ctx, c.ReadTimeout), stdout, c.Outputs.Summary, c.Outputs.Report, c.Outputs.State)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 // Package outfile writes output files whole or not at all: a file is
 // written under a temporary name beside its target and renamed over it
 // only when complete, so a failed or interrupted run never leaves a
-// half-written output. Both commands write their outputs through it.
+// half-written output. An object-store URL (objstore.IsURL) is spooled
+// and uploaded in one request on Commit, so it too appears whole or not at
+// all. Both commands write their outputs through it.
 package outfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +16,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rankeval/rankeval/objstore"
 )
 
 // File is an output being written. Write to it, then Commit, or Abort.
@@ -20,7 +25,8 @@ type File struct {
 	*os.File
 	target    string
 	committed bool
-	inPlace   bool // a device or pipe, written directly
+	inPlace   bool             // a device or pipe, written directly
+	object    *objstore.Writer // an object, uploaded on Commit
 }
 
 // Create starts writing target. The file gets the permissions any file the
@@ -33,7 +39,18 @@ type File struct {
 // place: it cannot be replaced, and there is
 // nothing to leave half-written. A symbolic link is followed, so the file
 // it names is replaced, not the link.
-func Create(target string) (*File, error) {
+func Create(target string) (*File, error) { return CreateContext(context.Background(), target) }
+
+// CreateContext is Create with an object's requests made under ctx
+// (objstore.WithReadTimeout).
+func CreateContext(ctx context.Context, target string) (*File, error) {
+	if objstore.IsURL(target) {
+		w, err := objstore.Create(ctx, target)
+		if err != nil {
+			return nil, fmt.Errorf("cannot write %w", err)
+		}
+		return &File{File: w.File, target: target, object: w}, nil
+	}
 	if f, ok, err := openFD(target); ok {
 		if err != nil {
 			return nil, fmt.Errorf("cannot write %s: %w", target, err)
@@ -75,6 +92,13 @@ func Create(target string) (*File, error) {
 
 // Commit closes the file and renames it over its target.
 func (f *File) Commit() error {
+	if f.object != nil {
+		if err := f.object.Close(); err != nil {
+			return fmt.Errorf("writing %w", err)
+		}
+		f.committed = true
+		return nil
+	}
 	if f.inPlace {
 		f.committed = true
 		return f.File.Close()
@@ -93,6 +117,10 @@ func (f *File) Commit() error {
 
 // Abort removes the temporary file unless Commit succeeded.
 func (f *File) Abort() {
+	if f.object != nil {
+		f.object.Abort()
+		return
+	}
 	if f.inPlace {
 		f.File.Close()
 		return

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,44 +150,20 @@ func (f *writeFileFn) ProcessElement(b []byte) (err error) {
 	return writeFile(f.Name, b)
 }
 
-// writeFile writes the parts to name whole or not at all, streamed:
-// object stores publish an object when its writer closes (a failed write
-// cancels it instead); local files are renamed into place (outfile).
+// writeFile writes the parts to name whole or not at all (outfile: a
+// local file is renamed into place, an object uploaded when complete).
 func writeFile(name string, parts ...[]byte) error {
-	var w io.Writer
-	var commit func() error
-	if objstore.IsURL(name) {
-		ctx, cancel := context.WithCancel(context.Background())
-		ow, err := objstore.Create(ctx, name)
-		if err != nil {
-			cancel()
+	if dir := filepath.Dir(name); !objstore.IsURL(name) && dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		done := false
-		defer func() {
-			if !done { // cancelled before Close, the object is abandoned
-				cancel()
-				ow.Close()
-			}
-		}()
-		w, commit = ow, func() error {
-			done = true
-			defer cancel()
-			return ow.Close()
-		}
-	} else {
-		if dir := filepath.Dir(name); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		f, err := outfile.Create(name)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		w, commit = f, f.Commit
 	}
+	f, err := outfile.Create(name)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	w, commit := f, f.Commit
 	bw := bufio.NewWriterSize(w, 1<<16)
 	for _, b := range parts {
 		if _, err := bw.Write(b); err != nil {

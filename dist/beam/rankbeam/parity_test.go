@@ -25,7 +25,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
-	"github.com/rankeval/rankeval/internal/s3test"
+	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/internal/vectors"
 	"github.com/rankeval/rankeval/objstore"
@@ -448,40 +448,52 @@ func TestRepeatedPosition(t *testing.T) {
 	}
 }
 
-// TestObjectStore: Parquet row groups and a zstd JSONL file read from an S3
-// server on loopback (credentials and endpoint from the standard AWS
+// TestObjectStore: Parquet row groups and a zstd JSONL file read from each
+// store on loopback (credentials and endpoint from its standard
 // variables), the summary written back to it, equal to rankeval's on the
-// same files on disk.
+// same files on disk. A web server lists nothing: its job names each file.
 func TestObjectStore(t *testing.T) {
-	s := s3test.Start(t, "lake")
 	dir := t.TempDir()
 	rows := genRows(41, 15000, 25)
-	writeParts(t, dir, rows, []string{"part-0.parquet", "part-1.jsonl.zst", "part-2.parquet"}, synth.Options{RowGroup: 1200})
-	s.PutDir(t, "lake", "exports/run1", dir)
-	ins, err := reader.Expand([]string{"s3://lake/exports/run1/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ins) != 3 {
-		t.Fatalf("expanded to %d objects, want 3", len(ins))
-	}
-	var paths []string
-	for _, in := range ins {
-		paths = append(paths, in.Path)
-	}
+	names := []string{"part-0.parquet", "part-1.jsonl.zst", "part-2.parquet"}
+	writeParts(t, dir, rows, names, synth.Options{RowGroup: 1200})
 	ms := "map,ndcg@10,err@10,p@5"
-	runBeam(t, []job{{name: "s3", cfg: beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), out: "s3://lake/eval/summary.json"}})
-	o, err := objstore.Open(context.Background(), "s3://lake/eval/summary.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]byte, o.Size())
-	if _, err := o.ReadAt(got, 0); err != nil {
-		t.Fatal(err)
-	}
 	want := local(t, "--format", "json", "-m", ms, dir)
-	if vectors.SummaryBody(string(got)) != vectors.SummaryBody(want) {
-		t.Fatalf("Beam from S3:\n%s\nrankeval on disk:\n%s", got, want)
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) {
+			s := objtest.Start(t, scheme)
+			s.PutDir(t, "exports/run1", dir)
+			var paths []string
+			if scheme == "https" {
+				for _, n := range names {
+					paths = append(paths, s.Object("exports/run1/"+n))
+				}
+			} else {
+				ins, err := reader.Expand([]string{s.Object("exports/run1/")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ins) != 3 {
+					t.Fatalf("expanded to %d objects, want 3", len(ins))
+				}
+				for _, in := range ins {
+					paths = append(paths, in.Path)
+				}
+			}
+			out := s.Object("eval/summary.json")
+			runBeam(t, []job{{name: scheme, cfg: beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json"), out: out}})
+			o, err := objstore.Open(context.Background(), out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, o.Size())
+			if _, err := o.ReadAt(got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if vectors.SummaryBody(string(got)) != vectors.SummaryBody(want) {
+				t.Fatalf("Beam from %s:\n%s\nrankeval on disk:\n%s", scheme, got, want)
+			}
+		})
 	}
 }
 

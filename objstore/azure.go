@@ -1,0 +1,183 @@
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+)
+
+// azureStore is one Azure Blob Storage container (ADLS Gen2 file systems
+// are read through the same Blob endpoint), through the Azure SDK's azblob.
+type azureStore struct {
+	c *container.Client
+}
+
+// openAzure opens the container of az://CONTAINER (the account from the
+// environment) or abfss://CONTAINER@ACCOUNT.dfs.core.windows.net.
+//
+// Credentials, first found first used: AZURE_STORAGE_CONNECTION_STRING
+// (Azurite's too) when it is for the URL's account; AZURE_STORAGE_KEY
+// (a shared key); AZURE_STORAGE_SAS_TOKEN; else Azure's default chain
+// (environment, workload identity, managed identity, az CLI).
+func openAzure(ctx context.Context, scheme, bucket string) (store, error) {
+	opts := &container.ClientOptions{ClientOptions: azcore.ClientOptions{
+		Transport: guard{send: http.DefaultClient.Do},
+		Retry:     policy.RetryOptions{MaxRetries: retries - 1},
+	}}
+	name, account, endpoint := bucket, os.Getenv("AZURE_STORAGE_ACCOUNT"), ""
+	if scheme != "az" {
+		var host string
+		name, host, _ = strings.Cut(bucket, "@")
+		acct, suffix, _ := strings.Cut(host, ".dfs.")
+		account, endpoint = acct, "https://"+acct+".blob."+suffix+"/"
+	}
+	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" && (scheme == "az" || connAccount(cs) == account) {
+		c, err := container.NewClientFromConnectionString(cs, name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("AZURE_STORAGE_CONNECTION_STRING: %v", err)
+		}
+		return &azureStore{c}, nil
+	}
+	if account == "" {
+		return nil, errors.New("no account: set AZURE_STORAGE_ACCOUNT (or AZURE_STORAGE_CONNECTION_STRING), or name it: abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH")
+	}
+	if endpoint == "" {
+		endpoint = "https://" + account + ".blob.core.windows.net/"
+	}
+	u := endpoint + name
+	var c *container.Client
+	var err error
+	switch key, sas := os.Getenv("AZURE_STORAGE_KEY"), os.Getenv("AZURE_STORAGE_SAS_TOKEN"); {
+	case key != "":
+		var cred *container.SharedKeyCredential
+		if cred, err = container.NewSharedKeyCredential(account, key); err == nil {
+			c, err = container.NewClientWithSharedKeyCredential(u, cred, opts)
+		}
+	case sas != "":
+		c, err = container.NewClientWithNoCredential(u+"?"+strings.TrimPrefix(sas, "?"), opts)
+	default:
+		var cred *azidentity.DefaultAzureCredential
+		cred, err = azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{
+			ClientOptions: opts.ClientOptions,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("no Azure credentials (set AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_CONNECTION_STRING, or sign in with az login): %v", err)
+		}
+		c, err = container.NewClient(u, cred, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &azureStore{c}, nil
+}
+
+// connAccount is the AccountName of a connection string.
+func connAccount(cs string) string {
+	for _, kv := range strings.Split(cs, ";") {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(strings.TrimSpace(k), "AccountName") {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// azureError classifies an SDK error by the response's status.
+func azureError(err error) error {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		switch re.StatusCode {
+		case http.StatusNotFound:
+			return fmt.Errorf("%s: %w", re.ErrorCode, ErrNotFound)
+		case http.StatusForbidden, http.StatusUnauthorized:
+			return fmt.Errorf("%s: %w", re.ErrorCode, ErrAccess)
+		}
+		return fmt.Errorf("%s (%d)", re.ErrorCode, re.StatusCode)
+	}
+	return err
+}
+
+func (s *azureStore) stat(ctx context.Context, key string) (int64, error) {
+	p, err := s.c.NewBlobClient(key).GetProperties(ctx, nil)
+	if err != nil {
+		return 0, azureError(err)
+	}
+	if isFolder(p.Metadata) {
+		return 0, fmt.Errorf("a directory: %w", ErrNotFound)
+	}
+	if p.ContentLength == nil {
+		return 0, errors.New("the store gives no size")
+	}
+	return *p.ContentLength, nil
+}
+
+func (s *azureStore) read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	var o blob.DownloadStreamOptions
+	if n >= 0 {
+		o.Range = blob.HTTPRange{Offset: off, Count: n}
+	}
+	r, err := s.c.NewBlobClient(key).DownloadStream(ctx, &o)
+	if err != nil {
+		return nil, azureError(err)
+	}
+	if n >= 0 {
+		cr := ""
+		if r.ContentRange != nil {
+			cr = *r.ContentRange
+		}
+		if err := checkRange(off, cr); err != nil {
+			r.Body.Close()
+			return nil, err
+		}
+	}
+	return r.Body, nil
+}
+
+// isFolder reports the metadata an ADLS Gen2 account gives its
+// directories, which a flat listing of the Blob endpoint shows as empty
+// blobs.
+func isFolder(meta map[string]*string) bool {
+	for k, v := range meta {
+		if strings.EqualFold(k, "hdi_isfolder") && v != nil && strings.EqualFold(*v, "true") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *azureStore) list(ctx context.Context, prefix string, add func(string) error) error {
+	pager := s.c.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
+		Prefix:  &prefix,
+		Include: container.ListBlobsInclude{Metadata: true},
+	})
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return azureError(err)
+		}
+		for _, it := range page.Segment.BlobItems {
+			if it.Name == nil || isFolder(it.Metadata) {
+				continue
+			}
+			if err := add(*it.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *azureStore) put(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
+	_, err := s.c.NewBlockBlobClient(key).Upload(ctx, streaming.NopCloser(r), nil)
+	return azureError(err)
+}

@@ -1,0 +1,71 @@
+package objstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// webStore is one web server: an http:// or https:// URL is one object
+// (a presigned URL, a public dataset), read with ranged GETs and written
+// with one PUT (a presigned upload URL). It lists nothing.
+type webStore struct {
+	rest
+	root string // scheme://host
+}
+
+// webTransport is the transport of web stores (tests trust their own
+// certificate authority with it).
+var webTransport http.RoundTripper = http.DefaultTransport
+
+func openWeb(scheme, host string) store {
+	return &webStore{rest: rest{client: &http.Client{Transport: guard{send: webTransport.RoundTrip}}}, root: scheme + "://" + host}
+}
+
+func (s *webStore) url(key string) string { return s.root + "/" + key }
+
+// stat asks for the first byte: servers that sign URLs for GET refuse a
+// HEAD, and the range's answer gives the size.
+func (s *webStore) stat(ctx context.Context, key string) (int64, error) {
+	resp, err := s.do(ctx, http.MethodGet, s.url(key), http.Header{"Range": {"bytes=0-0"}}, nil, 0)
+	if err != nil {
+		if se, ok := err.(*statusError); ok && se.status == http.StatusRequestedRangeNotSatisfiable {
+			return 0, nil // no first byte: an empty object
+		}
+		return 0, err
+	}
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		var from, to, size int64
+		if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &from, &to, &size); err == nil && size >= 0 {
+			return size, nil
+		}
+		return 0, fmt.Errorf("the server gives no size (Content-Range %q)", resp.Header.Get("Content-Range"))
+	case http.StatusOK:
+		if resp.ContentLength >= 0 {
+			return resp.ContentLength, nil
+		}
+		return 0, fmt.Errorf("the server gives no size (no Content-Length)")
+	}
+	return 0, fmt.Errorf("the server answered %s", resp.Status)
+}
+
+func (s *webStore) read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	return ranged(ctx, s.rest, s.url(key), off, n)
+}
+
+func (s *webStore) list(context.Context, string, func(string) error) error {
+	return fmt.Errorf("a web server lists nothing: name each object by its URL")
+}
+
+func (s *webStore) put(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
+	hdr := http.Header{"Content-Type": {"application/octet-stream"}}
+	resp, err := s.do(ctx, http.MethodPut, s.url(key), hdr, r, size)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}

@@ -1,0 +1,91 @@
+package objstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rankeval/rankeval/internal/objtest"
+	"github.com/rankeval/rankeval/objstore"
+)
+
+// TestWebURLs: an https:// URL is one object, its query (a presigned
+// URL's signature) sent as given and never taken for a glob; ranged reads
+// go through a standard library file server over TLS; a server that
+// ignores ranges serves streams but refuses ranged reads by name.
+func TestWebURLs(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 1000)
+	var queries []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		queries = append(queries, r.URL.RawQuery)
+		if r.URL.Path != "/b/log.parquet" || r.URL.Query().Get("X-Amz-Signature") != "a/b+c" {
+			http.Error(w, "signature does not match", http.StatusForbidden)
+			return
+		}
+		http.ServeContent(w, r, "log.parquet", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	objstore.SetWebTransport(t, srv.Client().Transport)
+	name := srv.URL + "/b/log.parquet?X-Amz-Signature=a%2Fb%2Bc&X-Amz-Expires=*"
+	got, err := objstore.Expand(context.Background(), name)
+	if err != nil || len(got) != 1 || got[0] != name {
+		t.Fatalf("Expand: %q, %v", got, err)
+	}
+	o, err := objstore.Open(context.Background(), name)
+	if err != nil || o.Size() != int64(len(data)) {
+		t.Fatalf("Open: %v", err)
+	}
+	p := make([]byte, 25)
+	if n, err := o.ReadAt(p, 4995); n != 25 || err != nil || string(p) != string(data[4995:5020]) {
+		t.Fatalf("ReadAt: %d %v %q", n, err, p)
+	}
+	for _, q := range queries {
+		if q != "X-Amz-Signature=a%2Fb%2Bc&X-Amz-Expires=*" {
+			t.Fatalf("the query was sent as %q", q)
+		}
+	}
+	_, err = objstore.Open(context.Background(), srv.URL+"/b/log.parquet?X-Amz-Signature=wrong")
+	if !errors.Is(err, objstore.ErrAccess) || !strings.Contains(err.Error(), "signature does not match") {
+		t.Fatalf("a wrong signature: %v", err)
+	}
+}
+
+// TestWithoutRanges: a server, proxy or cache that ignores Range and sends
+// the whole object serves streams, and reads from byte 0, but a read from
+// further on is refused by name rather than given the object's first
+// bytes; for every scheme.
+func TestWithoutRanges(t *testing.T) {
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) { testWithoutRanges(t, scheme) })
+	}
+}
+
+func testWithoutRanges(t *testing.T, scheme string) {
+	f := &objtest.Fake{Scheme: scheme, Objects: map[string][]byte{"log.parquet": bytes.Repeat([]byte("x"), 5000)}, Fault: objtest.NoRanges}
+	objtest.StartFake(t, f)
+	o, err := objstore.Open(context.Background(), f.Object("log.parquet"))
+	if err != nil || o.Size() != 5000 {
+		t.Fatalf("Open: %v", err)
+	}
+	r, err := o.Stream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := io.ReadAll(r)
+	if err != nil || len(all) != 5000 {
+		t.Fatalf("stream: %d bytes, %v", len(all), err)
+	}
+	if n, err := o.ReadAt(make([]byte, 10), 0); n != 10 || err != nil {
+		t.Fatalf("ReadAt from 0: %d, %v", n, err)
+	}
+	_, err = o.ReadAt(make([]byte, 10), 100)
+	if !errors.Is(err, objstore.ErrRanges) || !strings.HasPrefix(err.Error(), f.Object("log.parquet")+": ") {
+		t.Fatalf("ReadAt from 100: %v, want ErrRanges naming the URL", err)
+	}
+}
