@@ -34,8 +34,8 @@ func (s Source) check() error {
 }
 
 // File is a path as the command takes it: a file, a directory (read
-// recursively), a glob, an s3:// or gs:// object or prefix, or "-" for
-// the process's standard input. Its format and compression are told from
+// recursively), a glob, an object-store object or prefix or a web URL
+// (objstore), or "-" for the process's standard input. Its format and compression are told from
 // its first bytes: JSONL, CSV or TSV (plain, gzip, zstd), Parquet, or
 // Arrow IPC file or stream; with Config.Sources.Qrels, a TREC run.
 func File(path string) Source { return Source{name: path} }

@@ -124,7 +124,7 @@ func RegisterCorrection(fs *flag.FlagSet, c *string, def string) {
 // Register calls it; so does a command that reads objects without the
 // shared flags (rankeval merge).
 func RegisterReadTimeout(fs *flag.FlagSet, d *time.Duration) {
-	fs.DurationVar(d, "read-timeout", *d, "an s3:// or gs:// request that receives no byte for this long fails, naming\nthe object (a stalled connection would otherwise hang the run)")
+	fs.DurationVar(d, "read-timeout", *d, "an object-store or https:// request that receives no byte for this long\nfails, naming the object (a stalled connection would otherwise hang the run)")
 }
 
 // ColumnNames lists the flags RegisterColumns defines.

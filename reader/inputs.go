@@ -34,7 +34,8 @@ type Input struct {
 //     matches starting with '.' or '_' are skipped unless the pattern's
 //     last element starts with that character too;
 //   - "-" (standard input) passes through;
-//   - s3:// and gs:// URLs name objects, prefixes or globs, expanded by
+//   - object-store URLs name objects, prefixes or globs (a web URL one
+//     object), expanded by
 //     objstore.Expand with the same rules.
 //
 // Rows of one query may continue from one file into the next in this

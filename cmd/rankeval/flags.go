@@ -27,8 +27,8 @@ const usageHead = `Usage: rankeval [flags] INPUT... (flags may also follow the i
 Computes ranking-evaluation metrics over a search or click log: one row per
 (query, document) with the model's score and the relevance label. Rows of a
 query must be contiguous (or use --unsorted). INPUT is a file, a directory
-(read recursively), a quoted glob, an s3:// or gs:// object or prefix, or -
-for standard input: JSONL, CSV or TSV (plain, gzip, zstd), Parquet, or Arrow
+(read recursively), a quoted glob, an s3://, gs://, az:// or abfss:// object
+or prefix, an https:// URL, or - for standard input: JSONL, CSV or TSV (plain, gzip, zstd), Parquet, or Arrow
 IPC file or stream, recognised from the first bytes (TREC runs with --qrels).
 
 `

@@ -16,10 +16,10 @@ const mergeUsage = `Usage: rankeval merge [flags] STATE... (flags may also follo
 
 Prints the summary of the union of runs saved with rankeval --state, as one
 run over all their logs would print it, without reading the logs. A STATE is
-a file, a quoted glob, or an s3:// or gs:// object or glob. The states must
-have been made with the same metrics, options, systems, slice columns and
-bootstrap size; not the same --correction, which adjusts p-values as the
-summary is printed: merge's when given, else the first state's. States
+a file, a quoted glob, an object-store object or glob, or an https:// URL.
+The states must have been made with the same metrics, options, systems,
+slice columns and bootstrap size; not the same --correction, which adjusts
+p-values as the summary is printed: merge's when given, else the first state's. States
 made from one input (a day's log, known by its queries' digest whatever its
 path or format) are refused: a merged state holds its parts' inputs, so a
 week merged again with one of its days is too. Otherwise a query id in two

@@ -54,7 +54,7 @@ func expandInputs(s beam.Scope, logs [][]string, dir string, readTimeout time.Du
 type expandFn struct {
 	Logs [][]string
 	Dir  string
-	// ReadTimeout is --read-timeout, for the listings of s3:// and gs://
+	// ReadTimeout is --read-timeout, for the listings of object stores
 	// inputs.
 	ReadTimeout time.Duration
 }

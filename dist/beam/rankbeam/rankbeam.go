@@ -56,7 +56,7 @@ var (
 // resolved again on each worker by the same code as the launcher's.
 type Config struct {
 	// Inputs are the INPUT arguments as given (files, directories, globs,
-	// s3:// or gs:// prefixes); with --system the logs' paths are in
+	// object-store prefixes); with --system the logs' paths are in
 	// Sources instead. A worker expands them (expandInputs), log after
 	// log, and a file's index is its place in the expansion. Relative ones
 	// are read from Dir, the launcher's working directory, when set.
@@ -264,7 +264,7 @@ func Build(s beam.Scope, cfg Config, perQuery string, shards int) (beam.PCollect
 	return sum, nil
 }
 
-// WriteTo writes the summary to name (a local path, an s3:// or gs:// URL,
+// WriteTo writes the summary to name (a local path, an object-store URL,
 // or - for standard output, which only a local runner's process shows).
 func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
 	beam.ParDo0(s.Scope("write-summary"), &writeFileFn{Name: name}, sums)

@@ -83,7 +83,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		return nil, config.Usagef("--row-groups-per-part and --per-query-shards must be >= 1")
 	}
 	if out.PerQuery == "-" {
-		return nil, config.Usagef("--per-query -: give a prefix for the shards (a path, or an s3:// or gs:// prefix); standard output cannot hold shards")
+		return nil, config.Usagef("--per-query -: give a prefix for the shards (a path, or an object-store prefix); standard output cannot hold shards")
 	}
 	for _, f := range []struct{ flag, name string }{{"--state", out.State}, {"--report", out.Report}} {
 		if f.name == "-" || f.name != "" && (f.name == out.Summary || f.name == out.State && f.flag != "--state") {
@@ -91,7 +91,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		}
 	}
 	if len(args) == 0 && logs == nil {
-		return nil, config.Usagef("no input: give files, directories, globs, s3:// or gs:// paths")
+		return nil, config.Usagef("no input: give files, directories, globs, or object-store or https:// URLs")
 	}
 	if logs == nil {
 		logs = [][]string{args}
@@ -160,8 +160,9 @@ func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: rankeval-beam [flags] INPUT... (flags may also follow the inputs)
 
 Computes rankeval's metrics as an Apache Beam pipeline. INPUT is a file, a
-directory, a glob, or an s3:// or gs:// object, prefix or glob; JSONL (plain,
-gzip, zstd) or Parquet (split by row group between workers). Rows need not be
+directory, a glob, an s3://, gs://, az:// or abfss:// object, prefix or
+glob, or an https:// URL; JSONL (plain, gzip, zstd) or Parquet (split by row
+group between workers). Rows need not be
 sorted by query: the shuffle groups them. With --system NAME=PATH (twice or
 more) the logs of compared systems are joined by query id, in any order; with
 --qrels the inputs are TREC runs, joined by query id to the judgments, and
@@ -170,7 +171,7 @@ on Prism by default; see docs/distributed.md for Flink, Spark and Dataflow.
 
 The flags are rankeval's, and mean what they mean there, with these
 differences: --output, --state and --report name a local path every worker
-can write, or an s3:// or gs:// object, and --output - (the default) is the
+can write, or an object-store URL, and --output - (the default) is the
 standard output of the process running the last step (yours with Prism, a
 worker's log on a cluster: give a path there); --per-query names a PREFIX
 of shards PREFIX-SSSSS-of-NNNNN.jsonl; of the run flags only --batch-size
