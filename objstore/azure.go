@@ -99,6 +99,8 @@ func azureError(err error) error {
 		switch re.StatusCode {
 		case http.StatusNotFound:
 			return fmt.Errorf("%s: %w", re.ErrorCode, ErrNotFound)
+		case http.StatusPreconditionFailed:
+			return &changedError{}
 		case http.StatusForbidden, http.StatusUnauthorized:
 			return fmt.Errorf("%s: %w", re.ErrorCode, ErrAccess)
 		}
@@ -107,22 +109,32 @@ func azureError(err error) error {
 	return err
 }
 
-func (s *azureStore) stat(ctx context.Context, key string) (int64, error) {
+func (s *azureStore) stat(ctx context.Context, key string) (version, error) {
 	p, err := s.c.NewBlobClient(key).GetProperties(ctx, nil)
 	if err != nil {
-		return 0, azureError(err)
+		return version{}, azureError(err)
 	}
 	if isFolder(p.Metadata) {
-		return 0, fmt.Errorf("a directory: %w", ErrNotFound)
+		return version{}, fmt.Errorf("a directory: %w", ErrNotFound)
 	}
 	if p.ContentLength == nil {
-		return 0, errors.New("the store gives no size")
+		return version{}, errors.New("the store gives no size")
 	}
-	return *p.ContentLength, nil
+	v := version{size: *p.ContentLength}
+	if p.ETag != nil {
+		v.tag = string(*p.ETag)
+	}
+	return v, nil
 }
 
-func (s *azureStore) read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+// read asks for the ETag stat found (If-Match): Azure answers 412 once
+// the blob is replaced.
+func (s *azureStore) read(ctx context.Context, key string, v version, off, n int64) (io.ReadCloser, error) {
 	var o blob.DownloadStreamOptions
+	if v.tag != "" {
+		tag := azcore.ETag(v.tag)
+		o.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &tag}}
+	}
 	if n >= 0 {
 		o.Range = blob.HTTPRange{Offset: off, Count: n}
 	}
@@ -131,11 +143,14 @@ func (s *azureStore) read(ctx context.Context, key string, off, n int64) (io.Rea
 		return nil, azureError(err)
 	}
 	if n >= 0 {
-		cr := ""
+		cr, length := "", int64(-1)
 		if r.ContentRange != nil {
 			cr = *r.ContentRange
 		}
-		if err := checkRange(off, cr); err != nil {
+		if r.ContentLength != nil {
+			length = *r.ContentLength
+		}
+		if err := checkRange(off, v, cr, length); err != nil {
 			r.Body.Close()
 			return nil, err
 		}

@@ -61,27 +61,34 @@ func (s *gcsStore) object(key string) string {
 	return s.base + "/storage/v1/b/" + url.PathEscape(s.bucket) + "/o/" + url.PathEscape(key)
 }
 
-func (s *gcsStore) stat(ctx context.Context, key string) (int64, error) {
-	resp, err := s.do(ctx, http.MethodGet, s.object(key)+"?fields=size", nil, nil, 0)
+func (s *gcsStore) stat(ctx context.Context, key string) (version, error) {
+	resp, err := s.do(ctx, http.MethodGet, s.object(key)+"?fields=size,generation", nil, nil, 0)
 	if err != nil {
-		return 0, err
+		return version{}, err
 	}
 	defer resp.Body.Close()
 	var meta struct {
-		Size string `json:"size"`
+		Size       string `json:"size"`
+		Generation string `json:"generation"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&meta); err != nil {
-		return 0, fmt.Errorf("the object's metadata: %w", err)
+		return version{}, fmt.Errorf("the object's metadata: %w", err)
 	}
 	size, err := strconv.ParseInt(meta.Size, 10, 64)
 	if err != nil || size < 0 {
-		return 0, fmt.Errorf("the object's metadata gives no size (%q)", meta.Size)
+		return version{}, fmt.Errorf("the object's metadata gives no size (%q)", meta.Size)
 	}
-	return size, nil
+	return version{size: size, tag: meta.Generation}, nil
 }
 
-func (s *gcsStore) read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
-	return ranged(ctx, s.rest, s.object(key)+"?alt=media", off, n)
+// read asks for the generation stat found (ifGenerationMatch): GCS
+// answers 412 once the object is replaced.
+func (s *gcsStore) read(ctx context.Context, key string, v version, off, n int64) (io.ReadCloser, error) {
+	u := s.object(key) + "?alt=media"
+	if v.tag != "" {
+		u += "&ifGenerationMatch=" + url.QueryEscape(v.tag)
+	}
+	return ranged(ctx, s.rest, u, nil, v, off, n)
 }
 
 func (s *gcsStore) list(ctx context.Context, prefix string, add func(string) error) error {
@@ -130,38 +137,54 @@ func (s *gcsStore) put(ctx context.Context, key string, r io.ReadSeeker, size in
 	return resp.Body.Close()
 }
 
-// ranged GETs url's bytes [off, off+n) (n < 0: the whole object) and checks
-// that the server sent that range: a server that ignores Range sends the
-// whole object with 200, which is the range asked for only from 0.
-func ranged(ctx context.Context, c rest, url string, off, n int64) (io.ReadCloser, error) {
-	var hdr http.Header
-	if n >= 0 {
-		hdr = http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", off, off+n-1)}}
+// ranged GETs url's bytes [off, off+n) (n < 0: the whole object) of the
+// version v, with hdr (its conditions), and checks that the server sent
+// that range (checkRange). A 412 is the condition failing: the object
+// changed.
+func ranged(ctx context.Context, c rest, url string, hdr http.Header, v version, off, n int64) (io.ReadCloser, error) {
+	h := http.Header{}
+	for k, vs := range hdr {
+		h[k] = vs
 	}
-	resp, err := c.do(ctx, http.MethodGet, url, hdr, nil, 0)
+	if n >= 0 {
+		h.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	}
+	resp, err := c.do(ctx, http.MethodGet, url, h, nil, 0)
+	if se, ok := err.(*statusError); ok && se.status == http.StatusPreconditionFailed {
+		return nil, &changedError{}
+	}
 	if err != nil {
 		return nil, err
 	}
+	cr := resp.Header.Get("Content-Range")
 	if n < 0 && resp.StatusCode == http.StatusOK {
-		return resp.Body, nil
+		cr = ""
 	}
-	if err := checkRange(off, resp.Header.Get("Content-Range")); err != nil {
+	if err := checkRange(off, v, cr, resp.ContentLength); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
 	return resp.Body, nil
 }
 
-// checkRange checks that a response to a read of bytes from off is that
-// range: its Content-Range starts at off, or, from 0, it is the whole
-// object. A server, a proxy or a cache that ignores Range sends the whole
-// object, whose first bytes are the range asked for only from 0.
-func checkRange(off int64, contentRange string) error {
-	var from, to int64
-	if _, err := fmt.Sscanf(contentRange, "bytes %d-%d/", &from, &to); err == nil && from == off {
+// checkRange checks that a response to a read of bytes from off of the
+// version v is that range: its Content-Range starts at off and gives v's
+// size (another size is another object), or, from 0, it is the whole
+// object (of v's size, when its length is known: length < 0 is unknown).
+// A server, a proxy or a cache that ignores Range sends the whole object,
+// whose first bytes are the range asked for only from 0.
+func checkRange(off int64, v version, contentRange string, length int64) error {
+	var from, to, size int64
+	if n, _ := fmt.Sscanf(contentRange, "bytes %d-%d/%d", &from, &to, &size); n >= 2 && from == off {
+		if n == 3 && size != v.size {
+			return &changedError{}
+		}
 		return nil
 	}
 	if contentRange == "" {
+		if off == 0 && length >= 0 && length != v.size {
+			return &changedError{}
+		}
 		if off == 0 {
 			return nil
 		}

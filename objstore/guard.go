@@ -25,7 +25,8 @@ var (
 	ErrStalled = errors.New("object store stalled")
 	// ErrListing: a listing repeated a page token, or passed MaxListed.
 	ErrListing = errors.New("object listing does not end")
-	// ErrSize: an object's bytes did not come to its size.
+	// ErrSize: an object's bytes did not come to its size, or the object
+	// changed after it was opened.
 	ErrSize = errors.New("object read short or long")
 )
 

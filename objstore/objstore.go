@@ -102,10 +102,12 @@ func Split(name string) (scheme, bucket, key string, err error) {
 // URL, which the caller adds, and wrap ErrNotFound or ErrAccess where the
 // service says so.
 type store interface {
-	// stat returns the size of the object key.
-	stat(ctx context.Context, key string) (int64, error)
-	// read returns the n bytes of key from off (n < 0: to its end).
-	read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error)
+	// stat returns the size and version of the object key.
+	stat(ctx context.Context, key string) (version, error)
+	// read returns the n bytes of key from off (n < 0: to its end), of
+	// the version v that stat gave: an object replaced since is an error
+	// (changedError), never the new object's bytes.
+	read(ctx context.Context, key string, v version, off, n int64) (io.ReadCloser, error)
 	// list calls add with every key under prefix, page by page, in any
 	// order; folder markers are left out.
 	list(ctx context.Context, prefix string, add func(key string) error) error
@@ -113,6 +115,24 @@ type store interface {
 	// appears whole or not at all.
 	put(ctx context.Context, key string, r io.ReadSeeker, size int64) error
 }
+
+// version is what stat tells of one object: its size, and the tag the
+// store gives that version of it (an ETag, a GCS generation; "" when the
+// store gives none), which reads ask for by condition.
+type version struct {
+	size int64
+	tag  string
+}
+
+// changedError is a read of an object that is no longer the version
+// Open found: the store refused the read's condition (412), or its
+// answer gave another size.
+type changedError struct{}
+
+func (e *changedError) Error() string {
+	return "the object changed after it was opened (replaced while read?)"
+}
+func (e *changedError) Is(target error) bool { return target == ErrSize }
 
 // stores caches one open store per scheme and bucket for the life of the
 // process: opening one loads credentials, which should happen once per run,
@@ -166,6 +186,7 @@ type Object struct {
 	name string
 	s    store
 	key  string
+	v    version
 	size int64
 	ctx  context.Context
 }
@@ -190,11 +211,11 @@ func Open(ctx context.Context, name string) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, err := s.stat(ctx, key)
+	v, err := s.stat(ctx, key)
 	if err != nil {
 		return nil, wrap(name, err)
 	}
-	return &Object{name: name, s: s, key: key, size: size, ctx: ctx}, nil
+	return &Object{name: name, s: s, key: key, v: v, size: v.size, ctx: ctx}, nil
 }
 
 // Name is the object's URL.
@@ -212,7 +233,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	r, err := o.s.read(o.ctx, o.key, off, n)
+	r, err := o.s.read(o.ctx, o.key, o.v, off, n)
 	if err != nil {
 		return 0, wrap(o.name, err)
 	}
@@ -237,7 +258,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 // of the object) or longer than the object is an error, not fewer rows.
 // Read errors are *fs.PathError naming the object, as a local file's are.
 func (o *Object) Stream() (io.ReadCloser, error) {
-	r, err := o.s.read(o.ctx, o.key, 0, -1)
+	r, err := o.s.read(o.ctx, o.key, o.v, 0, -1)
 	if err != nil {
 		return nil, wrap(o.name, err)
 	}
@@ -277,11 +298,14 @@ func (s *sized) Close() error { return s.r.Close() }
 // layers around it, for messages; nil for other errors.
 func fault(err error) error {
 	var (
-		stall *stallError
-		list  *listError
-		size  *sizeError
+		stall   *stallError
+		list    *listError
+		size    *sizeError
+		changed *changedError
 	)
 	switch {
+	case errors.As(err, &changed):
+		return changed
 	case errors.As(err, &stall):
 		return stall
 	case errors.As(err, &list):

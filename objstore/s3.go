@@ -56,6 +56,8 @@ func s3Error(err error) error {
 		switch re.HTTPStatusCode() {
 		case http.StatusNotFound:
 			return ErrNotFound
+		case http.StatusPreconditionFailed:
+			return &changedError{}
 		case http.StatusForbidden, http.StatusUnauthorized:
 			return fmt.Errorf("%v: %w", err, ErrAccess)
 		}
@@ -67,16 +69,21 @@ func s3Error(err error) error {
 	return err
 }
 
-func (s *s3Store) stat(ctx context.Context, key string) (int64, error) {
+func (s *s3Store) stat(ctx context.Context, key string) (version, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &key})
 	if err != nil {
-		return 0, s3Error(err)
+		return version{}, s3Error(err)
 	}
-	return aws.ToInt64(out.ContentLength), nil
+	return version{size: aws.ToInt64(out.ContentLength), tag: aws.ToString(out.ETag)}, nil
 }
 
-func (s *s3Store) read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+// read asks for the ETag stat found (If-Match): S3 answers 412 once the
+// object is replaced.
+func (s *s3Store) read(ctx context.Context, key string, v version, off, n int64) (io.ReadCloser, error) {
 	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: &key}
+	if v.tag != "" {
+		in.IfMatch = aws.String(v.tag)
+	}
 	if n >= 0 {
 		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1))
 	}
@@ -85,7 +92,7 @@ func (s *s3Store) read(ctx context.Context, key string, off, n int64) (io.ReadCl
 		return nil, s3Error(err)
 	}
 	if n >= 0 {
-		if err := checkRange(off, aws.ToString(out.ContentRange)); err != nil {
+		if err := checkRange(off, v, aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength)); err != nil {
 			out.Body.Close()
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // webStore is one web server: an http:// or https:// URL is one object
@@ -26,34 +27,44 @@ func openWeb(scheme, host string) store {
 func (s *webStore) url(key string) string { return s.root + "/" + key }
 
 // stat asks for the first byte: servers that sign URLs for GET refuse a
-// HEAD, and the range's answer gives the size.
-func (s *webStore) stat(ctx context.Context, key string) (int64, error) {
+// HEAD, and the range's answer gives the size. A strong ETag is the
+// version reads ask for (If-Match); a weak one matches no If-Match.
+func (s *webStore) stat(ctx context.Context, key string) (version, error) {
 	resp, err := s.do(ctx, http.MethodGet, s.url(key), http.Header{"Range": {"bytes=0-0"}}, nil, 0)
 	if err != nil {
 		if se, ok := err.(*statusError); ok && se.status == http.StatusRequestedRangeNotSatisfiable {
-			return 0, nil // no first byte: an empty object
+			return version{}, nil // no first byte: an empty object
 		}
-		return 0, err
+		return version{}, err
 	}
 	resp.Body.Close()
+	v := version{tag: resp.Header.Get("ETag")}
+	if strings.HasPrefix(v.tag, "W/") {
+		v.tag = ""
+	}
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
-		var from, to, size int64
-		if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &from, &to, &size); err == nil && size >= 0 {
-			return size, nil
+		var from, to int64
+		if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &from, &to, &v.size); err == nil && v.size >= 0 {
+			return v, nil
 		}
-		return 0, fmt.Errorf("the server gives no size (Content-Range %q)", resp.Header.Get("Content-Range"))
+		return version{}, fmt.Errorf("the server gives no size (Content-Range %q)", resp.Header.Get("Content-Range"))
 	case http.StatusOK:
 		if resp.ContentLength >= 0 {
-			return resp.ContentLength, nil
+			v.size = resp.ContentLength
+			return v, nil
 		}
-		return 0, fmt.Errorf("the server gives no size (no Content-Length)")
+		return version{}, fmt.Errorf("the server gives no size (no Content-Length)")
 	}
-	return 0, fmt.Errorf("the server answered %s", resp.Status)
+	return version{}, fmt.Errorf("the server answered %s", resp.Status)
 }
 
-func (s *webStore) read(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
-	return ranged(ctx, s.rest, s.url(key), off, n)
+func (s *webStore) read(ctx context.Context, key string, v version, off, n int64) (io.ReadCloser, error) {
+	var hdr http.Header
+	if v.tag != "" {
+		hdr = http.Header{"If-Match": {v.tag}}
+	}
+	return ranged(ctx, s.rest, s.url(key), hdr, v, off, n)
 }
 
 func (s *webStore) list(context.Context, string, func(string) error) error {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -75,6 +76,9 @@ const (
 	// NoRanges: a server (or a proxy, a cache) that ignores Range and
 	// sends every object whole.
 	NoRanges
+	// IgnoreConditions: a server that honours no If-Match (nor GCS's
+	// ifGenerationMatch), as a proxy or an S3-compatible server may.
+	IgnoreConditions
 )
 
 const sniffSize = 64
@@ -185,7 +189,15 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request, release chan struct
 	}
 	h := w.Header()
 	h.Set("Last-Modified", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC).Format(http.TimeFormat))
-	h.Set("ETag", `"0123456789abcdef0123456789abcdef"`)
+	// each version of an object has its own ETag (GCS: generation), and
+	// reads conditioned on another are refused, as the stores do
+	tag := version(data)
+	h.Set("ETag", `"`+tag+`"`)
+	if f.Fault != IgnoreConditions && (r.Header.Get("If-Match") != "" && r.Header.Get("If-Match") != `"`+tag+`"` ||
+		f.Scheme == "gs" && r.URL.Query().Has("ifGenerationMatch") && r.URL.Query().Get("ifGenerationMatch") != tag) {
+		w.WriteHeader(http.StatusPreconditionFailed)
+		return
+	}
 	if f.Scheme == "az" {
 		h.Set("x-ms-blob-type", "BlockBlob")
 		h.Set("x-ms-version", "2025-11-05")
@@ -196,7 +208,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request, release chan struct
 	}
 	if f.Scheme == "gs" && r.URL.Query().Get("alt") != "media" {
 		h.Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{"name": key, "bucket": Bucket, "size": strconv.Itoa(len(data))})
+		json.NewEncoder(w).Encode(map[string]string{"name": key, "bucket": Bucket, "size": strconv.Itoa(len(data)), "generation": tag})
 		return
 	}
 	f.gets.Add(1)
@@ -241,6 +253,14 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request, release chan struct
 	default:
 		w.Write(data)
 	}
+}
+
+// version is the tag of an object's content: its ETag, and its GCS
+// generation (digits).
+func version(data []byte) string {
+	h := fnv.New64a()
+	h.Write(data)
+	return strconv.FormatUint(h.Sum64(), 10)
 }
 
 // notFound answers as each store says an object is missing.
