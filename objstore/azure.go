@@ -192,7 +192,7 @@ func (s *azureStore) list(ctx context.Context, prefix string, add func(string) e
 	return nil
 }
 
-func (s *azureStore) put(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
-	_, err := s.c.NewBlockBlobClient(key).Upload(ctx, streaming.NopCloser(r), nil)
+func (s *azureStore) put(ctx context.Context, key string, r io.ReaderAt, size int64) error {
+	_, err := s.c.NewBlockBlobClient(key).Upload(ctx, streaming.NopCloser(io.NewSectionReader(r, 0, size)), nil)
 	return azureError(err)
 }

@@ -125,7 +125,7 @@ func (s *gcsStore) list(ctx context.Context, prefix string, add func(string) err
 	}
 }
 
-func (s *gcsStore) put(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
+func (s *gcsStore) put(ctx context.Context, key string, r io.ReaderAt, size int64) error {
 	u := s.base + "/upload/storage/v1/b/" + url.PathEscape(s.bucket) + "/o?" +
 		url.Values{"uploadType": {"media"}, "name": {key}}.Encode()
 	hdr := http.Header{"Content-Type": {"application/octet-stream"}}

@@ -111,9 +111,9 @@ type store interface {
 	// list calls add with every key under prefix, page by page, in any
 	// order; folder markers are left out.
 	list(ctx context.Context, prefix string, add func(key string) error) error
-	// put stores size bytes of r as key in one request, so the object
-	// appears whole or not at all.
-	put(ctx context.Context, key string, r io.ReadSeeker, size int64) error
+	// put stores the size bytes of r as key in one request, so the object
+	// appears whole or not at all; each try reads r from its start.
+	put(ctx context.Context, key string, r io.ReaderAt, size int64) error
 }
 
 // version is what stat tells of one object: its size, and the tag the
@@ -496,12 +496,9 @@ func (w *Writer) Close() error {
 	w.done = true
 	defer os.Remove(w.File.Name())
 	defer w.File.Close()
-	size, err := w.File.Seek(0, io.SeekCurrent)
+	st, err := w.File.Stat()
 	if err == nil {
-		_, err = w.File.Seek(0, io.SeekStart)
-	}
-	if err == nil {
-		err = w.s.put(w.ctx, w.key, w.File, size)
+		err = w.s.put(w.ctx, w.key, w.File, st.Size())
 	}
 	if err != nil {
 		return wrap(w.name, err)

@@ -34,10 +34,12 @@ func retryable(status int) bool {
 	return false
 }
 
-// do sends method to url, with body (read again from its start on each
-// try) of size bytes, and returns a response whose status is below 400;
-// other statuses are statusError.
-func (c rest) do(ctx context.Context, method, url string, hdr http.Header, body io.ReadSeeker, size int64) (*http.Response, error) {
+// do sends method to url, with the size bytes of body (read afresh from
+// its start by each try and each redirect followed, never from where an
+// earlier one stopped), and returns a response whose status is success
+// (2xx); other statuses, a redirect not followed among them, are
+// statusError.
+func (c rest) do(ctx context.Context, method, url string, hdr http.Header, body io.ReaderAt, size int64) (*http.Response, error) {
 	var last error
 	for try := range retries {
 		if try > 0 {
@@ -55,13 +57,14 @@ func (c rest) do(ctx context.Context, method, url string, hdr http.Header, body 
 			req.Header[k] = v
 		}
 		if body != nil {
-			if _, err := body.Seek(0, io.SeekStart); err != nil {
-				return nil, err
+			req.ContentLength = size
+			req.GetBody = func() (io.ReadCloser, error) {
+				if size == 0 {
+					return http.NoBody, nil
+				}
+				return io.NopCloser(io.NewSectionReader(body, 0, size)), nil
 			}
-			req.Body, req.ContentLength = io.NopCloser(body), size
-			if size == 0 {
-				req.Body = http.NoBody
-			}
+			req.Body, _ = req.GetBody()
 		}
 		if c.header != nil {
 			if err := c.header(req); err != nil {
@@ -76,7 +79,7 @@ func (c rest) do(ctx context.Context, method, url string, hdr http.Header, body 
 			last = err
 			continue
 		}
-		if resp.StatusCode < 400 {
+		if resp.StatusCode < 300 {
 			return resp, nil
 		}
 		last = readStatus(resp)
@@ -95,6 +98,9 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string {
+	if e.status >= 300 && e.status < 400 {
+		return fmt.Sprintf("the server answered %d %s, a redirect that cannot be followed, not the object", e.status, http.StatusText(e.status))
+	}
 	if e.msg == "" {
 		return http.StatusText(e.status)
 	}

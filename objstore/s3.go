@@ -129,7 +129,8 @@ func (s *s3Store) list(ctx context.Context, prefix string, add func(string) erro
 	}
 }
 
-func (s *s3Store) put(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
-	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: r, ContentLength: &size})
+func (s *s3Store) put(ctx context.Context, key string, r io.ReaderAt, size int64) error {
+	body := io.NewSectionReader(r, 0, size)
+	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: body, ContentLength: &size})
 	return s3Error(err)
 }

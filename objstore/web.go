@@ -71,7 +71,7 @@ func (s *webStore) list(context.Context, string, func(string) error) error {
 	return fmt.Errorf("a web server lists nothing: name each object by its URL")
 }
 
-func (s *webStore) put(ctx context.Context, key string, r io.ReadSeeker, size int64) error {
+func (s *webStore) put(ctx context.Context, key string, r io.ReaderAt, size int64) error {
 	hdr := http.Header{"Content-Type": {"application/octet-stream"}}
 	resp, err := s.do(ctx, http.MethodPut, s.url(key), hdr, r, size)
 	if err != nil {

@@ -89,3 +89,43 @@ func testWithoutRanges(t *testing.T, scheme string) {
 		t.Fatalf("ReadAt from 100: %v, want ErrRanges naming the URL", err)
 	}
 }
+
+// TestUploadRedirect: an upload URL that redirects (a presigned URL
+// handing over to storage) gets the whole body at its new place, and a
+// PUT answered with a status that is not success (a redirect that cannot
+// be followed) is an error, never an upload reported done that stored
+// nothing.
+func TestUploadRedirect(t *testing.T) {
+	stored := map[string][]byte{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/up":
+			http.Redirect(w, r, "/real", http.StatusTemporaryRedirect)
+		case "/choices":
+			w.WriteHeader(http.StatusMultipleChoices)
+		case "/real":
+			b, _ := io.ReadAll(r.Body)
+			stored[r.URL.Path] = b
+			w.WriteHeader(http.StatusCreated)
+		}
+	}))
+	defer srv.Close()
+	objstore.SetWebTransport(t, srv.Client().Transport)
+	data := bytes.Repeat([]byte("summary\n"), 1000)
+	w, err := objstore.Create(context.Background(), srv.URL+"/up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := w.Close(); err != nil || !bytes.Equal(stored["/real"], data) {
+		t.Fatalf("redirected upload: %v; stored %d of %d bytes", err, len(stored["/real"]), len(data))
+	}
+	w, err = objstore.Create(context.Background(), srv.URL+"/choices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := w.Close(); err == nil {
+		t.Fatal("an upload answered 300 Multiple Choices: no error")
+	}
+}
