@@ -27,7 +27,8 @@ type azureStore struct {
 // environment) or abfss://CONTAINER@ACCOUNT.dfs.core.windows.net.
 //
 // Credentials, first found first used: AZURE_STORAGE_CONNECTION_STRING
-// (Azurite's too) when it is for the URL's account; AZURE_STORAGE_KEY
+// (Azurite's too) when it is for the URL's account (az://: the one
+// AZURE_STORAGE_ACCOUNT names, if it names one); AZURE_STORAGE_KEY
 // (a shared key); AZURE_STORAGE_SAS_TOKEN; else Azure's default chain
 // (environment, workload identity, managed identity, az CLI).
 func openAzure(ctx context.Context, scheme, bucket string) (store, error) {
@@ -42,7 +43,9 @@ func openAzure(ctx context.Context, scheme, bucket string) (store, error) {
 		acct, suffix, _ := strings.Cut(host, ".dfs.")
 		account, endpoint = acct, "https://"+acct+".blob."+suffix+"/"
 	}
-	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" && (scheme == "az" || connAccount(cs) == account) {
+	// a connection string serves the URL's account: az:// without
+	// AZURE_STORAGE_ACCOUNT takes the string's
+	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" && (account == "" && scheme == "az" || connAccount(cs) == account) {
 		c, err := container.NewClientFromConnectionString(cs, name, opts)
 		if err != nil {
 			return nil, fmt.Errorf("AZURE_STORAGE_CONNECTION_STRING: %v", err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/objstore"
@@ -40,5 +41,27 @@ func TestAzureForms(t *testing.T) {
 	_, err := objstore.Open(context.Background(), "az://lake/clicks/dt=1/part-0.jsonl")
 	if !errors.Is(err, objstore.ErrAccess) || !strings.Contains(err.Error(), "set AZURE_STORAGE_ACCOUNT") {
 		t.Fatalf("no account: %v", err)
+	}
+}
+
+// TestAzureAccountOfConnectionString: az:// reads the account
+// AZURE_STORAGE_ACCOUNT names; a connection string for another account
+// is not used for it.
+func TestAzureAccountOfConnectionString(t *testing.T) {
+	f := &objtest.Fake{Scheme: "az", Objects: map[string][]byte{"a.jsonl": []byte("{}\n")}}
+	objtest.StartFake(t, f)
+	t.Setenv("AZURE_STORAGE_ACCOUNT", "otheraccount")
+	t.Setenv("AZURE_STORAGE_KEY", "a2V5")
+	objstore.Forget()
+	// the account's real endpoint is not reached from a test: only that
+	// the fake's account is not read
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	o, err := objstore.Open(ctx, "az://lake/a.jsonl")
+	if err == nil {
+		t.Fatalf("az:// with AZURE_STORAGE_ACCOUNT=otheraccount read %d bytes of the connection string's account", o.Size())
+	}
+	if errors.Is(err, objstore.ErrNotFound) {
+		t.Fatalf("err = %v", err)
 	}
 }
