@@ -341,12 +341,14 @@ func hidden(el string) bool { return strings.HasPrefix(el, ".") || strings.HasPr
 // Expand turns one object-store argument into the objects to read, with
 // the rules local paths follow:
 //
-//   - an object is read as given;
+//   - an object is read as given, even when its key holds glob
+//     characters (as a local file that exists is);
 //   - a prefix (a "directory": the key followed by '/') is read
 //     recursively, in the order a local directory walk gives (element by
 //     element, lexical), skipping elements that start with '.' or '_';
-//   - a key with glob characters (path.Match syntax, '*' not crossing '/')
-//     matches objects and prefixes, each expanded as above.
+//   - a key with glob characters that names no object (path.Match
+//     syntax, '*' not crossing '/') matches objects and prefixes, each
+//     expanded as above.
 //
 // A web URL names one object, as given: a web server lists nothing, and
 // '?' starts its query. An argument that names nothing is an error naming
@@ -367,15 +369,18 @@ func Expand(ctx context.Context, arg string) ([]string, error) {
 		return []string{arg}, nil
 	}
 	root := scheme + "://" + bucket + "/"
+	if key != "" && !strings.HasSuffix(key, "/") {
+		// an object is read as named, glob characters and all
+		_, err := s.stat(ctx, key)
+		if err == nil {
+			return []string{arg}, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, wrap(arg, err)
+		}
+	}
 	if !hasMeta(key) {
 		if key != "" && !strings.HasSuffix(key, "/") {
-			_, err := s.stat(ctx, key)
-			if err == nil {
-				return []string{arg}, nil
-			}
-			if !errors.Is(err, ErrNotFound) {
-				return nil, wrap(arg, err)
-			}
 			key += "/"
 		}
 		keys, err := list(ctx, s, key)

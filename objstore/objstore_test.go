@@ -256,3 +256,36 @@ func TestUnusualKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestGlobCharactersInKeys: an object whose key holds glob characters is
+// read as named, as a local file that exists is: never with the other
+// objects its name matches as a pattern, nor refused as matching nothing;
+// a pattern that names no object is still a glob.
+func TestGlobCharactersInKeys(t *testing.T) {
+	for _, scheme := range []string{"s3", "gs", "az"} {
+		t.Run(scheme, func(t *testing.T) {
+			s := objtest.Start(t, scheme)
+			for _, k := range []string{"odd/q?x=1.jsonl", "odd/qax=1.jsonl", "odd/part[1].jsonl", "odd/part1.jsonl", "odd/a*b.jsonl", "odd/aXb.jsonl"} {
+				s.Put(t, k, []byte(k))
+			}
+			for _, tc := range []struct {
+				arg  string
+				want []string
+			}{
+				{"odd/q?x=1.jsonl", []string{"odd/q?x=1.jsonl"}},
+				{"odd/part[1].jsonl", []string{"odd/part[1].jsonl"}},
+				{"odd/a*b.jsonl", []string{"odd/a*b.jsonl"}},
+				{"odd/q?x=*.jsonl", []string{"odd/q?x=1.jsonl", "odd/qax=1.jsonl"}},
+			} {
+				got, err := objstore.Expand(context.Background(), s.Object(tc.arg))
+				var want []string
+				for _, k := range tc.want {
+					want = append(want, s.Object(k))
+				}
+				if err != nil || !slices.Equal(got, want) {
+					t.Errorf("Expand(%s) = %q, %v; want %q", tc.arg, got, err, want)
+				}
+			}
+		})
+	}
+}
