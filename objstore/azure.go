@@ -141,6 +141,9 @@ func (s *azureStore) read(ctx context.Context, key string, v version, off, n int
 	if n >= 0 {
 		o.Range = blob.HTTPRange{Offset: off, Count: n}
 	}
+	// x-ms-range is not Range to net/http, which would otherwise decompress
+	// a blob stored gzip-encoded, ranges too
+	ctx = policy.WithHTTPHeader(ctx, http.Header{"Accept-Encoding": storedBytes})
 	r, err := s.c.NewBlobClient(key).DownloadStream(ctx, &o)
 	if err != nil {
 		return nil, azureError(err)

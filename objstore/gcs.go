@@ -62,14 +62,15 @@ func (s *gcsStore) object(key string) string {
 }
 
 func (s *gcsStore) stat(ctx context.Context, key string) (version, error) {
-	resp, err := s.do(ctx, http.MethodGet, s.object(key)+"?fields=size,generation", nil, nil, 0)
+	resp, err := s.do(ctx, http.MethodGet, s.object(key)+"?fields=size,generation,contentEncoding", nil, nil, 0)
 	if err != nil {
 		return version{}, err
 	}
 	defer resp.Body.Close()
 	var meta struct {
-		Size       string `json:"size"`
-		Generation string `json:"generation"`
+		Size            string `json:"size"`
+		Generation      string `json:"generation"`
+		ContentEncoding string `json:"contentEncoding"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&meta); err != nil {
 		return version{}, fmt.Errorf("the object's metadata: %w", err)
@@ -78,17 +79,24 @@ func (s *gcsStore) stat(ctx context.Context, key string) (version, error) {
 	if err != nil || size < 0 {
 		return version{}, fmt.Errorf("the object's metadata gives no size (%q)", meta.Size)
 	}
-	return version{size: size, tag: meta.Generation}, nil
+	return version{size: size, tag: meta.Generation, encoding: meta.ContentEncoding}, nil
 }
 
 // read asks for the generation stat found (ifGenerationMatch): GCS
-// answers 412 once the object is replaced.
+// answers 412 once the object is replaced. An object stored gzip-encoded
+// (gsutil cp -Z) is asked for with Accept-Encoding: gzip, so that it comes
+// as its stored bytes and ranges, not transcoded (decompressed, whole) to
+// bytes that are not its size.
 func (s *gcsStore) read(ctx context.Context, key string, v version, off, n int64) (io.ReadCloser, error) {
 	u := s.object(key) + "?alt=media"
 	if v.tag != "" {
 		u += "&ifGenerationMatch=" + url.QueryEscape(v.tag)
 	}
-	return ranged(ctx, s.rest, u, nil, v, off, n)
+	var hdr http.Header
+	if v.encoding == "gzip" {
+		hdr = http.Header{"Accept-Encoding": {"gzip"}}
+	}
+	return ranged(ctx, s.rest, u, hdr, v, off, n)
 }
 
 func (s *gcsStore) list(ctx context.Context, prefix string, add func(string) error) error {
@@ -140,9 +148,9 @@ func (s *gcsStore) put(ctx context.Context, key string, r io.ReaderAt, size int6
 // ranged GETs url's bytes [off, off+n) (n < 0: the whole object) of the
 // version v, with hdr (its conditions), and checks that the server sent
 // that range (checkRange). A 412 is the condition failing: the object
-// changed.
+// changed. The bytes are the object's as stored (storedBytes).
 func ranged(ctx context.Context, c rest, url string, hdr http.Header, v version, off, n int64) (io.ReadCloser, error) {
-	h := http.Header{}
+	h := http.Header{"Accept-Encoding": storedBytes}
 	for k, vs := range hdr {
 		h[k] = vs
 	}

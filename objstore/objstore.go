@@ -116,12 +116,14 @@ type store interface {
 	put(ctx context.Context, key string, r io.ReaderAt, size int64) error
 }
 
-// version is what stat tells of one object: its size, and the tag the
-// store gives that version of it (an ETag, a GCS generation; "" when the
-// store gives none), which reads ask for by condition.
+// version is what stat tells of one object: its size, the tag the store
+// gives that version of it (an ETag, a GCS generation; "" when the store
+// gives none), which reads ask for by condition, and the encoding it is
+// stored with where reads must name it (GCS).
 type version struct {
-	size int64
-	tag  string
+	size     int64
+	tag      string
+	encoding string
 }
 
 // changedError is a read of an object that is no longer the version

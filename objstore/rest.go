@@ -21,6 +21,13 @@ type rest struct {
 	header func(*http.Request) error // adds credentials, or nil
 }
 
+// storedBytes is the Accept-Encoding of every object read: the object's
+// bytes as stored, which its size counts. A request that names no
+// encoding gets net/http's transparent gzip, which decompresses an object
+// stored gzip-encoded (Content-Encoding metadata) into more bytes than its
+// size, and a range of it into other bytes; naming one turns that off.
+var storedBytes = []string{"identity"}
+
 // retries is how many times rest sends one request at most.
 const retries = 4
 

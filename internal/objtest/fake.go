@@ -1,6 +1,8 @@
 package objtest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -35,6 +37,12 @@ type Fake struct {
 	Folders []string
 	// PageSize is the most keys a listing page holds (default 1000).
 	PageSize int
+	// Encoding is the Content-Encoding the objects were stored with
+	// (gzip: their bytes are gzip, as gsutil cp -Z or an S3 upload with
+	// Content-Encoding metadata leave them); GETs declare it, as the
+	// stores do, and a GCS GET that does not accept it is transcoded:
+	// served decompressed, whole, Range ignored.
+	Encoding string
 	// Fault is what goes wrong. GETs of sniffSize bytes or less (a
 	// reader's look at the first bytes) are spared, so that the read
 	// after them meets it.
@@ -208,11 +216,25 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request, release chan struct
 	}
 	if f.Scheme == "gs" && r.URL.Query().Get("alt") != "media" {
 		h.Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{"name": key, "bucket": Bucket, "size": strconv.Itoa(len(data)), "generation": tag})
+		json.NewEncoder(w).Encode(map[string]string{"name": key, "bucket": Bucket, "size": strconv.Itoa(len(data)), "generation": tag, "contentEncoding": f.Encoding})
 		return
 	}
 	f.gets.Add(1)
 	w = &counter{ResponseWriter: w, n: &f.served}
+	if f.Encoding != "" {
+		if f.Scheme == "gs" && !strings.Contains(r.Header.Get("Accept-Encoding"), f.Encoding) {
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			plain, _ := io.ReadAll(zr)
+			h.Set("Warning", "214 UploadServer gcs-transcoding")
+			w.Write(plain)
+			return
+		}
+		h.Set("Content-Encoding", f.Encoding)
+	}
 	rg := r.Header.Get("x-ms-range")
 	if rg == "" {
 		rg = r.Header.Get("Range")
