@@ -55,6 +55,7 @@ func testListingFaults(t *testing.T, scheme string) {
 		{"tokens in a cycle", objtest.CycleTokens, 2, "repeated"},
 		{"endless", objtest.Endless, 1000, "passed 5000 objects"},
 		{"endless empty pages", objtest.EndlessEmpty, 100, "passed 50 pages (0 objects)"},
+		{"prefix ignored", objtest.IgnorePrefix, 2, `gave "big.jsonl", which is not under it`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

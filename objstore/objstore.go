@@ -447,13 +447,18 @@ func anyHidden(rel string) bool {
 // ('/' sorts after '.' in a flat listing).
 //
 // The listing is bounded (guard.go): past MaxListed objects and pages, or
-// when a page token repeats, it is ErrListing.
+// when a page token repeats, it is ErrListing; so is a key not under
+// prefix, which a store that ignores the prefix gives (read, it would be
+// data the argument does not name).
 func list(ctx context.Context, s store, prefix string) ([]string, error) {
 	ctx, bound := withListing(ctx)
 	var keys []string
 	err := s.list(ctx, prefix, func(key string) error {
 		if err := bound.add(); err != nil {
 			return err
+		}
+		if !strings.HasPrefix(key, prefix) {
+			return listErrorf("the listing of %q gave %q, which is not under it: a faulty store or proxy", prefix, key)
 		}
 		if !strings.HasSuffix(key, "/") { // a "folder" marker object, not data
 			keys = append(keys, key)

@@ -87,6 +87,9 @@ const (
 	// IgnoreConditions: a server that honours no If-Match (nor GCS's
 	// ifGenerationMatch), as a proxy or an S3-compatible server may.
 	IgnoreConditions
+	// IgnorePrefix: a listing gives every key of the bucket, whatever
+	// prefix it was asked for.
+	IgnorePrefix
 )
 
 const sniffSize = 64
@@ -316,7 +319,7 @@ func (f *Fake) page(prefix, token string) (keys []string, next string) {
 	var all []string
 	f.mu.Lock()
 	for k := range f.Objects {
-		if strings.HasPrefix(k, prefix) {
+		if strings.HasPrefix(k, prefix) || f.Fault == IgnorePrefix {
 			all = append(all, k)
 		}
 	}
