@@ -156,7 +156,7 @@ func (s *azureStore) read(ctx context.Context, key string, v version, off, n int
 		if r.ContentLength != nil {
 			length = *r.ContentLength
 		}
-		if err := checkRange(off, v, cr, length); err != nil {
+		if err := checkRange(off, n, v, cr, length); err != nil {
 			r.Body.Close()
 			return nil, err
 		}

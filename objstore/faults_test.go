@@ -275,3 +275,25 @@ func testControlCharactersInKeys(t *testing.T, scheme string) {
 		t.Fatalf("missing: %v", err)
 	}
 }
+
+// TestShortRanges: a server that answers a ranged read with less of the
+// range than asked for (and says so in its Content-Range) is an error
+// saying what it sent, for every scheme, not an object "cut short".
+func TestShortRanges(t *testing.T) {
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) {
+			f := &objtest.Fake{Scheme: scheme, Objects: faultyObjects(), Fault: objtest.ShortRanges}
+			objtest.StartFake(t, f)
+			name := f.Object("big.jsonl")
+			o, err := objstore.Open(context.Background(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := o.ReadAt(make([]byte, 10000), 1000)
+			want := name + `: the server answered a read of bytes 1000-10999 with the range "bytes 1000-5999/108000"`
+			if err == nil || err.Error() != want {
+				t.Fatalf("ReadAt: %d bytes, %v\nwant %s", n, err, want)
+			}
+		})
+	}
+}

@@ -168,24 +168,28 @@ func ranged(ctx context.Context, c rest, url string, hdr http.Header, v version,
 	if n < 0 && resp.StatusCode == http.StatusOK {
 		cr = ""
 	}
-	if err := checkRange(off, v, cr, resp.ContentLength); err != nil {
+	if err := checkRange(off, n, v, cr, resp.ContentLength); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
 	return resp.Body, nil
 }
 
-// checkRange checks that a response to a read of bytes from off of the
-// version v is that range: its Content-Range starts at off and gives v's
-// size (another size is another object), or, from 0, it is the whole
-// object (of v's size, when its length is known: length < 0 is unknown).
-// A server, a proxy or a cache that ignores Range sends the whole object,
-// whose first bytes are the range asked for only from 0.
-func checkRange(off int64, v version, contentRange string, length int64) error {
+// checkRange checks that a response to a read of the n bytes from off
+// (n < 0: to the end) of the version v is that range: its Content-Range
+// starts at off, reaches off+n-1, and gives v's size (another size is
+// another object), or, from 0, it is the whole object (of v's size, when
+// its length is known: length < 0 is unknown). A server, a proxy or a
+// cache that ignores Range sends the whole object, whose first bytes are
+// the range asked for only from 0.
+func checkRange(off, n int64, v version, contentRange string, length int64) error {
 	var from, to, size int64
-	if n, _ := fmt.Sscanf(contentRange, "bytes %d-%d/%d", &from, &to, &size); n >= 2 && from == off {
-		if n == 3 && size != v.size {
+	if got, _ := fmt.Sscanf(contentRange, "bytes %d-%d/%d", &from, &to, &size); got >= 2 && from == off {
+		if got == 3 && size != v.size {
 			return &changedError{}
+		}
+		if n >= 0 && to < off+n-1 {
+			return fmt.Errorf("the server answered a read of bytes %d-%d with the range %q", off, off+n-1, contentRange)
 		}
 		return nil
 	}

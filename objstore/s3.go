@@ -92,7 +92,7 @@ func (s *s3Store) read(ctx context.Context, key string, v version, off, n int64)
 		return nil, s3Error(err)
 	}
 	if n >= 0 {
-		if err := checkRange(off, v, aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength)); err != nil {
+		if err := checkRange(off, n, v, aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength)); err != nil {
 			out.Body.Close()
 			return nil, err
 		}

@@ -90,6 +90,9 @@ const (
 	// IgnorePrefix: a listing gives every key of the bucket, whatever
 	// prefix it was asked for.
 	IgnorePrefix
+	// ShortRanges: a ranged GET sends the first half of the range asked
+	// for, and says so in its Content-Range.
+	ShortRanges
 )
 
 const sniffSize = 64
@@ -249,6 +252,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request, release chan struct
 			return
 		}
 		to = min(to, len(data)-1)
+		if f.Fault == ShortRanges && len(data) > sniffSize {
+			to = from + (to-from)/2
+		}
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", from, to, len(data)))
 		data = data[from : to+1]
 		h.Set("Content-Length", strconv.Itoa(len(data)))
