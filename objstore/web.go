@@ -71,8 +71,11 @@ func (s *webStore) list(context.Context, string, func(string) error) error {
 	return fmt.Errorf("a web server lists nothing: name each object by its URL")
 }
 
+// put PUTs the object. x-ms-blob-type is what an Azure SAS URL requires
+// of a PUT (other stores ignore a header not theirs), so that a SAS URL
+// is written as a presigned S3 or GCS URL is.
 func (s *webStore) put(ctx context.Context, key string, r io.ReaderAt, size int64) error {
-	hdr := http.Header{"Content-Type": {"application/octet-stream"}}
+	hdr := http.Header{"Content-Type": {"application/octet-stream"}, "X-Ms-Blob-Type": {"BlockBlob"}}
 	resp, err := s.do(ctx, http.MethodPut, s.url(key), hdr, r, size)
 	if err != nil {
 		return err

@@ -129,3 +129,29 @@ func TestUploadRedirect(t *testing.T) {
 		t.Fatal("an upload answered 300 Multiple Choices: no error")
 	}
 }
+
+// TestUploadSASURL: an https:// output that is an Azure SAS URL is written
+// with the header Azure requires of a PUT, as a presigned S3 URL is.
+func TestUploadSASURL(t *testing.T) {
+	var stored []byte
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-ms-blob-type") != "BlockBlob" {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `<?xml version="1.0" encoding="utf-8"?><Error><Code>MissingRequiredHeader</Code><Message>An HTTP header that's mandatory for this request is not specified.</Message></Error>`)
+			return
+		}
+		stored, _ = io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	objstore.SetWebTransport(t, srv.Client().Transport)
+	w, err := objstore.Create(context.Background(), srv.URL+"/c/summary.json?sv=2025-11-05&sp=cw&sig=x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("{}\n"))
+	if err := w.Close(); err != nil || string(stored) != "{}\n" {
+		t.Fatalf("Close: %v; stored %q", err, stored)
+	}
+}
