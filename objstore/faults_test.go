@@ -236,6 +236,23 @@ func testStalledRequest(t *testing.T, scheme string) {
 			t.Fatalf("%s: failed after %v: retried?", arg, d)
 		}
 	}
+	// an upload that gets no answer
+	out := f.Object("out/summary.json")
+	start := time.Now()
+	_, err := within(t, out, func(ctx context.Context) (any, error) {
+		w, err := objstore.Create(objstore.WithReadTimeout(ctx, 200*time.Millisecond), out)
+		if err != nil {
+			return nil, err
+		}
+		w.Write(bytes.Repeat([]byte("{}\n"), 1000))
+		return nil, w.Close()
+	})
+	if !errors.Is(err, objstore.ErrStalled) || err.Error() != out+": no bytes for 200ms (--read-timeout)" {
+		t.Fatalf("upload: err = %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("upload: failed after %v: retried?", d)
+	}
 }
 
 // TestControlCharactersInKeys: a key may hold control characters (an
