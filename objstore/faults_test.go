@@ -314,3 +314,44 @@ func TestShortRanges(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowReader: the read timeout counts the store's silence, not the
+// reader's pauses: a healthy stream read with pauses longer than the
+// timeout (a busy pipeline) reads whole, for every scheme.
+func TestSlowReader(t *testing.T) {
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) {
+			f := &objtest.Fake{Scheme: scheme, Objects: faultyObjects()}
+			objtest.StartFake(t, f)
+			ctx := objstore.WithReadTimeout(context.Background(), 100*time.Millisecond)
+			o, err := objstore.Open(ctx, f.Object("big.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := o.Stream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			time.Sleep(300 * time.Millisecond) // before the first read
+			p := make([]byte, 1000)
+			var n int
+			for {
+				m, err := r.Read(p)
+				n += m
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("after %d bytes: %v", n, err)
+				}
+				if n < 3000 {
+					time.Sleep(300 * time.Millisecond)
+				}
+			}
+			if n != 108000 {
+				t.Fatalf("%d bytes", n)
+			}
+		})
+	}
+}

@@ -192,7 +192,8 @@ func (g guard) do(req *http.Request) (*http.Response, error) {
 		cancel(nil)
 		return nil, err
 	}
-	idle.Reset(d)
+	// the body's clock runs only while a read waits (idleBody)
+	idle.Stop()
 	b := &idleBody{rc: resp.Body, idle: idle, d: d, ctx: ctx, cancel: cancel, stall: stall}
 	if l != nil && resp.StatusCode == http.StatusOK {
 		b.done = func() { l.pageRead(token) }
@@ -201,8 +202,10 @@ func (g guard) do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// idleBody is a response body whose reads restart the idle timer; a read
-// the timer cut off reports the stall.
+// idleBody is a response body whose reads each wait at most the read
+// timeout for bytes: the timer runs only while a read waits, so a reader
+// that pauses (a busy pipeline, backpressure) is not taken for a store
+// that stalled. A read the timer cut off reports the stall.
 type idleBody struct {
 	rc     io.ReadCloser
 	idle   *time.Timer
@@ -215,10 +218,9 @@ type idleBody struct {
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
+	b.idle.Reset(b.d)
 	n, err := b.rc.Read(p)
-	if n > 0 {
-		b.idle.Reset(b.d)
-	}
+	b.idle.Stop()
 	if err != nil && err != io.EOF {
 		b.failed = true
 		if context.Cause(b.ctx) == error(b.stall) {
