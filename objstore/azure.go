@@ -24,28 +24,26 @@ type azureStore struct {
 }
 
 // openAzure opens the container of az://CONTAINER (the account from the
-// environment) or abfss://CONTAINER@ACCOUNT.dfs.core.windows.net.
+// environment) or of a URL that names the account (azureHost):
+// abfss://CONTAINER@ACCOUNT.dfs.core.windows.net, or az:// so.
 //
 // Credentials, first found first used: AZURE_STORAGE_CONNECTION_STRING
 // (Azurite's too) when it is for the URL's account (az://: the one
 // AZURE_STORAGE_ACCOUNT names, if it names one); AZURE_STORAGE_KEY
 // (a shared key); AZURE_STORAGE_SAS_TOKEN; else Azure's default chain
 // (environment, workload identity, managed identity, az CLI).
-func openAzure(ctx context.Context, scheme, bucket string) (store, error) {
+func openAzure(ctx context.Context, bucket string) (store, error) {
 	opts := &container.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Transport: guard{send: http.DefaultClient.Do},
 		Retry:     policy.RetryOptions{MaxRetries: retries - 1},
 	}}
 	name, account, endpoint := bucket, os.Getenv("AZURE_STORAGE_ACCOUNT"), ""
-	if scheme != "az" {
-		var host string
-		name, host, _ = strings.Cut(bucket, "@")
-		acct, suffix, _ := strings.Cut(host, ".dfs.")
-		account, endpoint = acct, "https://"+acct+".blob."+suffix+"/"
+	if c, acct, suffix, ok := azureHost(bucket, ".dfs.", ".blob."); ok { // Split checked the form
+		name, account, endpoint = c, acct, "https://"+acct+".blob."+suffix+"/"
 	}
-	// a connection string serves the URL's account: az:// without
-	// AZURE_STORAGE_ACCOUNT takes the string's
-	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" && (account == "" && scheme == "az" || connAccount(cs) == account) {
+	// a connection string serves the URL's account; az:// that names none,
+	// without AZURE_STORAGE_ACCOUNT, takes the string's
+	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" && (account == "" || connAccount(cs) == account) {
 		c, err := container.NewClientFromConnectionString(cs, name, opts)
 		if err != nil {
 			return nil, fmt.Errorf("AZURE_STORAGE_CONNECTION_STRING: %v", err)

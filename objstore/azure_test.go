@@ -22,7 +22,8 @@ func TestAzureForms(t *testing.T) {
 	}, Folders: []string{"clicks", "clicks/dt=1", "clicks/dt=2"}}
 	objtest.StartFake(t, f)
 	want := []string{"clicks/dt=1/part-0.jsonl", "clicks/dt=2/part-0.jsonl"}
-	for _, root := range []string{"az://lake/", "abfss://lake@devstoreaccount1.dfs.core.windows.net/"} {
+	for _, root := range []string{"az://lake/", "abfss://lake@devstoreaccount1.dfs.core.windows.net/",
+		"az://lake@devstoreaccount1.blob.core.windows.net/", "az://lake@devstoreaccount1.dfs.core.windows.net/"} {
 		got, err := objstore.Expand(context.Background(), root+"clicks")
 		var keys []string
 		for _, g := range got {

@@ -52,7 +52,7 @@ var (
 var schemes = map[string]string{
 	"s3":    "s3://BUCKET/KEY",
 	"gs":    "gs://BUCKET/KEY",
-	"az":    "az://CONTAINER/PATH",
+	"az":    "az://CONTAINER/PATH or az://CONTAINER@ACCOUNT.blob.core.windows.net/PATH",
 	"abfss": "abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH",
 	"abfs":  "abfs://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH",
 	"https": "https://HOST/PATH",
@@ -71,12 +71,32 @@ func IsURL(name string) bool {
 // its URLs are objects as given, never prefixes or globs.
 func isWeb(scheme string) bool { return scheme == "http" || scheme == "https" }
 
+// azureHost splits the bucket of an Azure URL that names its account,
+// CONTAINER@ACCOUNT.ENDPOINT.SUFFIX, with ENDPOINT one of endpoints (".dfs."
+// for ADLS Gen2, ".blob.") and SUFFIX core.windows.net or another cloud's,
+// into the container, the account and the suffix; ok is false for any
+// other form.
+func azureHost(bucket string, endpoints ...string) (container, account, suffix string, ok bool) {
+	container, host, found := strings.Cut(bucket, "@")
+	if !found || container == "" {
+		return "", "", "", false
+	}
+	for _, sep := range endpoints {
+		if account, suffix, found = strings.Cut(host, sep); found && account != "" && suffix != "" {
+			return container, account, suffix, true
+		}
+	}
+	return "", "", "", false
+}
+
 // Split returns the scheme, bucket and key of an object-store URL. The key
 // is the text after the bucket as it is, as the clouds' own tools take it:
 // a key may hold '%', '?', '#' and control characters, and every key a
 // listing gives (Expand) must open again. For abfss:// the bucket is
 // CONTAINER@HOST; for a web URL it is the host, and the key the rest of the
-// URL (path and query) as it is.
+// URL (path and query) as it is. abfss:// (and abfs://) names its
+// account, CONTAINER@ACCOUNT.dfs.core.windows.net; az:// may, as fsspec's
+// adlfs takes it (.blob. or .dfs.).
 func Split(name string) (scheme, bucket, key string, err error) {
 	scheme, rest, _ := strings.Cut(name, "://")
 	bucket, key, _ = strings.Cut(rest, "/")
@@ -87,7 +107,11 @@ func Split(name string) (scheme, bucket, key string, err error) {
 	case bucket == "":
 		err = fmt.Errorf("%s: want %s: %w", printable.String(name), form, ErrURL)
 	case scheme == "abfss" || scheme == "abfs":
-		if c, host, ok := strings.Cut(bucket, "@"); !ok || c == "" || !strings.Contains(host, ".dfs.") {
+		if _, _, _, ok := azureHost(bucket, ".dfs."); !ok {
+			err = fmt.Errorf("%s: want %s: %w", printable.String(name), form, ErrURL)
+		}
+	case scheme == "az" && strings.Contains(bucket, "@"):
+		if _, _, _, ok := azureHost(bucket, ".blob.", ".dfs."); !ok {
 			err = fmt.Errorf("%s: want %s: %w", printable.String(name), form, ErrURL)
 		}
 	}
@@ -159,7 +183,7 @@ func open(ctx context.Context, scheme, bucket string) (store, error) {
 	case "gs":
 		s, err = openGCS(ctx, bucket)
 	case "az", "abfss", "abfs":
-		s, err = openAzure(ctx, scheme, bucket)
+		s, err = openAzure(ctx, bucket)
 	default:
 		s = openWeb(scheme, bucket)
 	}

@@ -211,6 +211,10 @@ func TestSplit(t *testing.T) {
 		{in: "ftp://b/k", err: true},
 		{in: "abfss://acct.dfs.core.windows.net/p", err: true},
 		{in: "abfss://c@acct.blob.core.windows.net/p", err: true},
+		{in: "abfss://c@.dfs.core.windows.net/p", err: true},
+		{in: "az://c@acct.blob.core.windows.net/p", scheme: "az", bucket: "c@acct.blob.core.windows.net", key: "p"},
+		{in: "az://c@acct.dfs.core.chinacloudapi.cn/p", scheme: "az", bucket: "c@acct.dfs.core.chinacloudapi.cn", key: "p"},
+		{in: "az://c@acct/p", err: true},
 		{in: "s3:/b/k", err: true},
 	}
 	for _, tc := range tests {
