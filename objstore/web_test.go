@@ -155,3 +155,31 @@ func TestUploadSASURL(t *testing.T) {
 		t.Fatalf("Close: %v; stored %q", err, stored)
 	}
 }
+
+// TestUploadRetry: an upload answered 503 after the server read part of
+// its body is sent again whole, from its first byte.
+func TestUploadRetry(t *testing.T) {
+	var tries int
+	var stored []byte
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tries++
+		if tries == 1 {
+			io.CopyN(io.Discard, r.Body, 3000)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		stored, _ = io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	objstore.SetWebTransport(t, srv.Client().Transport)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
+	w, err := objstore.Create(context.Background(), srv.URL+"/out/per-query.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := w.Close(); err != nil || tries != 2 || !bytes.Equal(stored, data) {
+		t.Fatalf("Close: %v after %d tries; stored %d of %d bytes (equal: %v)", err, tries, len(stored), len(data), bytes.Equal(stored, data))
+	}
+}
