@@ -291,6 +291,13 @@ func (s *Settings) CheckCompare() error {
 	if S < 2 && (s.Compare != aggregate.Compare{}) {
 		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
 	}
+	if S < 2 {
+		for _, m := range s.Rules.Metrics {
+			if m.Pair() {
+				return Usagef("metric %s compares a candidate's ranking with the baseline's: give several --score-col, --system logs or TREC runs", m.Name)
+			}
+		}
+	}
 	l := aggregate.Layout{Metrics: len(s.Rules.Metrics), Systems: max(S, 1), Bootstrap: s.Bootstrap, Compare: s.Compare}
 	l.Core = make([]aggregate.Range, l.Metrics)
 	if b := l.ReplicateBytes(); b > MaxReplicateBytes {

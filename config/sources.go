@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/reader/trec"
@@ -138,6 +139,10 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 			rules.Systems = append(rules.Systems, name)
 			logs = append(logs, []string{path})
 		}
+	}
+	if logs != nil && metrics.AnyPair(rules.Metrics) {
+		// the rank-similarity measures match the logs' rows by doc id
+		s.Columns.DocOptional = false
 	}
 	seen := map[string]bool{}
 	for _, n := range rules.Systems {

@@ -4,9 +4,10 @@ import "errors"
 
 // Sentinel errors for metric names, matched with errors.Is.
 var (
-	ErrUnknownMetric = errors.New("unknown metric")
-	ErrBadCutoff     = errors.New("cutoff k must be a whole number from 1 to 1000000000")
-	ErrBadLevel      = errors.New("bad recall level")
+	ErrUnknownMetric  = errors.New("unknown metric")
+	ErrBadCutoff      = errors.New("cutoff k must be a whole number from 1 to 1000000000")
+	ErrBadLevel       = errors.New("bad recall level")
+	ErrBadPersistence = errors.New("bad persistence")
 )
 
 // Ties is the policy that orders rows with equal scores (docs/metrics.md §2).

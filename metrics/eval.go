@@ -26,6 +26,8 @@ type Evaluator struct {
 	clicks  bool    // some metric is a click metric (clicks.go)
 	ips     bool    // some metric is an IPS estimate: the click weight is kept
 	ipsDCG  bool    // some IPS estimate is discounted
+	pair    bool    // some metric compares two rankings (similarity.go)
+	nRanked int     // the rows of the ranking last evaluated (AppendRanking)
 
 	ents  []ent
 	sorts sortScratch // the radix sort's scratch
@@ -65,6 +67,9 @@ type Evaluator struct {
 	jc    []uint8    // per rank: judgedRow | relevantRow (rankedRows)
 	stBuf []Judgment
 	cgs   []clickGroup
+	// each item's 1-based rank in the two rankings compared, 0 for none
+	// (similarity.go)
+	posA, posB []int32
 	// the click weight of the query last evaluated, and its clicks clipped
 	// (ClickWeight)
 	weight  float64
@@ -138,6 +143,7 @@ func NewEvaluator(ms []Metric, o Options) *Evaluator {
 		e.ips = e.ips || nd&needProp != 0
 		e.ipsDCG = e.ipsDCG || m.Kind == KindIPSDCG || m.Kind == KindSNIPSDCG
 		e.ideal = e.ideal || nd&needIdeal != 0
+		e.pair = e.pair || nd&needPair != 0
 		e.wantERR = e.wantERR || nd&needERR != 0
 	}
 	e.par = make([]trecParam, len(ms))
@@ -250,7 +256,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	empty = nRel == 0
 	skip := empty && !e.o.NoEmpty // the empty-query policy gives the values
 	work := e.ranked && !skip
-	apart := e.own || e.clicks // metrics computed apart, whether the query is empty or not
+	apart := e.own || e.clicks || e.pair // metrics computed apart, whether the query is empty or not
 	if work || e.corr || apart {
 		e.order(l, work || e.corrCut || apart)
 	}
@@ -262,6 +268,14 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	}
 	if work || apart {
 		n = e.keep(l, n)
+	}
+	e.nRanked = n
+	if e.pair {
+		for j, m := range e.ms {
+			if m.Pair() {
+				out[j] = math.NaN() // Similarity's, for a candidate
+			}
+		}
 	}
 	broken := apart // the whole ranking's ties are broken: the sweep need not again
 	if apart {
@@ -291,7 +305,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	var lims, ilims sweepLims
 	for j, m := range e.ms {
 		f := &families[m.Kind]
-		if f.needs&(needScores|needOwn|needClicks) != 0 {
+		if f.needs&(needScores|needOwn|needClicks|needPair) != 0 {
 			continue
 		}
 		p := cutAt(m.K, n)
@@ -350,7 +364,7 @@ func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
 	for j := range e.ms {
 		m := &e.ms[j]
 		nd := families[m.Kind].needs
-		if nd&(needScores|needOwn|needClicks) != 0 {
+		if nd&(needScores|needOwn|needClicks|needPair) != 0 {
 			continue
 		}
 		a, ia := &none, &none

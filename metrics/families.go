@@ -92,10 +92,19 @@ const (
 	KindSNIPSDCG
 	// the outcome of an interleaved list (interleave.go)
 	KindInterleave
+	// rank similarity between a candidate's ranking and the baseline's
+	// (similarity.go)
+	KindOverlap
+	KindJaccard
+	KindChurn
+	KindRBO    // rbo:p, the lower bound RBO_min; Beta is p
+	KindRBORes // rbo_res:p, RBO_max − RBO_min
+	KindRBOExt // rbo_ext:p, RBO_ext
+	KindTau    // Kendall's tau-b between the two rankings' top k
 )
 
 // lastKind is the last Kind: families has one entry for each up to it.
-const lastKind = KindInterleave
+const lastKind = KindTau
 
 // cutoffRule says whether a family takes "@k".
 type cutoffRule int
@@ -122,6 +131,7 @@ const (
 	needClicks                   // no sweep: the click metrics, computed apart for every impression (clicks.go)
 	needProp                     // the rows' propensities (List.Prop): the IPS estimates
 	needTeam                     // the rows' teams (List.Team): the interleaving outcome
+	needPair                     // no sweep: two systems' rankings compared (similarity.go)
 )
 
 // family is one metric family; families holds them by Kind.
@@ -141,8 +151,13 @@ type family struct {
 	dropIn bool
 	// better is which mean is the better one (Metric.Better): higher for
 	// every family but abandon and first_click (lower) and last_click
-	// (neither: a late last click is a long look or a long search)
+	// and the rank-similarity measures (neither: a late last click is a
+	// long look or a long search, and a candidate is not better for
+	// being like the baseline)
 	better int8
+	// persist: the name carries a persistence p in (0, 1) after a colon
+	// (rbo:0.9), which Parse puts in Metric.Beta
+	persist bool
 }
 
 var families = [...]family{
@@ -482,6 +497,46 @@ var families = [...]family{
 		names: []string{"interleave", "interleaving"}, cut: cutNone,
 		rng: RangeSigned, needs: needClicks | needTeam, help: "team B wins 1, A wins -1, tie 0 (none: left out)",
 	},
+	// The rank-similarity measures: a candidate's ranking B against the
+	// baseline's A (similarity.go), A_k and B_k their first k items (the
+	// whole lists without @k); undefined for the baseline itself.
+	//
+	// overlap@k = |A_k ∩ B_k| / |A_k|; undefined when A is empty.
+	KindOverlap: {
+		names: []string{"overlap"}, cut: cutOptional, rng: RangeUnit, needs: needPair, better: noBetter,
+		help: "share of the baseline's top k in the candidate's",
+	},
+	// jaccard@k = |A_k ∩ B_k| / |A_k ∪ B_k|; undefined when both are empty.
+	KindJaccard: {
+		names: []string{"jaccard"}, cut: cutOptional, rng: RangeUnit, needs: needPair, better: noBetter,
+		help: "items in both top k over items in either",
+	},
+	// churn@k = 1 − overlap@k.
+	KindChurn: {
+		names: []string{"churn"}, cut: cutOptional, rng: RangeUnit, needs: needPair, better: noBetter,
+		help: "1 - overlap@k",
+	},
+	// rbo:p@d = RBO_min of the first d items of A and B (Webber et al.
+	// 2010), rbo_res:p@d its residual RBO_max − RBO_min, rbo_ext:p@d
+	// RBO_ext; similarity.go has the formulas.
+	KindRBO: {
+		names: []string{"rbo"}, cut: cutOptional, rng: RangeUnit, needs: needPair, better: noBetter, persist: true,
+		usage: "rbo:p[@d]", help: "rank-biased overlap, lower bound",
+	},
+	KindRBORes: {
+		names: []string{"rbo_res"}, cut: cutOptional, rng: RangeUnit, needs: needPair, better: noBetter, persist: true,
+		usage: "rbo_res:p[@d]", help: "rbo's residual: what unseen items could add",
+	},
+	KindRBOExt: {
+		names: []string{"rbo_ext"}, cut: cutOptional, rng: RangeUnit, needs: needPair, better: noBetter, persist: true,
+		usage: "rbo_ext:p[@d]", help: "rank-biased overlap, extrapolated",
+	},
+	// tau@k = Kendall's tau-b between A_k and B_k over their union, an item
+	// absent from one side's top k tied below it there.
+	KindTau: {
+		names: []string{"tau"}, cut: cutOptional, rng: RangeSigned, needs: needPair, better: noBetter,
+		help: "Kendall's tau-b of the two systems' top k",
+	},
 }
 
 // value is m's value from a, the sums of the ranking down to m's cut, and
@@ -554,6 +609,8 @@ func value(m *Metric, a, ia *acc, fR float64) float64 {
 	case KindClicks, KindCTR, KindAbandon, KindFirstClick, KindLastClick, KindIPSClicks, KindIPSP, KindIPSDCG,
 		KindSNIPSClicks, KindSNIPSP, KindSNIPSDCG, KindInterleave:
 		panic("metrics: value of a click metric") // clicks.go, interleave.go
+	case KindOverlap, KindJaccard, KindChurn, KindRBO, KindRBORes, KindRBOExt, KindTau:
+		panic("metrics: value of a rank-similarity measure") // similarity.go
 	default:
 		panic("metrics: value of a measure computed apart") // trecm.go
 	}

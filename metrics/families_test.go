@@ -37,6 +37,9 @@ func TestFamilies(t *testing.T) {
 			case cutLevel:
 				n += "@0.5"
 			}
+			if f.persist {
+				n += ":0.9"
+			}
 			if m, err := Parse(n); err != nil || m.Kind != kind {
 				t.Errorf("%s: %+v, %v; want kind %d", n, m, err, k)
 			}

@@ -13,9 +13,17 @@ func Parse(name string) (Metric, error) {
 	key := strings.ToLower(strings.TrimSpace(name))
 	base, kstr, hasAt := strings.Cut(key, "@")
 	m := Metric{Name: key}
-	kind, ok := kindOf(base)
+	name, par, hasPar := strings.Cut(base, ":")
+	kind, ok := kindOf(name)
 	switch {
-	case ok:
+	case ok && families[kind].persist:
+		p, good := parsePersistence(par)
+		if !hasPar || !good {
+			return Metric{}, fmt.Errorf("metric %q: %w (%s needs a persistence p from 0 to 1, both excluded, after a colon, as in %s:0.9)", key, ErrBadPersistence, name, name)
+		}
+		m.Kind, m.Beta = kind, p
+		base = name
+	case ok && !hasPar:
 		m.Kind = kind
 		if kind == KindSetF {
 			m.Beta = 1 // trec_eval's default β
@@ -58,6 +66,13 @@ func Parse(name string) (Metric, error) {
 		m.K = k
 	}
 	return m, nil
+}
+
+// parsePersistence reads a persistence: a decimal number strictly
+// between 0 and 1 (rbo:0.9).
+func parsePersistence(s string) (float64, bool) {
+	v, ok := parseLevel(s)
+	return v, ok && v > 0 && v < 1
 }
 
 // isFBeta reports whether base looks like "f<number>"; the number is
@@ -251,9 +266,11 @@ func CheckOptions(ms []Metric, o Options) error {
 		return fmt.Errorf("--ties average cannot cut or filter the ranking (trec_eval's -M, -J): %w", ErrBadOption)
 	}
 	for _, m := range ms {
-		switch m.Kind {
-		case KindBpref, KindGMBpref, KindIPrec, Kind11pt, KindJudged:
+		switch {
+		case m.Kind == KindBpref, m.Kind == KindGMBpref, m.Kind == KindIPrec, m.Kind == Kind11pt, m.Kind == KindJudged:
 			return fmt.Errorf("metric %q has no exact expectation under --ties average yet; use another tie policy: %w", m.Name, ErrBadOption)
+		case m.Pair():
+			return fmt.Errorf("metric %q compares two rankings, and --ties average gives each a distribution of orders, not one: use another tie policy (input, trec, optimistic, pessimistic): %w", m.Name, ErrBadOption)
 		}
 	}
 	return nil

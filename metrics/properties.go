@@ -50,12 +50,12 @@ func (m Metric) SummaryOnly() bool { return m.Kind == KindNumQ || m.Geometric() 
 func (m Metric) Geometric() bool { return families[m.Kind].agg == AggGeo }
 
 // FollowsEmpty reports whether the empty-query policy (docs/metrics.md §3)
-// applies to m: every metric but the correlations, the counts, judged@k and the click
-// metrics, which do not depend on there being a relevant row (an
+// applies to m: every metric but the correlations, the counts, judged@k, the click
+// metrics and the rank-similarity measures, which do not depend on there being a relevant row (an
 // impression without a click is the very event the click metrics measure,
 // and leaving it out of an IPS estimate would bias it).
 func (m Metric) FollowsEmpty() bool {
-	return !m.Correlation() && !m.Count() && m.Kind != KindJudged && families[m.Kind].needs&needClicks == 0
+	return !m.Correlation() && !m.Count() && m.Kind != KindJudged && families[m.Kind].needs&(needClicks|needPair) == 0
 }
 
 // Clicks reports whether m is a click metric or an IPS estimate (clicks.go),
@@ -93,13 +93,14 @@ func (m Metric) Ratio() bool { return families[m.Kind].agg == AggRatio }
 // Missing is m's value for a query a system did not return (--missing
 // zero, and trec_eval's -c): what an empty ranking scores. It is NaN for
 // the correlations, the click ranks and the interleaving outcome
-// (undefined), 1 for num_q (the query counts) and abandon (nothing
+// (undefined) and for the rank-similarity measures (which compare the
+// empty ranking with the baseline's apart: Evaluator.Similarity), 1 for num_q (the query counts) and abandon (nothing
 // clicked), gm_map's logarithm of its floor, and 0 for every other metric
 // (num_rel too when the query's judgments are unknown: Evaluator.Absent
 // gives its R when they are).
 func (m Metric) Missing() float64 {
 	switch {
-	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick, m.Kind == KindInterleave:
+	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick, m.Kind == KindInterleave, m.Pair():
 		return math.NaN()
 	case m.Kind == KindNumQ, m.Kind == KindAbandon:
 		return 1

@@ -157,9 +157,12 @@ func (g *Group) keepRows(keep []bool) {
 // system's scores, and returns how many of its rows had no score: under
 // last such a row takes the score -Inf, which no read score is (the Taker
 // refuses infinite scores), so it ranks after every scored row and ties
-// with the other unscored rows; under drop the row leaves l. l's columns
-// are replaced by the Unit's own copies, never written through.
+// with the other unscored rows; under drop the row leaves l (and u.kept
+// holds the rows left, in order). l's columns are replaced by the Unit's
+// own copies, never written through.
 func (u *Unit) applyMissingScores(l *metrics.List) int {
+	u.kept = u.kept[:0]
+	u.dropped = false
 	if u.r.MissingScore == MissingError || l.Score == nil {
 		return 0
 	}
@@ -183,6 +186,12 @@ func (u *Unit) applyMissingScores(l *metrics.List) int {
 		return n
 	}
 	keep := func(i int) bool { return !math.IsNaN(l.Score[i]) }
+	u.dropped = true
+	for i := range l.Score {
+		if keep(i) {
+			u.kept = append(u.kept, int32(i))
+		}
+	}
 	u.label = filter(u.label[:0], l.Label, keep)
 	if l.Rank != nil {
 		u.rank = filter(u.rank[:0], l.Rank, keep)

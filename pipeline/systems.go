@@ -28,16 +28,25 @@ func (u *Unit) EvalSystems(logs []*Group, res *aggregate.Query, dropped []int64)
 	if err := u.evalSystems(logs, res, dropped, lockstep); err != nil {
 		return err
 	}
-	if !lockstep {
-		return nil
+	if lockstep {
+		u.emptyAbsent(logs, res)
 	}
+	if u.pair {
+		return u.similarities(logs, res, lockstep)
+	}
+	return nil
+}
+
+// emptyAbsent gives the systems whose logs lack the query the empty-query
+// policy's values when no log holding it has a relevant row.
+func (u *Unit) emptyAbsent(logs []*Group, res *aggregate.Query) {
 	absent, held := false, false
 	for s := range logs {
 		switch {
 		case res.Missing[s]:
 			absent = true
 		case !res.Empty[s]:
-			return nil // a relevant row somewhere: absent systems score 0
+			return // a relevant row somewhere: absent systems score 0
 		default:
 			held = true
 		}
@@ -52,16 +61,69 @@ func (u *Unit) EvalSystems(logs []*Group, res *aggregate.Query, dropped []int64)
 			}
 		}
 	}
+}
+
+// similarities writes the rank-similarity measures of every candidate
+// system (docs/metrics.md §4, rank similarity): its ranking of the
+// query against the baseline's, as Unit.Eval left each (an absent log's
+// ranking is empty). The baseline's own values stay undefined. Items
+// are the rows of the one log whose score columns are the systems, or,
+// between logs, their doc ids (keepRanking).
+func (u *Unit) similarities(logs []*Group, res *aggregate.Query, lockstep bool) error {
+	items := len(u.intern)
+	if !lockstep {
+		items = logs[0].N()
+	}
+	for s := 1; s < len(res.Vals); s++ {
+		u.ev.Similarity(u.ranks[0], u.ranks[s], items, res.Vals[s])
+	}
+	return nil
+}
+
+// keepRanking keeps system s's ranking of the query, which Unit.Eval
+// left in u.ranked as rows of g, for similarities: as those rows when
+// the systems are one log's score columns, else as the numbers of their
+// doc ids, counted from 0 over the query's logs (u.intern, emptied by
+// evalSystems at each query).
+func (u *Unit) keepRanking(s int, g *Group, lockstep bool) error {
+	if !lockstep {
+		u.ranks[s] = append(u.ranks[s], u.ranked...)
+		return nil
+	}
+	if len(u.docs) != g.N() {
+		return fmt.Errorf("%s: query %q of %s has no doc id: the rank-similarity measures match the rows of two logs by doc id: %w",
+			u.where(g.First), g.ID, u.r.Systems[s], ErrMixedColumns)
+	}
+	if len(g.Doc.Buf) == 0 && g.N() > 1 { // every doc id empty: no row can be told apart
+		return fmt.Errorf("%s: query %q of %s has only empty doc ids: the rank-similarity measures match the rows of two logs by doc id: %w",
+			u.where(g.First), g.ID, u.r.Systems[s], ErrDuplicateDoc)
+	}
+	for _, row := range u.ranked {
+		d := u.docs[row]
+		id, ok := u.intern[string(d)]
+		if !ok {
+			id = int32(len(u.intern))
+			u.intern[string(d)] = id
+		}
+		u.ranks[s] = append(u.ranks[s], id)
+	}
 	return nil
 }
 
 func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64, lockstep bool) error {
+	if u.pair && lockstep {
+		if u.intern == nil {
+			u.intern = map[string]int32{}
+		}
+		clear(u.intern)
+	}
 	for s := range u.r.systems() {
 		g := logs[0]
 		if lockstep {
 			g = logs[s]
 		}
 		res.Missing[s] = g == nil
+		u.ranks[s] = u.ranks[s][:0]
 		if g == nil {
 			u.absentValues(presentID(logs), res.Vals[s])
 			res.Rows[s], res.Empty[s] = 0, false
@@ -95,6 +157,11 @@ func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64,
 		var err error
 		if res.Empty[s], err = u.Eval(g, score, res.Vals[s]); err != nil {
 			return err
+		}
+		if u.pair {
+			if err := u.keepRanking(s, g, lockstep); err != nil {
+				return err
+			}
 		}
 		u.noScore[s] += int64(u.noScoreNow)
 		res.Rows[s] = g.N()

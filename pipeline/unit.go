@@ -43,6 +43,17 @@ type Unit struct {
 	team                   []uint8
 	noLabelNow, noScoreNow int
 	noScore, noLabel       []int64
+	// the rank-similarity measures (metrics.Metric.Pair): kept holds the
+	// rows of the last ranking that --missing-score drop left (dropped:
+	// it dropped some), ranked the last ranking evaluated as the
+	// group's rows, ranks each system's ranking of the query as items,
+	// and intern numbers the doc ids of several logs' rankings
+	pair    bool
+	kept    []int32
+	dropped bool
+	ranked  []int32
+	ranks   [][]int32
+	intern  map[string]int32
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
@@ -50,7 +61,8 @@ func (r *Rules) NewUnit(where Where) *Unit {
 	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
 		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options),
 		emptyErr:   metrics.RefusesEmpty(r.Metrics, r.Options),
-		noScore:    make([]int64, r.systems()), noLabel: make([]int64, r.systems())}
+		noScore:    make([]int64, r.systems()), noLabel: make([]int64, r.systems()),
+		pair: metrics.AnyPair(r.Metrics), ranks: make([][]int32, r.systems())}
 }
 
 // Prepare readies g's rows for evaluation once, whatever the number of
@@ -211,6 +223,14 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 		}
 	}
 	empty = u.ev.Eval(&l, vals)
+	if u.pair {
+		u.ranked = u.ev.AppendRanking(u.ranked[:0])
+		if u.dropped { // the list's rows are those --missing-score drop kept
+			for p, i := range u.ranked {
+				u.ranked[p] = u.kept[i]
+			}
+		}
+	}
 	if empty && u.emptyErr {
 		return empty, fmt.Errorf("%s: query %q has no relevant row (--empty error): %w", u.where(g.First), g.ID, ErrEmptyQuery)
 	}

@@ -50,6 +50,9 @@ func (r *Results) Text() []byte {
 		}
 	}
 	for _, ps := range r.pairs {
+		if !slices.ContainsFunc(c.Metrics, func(m metrics.Metric) bool { return !m.Pair() || ps[0].I > 0 }) {
+			continue // only rank similarities, which the baseline does not have
+		}
 		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", printable.String(r.systems[ps[0].J]), printable.String(r.systems[ps[0].I]))
 		fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "effect d_z [95% CI]", "p ("+testShort[c.Compare.Test]+")", "p ("+corrShort[c.Correction]+")")
 		if c.Bootstrap > 0 {
@@ -58,6 +61,9 @@ func (r *Results) Text() []byte {
 		w.WriteByte('\n')
 		for i, m := range c.Metrics {
 			d := ps[i]
+			if m.Pair() && d.I == 0 {
+				continue // a similarity to the baseline, which the baseline has not
+			}
 			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), effectText(d.Effect), pval(d.P, "-"), pval(d.PAdj, "-"))
 			if c.Bootstrap > 0 {
 				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))

@@ -69,6 +69,8 @@ func TestStateMergeEqualsOneRun(t *testing.T) {
 		{"three models, every pair, randomization", []string{"--score-col", "score,score_b,score_c", "--pairs", "all", "--permutations", "300",
 			"--seed", "4", "--correction", "bh", "--by", "market"}},
 		{"three models, Tukey", []string{"--score-col", "score,score_b,score_c", "--test", "tukey", "--permutations", "200", "--correction", "none"}},
+		{"rank similarity", []string{"--score-col", "score,score_b,score_c", "-m", "ndcg@10,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.8@5,rbo_ext:0.9,tau@5",
+			"--pairs", "all", "--bootstrap", "100", "--by", "market"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()

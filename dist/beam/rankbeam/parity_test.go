@@ -550,8 +550,8 @@ func TestEmptyInput(t *testing.T) {
 	}
 }
 
-// TestAnalysisParity: slices, two score columns and a bootstrap give
-// rankeval's summary and per-query records, byte for byte, on files split
+// TestAnalysisParity: slices, two score columns (compared by the
+// rank-similarity measures too) and a bootstrap give rankeval's summary and per-query records, byte for byte, on files split
 // at arbitrary rows and read in shuffled parts.
 func TestAnalysisParity(t *testing.T) {
 	dir := t.TempDir()
@@ -562,7 +562,7 @@ func TestAnalysisParity(t *testing.T) {
 		rows = append(rows, r)
 	}
 	paths := writeParts(t, dir, rows, []string{"a.jsonl", "b.parquet", "c.jsonl.zst"}, synth.Options{RowGroup: 900})
-	ms := "ndcg@10,map,mrr,kendall"
+	ms := "ndcg@10,map,mrr,kendall,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.9@10,rbo_ext:0.8,tau@10"
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
 	cfg.By, cfg.Bootstrap = "market", 200
 	cfg.Columns.Score = "score,score_b"

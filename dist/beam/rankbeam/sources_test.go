@@ -120,12 +120,13 @@ func writeLog(t *testing.T, name string, rows []synth.Row) string {
 // TestSystemsParity: two --system logs whose queries come in different
 // orders, each split into files of several formats, give the summary and
 // per-query records rankeval gives on the same logs sorted by query id,
-// byte for byte, with slices and bootstrap intervals: every query in both
-// logs, and with --missing zero logs that lack some of each other's
-// queries.
+// byte for byte, with slices and bootstrap intervals (and the
+// rank-similarity measures, matching the logs' rows by doc id): every
+// query in both logs, and with --missing zero logs that lack some of
+// each other's queries.
 func TestSystemsParity(t *testing.T) {
 	dir := t.TempDir()
-	ms := "ndcg@10,map,mrr,p@5,kendall@10"
+	ms := "ndcg@10,map,mrr,p@5,kendall@10,overlap@5,rbo:0.9,rbo_ext:0.8@10,tau@5"
 	type check struct {
 		name, out, pq, firstInput string
 		cli                       []string
@@ -289,7 +290,8 @@ func TestTrecParity(t *testing.T) {
 // qrels, the second run's queries shuffled and some missing (--missing
 // zero), give rankeval's summary and per-query records on the runs in
 // query order, and its summary on the shuffled run with --unsorted; the
-// same runs given as INPUT are the same systems, named by run tag.
+// same runs given as INPUT are the same systems, named by run tag (rank
+// similarity included: the absent queries compare an empty ranking).
 func TestTrecSystems(t *testing.T) {
 	td, err := vectors.Testdata()
 	if err != nil {
@@ -330,7 +332,7 @@ func TestTrecSystems(t *testing.T) {
 	sorted := write("new-sorted.txt", order)
 	rand.New(rand.NewPCG(8, 9)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	shuffled := write("new-shuffled.txt", order)
-	args := []string{"--qrels", qrels, "--profile", "trec_eval", "-m", "map,ndcg_cut_10,P_5", "--format", "json", "--missing", "zero"}
+	args := []string{"--qrels", qrels, "--profile", "trec_eval", "-m", "map,ndcg_cut_10,P_5,overlap@10,rbo:0.9,rbo_res:0.9@20", "--format", "json", "--missing", "zero"}
 	out, pq := filepath.Join(dir, "beam.json"), filepath.Join(dir, "pq")
 	// the shuffled run again, tagged "new", given as INPUT beside the first
 	var tagged strings.Builder
