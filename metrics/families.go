@@ -398,16 +398,18 @@ var families = [...]family{
 		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
 		help: "ndcg averaged where the ideal gain changes",
 	},
-	// rbp = (1-p) Σ_i g_i·p^(i-1), gains scaled into [0, 1]; Beta is p.
+	// rbp = (1-p) Σ_i g_i·p^(i-1), gains scaled into [0, 1]; Beta is p
+	// (rbp:0.8 in the ordinary command, trec_eval's rbp.p=0.8 in the
+	// drop-in: one computation).
 	KindRBP: {
-		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
-		help: "rank-biased precision (Moffat and Zobel)",
+		names: []string{"rbp"}, cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, persist: true,
+		usage: "rbp:p", help: "rank-biased precision (Moffat and Zobel)",
 	},
 	// rbp_resid = p^n + (1-p) Σ over unjudged rows at rank i of p^(i-1),
 	// when some row is unjudged; else 0.
 	KindRBPResid: {
-		cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, dropIn: true,
-		help: "residual of rbp: what the unjudged rows could add",
+		names: []string{"rbp_resid"}, cut: cutNone, rng: RangeOpen, needs: needOwn | needRels, persist: true,
+		usage: "rbp_resid:p", help: "rbp's residual: what unjudged rows could add",
 	},
 	// unj@k = the unjudged rows (outside the pool or pooled unjudged)
 	// among the first k, over k.

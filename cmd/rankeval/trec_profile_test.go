@@ -18,7 +18,7 @@ import (
 func TestTrecMeasuresBitIdentical(t *testing.T) {
 	td := filepath.Join("..", "..", "testdata", "reference", "trec_b")
 	args := []string{"--quiet", "--qrels", filepath.Join(td, "qrels.txt"), "--profile", "trec_eval", "--complete", "--format", "json",
-		"-m", "num_q,num_ret,num_rel,num_rel_ret,bpref,gm_map,iprec@0,iprec@0.5,iprec@1,judged@5,judged,map", "--per-query", "-"}
+		"-m", "num_q,num_ret,num_rel,num_rel_ret,bpref,gm_map,iprec@0,iprec@0.5,iprec@1,judged@5,judged,map,rbp:0.8,rbp_resid:0.8", "--per-query", "-"}
 	run := filepath.Join(td, "run.txt")
 	_, want, _ := cli(t, append(args, "--workers", "1", "--batch-size", "8192", run)...)
 	if !strings.Contains(want, `"num_q"`) {
