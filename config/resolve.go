@@ -177,6 +177,12 @@ func (v Config) Resolve() (*Settings, error) {
 	if r.MissingScore == pipeline.MissingLast && v.Columns.Rank != "" {
 		return nil, Usagef("--missing-score last with --rank-col: the rank column orders the rows and the score is not read; a row without a rank is an error whatever --missing-score says: give it a rank after every other, or leave the row out")
 	}
+	// A run whose every metric compares two rankings (rank similarity)
+	// under a tie order that reads no label reads no label column: a log
+	// of scores alone will do. A --missing-label policy keeps it read.
+	r.NoLabels = len(r.Metrics) > 0 && !slices.ContainsFunc(r.Metrics, func(m metrics.Metric) bool { return !m.Pair() }) &&
+		(o.Ties == metrics.TiesInput || o.Ties == metrics.TiesTrec) && r.MissingLabel == pipeline.MissingError
+	s.Columns.LabelUnread = r.NoLabels
 	// Doc ids are read when present, to catch duplicates; only the trec tie
 	// order cannot do without them.
 	s.Columns.DocOptional = o.Ties != metrics.TiesTrec

@@ -58,6 +58,9 @@ func (e *Evaluator) Similarity(base, cand []int32, items int, out []float64) {
 	for r, it := range cand {
 		e.posB[it] = int32(r + 1)
 	}
+	var rboP float64 // the last rbo computed, for rbo, rbo_res and rbo_ext of one p and depth
+	rboK := -1
+	var lo, res, ext float64
 	for j, m := range e.ms {
 		if !m.Pair() {
 			continue
@@ -83,7 +86,10 @@ func (e *Evaluator) Similarity(base, cand []int32, items int, out []float64) {
 		case KindTau:
 			out[j] = e.rankTau(a, b)
 		case KindRBO, KindRBORes, KindRBOExt:
-			lo, res, ext := e.rbo(a, b, m.Beta)
+			if m.Beta != rboP || m.K != rboK {
+				lo, res, ext = e.rbo(a, b, m.Beta)
+				rboP, rboK = m.Beta, m.K
+			}
 			switch m.Kind {
 			case KindRBO:
 				out[j] = lo

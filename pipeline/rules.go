@@ -59,6 +59,9 @@ type Rules struct {
 	// NoteBinaryLabels has the workers note whether every label they see
 	// is 0 or 1 (Result.BinaryLabels).
 	NoteBinaryLabels bool
+	// NoLabels: no metric reads a label (reader.Columns.LabelUnread), so
+	// every row's label is 0 whatever its input holds.
+	NoLabels bool
 	// NonFinite lets a metric's value be infinite: rankeval trec_eval
 	// prints what trec_eval prints (inf, from a division by 0 its
 	// measures do not guard), where the ordinary command stops
@@ -301,6 +304,9 @@ func (r *Rules) sliceMismatch(at string, g *Group, c int, v []byte, where Where)
 // so any integers do (0-based positions too).
 func (t *Taker) Validate(b *reader.Batch, i, j int) error {
 	r, needMax := t.r, t.needMax
+	if r.NoLabels {
+		zeroLabels(b, i, j)
+	}
 	if r.rowsValid(b, i, j, needMax) {
 		return nil
 	}
@@ -327,6 +333,16 @@ func (t *Taker) Validate(b *reader.Batch, i, j int) error {
 		}
 	}
 	return nil
+}
+
+// zeroLabels gives rows i..j of b label 0 when the run reads no label
+// (Rules.NoLabels): the reader filled none, or what a field named as the
+// label column (which is not read) held.
+func zeroLabels(b *reader.Batch, i, j int) {
+	for len(b.Label) < j {
+		b.Label = append(b.Label, 0)
+	}
+	clear(b.Label[i:j])
 }
 
 func (r *Rules) aboveMaxGrade(at string, l float64) error {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/rankeval/rankeval/aggregate"
@@ -70,7 +71,7 @@ func (u *Unit) emptyAbsent(logs []*Group, res *aggregate.Query) {
 // are the rows of the one log whose score columns are the systems, or,
 // between logs, their doc ids (keepRanking).
 func (u *Unit) similarities(logs []*Group, res *aggregate.Query, lockstep bool) error {
-	items := len(u.intern)
+	items := u.ids.items()
 	if !lockstep {
 		items = logs[0].N()
 	}
@@ -82,9 +83,10 @@ func (u *Unit) similarities(logs []*Group, res *aggregate.Query, lockstep bool) 
 
 // keepRanking keeps system s's ranking of the query, which Unit.Eval
 // left in u.ranked as rows of g, for similarities: as those rows when
-// the systems are one log's score columns, else as the numbers of their
-// doc ids, counted from 0 over the query's logs (u.intern, emptied by
-// evalSystems at each query).
+// the systems are one log's score columns, else as numbers of their doc
+// ids: the baseline's rows in its ranked order 0, 1, ..., and another
+// log's each the baseline's number of its doc id, or a number of its own
+// past them (docIDs).
 func (u *Unit) keepRanking(s int, g *Group, lockstep bool) error {
 	if !lockstep {
 		u.ranks[s] = append(u.ranks[s], u.ranked...)
@@ -99,23 +101,14 @@ func (u *Unit) keepRanking(s int, g *Group, lockstep bool) error {
 			u.where(g.First), g.ID, u.r.Systems[s], ErrDuplicateDoc)
 	}
 	for _, row := range u.ranked {
-		d := u.docs[row]
-		id, ok := u.intern[string(d)]
-		if !ok {
-			id = int32(len(u.intern))
-			u.intern[string(d)] = id
-		}
-		u.ranks[s] = append(u.ranks[s], id)
+		u.ranks[s] = append(u.ranks[s], u.ids.number(u.docs[row], s == 0))
 	}
 	return nil
 }
 
 func (u *Unit) evalSystems(logs []*Group, res *aggregate.Query, dropped []int64, lockstep bool) error {
 	if u.pair && lockstep {
-		if u.intern == nil {
-			u.intern = map[string]int32{}
-		}
-		clear(u.intern)
+		u.ids.reset()
 	}
 	for s := range u.r.systems() {
 		g := logs[0]
@@ -273,4 +266,76 @@ func isDigits(s []byte) bool {
 		}
 	}
 	return len(s) > 0
+}
+
+// docIDs numbers the doc ids of one query's rankings across logs without
+// allocating: the baseline's (base) are numbered in turn, and the other
+// logs' found among them by an open-addressing table of their hashes
+// (slot: 1 + the number, 0 empty), compared byte for byte; a doc id the
+// baseline lacks gets the next number (a log's doc ids are distinct, and
+// each log's own extra ids need no match across logs: a candidate is
+// only ever compared with the baseline).
+type docIDs struct {
+	base  [][]byte
+	slots []int32
+	built bool  // slots holds this query's base
+	extra int32 // ids given past the baseline's, this query
+	seed  maphash.Seed
+}
+
+func (d *docIDs) reset() {
+	if d.base == nil {
+		d.base = make([][]byte, 0, 16)
+		d.seed = maphash.MakeSeed()
+	}
+	d.base, d.extra, d.built = d.base[:0], 0, false
+}
+
+// items is the count of numbers given: the ids lie in [0, items).
+func (d *docIDs) items() int { return len(d.base) + int(d.extra) }
+
+// number is doc's number: a new one for the baseline's doc (base), else
+// the baseline's doc's, or one past them.
+func (d *docIDs) number(doc []byte, base bool) int32 {
+	if base {
+		d.base = append(d.base, doc)
+		return int32(len(d.base) - 1)
+	}
+	if !d.built {
+		d.build()
+	}
+	mask := uint64(len(d.slots) - 1)
+	for h := maphash.Bytes(d.seed, doc) & mask; ; h = (h + 1) & mask {
+		v := d.slots[h]
+		if v == 0 {
+			break
+		}
+		if bytes.Equal(d.base[v-1], doc) {
+			return v - 1
+		}
+	}
+	d.extra++
+	return int32(len(d.base)) + d.extra - 1
+}
+
+// build fills the table with the baseline's doc ids, at most half full.
+func (d *docIDs) build() {
+	n := 16
+	for n < 2*len(d.base) {
+		n *= 2
+	}
+	if len(d.slots) < n {
+		d.slots = make([]int32, n)
+	}
+	d.slots = d.slots[:n]
+	clear(d.slots)
+	mask := uint64(n - 1)
+	for i, doc := range d.base {
+		h := maphash.Bytes(d.seed, doc) & mask
+		for d.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		d.slots[h] = int32(i + 1)
+	}
+	d.built = true
 }

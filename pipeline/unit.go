@@ -47,13 +47,13 @@ type Unit struct {
 	// rows of the last ranking that --missing-score drop left (dropped:
 	// it dropped some), ranked the last ranking evaluated as the
 	// group's rows, ranks each system's ranking of the query as items,
-	// and intern numbers the doc ids of several logs' rankings
+	// and ids numbers the doc ids of several logs' rankings
 	pair    bool
 	kept    []int32
 	dropped bool
 	ranked  []int32
 	ranks   [][]int32
-	intern  map[string]int32
+	ids     docIDs
 }
 
 // NewUnit makes a Unit for r; where names positions in its messages.
@@ -222,7 +222,7 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 			}
 		}
 	}
-	empty = u.ev.Eval(&l, vals)
+	empty = u.ev.Eval(&l, vals) && !u.r.NoLabels // without labels no query is empty
 	if u.pair {
 		u.ranked = u.ev.AppendRanking(u.ranked[:0])
 		if u.dropped { // the list's rows are those --missing-score drop kept

@@ -190,3 +190,52 @@ func TestSimilarityRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestSimilarityWithoutLabels: a run whose every metric is a rank
+// similarity reads no label column: a JSONL or CSV log of scores alone
+// gives the figures the same log with labels gives (on --unsorted and
+// with several workers too), no query counts as empty; a metric that reads labels, or a tie order that does, still
+// needs the column.
+func TestSimilarityWithoutLabels(t *testing.T) {
+	dir := t.TempDir()
+	log, _, _ := similarityLogs(t, dir, 60)
+	var nolab, csv strings.Builder
+	csv.WriteString("query_id,doc_id,score,score_b\n")
+	for _, l := range readLines(t, log) {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		delete(r, "label")
+		b, _ := json.Marshal(r)
+		nolab.WriteString(string(b) + "\n")
+		sb := ""
+		if r["score_b"] != nil {
+			sb = fmt.Sprint(r["score_b"])
+		}
+		fmt.Fprintf(&csv, "%s,%s,%v,%s\n", r["query_id"], r["doc_id"], r["score"], sb)
+	}
+	noLabel, noLabelCSV := filepath.Join(dir, "nolabel.jsonl"), filepath.Join(dir, "nolabel.csv")
+	os.WriteFile(noLabel, []byte(nolab.String()), 0o644)
+	os.WriteFile(noLabelCSV, []byte(csv.String()), 0o644)
+	args := []string{"--quiet", "--format", "json", "-m", "overlap@5,rbo:0.9,rbo_ext:0.8@5,tau@5", "--score-col", "score,score_b", "--missing-score", "drop"}
+	code, want, stderr := cli(t, append(slices.Clone(args), log)...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, in := range [][]string{{noLabel}, {noLabelCSV}, {"--unsorted", "--tmp-dir", dir, noLabel}, {"--workers", "3", "--batch-size", "5", noLabelCSV}} {
+		code, got, stderr := cli(t, append(slices.Clone(args), in...)...)
+		if code != 0 {
+			t.Fatalf("%s: %s", in, stderr)
+		}
+		if figuresOf(t, got) != figuresOf(t, want) || !strings.Contains(got, `"empty": 0`) {
+			t.Fatalf("%s:\n%s\nwith labels:\n%s", in, got, want)
+		}
+	}
+	for _, extra := range [][]string{{"-m", "ndcg@5"}, {"--ties", "optimistic"}} {
+		code, _, stderr := cli(t, append(append(slices.Clone(args), extra...), noLabel)...)
+		if code != 1 || !strings.Contains(stderr, `no "label" field`) {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+	}
+}

@@ -23,9 +23,18 @@ type ColReq struct {
 	Optional   bool // may be absent or null (the doc column with DocOptional)
 }
 
+// ReadLabel is the name of the label column to read: Label, or "" under
+// LabelUnread.
+func (c Columns) ReadLabel() string {
+	if c.LabelUnread {
+		return ""
+	}
+	return c.Label
+}
+
 func (c Columns) Requests() []ColReq {
 	var rs []ColReq
-	for f, n := range [NFields]string{c.Query, c.Doc, c.Score, c.Label, c.Rank} {
+	for f, n := range [NFields]string{c.Query, c.Doc, c.Score, c.ReadLabel(), c.Rank} {
 		if n != "" {
 			rs = append(rs, ColReq{Name: n, Kind: f, Optional: f == FDoc && c.DocOptional})
 		}

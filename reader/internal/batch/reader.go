@@ -46,6 +46,10 @@ type Columns struct {
 	// DocOptional lets rows lack the doc column (their doc id is empty);
 	// otherwise a row without it is an error.
 	DocOptional bool
+	// LabelUnread: no metric of the run reads a label, so the label
+	// column is not read (rows may lack it) and Batch.Label is not filled;
+	// the pipeline's rules give every row label 0.
+	LabelUnread bool
 	// MissingScore and MissingLabel read a missing value of a score
 	// column (Score, ExtraScore) or of the label column (a JSON null, an
 	// empty CSV/TSV field, a Parquet or Arrow null) as NaN, which the

@@ -82,7 +82,7 @@ func Start(name string, src io.Reader, closeSrc func() error, cols batch.Columns
 func NewParser(name string, cols batch.Columns, opt batch.Options) *Jsonl {
 	j := &Jsonl{
 		Name: name, bs: opt.BatchRows(), docOpt: cols.DocOptional, missScore: cols.MissingScore, missLabel: cols.MissingLabel,
-		keys: [batch.NFields]string{cols.Query, cols.Doc, cols.Score, cols.Label, cols.Rank},
+		keys: [batch.NFields]string{cols.Query, cols.Doc, cols.Score, cols.ReadLabel(), cols.Rank},
 	}
 	if n := len(cols.Extra) + len(cols.Texts) + len(cols.ExtraScore) + len(cols.Numbers); n > 0 {
 		j.xkeys = append([]string{}, cols.Extra...)
