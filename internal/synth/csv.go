@@ -90,6 +90,9 @@ func (s *delimitedSink) add(r *Row) error {
 	if s.l.team {
 		b = s.text(append(b, s.sep), r.Team)
 	}
+	if s.l.ranker {
+		b = s.text(append(b, s.sep), r.Ranker)
+	}
 	b = append(b, '\n')
 	s.buf = b
 	_, err := s.bw.Write(b)

@@ -41,6 +41,10 @@ type Row struct {
 	// Team is the team of an interleaved list that contributed the row,
 	// written as "team" when not empty (InterleaveSim sets it).
 	Team string
+	// Ranker is the ranker (an A/B bucket, a model version) whose ranking
+	// the impression showed, written as "ranker" when not empty (PropSim
+	// sets it).
+	Ranker string
 }
 
 // Source yields rows in order; Next returns false at the end.

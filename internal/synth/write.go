@@ -207,6 +207,10 @@ func (s *jsonlSink) add(r *Row) error {
 		b = append(b, `,"team":`...)
 		b = appendJSONString(b, r.Team)
 	}
+	if r.Ranker != "" {
+		b = append(b, `,"ranker":`...)
+		b = appendJSONString(b, r.Ranker)
+	}
 	b = append(b, "}\n"...)
 	s.buf = b
 	_, err := s.bw.Write(b)
@@ -258,11 +262,11 @@ func (s *jsonlSink) close() error {
 func Schema(floatLabels bool) *arrow.Schema { return schema(floatLabels, layout{}) }
 
 // layout is which optional columns a file has, as its first row shows.
-type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank, clicks, team bool }
+type layout struct{ noScore, market, scoreB, scoreC, scoreD, rank, clicks, team, ranker bool }
 
 func layoutOf(r *Row) layout {
 	return layout{noScore: r.NoScore, market: r.Market != "", scoreB: r.HasScoreB, scoreC: r.HasScoreC, scoreD: r.HasScoreD,
-		rank: r.HasRank, clicks: r.HasClicks, team: r.Team != ""}
+		rank: r.HasRank, clicks: r.HasClicks, team: r.Team != "", ranker: r.Ranker != ""}
 }
 
 func schema(floatLabels bool, l layout) *arrow.Schema {
@@ -299,6 +303,9 @@ func schema(floatLabels bool, l layout) *arrow.Schema {
 	}
 	if l.team {
 		fields = append(fields, arrow.Field{Name: "team", Type: arrow.BinaryTypes.String})
+	}
+	if l.ranker {
+		fields = append(fields, arrow.Field{Name: "ranker", Type: arrow.BinaryTypes.String})
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -376,6 +383,10 @@ func (s *recordSink) add(r *Row) error {
 	}
 	if s.l.team {
 		s.b.Field(f).(*array.StringBuilder).Append(r.Team)
+		f++
+	}
+	if s.l.ranker {
+		s.b.Field(f).(*array.StringBuilder).Append(r.Ranker)
 	}
 	if s.n++; s.n == s.opt.batch() {
 		return s.flush()
