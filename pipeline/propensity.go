@@ -89,8 +89,9 @@ func (b PositionBias) String() string {
 }
 
 // ReadPositionBias reads a model from a CSV file of position,propensity
-// lines, positions 1, 2, ... in order, an optional header first. name
-// names the file in messages.
+// lines, positions 1, 2, ... in order, an optional header first; columns
+// after the propensity (the interval and evidence rankeval propensities
+// writes) are not read. name names the file in messages.
 func ReadPositionBias(name string, r io.Reader) (PositionBias, error) {
 	sc := bufio.NewScanner(r)
 	var t []float64
@@ -101,7 +102,8 @@ func ReadPositionBias(name string, r io.Reader) (PositionBias, error) {
 		if text == "" || line == 1 && strings.HasPrefix(strings.ToLower(text), "position") {
 			continue
 		}
-		pos, prop, ok := strings.Cut(text, ",")
+		pos, rest, ok := strings.Cut(text, ",")
+		prop, _, _ := strings.Cut(rest, ",") // further columns (an interval) are not read
 		k, err := strconv.Atoi(strings.TrimSpace(pos))
 		if !ok || err != nil {
 			return PositionBias{}, fmt.Errorf("%s:%d: want position,propensity, found %q: %w", name, line, text, ErrPositionBias)

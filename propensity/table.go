@@ -1,0 +1,184 @@
+// Package propensity estimates a position-based model of examination from
+// a click log, without intervention: the count table (clicks and
+// impressions per query, document, position and ranker: whole numbers
+// that add, so tables of parts of a log merge into the table of the
+// whole), and two estimators over it, intervention harvesting (Agarwal
+// et al., WSDM 2019: Harvest) and the position-based model's EM (Wang et
+// al., WSDM 2018: EM). Both give each position's propensity relative to
+// position 1, with a 95% percentile interval from a Poisson bootstrap
+// over queries whose weights come from a hash of the query (package
+// stats), so every path that builds the same table gets the same bits.
+// docs/metrics.md ("Estimating the propensities") states the model and
+// its assumptions.
+package propensity
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrRow is wrapped by the errors of a row the table cannot count.
+	ErrRow = errors.New("row the propensities cannot count")
+	// ErrMaxPosition is wrapped when tables of different --max-position
+	// are merged.
+	ErrMaxPosition = errors.New("count tables of different --max-position")
+)
+
+// DefaultMaxPosition is --max-position when it is not given.
+const DefaultMaxPosition = 20
+
+// MaxMaxPosition bounds --max-position: the estimators hold a few
+// numbers per pair of positions and replicate.
+const MaxMaxPosition = 1000
+
+// Count is what one cell of the table holds.
+type Count struct{ Clicks, Impressions int64 }
+
+// Cell is one cell of the table: a document of a query shown at a
+// position by a ranker, and how often it was shown and clicked there.
+type Cell struct {
+	Query, Doc, Ranker string
+	Position           int
+	Count
+}
+
+// Table counts clicks and impressions per query, document, position (1
+// to MaxPosition) and ranker. Rows at positions past MaxPosition are
+// counted apart (Beyond): they inform no position the table estimates.
+// Its content does not depend on the order rows are added in.
+type Table struct {
+	MaxPosition int
+	// Beyond counts the rows past MaxPosition.
+	Beyond int64
+	cells  map[string]Count
+	key    []byte
+}
+
+// NewTable makes an empty table of positions 1 to maxPosition.
+func NewTable(maxPosition int) *Table {
+	return &Table{MaxPosition: maxPosition, cells: map[string]Count{}}
+}
+
+// CheckRow refuses a row's logged position and click that the table
+// cannot count: a position must be a whole number >= 1, a click 0 or 1
+// (a boolean reads as one). The error names neither file nor row; the
+// caller adds them.
+func CheckRow(position, click float64) error {
+	if !(position >= 1 && position <= 1<<31-1) || position != float64(int64(position)) {
+		return fmt.Errorf("logged position %v: want a whole number >= 1: %w", position, ErrRow)
+	}
+	if click != 0 && click != 1 {
+		return fmt.Errorf("click %v: want 0 or 1 (the --label-col of a click log): %w", click, ErrRow)
+	}
+	return nil
+}
+
+// Add counts one row: doc of query shown at position by ranker, clicked
+// or not. The values must have passed CheckRow.
+func (t *Table) Add(query, doc, ranker []byte, position int, click bool) {
+	if position > t.MaxPosition {
+		t.Beyond++
+		return
+	}
+	c := Count{Impressions: 1}
+	if click {
+		c.Clicks = 1
+	}
+	t.add(query, doc, ranker, position, c)
+}
+
+func (t *Table) add(query, doc, ranker []byte, position int, c Count) {
+	k := t.key[:0]
+	for _, s := range [][]byte{query, doc, ranker} {
+		k = binary.AppendUvarint(k, uint64(len(s)))
+		k = append(k, s...)
+	}
+	k = binary.AppendUvarint(k, uint64(position))
+	t.key = k
+	old := t.cells[string(k)]
+	t.cells[string(k)] = Count{Clicks: old.Clicks + c.Clicks, Impressions: old.Impressions + c.Impressions}
+}
+
+// Merge adds the counts of u to t.
+func (t *Table) Merge(u *Table) error {
+	if t.MaxPosition != u.MaxPosition {
+		return fmt.Errorf("--max-position %d and %d: %w", t.MaxPosition, u.MaxPosition, ErrMaxPosition)
+	}
+	t.Beyond += u.Beyond
+	for k, c := range u.cells {
+		old := t.cells[k]
+		t.cells[k] = Count{Clicks: old.Clicks + c.Clicks, Impressions: old.Impressions + c.Impressions}
+	}
+	return nil
+}
+
+// Len is the number of cells.
+func (t *Table) Len() int { return len(t.cells) }
+
+// Cells lists the cells in order of query, document, ranker (their bytes)
+// and position: one order whatever order the rows came in.
+func (t *Table) Cells() []Cell {
+	cs := make([]Cell, 0, len(t.cells))
+	for k, c := range t.cells {
+		cs = append(cs, decodeKey(k, c))
+	}
+	slices.SortFunc(cs, func(a, b Cell) int {
+		if c := strings.Compare(a.Query, b.Query); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Doc, b.Doc); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Ranker, b.Ranker); c != 0 {
+			return c
+		}
+		return a.Position - b.Position
+	})
+	return cs
+}
+
+func decodeKey(k string, c Count) Cell {
+	r := bytes.NewReader([]byte(k))
+	var f [3]string
+	for i := range f {
+		n, _ := binary.ReadUvarint(r)
+		b := make([]byte, n)
+		r.Read(b)
+		f[i] = string(b)
+	}
+	pos, _ := binary.ReadUvarint(r)
+	return Cell{Query: f[0], Doc: f[1], Ranker: f[2], Position: int(pos), Count: c}
+}
+
+// Totals are a table's sums: rows counted, clicks, and the distinct
+// queries and rankers.
+type Totals struct {
+	Impressions, Clicks, Beyond int64
+	Queries                     int
+	Rankers                     []string
+}
+
+// Totals sums t.
+func (t *Table) Totals() Totals {
+	s := Totals{Beyond: t.Beyond}
+	queries, rankers := map[string]bool{}, map[string]bool{}
+	for k, c := range t.cells {
+		cell := decodeKey(k, c)
+		s.Impressions += c.Impressions
+		s.Clicks += c.Clicks
+		queries[cell.Query] = true
+		rankers[cell.Ranker] = true
+	}
+	s.Queries = len(queries)
+	for r := range rankers {
+		s.Rankers = append(s.Rankers, r)
+	}
+	slices.Sort(s.Rankers)
+	return s
+}
