@@ -122,6 +122,9 @@ type Config struct {
 	Clicks Clicks
 	// Teams are the interleaving outcome's settings (teams.go).
 	Teams Teams
+	// Propensities are rankeval propensities' own settings
+	// (propensities.go).
+	Propensities Propensities
 	// Sources say what is read besides the inputs: --system logs, TREC
 	// qrels (sources.go).
 	Sources Sources
@@ -160,6 +163,7 @@ func Default() Config {
 		Pairs:        "baseline",
 		Correction:   "holm",
 		Clicks:       Clicks{PropensityClip: DefaultPropensityClip},
+		Propensities: DefaultPropensities(),
 		Sources:      Sources{Missing: "error"},
 		Run:          DefaultRun(),
 	}

@@ -131,25 +131,16 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 			return nil, Usagef("--complete counts judged queries missing from a single run, not from several runs (--system); --missing zero counts a query that some of the systems lack as 0 for them")
 		}
 		rules.Systems = nil
-		for _, f := range src.System {
-			name, path, ok := strings.Cut(f, "=")
-			if !ok || name == "" || path == "" {
-				return nil, Usagef("--system %q: want NAME=PATH", f)
-			}
-			rules.Systems = append(rules.Systems, name)
-			logs = append(logs, []string{path})
+		if rules.Systems, logs, err = src.systems(); err != nil {
+			return nil, err
 		}
 	}
 	if logs != nil && metrics.AnyPair(rules.Metrics) {
 		// the rank-similarity measures match the logs' rows by doc id
 		s.Columns.DocOptional = false
 	}
-	seen := map[string]bool{}
-	for _, n := range rules.Systems {
-		if seen[n] {
-			return nil, Usagef("system %q is named twice", n)
-		}
-		seen[n] = true
+	if err := distinctSystems(rules.Systems); err != nil {
+		return nil, err
 	}
 	switch src.Missing {
 	case "error":
@@ -170,6 +161,32 @@ func (src *Sources) Apply(s *Settings, inputs []string) (logs [][]string, err er
 		return nil, err
 	}
 	return logs, nil
+}
+
+// systems reads every --system NAME=PATH into the names and each one's
+// log.
+func (src *Sources) systems() (names []string, logs [][]string, err error) {
+	for _, f := range src.System {
+		name, path, ok := strings.Cut(f, "=")
+		if !ok || name == "" || path == "" {
+			return nil, nil, Usagef("--system %q: want NAME=PATH", f)
+		}
+		names = append(names, name)
+		logs = append(logs, []string{path})
+	}
+	return names, logs, nil
+}
+
+// distinctSystems refuses a system named twice.
+func distinctSystems(names []string) error {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return Usagef("system %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	return nil
 }
 
 // CheckState refuses --state with --complete.

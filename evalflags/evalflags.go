@@ -72,9 +72,7 @@ func Register(fs *flag.FlagSet, c *config.Config) *Flags {
 	fs.StringVar(&c.MissingLabel, "missing-label", c.MissingLabel, "a row with no label (as for --missing-score): error, drop (leave it out of\nits query) or zero (count it as not relevant, label 0); counted in the summary")
 	RegisterFormat(fs, &c.Format)
 	RegisterTableNames(fs, &c.TableNames)
-	fs.StringVar(&c.InputFormat, "input-format", c.InputFormat, "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
-	fs.StringVar(&c.Delimiter, "delimiter", c.Delimiter, "the character separating the fields of CSV inputs, such as ';' (as Excel writes\nCSV where the comma is the decimal mark) or '|'; '\\t' is a tab (TSV); default a\ncomma, or what the header is separated by: a header separated by ';' or '|'\nis read so when it holds the columns asked for")
-	fs.BoolVar(&c.DecimalComma, "decimal-comma", c.DecimalComma, "numbers in CSV and TSV inputs are written with a decimal comma (0,75); a point\nis then refused; the delimiter must not be a comma")
+	RegisterInputFormat(fs, c)
 	RegisterReadTimeout(fs, &c.ReadTimeout)
 	RegisterColumns(fs, &c.Columns)
 	fs.StringVar(&c.By, "by", c.By, "comma-separated columns to slice by: each distinct combination of their values\n(on a query's first row; its rows must agree) is evaluated besides the overall")
@@ -91,6 +89,15 @@ func Register(fs *flag.FlagSet, c *config.Config) *Flags {
 	fs.IntVar(&c.MaxGroupRows, "max-group-rows", c.MaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
 	fs.StringVar(&c.MaxGroupBytes, "max-group-bytes", bytesize.Format(pipeline.DefaultMaxGroupBytes), "a query holding more bytes than this is an error rather than an out-of-memory:\nits ids' and values' bytes and some 100 bytes a row for its evaluation\n(at most 1GiB; under --unsorted at most an eighth of --mem-limit)")
 	return &Flags{fs: fs, c: c}
+}
+
+// RegisterInputFormat defines the flags of the inputs' format and CSV
+// dialect on fs, writing into c: Register calls it, and so does rankeval
+// propensities.
+func RegisterInputFormat(fs *flag.FlagSet, c *config.Config) {
+	fs.StringVar(&c.InputFormat, "input-format", c.InputFormat, "format of text inputs: auto (told from the first line: '{' starts JSON lines,\na header with commas CSV, with tabs TSV), jsonl, csv or tsv, for a first line\nthat cannot tell; Parquet and Arrow are known by their first bytes")
+	fs.StringVar(&c.Delimiter, "delimiter", c.Delimiter, "the character separating the fields of CSV inputs, such as ';' (as Excel writes\nCSV where the comma is the decimal mark) or '|'; '\\t' is a tab (TSV); default a\ncomma, or what the header is separated by: a header separated by ';' or '|'\nis read so when it holds the columns asked for")
+	fs.BoolVar(&c.DecimalComma, "decimal-comma", c.DecimalComma, "numbers in CSV and TSV inputs are written with a decimal comma (0,75); a point\nis then refused; the delimiter must not be a comma")
 }
 
 // RegisterFormat defines --format on fs, storing into f: Register calls
@@ -134,12 +141,28 @@ var ColumnNames = []string{"query-col", "doc-col", "score-col", "label-col", "ra
 // names are their defaults. Register calls it; a tool that reads logs as
 // rankeval does without evaluating them (scripts/gen -from) calls it
 // alone, and then FinishColumns.
-func RegisterColumns(fs *flag.FlagSet, c *reader.Columns) {
-	fs.StringVar(&c.Query, "query-col", c.Query, "field holding the query id (a string or an integer)")
-	fs.StringVar(&c.Doc, "doc-col", c.Doc, "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
-	fs.StringVar(&c.Score, "score-col", c.Score, "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
-	fs.StringVar(&c.Label, "label-col", c.Label, "field holding the relevance label (a number >= 0, or a boolean)")
-	fs.StringVar(&c.Rank, "rank-col", c.Rank, "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
+func RegisterColumns(fs *flag.FlagSet, c *reader.Columns) { RegisterColumnFlags(fs, c, ColumnNames...) }
+
+// RegisterColumnFlags defines the named column flags (of ColumnNames) on
+// fs, storing into c: a command that reads only some columns
+// (rankeval propensities) defines only those.
+func RegisterColumnFlags(fs *flag.FlagSet, c *reader.Columns, names ...string) {
+	for _, n := range names {
+		switch n {
+		case "query-col":
+			fs.StringVar(&c.Query, "query-col", c.Query, "field holding the query id (a string or an integer)")
+		case "doc-col":
+			fs.StringVar(&c.Doc, "doc-col", c.Doc, "field holding the document id: used by --ties trec (which requires it) and to\ncatch a document listed twice in a query (--dedup); rows may lack it otherwise")
+		case "score-col":
+			fs.StringVar(&c.Score, "score-col", c.Score, "field holding the model's score (higher ranks first); several, comma-separated,\ncompare the models of those columns, the first the baseline")
+		case "label-col":
+			fs.StringVar(&c.Label, "label-col", c.Label, "field holding the relevance label (a number >= 0, or a boolean); in a click log,\nthe click (0 or 1)")
+		case "rank-col":
+			fs.StringVar(&c.Rank, "rank-col", c.Rank, "field holding a rank (1 = top); when set, rows are ordered by it\nascending and the score column is not needed")
+		default:
+			panic("evalflags: no column flag " + n)
+		}
+	}
 }
 
 // FinishColumns completes c after fs has parsed the command line: a rank
@@ -156,9 +179,15 @@ var ClickNames = []string{"position-col", "propensity-col", "position-bias", "pr
 // RegisterClicks defines the IPS estimates' flags on fs, storing into c.
 func RegisterClicks(fs *flag.FlagSet, c *config.Clicks) {
 	fs.StringVar(&c.PropensityCol, "propensity-col", c.PropensityCol, "field holding each row's propensity of examination at its logged position,\na number from 0 to 1, for the IPS estimates (ips_*, snips_*)")
-	fs.StringVar(&c.PositionCol, "position-col", c.PositionCol, "field holding each row's logged position (1 = top), whose propensity\n--position-bias gives; it may name the --rank-col column")
+	RegisterPositionCol(fs, c)
 	fs.StringVar(&c.PositionBias, "position-bias", c.PositionBias, "position-based model of examination, for the IPS estimates: pow:η\n(propensity k^-η at logged position k, as pow:1), or a CSV file of\nposition,propensity lines (positions 1, 2, ... in order)")
 	fs.Float64Var(&c.PropensityClip, "propensity-clip", c.PropensityClip, fmt.Sprintf("a click whose propensity is below this counts as this (at most 1/clip);\nthe clicks clipped are reported (from %g to 1)", config.MinPropensityClip))
+}
+
+// RegisterPositionCol defines --position-col on fs, storing into c:
+// RegisterClicks calls it, and so does rankeval propensities.
+func RegisterPositionCol(fs *flag.FlagSet, c *config.Clicks) {
+	fs.StringVar(&c.PositionCol, "position-col", c.PositionCol, "field holding each row's logged position (1 = top), whose propensity\n--position-bias gives; it may name the --rank-col column")
 }
 
 // TeamNames lists the flags RegisterTeams defines.
@@ -179,11 +208,42 @@ var SourceNames = []string{"qrels", "complete", "system", "missing"}
 func RegisterSources(fs *flag.FlagSet, src *config.Sources) {
 	fs.StringVar(&src.Qrels, "qrels", src.Qrels, "TREC qrels file (qid iter docno label): the inputs are then TREC runs\n(qid Q0 docno rank score runid) and take their labels from it")
 	fs.BoolVar(&src.Complete, "complete", src.Complete, "with --qrels: judged queries missing from the run count as 0 in every mean\n(trec_eval's -c)")
-	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). rankeval reads the logs\nin lockstep: they must hold the same queries in the same order, or give\n--unsorted to join them by query id in any order. With --qrels, several TREC\nruns given as INPUT are compared as if given as --system TAG=PATH", func(v string) error {
+	RegisterSystem(fs, src)
+	fs.StringVar(&src.Missing, "missing", src.Missing, "with --system, a query absent from some log: error, or zero (it counts as 0\nthere, or is empty there when no log that holds it has a relevant row;\nrankeval then needs the logs sorted by query id)")
+}
+
+// RegisterSystem defines --system on fs, storing into src:
+// RegisterSources calls it, and so does rankeval propensities (a log per
+// ranker).
+func RegisterSystem(fs *flag.FlagSet, src *config.Sources) {
+	fs.Func("system", "NAME=PATH: a system's log, to compare systems over the same queries; give it\nonce per system, the baseline first (instead of INPUT). rankeval reads the logs\nin lockstep: they must hold the same queries in the same order, or give\n--unsorted to join them by query id in any order. With --qrels, several TREC\nruns given as INPUT are compared as if given as --system TAG=PATH.\nrankeval propensities: a ranker's log, once per ranker", func(v string) error {
 		src.System = append(src.System, v)
 		return nil
 	})
-	fs.StringVar(&src.Missing, "missing", src.Missing, "with --system, a query absent from some log: error, or zero (it counts as 0\nthere, or is empty there when no log that holds it has a relevant row;\nrankeval then needs the logs sorted by query id)")
+}
+
+// PropensityNames lists the flags of rankeval propensities' own settings.
+var PropensityNames = []string{"ranker-col", "method", "max-position", "min-clicks", "replicates"}
+
+// RegisterPropensities defines rankeval propensities' flags on fs,
+// writing into c: the columns it reads, its own settings, the inputs'
+// format, the workers and batches, and --output.
+func RegisterPropensities(fs *flag.FlagSet, c *config.Config) *Flags {
+	RegisterColumnFlags(fs, &c.Columns, "query-col", "doc-col", "label-col")
+	RegisterPositionCol(fs, &c.Clicks)
+	p := &c.Propensities
+	fs.StringVar(&p.RankerCol, "ranker-col", p.RankerCol, "field holding the ranker (A/B bucket, model version) that produced each row's\nimpression; or give one --system NAME=PATH log per ranker")
+	RegisterSystem(fs, &c.Sources)
+	fs.StringVar(&p.Method, "method", p.Method, "harvest (all-pairs intervention harvesting: documents of a query shown at two\npositions, by several rankers or orders that vary) or em (the position-based\nmodel fitted by EM to the same counts)")
+	fs.IntVar(&p.MaxPosition, "max-position", p.MaxPosition, "the last position estimated; rows past it are counted apart and reported")
+	fs.Int64Var(&p.MinClicks, "min-clicks", p.MinClicks, "a position gets no estimate with fewer clicks than this on documents also\nshown at another position")
+	fs.IntVar(&p.Replicates, "replicates", p.Replicates, "Poisson-bootstrap resamples of the queries for each position's 95% interval;\neach query's weights come from a hash of its id")
+	RegisterInputFormat(fs, c)
+	RegisterReadTimeout(fs, &c.ReadTimeout)
+	f := &Flags{fs: fs, c: c}
+	f.registerReading()
+	RegisterOutputs(fs, &c.Outputs, Output)
+	return f
 }
 
 // RegisterGates defines the quality gates' flags on fs, storing into g.
@@ -234,14 +294,22 @@ func (f *Flags) Finish() error {
 // RegisterRun defines the flags of how a run goes (workers, batches,
 // unsorted input, progress) on fs, storing into the Config of f.
 func (f *Flags) RegisterRun() {
+	f.registerReading()
 	fs, r := f.fs, &f.c.Run
-	fs.IntVar(&r.Workers, "workers", r.Workers, "goroutines evaluating queries, and decoding each Parquet, Arrow or TREC run file (0 = one per CPU); results do not depend on it")
-	fs.IntVar(&r.BatchSize, "batch-size", r.BatchSize, "rows per read batch; results do not depend on it")
 	fs.BoolVar(&r.Unsorted, "unsorted", r.Unsorted, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order); with --system, joins the logs by query\nid in any order")
 	fs.StringVar(&r.TmpDir, "tmp-dir", r.TmpDir, "directory for --unsorted spill files (removed on success, failure and interrupt)")
 	f.memLimit = fs.String("mem-limit", bytesize.Format(r.MemLimit), "memory budget of --unsorted (e.g. 256MiB, 2GiB), in the bytes the rows held take\n(ids, values, some 100 bytes a row): half for the spill file being grouped,\nthe rest for queries; one query may hold an eighth (--max-group-bytes)")
 	RegisterQuiet(fs, &r.Quiet)
 	fs.DurationVar(&r.ProgressInterval, "progress-interval", r.ProgressInterval, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
+}
+
+// registerReading defines --workers and --batch-size: RegisterRun
+// calls it, and so does rankeval propensities, which takes no other flag
+// of how a run goes.
+func (f *Flags) registerReading() {
+	fs, r := f.fs, &f.c.Run
+	fs.IntVar(&r.Workers, "workers", r.Workers, "goroutines evaluating queries, and decoding each Parquet, Arrow or TREC run file (0 = one per CPU); results do not depend on it")
+	fs.IntVar(&r.BatchSize, "batch-size", r.BatchSize, "rows per read batch; results do not depend on it")
 }
 
 // Output flags, for RegisterOutputs.

@@ -28,7 +28,7 @@ func TestCLIReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"--help", "merge --help", "trec_eval --help", "metrics"} {
+	for _, want := range []string{"--help", "merge --help", "propensities --help", "trec_eval --help", "metrics"} {
 		if !strings.Contains(string(page), "<!-- generated: rankeval "+want+" -->") {
 			t.Errorf("docs/cli.md has no block for rankeval %s", want)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,18 +18,27 @@ import (
 
 // commandNames are rankeval's subcommands. A first word that names one is
 // the command, not an input (a file named metrics is ./metrics).
-var commandNames = []string{"merge", "trec_eval", "metrics", "help", "completion"}
+var commandNames = []string{"merge", "propensities", "trec_eval", "metrics", "help", "completion"}
 
 // commands describes the subcommands for the help, the completion
 // scripts and the man page.
 func commands() []evalflags.Command {
 	return []evalflags.Command{
 		{Name: "merge", Args: "[flags] STATE...", Summary: "the summary of runs saved with --state, without reading their logs again", Flags: mergeFlags(&rankeval.MergeConfig{}, new(bool))},
+		{Name: "propensities", Args: "[flags] LOG...", Summary: "the position bias of a click log, estimated from its own clicks, as a --position-bias file", Flags: propensityFlagSet()},
 		{Name: "trec_eval", Args: "[trec_eval's flags] QRELS RUN", Summary: "a drop-in trec_eval: its command line and output, byte for byte"},
 		{Name: "metrics", Summary: "lists the metrics and their names", Words: []string{}}, // takes no argument
 		{Name: "help", Args: "[COMMAND] | --man", Summary: "this help, a command's, or (--man) this man page", Words: append(commandNames[:len(commandNames):len(commandNames)], "--man")},
 		{Name: "completion", Args: "bash|zsh|fish", Summary: "prints a shell completion script", Words: evalflags.Shells},
 	}
+}
+
+// propensityFlagSet is rankeval propensities' flag set, for the help,
+// completion and man page.
+func propensityFlagSet() *flag.FlagSet {
+	c := config.Default()
+	fs, _ := propensityFlags(&c, new(bool))
+	return fs
 }
 
 // notACommand refuses a first word that is no file but close to a
@@ -71,6 +81,11 @@ func helpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	case "merge":
 		if err := mergeStates(ctx, []string{"--help"}, stdout, stdout); !errors.Is(err, errHelp) {
+			return err
+		}
+		return nil
+	case "propensities":
+		if err := propensitiesCommand(ctx, []string{"--help"}, stdout, stdout); !errors.Is(err, errHelp) {
 			return err
 		}
 		return nil

@@ -32,7 +32,7 @@ func TestHelpCommand(t *testing.T) {
 		{"help completion", []string{"help", "completion"}, 0, []string{"Usage: rankeval completion bash|zsh|fish", "source <(rankeval completion bash)"}},
 		{"help --man", []string{"help", "--man"}, 0, []string{".TH RANKEVAL 1"}},
 		{"help of a near miss", []string{"help", "trec-eval"}, 2, []string{`rankeval: rankeval help: no command "trec-eval"; did you mean rankeval help trec_eval?`}},
-		{"help of no command", []string{"help", "frobnicate"}, 2, []string{`no command "frobnicate" (the commands: merge, trec_eval, metrics, help, completion)`}},
+		{"help of no command", []string{"help", "frobnicate"}, 2, []string{`no command "frobnicate" (the commands: merge, propensities, trec_eval, metrics, help, completion)`}},
 		{"help of two", []string{"help", "merge", "metrics"}, 2, []string{"rankeval help takes one command"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +143,7 @@ rankeval x.jsonl -m : log.jsonl
 	})
 	t.Run("zsh", func(t *testing.T) {
 		s := script(t, "zsh")
-		for _, w := range []string{"#compdef rankeval\n", "_rankeval() {", "commands=('merge' 'trec_eval' 'metrics' 'help' 'completion')",
+		for _, w := range []string{"#compdef rankeval\n", "_rankeval() {", "commands=('merge' 'propensities' 'trec_eval' 'metrics' 'help' 'completion')",
 			"'--query-col'", "'--unsorted'", "'--config'", "'-m'", "compadd -- bash zsh fish", "compdef _rankeval rankeval", "_files"} {
 			if !strings.Contains(s, w) {
 				t.Errorf("zsh script lacks %q", w)
@@ -157,7 +157,7 @@ rankeval x.jsonl -m : log.jsonl
 	})
 	t.Run("fish", func(t *testing.T) {
 		s := script(t, "fish")
-		for _, w := range []string{"complete -c rankeval -n '__fish_use_subcommand' -a 'merge trec_eval metrics help completion'\n",
+		for _, w := range []string{"complete -c rankeval -n '__fish_use_subcommand' -a 'merge propensities trec_eval metrics help completion'\n",
 			" -l query-col -r -d 'field holding the query id (a string or an integer)'\n", " -l unsorted -d ", " -l metrics -s m -r ",
 			"complete -c rankeval -n '__fish_seen_subcommand_from merge' -l state -r ", "complete -c rankeval -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n"} {
 			if !strings.Contains(s, w) {

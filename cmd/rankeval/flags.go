@@ -19,6 +19,7 @@ var (
 
 const usageHead = `Usage: rankeval [flags] INPUT... (flags may also follow the inputs; -- ends them)
        rankeval merge [flags] STATE... (the summary of runs saved with --state)
+       rankeval propensities [flags] LOG... (a click log's position bias, estimated)
        rankeval trec_eval [trec_eval's flags] QRELS RUN (a drop-in trec_eval)
        rankeval metrics (list the metrics)
        rankeval help [COMMAND] (this help or a command's; help --man: the man page)

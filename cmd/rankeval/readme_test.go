@@ -136,6 +136,14 @@ func TestReadmeRecipes(t *testing.T) {
 		os.WriteFile(filepath.Join(p, "part-00001.parquet"), nil, 0o644)
 		os.WriteFile(filepath.Join(p, "_SUCCESS"), nil, 0o644)
 	}
+	// last week's A/B buckets: three rankers of the same queries
+	sim := synth.NewPropSim(6, synth.PropConfig{Impressions: 20000, Queries: 200, Docs: 20, Positions: 10, Noise: synth.DefaultNoise[:3], Eta: 1})
+	var ab []string
+	var row synth.Row
+	for sim.Next(&row) {
+		ab = append(ab, fmt.Sprintf(`{"query":%q,"doc_id":%q,"position":%d,"click":%v,"bucket":%q}`, row.Query, row.Doc, row.Position, row.Label == 1, row.Ranker))
+	}
+	writeZst(t, "logs/ab/part-0.jsonl.zst", ab)
 	os.WriteFile("qrels.txt", qrels, 0o644)
 	os.WriteFile("run.txt", run, 0o644)
 	os.WriteFile("run.txt.gz", gz(run), 0o644)
@@ -145,7 +153,7 @@ func TestReadmeRecipes(t *testing.T) {
 	for _, line := range cmds {
 		t.Run(line, func(t *testing.T) {
 			args := shellWords(line, date)[1:]
-			if args[0] != "merge" && args[0] != "trec_eval" { // subcommands take their own flags
+			if args[0] != "merge" && args[0] != "trec_eval" && args[0] != "propensities" { // subcommands take their own flags
 				args = append([]string{"--quiet"}, args...)
 			}
 			code, out, stderr := cli(t, args...)

@@ -34,6 +34,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if len(args) > 0 && args[0] == "merge" {
 		return mergeStates(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "propensities" {
+		return propensitiesCommand(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "help" {
 		return helpCommand(ctx, args[1:], stdout, stderr)
 	}

@@ -11,13 +11,24 @@
 //
 //	go run ./scripts/simprop -impressions 100000 -rankers 3 -seed 1 -o /tmp/prop.jsonl.zst > /tmp/truth.csv
 //	go run ./scripts/simprop -impressions 1000000 -rankers 1 -jitter 0.7 -o /tmp/prop1.parquet -truth /tmp/truth.csv
+//
+// With -table BIN it then runs the rankeval binary BIN (rankeval
+// propensities, both methods) on the log and prints the markdown table of
+// docs/metrics.md: per position the truth, each method's mean estimate,
+// how often its 95% interval covered the truth and its mean absolute
+// error. With -seeds N it does so over N logs (seeds -seed, -seed+1, ...).
+//
+//	go run ./scripts/simprop -impressions 100000 -seeds 20 -o /tmp/prop.jsonl.zst -table /tmp/rankeval
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -43,6 +54,8 @@ func simprop(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("o", "", "output log (format from the name: "+strings.Join(synth.Formats, ", ")+")")
 	truth := fs.String("truth", "", "write the true position,propensity file here instead of standard output")
+	bin := fs.String("table", "", "rankeval binary: run rankeval propensities on the log and print the check table")
+	seeds := fs.Int("seeds", 1, "with -table: logs of this many seeds")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,8 +67,12 @@ func simprop(args []string, stdout io.Writer) error {
 	case *impressions < 1 || *queries < 1 || *docs < 1 || *positions < 1 || *positions > *docs:
 		return fmt.Errorf("want -impressions, -queries, -docs >= 1 and 1 <= -positions <= -docs")
 	}
-	s := synth.NewPropSim(*seed, synth.PropConfig{Impressions: *impressions, Queries: *queries, Docs: *docs, Positions: *positions,
-		Noise: synth.DefaultNoise[:*rankers], Jitter: *jitter, Eta: *eta})
+	cfg := synth.PropConfig{Impressions: *impressions, Queries: *queries, Docs: *docs, Positions: *positions,
+		Noise: synth.DefaultNoise[:*rankers], Jitter: *jitter, Eta: *eta}
+	if *bin != "" {
+		return check(stdout, *bin, *out, cfg, *seed, *seeds)
+	}
+	s := synth.NewPropSim(*seed, cfg)
 	if err := synth.Write(*out, s, -1, synth.Options{}); err != nil {
 		return err
 	}
@@ -69,4 +86,64 @@ func simprop(args []string, stdout io.Writer) error {
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
+}
+
+// check writes a log a seed, runs rankeval propensities on it with each
+// method, and prints per position the truth, the mean estimate, the
+// intervals' coverage of the truth and the mean absolute error.
+func check(stdout io.Writer, bin, out string, cfg synth.PropConfig, seed uint64, seeds int) error {
+	methods := []string{"harvest", "em"}
+	type acc struct {
+		sum, abs float64
+		covered  int
+		n        int
+	}
+	accs := map[string][]acc{}
+	for _, m := range methods {
+		accs[m] = make([]acc, cfg.Positions)
+	}
+	var sim *synth.PropSim
+	for i := range seeds {
+		sim = synth.NewPropSim(seed+uint64(i), cfg)
+		if err := synth.Write(out, sim, -1, synth.Options{}); err != nil {
+			return err
+		}
+		for _, m := range methods {
+			var o, e bytes.Buffer
+			cmd := exec.Command(bin, "propensities", "--position-col", "position", "--ranker-col", "ranker", "--method", m, out)
+			cmd.Stdout, cmd.Stderr = &o, &e
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("seed %d, %s: %v: %s", seed+uint64(i), m, err, e.String())
+			}
+			lines := strings.Split(strings.TrimSpace(o.String()), "\n")[1:]
+			for k, l := range lines {
+				f := strings.Split(l, ",")
+				p, _ := strconv.ParseFloat(f[1], 64)
+				lo, _ := strconv.ParseFloat(f[2], 64)
+				hi, _ := strconv.ParseFloat(f[3], 64)
+				truth := sim.Prop(k + 1)
+				a := &accs[m][k]
+				a.n++
+				a.sum += p
+				a.abs += math.Abs(p - truth)
+				if lo <= truth && truth <= hi {
+					a.covered++
+				}
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "| position | truth | harvest | covered | mean abs. error | em | covered | mean abs. error |\n|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for k := range cfg.Positions {
+		fmt.Fprintf(stdout, "| %d | %.4f |", k+1, sim.Prop(k+1))
+		for _, m := range methods {
+			a := accs[m][k]
+			if a.n == 0 {
+				fmt.Fprintf(stdout, " - | - | - |")
+				continue
+			}
+			fmt.Fprintf(stdout, " %.4f | %d of %d | %.4f |", a.sum/float64(a.n), a.covered, a.n, a.abs/float64(a.n))
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
 }

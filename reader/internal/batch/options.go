@@ -100,7 +100,7 @@ func (c Columns) Check() error {
 	if c.Label == "" {
 		return fmt.Errorf("label column name is empty: %w", ErrColumn)
 	}
-	if c.Score == "" && c.Rank == "" {
+	if c.Score == "" && c.Rank == "" && !c.Unordered {
 		return fmt.Errorf("need a score column or a rank column: %w", ErrColumn)
 	}
 	// A name given two roles would be read for one and reported missing for

@@ -43,6 +43,10 @@ type Columns struct {
 	// rules about rows (the team of an interleaved list), each row its
 	// own value; named in messages as Numbers are.
 	Texts []Named
+	// Unordered reads neither a score nor a rank column: the rows are
+	// not ranked (rankeval propensities reads their logged position as
+	// one of Numbers). Otherwise one of the two is required.
+	Unordered bool
 	// DocOptional lets rows lack the doc column (their doc id is empty);
 	// otherwise a row without it is an error.
 	DocOptional bool

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rankeval/rankeval"
+	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/evalflags"
+)
+
+const propensitiesUsage = `Usage: rankeval propensities [flags] LOG... (flags may also follow the logs)
+
+Estimates the position bias of a click log, with no intervention: each
+position's propensity of examination relative to position 1, with a 95%
+interval (a bootstrap over queries), written as the position,propensity
+file that rankeval --position-bias reads as it is. A row is a document of
+a query (--query-col: what repeats across impressions) shown at a logged
+position (--position-col) and clicked or not (--label-col, 0 or 1), by a
+ranker (--ranker-col, or one --system NAME=PATH log per ranker). The rows
+may come in any order. A LOG is read as a run reads its inputs (a file, a
+directory, a quoted glob, an s3:// or gs:// object or prefix, or -).
+
+Only documents of a query shown at two positions or more inform the
+estimate: several rankers that order the same queries differently (A/B
+buckets), or one whose order varies. Positions without such evidence are
+refused, with the reason on stderr, and the file ends before the first.
+
+Flags:
+`
+
+// propensityFlags defines rankeval propensities' flags, writing into c and
+// help: one flag set for the command, its help and its completion.
+func propensityFlags(c *config.Config, help *bool) (*flag.FlagSet, *evalflags.Flags) {
+	fs := flag.NewFlagSet("rankeval propensities", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := evalflags.RegisterPropensities(fs, c)
+	fs.BoolVar(help, "help", false, "show this help")
+	fs.BoolVar(help, "h", false, "show this help")
+	return fs, f
+}
+
+// propensitiesCommand is rankeval propensities: flags to a Config, the
+// estimate, and the file written whole.
+func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := config.Default()
+	help := new(bool)
+	fs, f := propensityFlags(&c, help)
+	names, err := evalflags.Parse(fs, args)
+	if err != nil || *help {
+		fmt.Fprint(stderr, propensitiesUsage)
+		evalflags.PrintFlags(stderr, fs, nil)
+		if err != nil {
+			return config.Usagef("%w", err)
+		}
+		return errHelp
+	}
+	if err := f.Finish(); err != nil {
+		return err
+	}
+	if c.Outputs.Summary == "-" {
+		c.Outputs.Summary = ""
+	}
+	sources := make([]rankeval.Source, len(names))
+	for i, n := range names {
+		sources[i] = rankeval.File(n)
+	}
+	res, err := rankeval.EstimatePropensities(ctx, c, sources...)
+	if err != nil {
+		return err
+	}
+	tot := res.Estimate.Totals
+	rankers := "one ranker"
+	if n := len(tot.Rankers); n > 1 || n == 1 && tot.Rankers[0] != "" {
+		rankers = fmt.Sprintf("%d rankers (%s)", n, strings.Join(tot.Rankers, ", "))
+	}
+	fmt.Fprintf(stderr, "rankeval: propensities by %s from %d rows (%d clicks) of %d queries, %s; positions 1 to %d estimated\n",
+		res.Estimate.Method, tot.Impressions, tot.Clicks, tot.Queries, rankers, res.Estimate.Estimated())
+	for _, n := range res.Estimate.Notes() {
+		fmt.Fprintln(stderr, "rankeval: note:", n)
+	}
+	if c.Outputs.Summary == "" {
+		return res.WriteFile(stdout)
+	}
+	out, err := createAtomic(c.Outputs.Summary)
+	if err != nil {
+		return err
+	}
+	defer out.abortUnlessCommitted()
+	if err := res.WriteFile(out); err != nil {
+		return err
+	}
+	return out.commit()
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rankeval/rankeval/internal/synth"
+)
+
+// propLog writes a PropSim log of three rankers (examination 1/k, 6
+// positions) in each of the given formats, and each ranker's rows apart
+// (JSONL), and returns the paths and the simulation.
+func propLog(t *testing.T, impressions int, exts ...string) (paths map[string]string, perRanker []string, sim *synth.PropSim) {
+	t.Helper()
+	cfg := synth.PropConfig{Impressions: impressions, Queries: 300, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
+	sim = synth.NewPropSim(5, cfg)
+	var rows []synth.Row
+	var r synth.Row
+	for sim.Next(&r) {
+		rows = append(rows, r)
+	}
+	dir := t.TempDir()
+	paths = map[string]string{}
+	for _, ext := range exts {
+		paths[ext] = filepath.Join(dir, "log"+ext)
+		if err := synth.Write(paths[ext], &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byRanker := map[string][]synth.Row{}
+	for _, r := range rows {
+		byRanker[r.Ranker] = append(byRanker[r.Ranker], r)
+	}
+	for _, name := range []string{"r1", "r2", "r3"} {
+		p := filepath.Join(dir, name+".jsonl")
+		if err := synth.Write(p, &synth.Rows{R: byRanker[name]}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		perRanker = append(perRanker, name+"="+p)
+	}
+	return paths, perRanker, sim
+}
+
+// readEstimate reads a propensities file into its propensities and
+// intervals, by position.
+func readEstimate(t *testing.T, file string) (p, lo, hi []float64) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(file), "\n")
+	if lines[0] != "position,propensity,lower,upper,pairs,clicks" {
+		t.Fatalf("header %q", lines[0])
+	}
+	for i, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != 6 || f[0] != strconv.Itoa(i+1) {
+			t.Fatalf("line %q", l)
+		}
+		v := make([]float64, 3)
+		for j := range v {
+			var err error
+			if v[j], err = strconv.ParseFloat(f[j+1], 64); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+		}
+		p, lo, hi = append(p, v[0]), append(lo, v[1]), append(hi, v[2])
+	}
+	return p, lo, hi
+}
+
+// TestPropensities runs rankeval propensities on a simulated log of three
+// rankers: the file is the same bytes from every format, standard input,
+// one --system log per ranker, any worker count and batch size; its
+// propensities are near the truth, their intervals cover it at most
+// positions; both methods agree; and rankeval --position-bias reads the
+// file as it is, and its IPS estimate of a candidate on a click log of
+// the same examination lands as near the truth as with the true
+// propensities.
+func TestPropensities(t *testing.T) {
+	n := 30_000
+	if testing.Short() {
+		n = 10_000
+	}
+	paths, perRanker, sim := propLog(t, n, ".jsonl", ".csv.gz", ".parquet", ".arrows")
+	args := []string{"--position-col", "position", "--replicates", "60"}
+	code, want, stderr := cli(t, append([]string{"propensities", "--ranker-col", "ranker"}, append(args, paths[".jsonl"])...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, fmt.Sprintf("propensities by harvest from %d rows", 6*n)) || !strings.Contains(stderr, "3 rankers (r1, r2, r3); positions 1 to 6 estimated") {
+		t.Errorf("stderr %q", stderr)
+	}
+	p, lo, hi := readEstimate(t, want)
+	covered := 0
+	for k := range p {
+		truth := sim.Prop(k + 1)
+		if math.Abs(p[k]-truth) > 0.08*truth {
+			t.Errorf("position %d: %v, truth %v", k+1, p[k], truth)
+		}
+		if lo[k] <= truth && truth <= hi[k] {
+			covered++
+		}
+	}
+	if len(p) != 6 || covered < 4 {
+		t.Errorf("%d positions, the truth covered at %d", len(p), covered)
+	}
+	for name, extra := range map[string][]string{
+		"csv.gz":               {"--ranker-col", "ranker", paths[".csv.gz"]},
+		"parquet, 1 worker":    {"--ranker-col", "ranker", "--workers", "1", paths[".parquet"]},
+		"arrows, batches of 7": {"--ranker-col", "ranker", "--batch-size", "7", "--workers", "3", paths[".arrows"]},
+		"--system per ranker":  {"--system", perRanker[0], "--system", perRanker[1], "--system", perRanker[2]},
+	} {
+		code, got, stderr := cli(t, append(append([]string{"propensities"}, args...), extra...)...)
+		if code != 0 || got != want {
+			t.Errorf("%s: exit %d, %s\n%s\nwant\n%s", name, code, stderr, got, want)
+		}
+	}
+	code, got, stderr := cliStdin(t, paths[".jsonl"], append([]string{"propensities", "--ranker-col", "ranker"}, append(args, "-")...)...)
+	if code != 0 || got != want {
+		t.Errorf("standard input: exit %d, %s\n%s", code, stderr, got)
+	}
+	// the two methods agree
+	code, em, stderr := cli(t, append([]string{"propensities", "--ranker-col", "ranker", "--method", "em"}, append(args, paths[".jsonl"])...)...)
+	if code != 0 {
+		t.Fatalf("em: exit %d: %s", code, stderr)
+	}
+	pe, _, _ := readEstimate(t, em)
+	for k := range p {
+		if math.Abs(pe[k]-p[k]) > 0.06*p[k] {
+			t.Errorf("position %d: harvest %v, em %v", k+1, p[k], pe[k])
+		}
+	}
+	// --output, then --position-bias reads the file as it is
+	est := filepath.Join(t.TempDir(), "est.csv")
+	if code, out, stderr := cli(t, append([]string{"propensities", "--ranker-col", "ranker", "--output", est}, append(args, paths[".jsonl"])...)...); code != 0 || out != "" {
+		t.Fatalf("--output: exit %d %q %s", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(est); string(b) != want {
+		t.Errorf("--output wrote %q", b)
+	}
+	all, _ := simRows(9, 20_000)
+	var rows []synth.Row
+	for _, r := range all {
+		if r.Position <= 6 { // impressions of the 6 positions the estimate covers
+			rows = append(rows, r)
+		}
+	}
+	clicks := filepath.Join(t.TempDir(), "clicks.jsonl")
+	if err := synth.Write(clicks, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var ips []float64
+	for _, bias := range []string{est, "pow:1"} {
+		code, out, stderr := cli(t, "--quiet", "--format", "json", "--score-col", "score_b", "-m", "ips_dcg@5", "--position-col", "position", "--position-bias", bias, clicks)
+		if code != 0 {
+			t.Fatalf("--position-bias %s: exit %d: %s", bias, code, stderr)
+		}
+		ips = append(ips, *parseClicks(t, body(out)).Metrics["ips_dcg@5"].Mean)
+	}
+	if math.Abs(ips[0]-ips[1]) > 0.03*ips[1] {
+		t.Errorf("ips_dcg@5 with the estimated propensities %v, with the true ones %v", ips[0], ips[1])
+	}
+}
+
+// TestPropensitiesErrors: bad rows name their file and line (exit 1),
+// settings that cannot go together are usage errors (exit 2), and a log
+// with no document shown at two positions has no estimate (exit 1).
+func TestPropensitiesErrors(t *testing.T) {
+	row := func(q, d string, pos, click any, ranker string) string {
+		return fmt.Sprintf(`{"query_id":%q,"doc_id":%q,"position":%v,"label":%v,"ranker":%q}`+"\n", q, d, pos, click, ranker)
+	}
+	good := row("q", "a", 1, 1, "A") + row("q", "b", 2, 0, "A")
+	for _, tc := range []struct {
+		name, data string
+		args       []string
+		code       int
+		msg        string
+	}{
+		{"a graded label", good + row("q", "c", 3, 2, "A"), nil, 1, "log.jsonl:3: click 2: want 0 or 1"},
+		{"position 0", good + row("q", "c", 0, 0, "A"), nil, 1, "log.jsonl:3: logged position 0: want a whole number >= 1"},
+		{"a fractional position", row("q", "c", 1.5, 0, "A"), nil, 1, "log.jsonl:1: logged position 1.5"},
+		{"no ranker column", `{"query_id":"q","doc_id":"a","position":1,"label":1}` + "\n", nil, 1, "ranker"},
+		{"one order", good + good, nil, 1, "no position past 1 can be estimated"},
+		{"no position column", good, []string{"--position-col", ""}, 2, "--position-col: rankeval propensities needs"},
+		{"an unknown method", good, []string{"--method", "regression"}, 2, `--method "regression": want harvest or em`},
+		{"max position 0", good, []string{"--max-position", "0"}, 2, "--max-position 0: want 1 to 1000"},
+		{"few replicates", good, []string{"--replicates", "10"}, 2, "--replicates 10: want 40 to 100000"},
+		{"min clicks 0", good, []string{"--min-clicks", "0"}, 2, "--min-clicks 0: want 1 or more"},
+		{"system and input", good, []string{"--system", "A=x.jsonl"}, 2, "give either --system NAME=PATH logs (one a ranker) or INPUT files, not both"},
+		{"a run's flag", good, []string{"-m", "ndcg"}, 2, "flag provided but not defined: -m"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := writeTemp(t, "log.jsonl", tc.data)
+			args := append([]string{"propensities", "--position-col", "position", "--ranker-col", "ranker"}, tc.args...)
+			code, stdout, stderr := cli(t, append(args, in)...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) || stdout != "" {
+				t.Fatalf("exit %d stderr %q stdout %q; want %d and %q", code, stderr, stdout, tc.code, tc.msg)
+			}
+		})
+	}
+	in := writeTemp(t, "log.jsonl", good)
+	if code, _, stderr := cli(t, "propensities", "--position-col", "position", "--system", "A="+in, "--ranker-col", "ranker"); code != 2 || !strings.Contains(stderr, "--ranker-col names each row's ranker; --system names each log's") {
+		t.Errorf("--ranker-col with --system: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := cli(t, "propensities", "--position-col", "position"); code != 2 || !strings.Contains(stderr, "no input") {
+		t.Errorf("no input: exit %d %q", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "est.csv")
+	if code, _, _ := cli(t, "propensities", "--position-col", "position", "--output", out, in); code != 1 {
+		t.Errorf("no estimate with --output: exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("no estimate left %s: %v", out, err)
+	}
+}

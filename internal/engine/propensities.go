@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/propensity"
+	"github.com/rankeval/rankeval/reader"
+)
+
+// CountPropensities reads the inputs of p into a count table: one list
+// of inputs, whose rows name their ranker in the --ranker-col column (or
+// none), or one list per --system ranker, named by p.Rankers. Rows are
+// counted as read, in any order: the table does not depend on it. A row
+// the table cannot count stops the reading, naming the file and row.
+func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]Input) (*propensity.Table, error) {
+	t := propensity.NewTable(p.Config.Propensities.MaxPosition)
+	opt := reader.Options{BatchSize: p.Config.Run.BatchSize, Decoders: p.Config.Run.Workers, Format: p.InputFormat, Delimiter: p.Delimiter,
+		DecimalComma: p.DecimalComma, ReadTimeout: p.Config.ReadTimeout}
+	for l, inputs := range logs {
+		var ranker []byte
+		if p.Rankers != nil {
+			ranker = []byte(p.Rankers[l])
+		}
+		for _, in := range inputs {
+			if err := countInput(ctx, t, in, p.Columns, opt, ranker); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
+func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.Columns, opt reader.Options, ranker []byte) error {
+	var r reader.Reader
+	var err error
+	if in.Open != nil {
+		r, err = in.Open(cols, opt)
+	} else {
+		r, err = reader.Open(in.Name, cols, opt)
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	ranked := len(cols.Texts) > 0
+	for r.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := r.Batch()
+		pos := b.Numbers[0]
+		for i := range b.N {
+			if err := propensity.CheckRow(pos[i], b.Label[i]); err != nil {
+				return fmt.Errorf("%s: %w", b.Where(i), err)
+			}
+			rk := ranker
+			if ranked {
+				rk = b.Texts[0].At(i)
+			}
+			t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return r.Close()
+}
