@@ -10,6 +10,7 @@ import (
 	"github.com/rankeval/rankeval"
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/objstore"
 )
 
 const propensitiesUsage = `Usage: rankeval propensities [flags] LOG... (flags may also follow the logs)
@@ -22,7 +23,8 @@ a query (--query-col: what repeats across impressions) shown at a logged
 position (--position-col) and clicked or not (--label-col, 0 or 1), by a
 ranker (--ranker-col, or one --system NAME=PATH log per ranker). The rows
 may come in any order. A LOG is read as a run reads its inputs (a file, a
-directory, a quoted glob, an s3:// or gs:// object or prefix, or -).
+directory, a quoted glob, an object-store object or prefix, an https://
+URL, or -).
 
 Only documents of a query shown at two positions or more inform the
 estimate: several rankers that order the same queries differently (A/B
@@ -85,7 +87,7 @@ func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.W
 	if c.Outputs.Summary == "" {
 		return res.WriteFile(stdout)
 	}
-	out, err := createAtomic(c.Outputs.Summary)
+	out, err := createAtomic(objstore.WithReadTimeout(ctx, c.ReadTimeout), c.Outputs.Summary)
 	if err != nil {
 		return err
 	}
