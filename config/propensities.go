@@ -65,8 +65,8 @@ func (c Config) PreparePropensities(inputs []string) (*PropensityPlan, error) {
 		return nil, Usagef("--method %w", err)
 	}
 	switch {
-	case v.MaxPosition < 1 || v.MaxPosition > propensity.MaxMaxPosition:
-		return nil, Usagef("--max-position %d: want 1 to %d", v.MaxPosition, propensity.MaxMaxPosition)
+	case v.MaxPosition < 2 || v.MaxPosition > propensity.MaxMaxPosition:
+		return nil, Usagef("--max-position %d: want 2 to %d (position 1 is the reference)", v.MaxPosition, propensity.MaxMaxPosition)
 	case v.MinClicks < 1:
 		return nil, Usagef("--min-clicks %d: want 1 or more", v.MinClicks)
 	case v.Replicates < stats.MinBootstrap || v.Replicates > MaxReplicates:

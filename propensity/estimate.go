@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"github.com/rankeval/rankeval/internal/pmath"
@@ -57,8 +58,8 @@ type Options struct {
 	// MinClicks is the least clicks at a position, on documents shown
 	// there and at another position, for an estimate there.
 	MinClicks int64
-	// Workers fit the replicates (0: 1); the result does not depend on
-	// it.
+	// Workers fit the replicates (0: one per CPU); the result does not
+	// depend on it.
 	Workers int
 }
 
@@ -298,7 +299,10 @@ func (t *Table) Estimate(opt Options) (*Estimate, error) {
 		full = newEMFit(o)
 	}
 	fits[B] = full.fit(o, func(int) int64 { return 1 }, nil)
-	workers := max(opt.Workers, 1)
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(workers, B) {

@@ -122,6 +122,11 @@ func TestPropensities(t *testing.T) {
 	if code != 0 || got != want {
 		t.Errorf("standard input: exit %d, %s\n%s", code, stderr, got)
 	}
+	// rows past --max-position are counted apart, and said so
+	code, got, stderr = cli(t, append([]string{"propensities", "--ranker-col", "ranker", "--max-position", "4"}, append(args, paths[".jsonl"])...)...)
+	if p4, _, _ := readEstimate(t, got); code != 0 || len(p4) != 4 || !strings.Contains(stderr, fmt.Sprintf("note: %d rows past --max-position 4 were not counted", 2*n)) {
+		t.Errorf("--max-position 4: exit %d %s\n%s", code, stderr, got)
+	}
 	// the two methods agree
 	code, em, stderr := cli(t, append([]string{"propensities", "--ranker-col", "ranker", "--method", "em"}, append(args, paths[".jsonl"])...)...)
 	if code != 0 {
@@ -186,7 +191,8 @@ func TestPropensitiesErrors(t *testing.T) {
 		{"one order", good + good, nil, 1, "no position past 1 can be estimated"},
 		{"no position column", good, []string{"--position-col", ""}, 2, "--position-col: rankeval propensities needs"},
 		{"an unknown method", good, []string{"--method", "regression"}, 2, `--method "regression": want harvest or em`},
-		{"max position 0", good, []string{"--max-position", "0"}, 2, "--max-position 0: want 1 to 1000"},
+		{"max position 1", good, []string{"--max-position", "1"}, 2, "--max-position 1: want 2 to 1000 (position 1 is the reference)"},
+		{"no row", "", nil, 1, "position 2: no row at this position"},
 		{"few replicates", good, []string{"--replicates", "10"}, 2, "--replicates 10: want 40 to 100000"},
 		{"min clicks 0", good, []string{"--min-clicks", "0"}, 2, "--min-clicks 0: want 1 or more"},
 		{"system and input", good, []string{"--system", "A=x.jsonl"}, 2, "give either --system NAME=PATH logs (one a ranker) or INPUT files, not both"},
