@@ -9,8 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/internal/synth"
 )
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // propLog writes a PropSim log of three rankers (examination 1/k, 6
 // positions) in each of the given formats, and each ranker's rows apart
@@ -116,6 +124,14 @@ func TestPropensities(t *testing.T) {
 		code, got, stderr := cli(t, append(append([]string{"propensities"}, args...), extra...)...)
 		if code != 0 || got != want {
 			t.Errorf("%s: exit %d, %s\n%s\nwant\n%s", name, code, stderr, got, want)
+		}
+	}
+	for _, scheme := range objtest.Schemes {
+		srv := objtest.Start(t, scheme)
+		srv.Put(t, "ab/log.parquet", must(os.ReadFile(paths[".parquet"])))
+		code, got, stderr := cli(t, append([]string{"propensities", "--ranker-col", "ranker"}, append(args, srv.Object("ab/log.parquet"))...)...)
+		if code != 0 || got != want {
+			t.Errorf("%s: exit %d, %s\n%s", scheme, code, stderr, got)
 		}
 	}
 	code, got, stderr := cliStdin(t, paths[".jsonl"], append([]string{"propensities", "--ranker-col", "ranker"}, append(args, "-")...)...)

@@ -1,0 +1,61 @@
+package rankeval_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rankeval/rankeval"
+	"github.com/rankeval/rankeval/propensity"
+)
+
+// TestEstimatePropensitiesStreams estimates from streams, one a ranker
+// (Config.Sources.System is for paths; a ranker column names them here):
+// the same file as from one stream of both, and ErrNoEstimate from a log
+// of one order.
+func TestEstimatePropensitiesStreams(t *testing.T) {
+	var a, b, both bytes.Buffer
+	for q := range 200 {
+		for i := range 20 {
+			// ranker A shows d1 then d2, B the other way round; clicks 1/2 of
+			// examinations, examination 1 at the top and 1/2 below
+			fmt.Fprintf(&a, `{"query_id":"q%d","doc_id":"d1","position":1,"label":%v,"ranker":"A"}`+"\n", q, i%2 == 0)
+			fmt.Fprintf(&a, `{"query_id":"q%d","doc_id":"d2","position":2,"label":%v,"ranker":"A"}`+"\n", q, i%4 == 0)
+			fmt.Fprintf(&b, `{"query_id":"q%d","doc_id":"d2","position":1,"label":%v,"ranker":"B"}`+"\n", q, i%2 == 1)
+			fmt.Fprintf(&b, `{"query_id":"q%d","doc_id":"d1","position":2,"label":%v,"ranker":"B"}`+"\n", q, i%4 == 1)
+		}
+	}
+	both.Write(a.Bytes())
+	both.Write(b.Bytes())
+	cfg := rankeval.DefaultConfig()
+	cfg.Clicks.PositionCol = "position"
+	cfg.Propensities.RankerCol = "ranker"
+	var files []string
+	for _, srcs := range [][]rankeval.Source{
+		{rankeval.Stream("a", bytes.NewReader(a.Bytes())), rankeval.Stream("b", bytes.NewReader(b.Bytes()))},
+		{rankeval.Stream("both", bytes.NewReader(both.Bytes()))},
+	} {
+		p, err := rankeval.EstimatePropensities(context.Background(), cfg, srcs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f bytes.Buffer
+		if err := p.WriteFile(&f); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f.String())
+		if got := p.Estimate.Positions[1].Propensity; got < 0.49999 || got > 0.50001 {
+			t.Errorf("position 2: %v, want 0.5", got)
+		}
+	}
+	if files[0] != files[1] || !strings.HasPrefix(files[0], propensity.FileHeader+"\n1,1,1,1,400,4000\n2,0.5,") {
+		t.Errorf("files %q", files)
+	}
+	_, err := rankeval.EstimatePropensities(context.Background(), cfg, rankeval.Stream("a", bytes.NewReader(a.Bytes())))
+	if !errors.Is(err, propensity.ErrNoEstimate) {
+		t.Errorf("one order: %v", err)
+	}
+}
