@@ -79,8 +79,8 @@ func benchLoop(b *testing.B, path string, opt batch.Options) {
 
 func BenchmarkParquetRead(b *testing.B) { benchRead(b, "zstd.parquet") }
 
-// BenchmarkParquetStrings reads the Parquet log with the id columns decoded
-// by byteSource (own) and by pqarrow, one decoder each.
+// BenchmarkParquetStrings reads the Parquet log with its columns decoded by
+// the reader's own column sources and by pqarrow, one decoder each.
 func BenchmarkParquetStrings(b *testing.B) {
 	for _, own := range []bool{true, false} {
 		b.Run(map[bool]string{true: "own", false: "pqarrow"}[own], func(b *testing.B) {

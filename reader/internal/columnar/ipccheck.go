@@ -415,19 +415,20 @@ func (c *checkedStream) Next() {
 }
 
 // checkArrowSchema checks the Arrow schema a Parquet writer may store in the
-// file's metadata (base64 of an IPC schema message), which pqarrow parses.
+// file's metadata (base64 of an IPC schema message), which originSchema
+// parses.
 func checkArrowSchema(v *string) error {
 	if v == nil {
 		return nil
 	}
 	var dec []byte
 	var err error
-	if len(*v)%4 == 0 { // decoded as pqarrow does
+	if len(*v)%4 == 0 { // decoded as originSchema does
 		dec, err = base64.StdEncoding.DecodeString(*v)
 	}
 	if len(dec) == 0 || err != nil {
 		if dec, err = base64.RawStdEncoding.DecodeString(*v); err != nil {
-			return nil // pqarrow reports it
+			return nil // originSchema reports it
 		}
 	}
 	_, err = io.Copy(io.Discard, &checkedStream{r: bytes.NewReader(dec)})

@@ -1,7 +1,6 @@
 package columnar
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/rankeval/rankeval/reader/internal/batch"
 	"github.com/rankeval/rankeval/reader/internal/scan"
 )
@@ -25,7 +23,7 @@ import (
 // buffers read a typical page in one system call.
 const parquetBufferSize = 1 << 20
 
-// OpenParquet reads a Parquet file through pqarrow, only the configured
+// OpenParquet reads a Parquet file, only the configured
 // columns, a row group per unit: decoders take row groups in turn and
 // stream them in batches.
 func OpenParquet(name string, f *os.File, cols batch.Columns, opt batch.Options) (batch.Reader, error) {
@@ -79,26 +77,18 @@ func NewParquet(name string, f readAtSeeker, closer func() error, cols batch.Col
 	if err := checkArrowSchema(meta.KeyValueMetadata().FindValue("ARROW:schema")); err != nil {
 		return nil, fmt.Errorf("%s: corrupt ARROW:schema metadata: %v: %w", name, err, batch.ErrFormat)
 	}
-	// pqarrow decodes records of at least defaultColumnarBatch rows, which
-	// the decoders cut into batches of the size asked for: small records cost
-	// a per-record overhead in every column reader.
-	arrProps := pqarrow.ArrowReadProperties{BatchSize: int64(max(columnarBatchSize(opt), defaultColumnarBatch))}
-	fr, err := pqarrow.NewFileReader(pf, arrProps, mem)
+	pcols, err := parquetColumns(meta.Schema, meta.KeyValueMetadata())
 	if err != nil {
 		return nil, fmt.Errorf("%s: unsupported Parquet schema: %v: %w", name, err, batch.ErrFormat)
 	}
-	leaves, fields, err := parquetLeaves(name, fr.Manifest, cols)
+	leaves, fields, err := parquetLeaves(name, pcols, cols)
 	if err != nil {
 		return nil, err
 	}
-	// String and binary id columns are decoded by byteSources, the
-	// others by pqarrow.
-	own := make([]*arrow.Field, len(leaves))
-	for i, leaf := range leaves {
-		if byteLeaf(meta.Schema.Column(leaf), *fields[i]) {
-			own[i] = fields[i]
-		}
-	}
+	// Columns are decoded in batches of at least defaultColumnarBatch rows,
+	// which the decoders cut into batches of the size asked for: small
+	// batches cost a per-batch overhead in every column reader.
+	size := max(columnarBatchSize(opt), defaultColumnarBatch)
 
 	nrg := pf.NumRowGroups()
 	starts := make([]int64, nrg)
@@ -117,26 +107,21 @@ func NewParquet(name string, f readAtSeeker, closer func() error, cols batch.Col
 	}
 
 	// Row groups in parallel when there are enough of them; otherwise the
-	// columns of each batch in parallel too. Not with pqarrow's Parallel
-	// option: a panic in its goroutines on a corrupt page (FuzzParquet
-	// finds them) cannot be recovered and would kill the process.
+	// columns of each batch in parallel too, in goroutines whose panics on
+	// a corrupt page (FuzzParquet finds them) are recovered as errors.
 	want := batch.Decoders(opt)
 	p := max(1, min(want, end-first))
 	readers := make([]unitReader, p)
 	for w := range p {
-		wfr := fr
+		wpf := pf
 		if w > 0 {
 			// Each decoder has its own readers (they keep per-column state
 			// and a buffer pool); the file metadata is shared, read once.
-			wpf, err := file.NewParquetReader(src, file.WithReadProps(props), file.WithMetadata(meta))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v: %w", name, err, batch.ErrFormat)
-			}
-			if wfr, err = pqarrow.NewFileReader(wpf, arrProps, mem); err != nil {
+			if wpf, err = file.NewParquetReader(src, file.WithReadProps(props), file.WithMetadata(meta)); err != nil {
 				return nil, fmt.Errorf("%s: %v: %w", name, err, batch.ErrFormat)
 			}
 		}
-		readers[w] = &parquetUnits{name: name, fr: wfr, leaves: leaves, own: own, batch: int(arrProps.BatchSize), mem: mem,
+		readers[w] = &parquetUnits{name: name, pf: wpf, leaves: leaves, fields: fields, batch: size, mem: mem,
 			colParallel: want > p && len(leaves) > 1}
 	}
 	var base int64
@@ -189,46 +174,69 @@ func countingFile(f readAtSeeker, opt batch.Options) readAtCounter {
 // parquetLeaves finds the leaf column index and Arrow field of every
 // requested column present, checking its Arrow type before anything is
 // decoded.
-func parquetLeaves(name string, m *pqarrow.SchemaManifest, cols batch.Columns) ([]int, []*arrow.Field, error) {
+func parquetLeaves(name string, pcols []pqColumn, cols batch.Columns) ([]int, []*arrow.Field, error) {
 	var leaves []int
 	var fields []*arrow.Field
 	parts := FilePartitions(name)
 	for _, r := range cols.Requests() {
-		var fld *pqarrow.SchemaField
-		for i := range m.Fields {
-			if m.Fields[i].Field.Name == r.Name {
-				fld = &m.Fields[i]
+		var c *pqColumn
+		for i := range pcols {
+			if pcols[i].field.Name == r.Name {
+				c = &pcols[i]
 				break
 			}
 		}
-		if fld == nil {
+		if c == nil {
 			if _, ok := partitionValue(parts, r.Name); (ok && r.Kind == batch.KExtra) || r.Optional {
 				continue
 			}
-			names := make([]string, len(m.Fields))
-			for i := range m.Fields {
-				names[i] = strconv.Quote(m.Fields[i].Field.Name)
+			names := make([]string, len(pcols))
+			for i := range pcols {
+				names[i] = strconv.Quote(pcols[i].field.Name)
 			}
 			return nil, nil, fmt.Errorf("%s: no column %q (%s); the file has %s; name %s with %s: %w",
 				name, r.Name, r.Role(), batch.ListNames(names), r.Role(), r.FlagName(), batch.ErrColumn)
 		}
-		dt := fld.Field.Type
-		if !fld.IsLeaf() || !accepts(r.Kind, dt) {
+		dt := c.field.Type
+		if c.leaf < 0 || !accepts(r.Kind, dt) {
 			return nil, nil, fmt.Errorf("%s: column %q has type %s; %s must be %s; convert it, or name another column with %s: %w",
 				name, r.Name, dt, r.Role(), r.Types(), r.FlagName(), batch.ErrColumn)
 		}
-		leaves = append(leaves, fld.ColIndex)
-		fields = append(fields, fld.Field)
+		leaves = append(leaves, c.leaf)
+		fields = append(fields, c.field)
 	}
 	return leaves, fields, nil
 }
 
+// ParquetOwnStrings is true for the reader's own decoding of every column;
+// tests set it false to decode with ParquetReference instead and compare.
+var ParquetOwnStrings = true
+
+// ParquetReference, when set (readertest sets it to pqarrow's record
+// reader), decodes leaves of row group u of pf in batches of n rows while
+// ParquetOwnStrings is false: the reference the own decoding is tested
+// against.
+var ParquetReference func(pf *file.Reader, leaves []int, u, n int, mem memory.Allocator) (ReferenceColumns, error)
+
+// ReferenceColumns is a reference decoder's view of some columns of one
+// row group.
+type ReferenceColumns interface {
+	Fields() []arrow.Field
+	// Next returns the next batch's columns, nil at the end.
+	Next() ([]arrow.Array, error)
+	Release()
+}
+
+type refSource struct{ ReferenceColumns }
+
+func (s refSource) release() { s.Release() }
+
 // parquetUnits reads row groups for one decoder.
 type parquetUnits struct {
 	name        string
-	fr          *pqarrow.FileReader
+	pf          *file.Reader
 	leaves      []int
-	own         []*arrow.Field // own[i] != nil: leaves[i] is read by a byteSource, as this field
+	fields      []*arrow.Field // of leaves
 	batch       int
 	mem         memory.Allocator
 	colParallel bool // decode the columns of each batch in parallel
@@ -241,44 +249,28 @@ func (p *parquetUnits) read(u int, emit func(arrow.RecordBatch) error) (bool, er
 			s.release()
 		}
 	}()
-	// pqarrow's columns in one record reader, or one each when the columns
-	// are decoded in parallel; a byteSource for each string column.
-	var rest []int
-	for i, leaf := range p.leaves {
-		if p.own[i] == nil {
-			rest = append(rest, leaf)
+	if !ParquetOwnStrings && ParquetReference != nil {
+		for _, leaf := range p.leaves {
+			rc, err := ParquetReference(p.pf, []int{leaf}, u, p.batch, p.mem)
+			if err != nil {
+				return true, p.fail(u, err)
+			}
+			srcs = append(srcs, refSource{rc})
 		}
+		return true, p.readSources(u, srcs, emit)
 	}
-	owned := len(p.leaves) - len(rest)
-	for len(rest) > 0 {
-		take := rest
-		if p.colParallel {
-			take = rest[:1]
-		}
-		rest = rest[len(take):]
-		rr, err := p.fr.GetRecordReader(context.Background(), take, []int{u})
+	rg := p.pf.RowGroup(u)
+	sc := p.pf.MetaData().Schema
+	for i, leaf := range p.leaves {
+		cr, err := rg.Column(leaf)
 		if err != nil {
 			return true, p.fail(u, err)
 		}
-		srcs = append(srcs, pqSource{rr})
-	}
-	if owned > 0 {
-		pf := p.fr.ParquetReader()
-		rg := pf.RowGroup(u)
-		for i, leaf := range p.leaves {
-			if p.own[i] == nil {
-				continue
-			}
-			cr, err := rg.Column(leaf)
-			if err != nil {
-				return true, p.fail(u, err)
-			}
-			s, err := newByteSource(cr, pf.MetaData().Schema.Column(leaf), *p.own[i], p.batch, p.mem)
-			if err != nil {
-				return true, p.fail(u, err)
-			}
-			srcs = append(srcs, s)
+		s, err := newColSource(cr, sc.Column(leaf), *p.fields[i], p.batch, p.mem)
+		if err != nil {
+			return true, p.fail(u, err)
 		}
+		srcs = append(srcs, s)
 	}
 	return true, p.readSources(u, srcs, emit)
 }
@@ -327,7 +319,7 @@ func (p *parquetUnits) readSources(u int, srcs []colSource, emit func(arrow.Reco
 			}
 		}
 		if outs[0] == nil {
-			want := p.fr.ParquetReader().MetaData().RowGroup(u).NumRows()
+			want := p.pf.MetaData().RowGroup(u).NumRows()
 			for i := range srcs {
 				if outs[i] != nil {
 					return p.fail(u, fmt.Errorf("column %q has more rows than %q", name(i), name(0)))
