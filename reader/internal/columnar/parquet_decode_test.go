@@ -3,6 +3,7 @@ package columnar
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"testing"
 
@@ -11,10 +12,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/rankeval/rankeval/reader/internal/batch"
@@ -468,5 +471,78 @@ func compareColumn(t *testing.T, pf *file.Reader, fr *pqarrow.FileReader, c pqCo
 	}
 	if want := pf.MetaData().RowGroup(u).NumRows(); int64(rows) != want {
 		t.Fatalf("%d rows, the row group has %d", rows, want)
+	}
+}
+
+// TestParquetStoredSchema: the types a stored Arrow schema gives columns
+// (durations over INT64, time zones, large strings, dictionaries of any
+// index type, decimal256 over a decimal128's bytes, extension metadata) are
+// those pqarrow gives, including schemas that do not fit the file.
+func TestParquetStoredSchema(t *testing.T) {
+	node := func(name string, lt schema.LogicalType, pt parquet.Type, n int) schema.Node {
+		nd, err := schema.NewPrimitiveNodeLogical(name, parquet.Repetitions.Optional, lt, pt, n, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nd
+	}
+	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, schema.FieldList{
+		node("dur", schema.NoLogicalType{}, parquet.Types.Int64, -1),
+		node("ts", schema.NewTimestampLogicalType(true, schema.TimeUnitMicros), parquet.Types.Int64, -1),
+		node("big", schema.StringLogicalType{}, parquet.Types.ByteArray, -1),
+		node("cat", schema.StringLogicalType{}, parquet.Types.ByteArray, -1),
+		node("dec", schema.NewDecimalLogicalType(20, 2), parquet.Types.FixedLenByteArray, 9),
+		node("plain", schema.NoLogicalType{}, parquet.Types.Int32, -1),
+	}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := schema.NewSchema(root)
+	stored := func(fields ...arrow.Field) metadata.KeyValueMetadata {
+		var buf bytes.Buffer
+		w := ipc.NewWriter(&buf, ipc.WithSchema(arrow.NewSchema(fields, nil)))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		kv := metadata.NewKeyValueMetadata()
+		if err := kv.Append("ARROW:schema", base64.StdEncoding.EncodeToString(buf.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+		return kv
+	}
+	full := []arrow.Field{
+		{Name: "dur", Type: arrow.FixedWidthTypes.Duration_us, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "Asia/Tokyo"}, Nullable: true},
+		{Name: "big", Type: arrow.BinaryTypes.LargeString, Nullable: true},
+		{Name: "cat", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+		{Name: "dec", Type: &arrow.Decimal256Type{Precision: 20, Scale: 2}, Nullable: true},
+		{Name: "plain", Type: arrow.PrimitiveTypes.Int32, Nullable: true, Metadata: arrow.NewMetadata([]string{"k"}, []string{"v"})},
+	}
+	for _, c := range []struct {
+		name string
+		kv   metadata.KeyValueMetadata
+	}{
+		{"none", nil},
+		{"every kind", stored(full...)},
+		{"fewer fields than the file", stored(full[:3]...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mine, err := parquetColumns(sc, c.kv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := pqarrow.FromParquet(sc, &pqarrow.ArrowReadProperties{}, c.kv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range ref.Fields() {
+				if !mine[i].field.Equal(f) {
+					t.Errorf("column %d: %v, pqarrow gives %v", i, mine[i].field, f)
+				}
+			}
+			if c.name == "every kind" && (mine[0].field.Type.ID() != arrow.DURATION || accepts(batch.FScore, mine[0].field.Type)) {
+				t.Errorf("dur: %s; a duration must not serve as a score", mine[0].field.Type)
+			}
+		})
 	}
 }
