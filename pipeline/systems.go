@@ -86,7 +86,8 @@ func (u *Unit) similarities(logs []*Group, res *aggregate.Query, lockstep bool) 
 // the systems are one log's score columns, else as numbers of their doc
 // ids: the baseline's rows in its ranked order 0, 1, ..., and another
 // log's each the baseline's number of its doc id, or a number of its own
-// past them (docIDs).
+// past them (docIDs). A ranked row without a doc id is an error: it
+// matches no row of another log, nor can two such rows be told apart.
 func (u *Unit) keepRanking(s int, g *Group, lockstep bool) error {
 	if !lockstep {
 		u.ranks[s] = append(u.ranks[s], u.ranked...)
@@ -96,12 +97,13 @@ func (u *Unit) keepRanking(s int, g *Group, lockstep bool) error {
 		return fmt.Errorf("%s: query %q of %s has no doc id: the rank-similarity measures match the rows of two logs by doc id: %w",
 			u.where(g.First), g.ID, u.r.Systems[s], ErrMixedColumns)
 	}
-	if len(g.Doc.Buf) == 0 && g.N() > 1 { // every doc id empty: no row can be told apart
-		return fmt.Errorf("%s: query %q of %s has only empty doc ids: the rank-similarity measures match the rows of two logs by doc id: %w",
-			u.where(g.First), g.ID, u.r.Systems[s], ErrDuplicateDoc)
-	}
 	for _, row := range u.ranked {
-		u.ranks[s] = append(u.ranks[s], u.ids.number(u.docs[row], s == 0))
+		d := u.docs[row]
+		if len(d) == 0 { // no row of another log can be told to be this one
+			return fmt.Errorf("%s: query %q of %s has a row without a doc id: the rank-similarity measures match the rows of two logs by doc id: %w",
+				u.where(g.Where[row]), g.ID, u.r.Systems[s], ErrDuplicateDoc)
+		}
+		u.ranks[s] = append(u.ranks[s], u.ids.number(d, s == 0))
 	}
 	return nil
 }

@@ -169,6 +169,15 @@ func TestSimilarityRefusals(t *testing.T) {
 	if err := os.WriteFile(nodoc, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// two rows of a query without a doc id beside one with: no row of
+	// the other log can be told to match either
+	someEmpty := filepath.Join(dir, "someempty.jsonl")
+	if err := os.WriteFile(someEmpty, []byte(`{"query_id":"q","doc_id":"","score":3}
+{"query_id":"q","doc_id":"","score":2}
+{"query_id":"q","doc_id":"x","score":1}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -181,6 +190,8 @@ func TestSimilarityRefusals(t *testing.T) {
 		{"ties average", []string{"-m", "overlap@3", "--ties", "average", "--score-col", "score,score_b", log}, 2, `compares two rankings, and --ties average`},
 		{"a gate", []string{"-m", "overlap@3", "--score-col", "score,score_b", "--fail-under", "overlap@3=0.5", log}, 2, `has no better side`},
 		{"logs without doc ids", []string{"-m", "overlap@3", "--system", "a=" + nodoc, "--system", "b=" + nodoc}, 1, `doc_id`},
+		{"rows without doc ids", []string{"-m", "overlap", "--system", "a=" + someEmpty, "--system", "b=" + someEmpty}, 1,
+			someEmpty + `:1: query "q" of a has a row without a doc id: the rank-similarity measures match the rows of two logs by doc id`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := cli(t, append([]string{"--quiet"}, tc.args...)...)
