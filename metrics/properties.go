@@ -94,16 +94,17 @@ func (m Metric) Ratio() bool { return families[m.Kind].agg == AggRatio }
 // zero, and trec_eval's -c): what an empty ranking scores. It is NaN for
 // the correlations, the click ranks and the interleaving outcome
 // (undefined) and for the rank-similarity measures (which compare the
-// empty ranking with the baseline's apart: Evaluator.Similarity), 1 for num_q (the query counts), abandon (nothing
-// clicked) and rbp_resid (what trec_eval -c gives: nothing ranked, all of rbp unknown), gm_map's logarithm of its floor, and 0 for every other metric
-// (num_rel too when the query's judgments are unknown: Evaluator.Absent
-// gives its R when they are).
+// empty ranking with the baseline's apart: Evaluator.Similarity), 1 for num_q (the query counts) and abandon (nothing
+// clicked), gm_map's logarithm of its floor, and 0 for every other metric:
+// rbp_resid too (an empty ranking has no unjudged row; trec_eval -c gives
+// its rbp_resid 0), and num_rel when the query's judgments are unknown
+// (Evaluator.Absent gives its R when they are).
 func (m Metric) Missing() float64 {
 	switch {
 	case m.Correlation(), m.Kind == KindFirstClick, m.Kind == KindLastClick, m.Kind == KindInterleave, m.Pair():
 		return math.NaN()
-	case m.Kind == KindNumQ, m.Kind == KindAbandon, m.Kind == KindRBPResid:
-		return 1 // rbp_resid: nothing ranked, all of rbp unknown (trec_eval -c's 1)
+	case m.Kind == KindNumQ, m.Kind == KindAbandon:
+		return 1
 	case m.Geometric():
 		return geoTerm(0)
 	}

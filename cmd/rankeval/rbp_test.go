@@ -7,12 +7,13 @@ import (
 	"testing"
 )
 
-// TestRBPEqualsDropIn: rbp:0.8 and rbp_resid:0.8 of the ordinary command
+// TestRBPEqualsDropIn: rbp:0.8 and rbp_resid:0.9 of the ordinary command
 // (--profile trec_eval, --format trec) print, query by query and in the
-// summary, what rankeval trec_eval -m rbp.p=0.8 -m rbp_resid.p=0.8
-// prints on the same qrels and run, with -c (--complete; the run's
-// queries without judgments left out: trec_eval 10.0 stops at one, as at
-// a judged query missing from the run without -c); and on a log of
+// summary, what rankeval trec_eval -m rbp.p=0.8 -m rbp_resid prints on
+// the same qrels and run, with -c (--complete; the run's queries without
+// judgments left out: trec_eval 10.0 stops at one, as at a judged query
+// missing from the run without -c), a judged query the run lacks
+// counting rbp 0 and rbp_resid 0 in the summary; and on a log of
 // graded labels, rbp is (1−p) Σ g_i p^(i−1) with the gains scaled by the
 // query's largest label, as trec_eval scales a table above 1.
 func TestRBPEqualsDropIn(t *testing.T) {
@@ -34,11 +35,11 @@ func TestRBPEqualsDropIn(t *testing.T) {
 			if err := os.WriteFile(path, []byte(run.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, drop, stderr := cli(t, "trec_eval", "-q", "-c", "-m", "rbp.p=0.8", "-m", "rbp_resid.p=0.8", qrels, path)
+			code, drop, stderr := cli(t, "trec_eval", "-q", "-c", "-m", "rbp.p=0.8", "-m", "rbp_resid", qrels, path)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
-			code, ord, stderr := cli(t, "--quiet", "--qrels", qrels, "--profile", "trec_eval", "--complete", "-m", "rbp:0.8,rbp_resid:0.8", "--format", "trec", "--per-query", "-", path)
+			code, ord, stderr := cli(t, "--quiet", "--qrels", qrels, "--profile", "trec_eval", "--complete", "-m", "rbp:0.8,rbp_resid:0.9", "--format", "trec", "--per-query", "-", path)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
@@ -56,7 +57,7 @@ func TestRBPEqualsDropIn(t *testing.T) {
 				}
 				return m
 			}
-			want, got := values(drop, "rbp_p=0.8", "rbp_resid_p=0.8"), values(ord, "rbp:0.8", "rbp_resid:0.8")
+			want, got := values(drop, "rbp_p=0.8", "rbp_resid"), values(ord, "rbp:0.8", "rbp_resid:0.9")
 			if len(want) < 40 || want["rbp all"] == "" {
 				t.Fatalf("drop-in printed %d values:\n%.300s", len(want), drop)
 			}
@@ -64,7 +65,7 @@ func TestRBPEqualsDropIn(t *testing.T) {
 			// query the run lacks (--complete counts it in the summary)
 			absent := 0
 			for k, v := range want {
-				if g, ok := got[k]; ok && g != v || !ok && !(strings.HasPrefix(k, "rbp ") && v == "0.0000" || strings.HasPrefix(k, "resid ") && v == "1.0000") {
+				if g, ok := got[k]; ok && g != v || !ok && !(strings.HasPrefix(k, "rbp ") && v == "0.0000" || strings.HasPrefix(k, "resid ") && v == "0.0000") {
 					t.Errorf("%s: ordinary %q, drop-in %q", k, got[k], v)
 				}
 				if _, ok := got[k]; !ok {
