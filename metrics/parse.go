@@ -256,7 +256,7 @@ func NeedsJudgments(ms []Metric, o Options) bool {
 
 // CheckOptions reports a metric that cannot be computed under o: under
 // TiesAverage every metric is an exact expectation, which bpref,
-// iprec and judged@k do not have yet, and MaxRanked and JudgedOnly need a
+// iprec, judged@k, rbp and rbp_resid do not have yet, and MaxRanked and JudgedOnly need a
 // ranking, not a distribution of them.
 func CheckOptions(ms []Metric, o Options) error {
 	if o.Ties != TiesAverage {
@@ -267,7 +267,8 @@ func CheckOptions(ms []Metric, o Options) error {
 	}
 	for _, m := range ms {
 		switch {
-		case m.Kind == KindBpref, m.Kind == KindGMBpref, m.Kind == KindIPrec, m.Kind == Kind11pt, m.Kind == KindJudged:
+		case m.Kind == KindBpref, m.Kind == KindGMBpref, m.Kind == KindIPrec, m.Kind == Kind11pt, m.Kind == KindJudged,
+			m.Kind == KindRBP, m.Kind == KindRBPResid:
 			return fmt.Errorf("metric %q has no exact expectation under --ties average yet; use another tie policy: %w", m.Name, ErrBadOption)
 		case m.Pair():
 			return fmt.Errorf("metric %q compares two rankings, and --ties average gives each a distribution of orders, not one: use another tie policy (input, trec, optimistic, pessimistic): %w", m.Name, ErrBadOption)

@@ -89,3 +89,25 @@ func TestRBPEqualsDropIn(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, stderr)
 	}
 }
+
+// TestRBPTiesAverage: rbp and rbp_resid read the whole ranking's order and
+// have no exact expectation over the orders of tied rows yet, so --ties
+// average refuses them (exit 2) rather than give one order's value: two
+// tied rows labelled 1 and 0 would give rbp:0.5 0.5 (input order), where
+// the expectation is (0.5 + 0.25)/2.
+func TestRBPTiesAverage(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log.jsonl")
+	if err := os.WriteFile(log, []byte(`{"query_id":"q","doc_id":"a","score":1,"label":1}
+{"query_id":"q","doc_id":"b","score":1,"label":0}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"rbp:0.5", "rbp_resid:0.5"} {
+		t.Run(m, func(t *testing.T) {
+			code, out, stderr := cli(t, "--quiet", "--ties", "average", "-m", "ndcg,"+m, log)
+			if code != 2 || !strings.Contains(stderr, `metric "`+m+`" has no exact expectation under --ties average`) {
+				t.Fatalf("exit %d, stderr %q, out %.200s", code, stderr, out)
+			}
+		})
+	}
+}
