@@ -65,13 +65,21 @@ func NewTable(maxPosition int) *Table {
 	return &Table{MaxPosition: maxPosition, cells: map[string]Count{}}
 }
 
-// CheckRow refuses a row's logged position and click that the table
-// cannot count: a position must be a whole number >= 1, a click 0 or 1
-// (a boolean reads as one). The error names neither file nor row; the
-// caller adds them.
-func CheckRow(position, click float64) error {
+// CheckRow refuses a row the table cannot count: an empty query or doc
+// id (the estimators match a document's rows across positions and
+// rankers by the two, so rows without them would pool into one document
+// shown everywhere), a logged position that is not a whole number from 1
+// to 2147483647, a click other than 0 or 1 (a boolean reads as one). The
+// error names neither file nor row; the caller adds them.
+func CheckRow(query, doc []byte, position, click float64) error {
+	if len(query) == 0 {
+		return fmt.Errorf("empty query id: the propensities match a document's rows across positions by query and doc id: %w", ErrRow)
+	}
+	if len(doc) == 0 {
+		return fmt.Errorf("empty doc id: the propensities match a document's rows across positions by query and doc id: %w", ErrRow)
+	}
 	if !(position >= 1 && position <= 1<<31-1) || position != float64(int64(position)) {
-		return fmt.Errorf("logged position %v: want a whole number >= 1: %w", position, ErrRow)
+		return fmt.Errorf("logged position %v: want a whole number from 1 to %d: %w", position, 1<<31-1, ErrRow)
 	}
 	if click != 0 && click != 1 {
 		return fmt.Errorf("click %v: want 0 or 1 (the --label-col of a click log): %w", click, ErrRow)

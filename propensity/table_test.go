@@ -9,23 +9,26 @@ import (
 func TestCheckRow(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
+		query, doc      string
 		position, click float64
 		ok              bool
 	}{
-		{"top, clicked", 1, 1, true},
-		{"deep, skipped", 20000, 0, true},
-		{"position 0", 0, 0, false},
-		{"fractional position", 2.5, 0, false},
-		{"negative position", -1, 0, false},
-		{"huge position", 1e12, 0, false},
-		{"NaN position", nan(), 0, false},
-		{"graded label", 3, 2, false},
-		{"half a click", 3, 0.5, false},
+		{"top, clicked", "q", "d", 1, 1, true},
+		{"empty query id", "", "d", 1, 1, false},
+		{"empty doc id", "q", "", 1, 1, false},
+		{"deep, skipped", "q", "d", 20000, 0, true},
+		{"position 0", "q", "d", 0, 0, false},
+		{"fractional position", "q", "d", 2.5, 0, false},
+		{"negative position", "q", "d", -1, 0, false},
+		{"huge position", "q", "d", 1e12, 0, false},
+		{"NaN position", "q", "d", nan(), 0, false},
+		{"graded label", "q", "d", 3, 2, false},
+		{"half a click", "q", "d", 3, 0.5, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckRow(tc.position, tc.click)
+			err := CheckRow([]byte(tc.query), []byte(tc.doc), tc.position, tc.click)
 			if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrRow) {
-				t.Fatalf("CheckRow(%v, %v) = %v, want ok %v", tc.position, tc.click, err, tc.ok)
+				t.Fatalf("CheckRow(%q, %q, %v, %v) = %v, want ok %v", tc.query, tc.doc, tc.position, tc.click, err, tc.ok)
 			}
 		})
 	}

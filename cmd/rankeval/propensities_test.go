@@ -194,6 +194,16 @@ func TestPropensitiesErrors(t *testing.T) {
 		return fmt.Sprintf(`{"query_id":%q,"doc_id":%q,"position":%v,"label":%v,"ranker":%q}`+"\n", q, d, pos, click, ranker)
 	}
 	good := row("q", "a", 1, 1, "A") + row("q", "b", 2, 0, "A")
+	// 20 queries (q0, q1, ...), each one document d shown at positions 1
+	// and 2 and clicked at both: an estimate p(2)/p(1) = 1, exit 0, unless
+	// a row is refused
+	both := func(q, d string) string {
+		var b strings.Builder
+		for i := range 20 {
+			b.WriteString(row(fmt.Sprint(q, i), d, 1, 1, "A") + row(fmt.Sprint(q, i), d, 2, 1, "B"))
+		}
+		return b.String()
+	}
 	for _, tc := range []struct {
 		name, data string
 		args       []string
@@ -201,8 +211,11 @@ func TestPropensitiesErrors(t *testing.T) {
 		msg        string
 	}{
 		{"a graded label", good + row("q", "c", 3, 2, "A"), nil, 1, "log.jsonl:3: click 2: want 0 or 1"},
-		{"position 0", good + row("q", "c", 0, 0, "A"), nil, 1, "log.jsonl:3: logged position 0: want a whole number >= 1"},
+		{"position 0", good + row("q", "c", 0, 0, "A"), nil, 1, "log.jsonl:3: logged position 0: want a whole number from 1 to 2147483647"},
 		{"a fractional position", row("q", "c", 1.5, 0, "A"), nil, 1, "log.jsonl:1: logged position 1.5"},
+		{"an empty doc id", both("q", ""), []string{"--min-clicks", "1"}, 1, "log.jsonl:1: empty doc id"},
+		{"an empty query id", both("q", "a") + row("", "a", 1, 1, "A"), []string{"--min-clicks", "1"}, 1, "log.jsonl:41: empty query id"},
+		{"a position past int32", good + row("q", "c", 1e10, 0, "A"), nil, 1, "log.jsonl:3: logged position 1e+10: want a whole number from 1 to 2147483647"},
 		{"no ranker column", `{"query_id":"q","doc_id":"a","position":1,"label":1}` + "\n", nil, 1, "ranker"},
 		{"one order", good + good, nil, 1, "no position past 1 can be estimated"},
 		{"no position column", good, []string{"--position-col", ""}, 2, "--position-col: rankeval propensities needs"},

@@ -52,7 +52,7 @@ func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.
 		b := r.Batch()
 		pos := b.Numbers[0]
 		for i := range b.N {
-			if err := propensity.CheckRow(pos[i], b.Label[i]); err != nil {
+			if err := propensity.CheckRow(b.Query.At(i), b.Doc.At(i), pos[i], b.Label[i]); err != nil {
 				return fmt.Errorf("%s: %w", b.Where(i), err)
 			}
 			rk := ranker
