@@ -191,3 +191,35 @@ func bitsOf(e *Estimate) []uint64 {
 	}
 	return b
 }
+
+// TestOneRankerNote checks that an estimate over the log of one ranker,
+// by either method, says that its pairs are no intervention, and that
+// one over two rankers does not.
+func TestOneRankerNote(t *testing.T) {
+	one := append(repeat("q", "a", "A", 1, 100, 50), repeat("q", "a", "A", 2, 100, 25)...)
+	two := append(repeat("q", "a", "A", 1, 100, 50), repeat("q", "a", "B", 2, 100, 25)...)
+	for _, tc := range []struct {
+		name string
+		rows []row
+		m    Method
+		note bool
+	}{
+		{"harvest, one ranker", one, Harvest, true},
+		{"em, one ranker", one, EM, true},
+		{"harvest, two rankers", two, Harvest, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := tableOf(3, tc.rows).Estimate(Options{Method: tc.m, Replicates: 40, MinClicks: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(e.Positions[1].Propensity-0.5) > 1e-6 {
+				t.Fatalf("position 2: %+v", e.Positions[1])
+			}
+			notes := strings.Join(e.Notes(), "\n")
+			if got := strings.Contains(notes, "one ranker: its documents shown at two positions"); got != tc.note {
+				t.Errorf("notes %q: the one-ranker note %v, want %v", notes, got, tc.note)
+			}
+		})
+	}
+}

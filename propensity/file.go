@@ -59,7 +59,9 @@ func (e *Estimate) WriteFile(w io.Writer) error {
 func number(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
 // Notes are the lines that say which positions the log shows have no
-// estimate, and why; the file ends before the first of them.
+// estimate, and why (the file ends before the first of them), the rows
+// past MaxPosition, and a log of one ranker, whose pairs are no
+// intervention.
 func (e *Estimate) Notes() []string {
 	last := 0
 	for _, p := range e.Positions {
@@ -75,6 +77,9 @@ func (e *Estimate) Notes() []string {
 	}
 	if n := e.Estimated(); n < last {
 		notes = append(notes, fmt.Sprintf("the file gives positions 1 to %d; a log evaluated with it must show no row past position %d", n, n))
+	}
+	if len(e.Totals.Rankers) <= 1 {
+		notes = append(notes, "one ranker: its documents shown at two positions were moved by its own order, not by an intervention between rankers; the estimate holds only if those moves do not follow the documents' attractiveness")
 	}
 	if e.Totals.Beyond > 0 {
 		notes = append(notes, fmt.Sprintf("%d rows past --max-position %d were not counted", e.Totals.Beyond, len(e.Positions)))
