@@ -275,10 +275,24 @@ func (c *Run) TestNote() string {
 	return t + "; p not corrected"
 }
 
+// The version a release build (scripts/release) stamps with the linker's
+// -X flag: the module version (a tag, or the pseudo-version go would
+// stamp) and the commit, 12 hex digits, followed by ", modified" when the
+// tree was. Release builds turn VCS stamping off so that a clone and an
+// archive of one commit give the same bytes; both are empty in other builds.
+var releaseVersion, releaseRevision string
+
 // Version is the version of the rankeval module in this build, the same
 // string for every command built from one commit (rankeval, and
-// rankeval-beam, which depends on the module through a replace directive).
+// rankeval-beam, which depends on the module through a replace directive):
+// the release's stamp, else what the go command recorded.
 func Version() string {
+	if releaseVersion != "" {
+		if releaseRevision == "" {
+			return releaseVersion
+		}
+		return releaseVersion + " (" + releaseRevision + ")"
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

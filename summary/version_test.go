@@ -52,3 +52,22 @@ func TestVersionSameForBothCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestVersionStamped: a release build's stamp (scripts/release sets it with
+// -ldflags -X) is the version, in the form versionOf gives a VCS build.
+func TestVersionStamped(t *testing.T) {
+	defer func(v, r string) { releaseVersion, releaseRevision = v, r }(releaseVersion, releaseRevision)
+	for _, tc := range []struct{ name, version, revision, want string }{
+		{"a tag", "v1.3.0", "82a1ee7d0456", "v1.3.0 (82a1ee7d0456)"},
+		{"a pseudo-version, modified", "v0.0.0-20261125035847-82a1ee7d0456", "82a1ee7d0456, modified",
+			"v0.0.0-20261125035847-82a1ee7d0456 (82a1ee7d0456, modified)"},
+		{"no revision", "v1.3.0", "", "v1.3.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			releaseVersion, releaseRevision = tc.version, tc.revision
+			if got := Version(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
