@@ -1,8 +1,11 @@
 package reader
 
 import (
+	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +141,74 @@ func TestParquetOwnStringsNull(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("decoders=%d: error %q does not say %q", dec, err, want)
 		}
+	}
+}
+
+// TestParquetStoredSchemaMismatch: a stored ARROW:schema giving a column a
+// type its Parquet type cannot hold (a large string over INT32) refuses
+// only that column, as pqarrow does: the other columns read as written,
+// and naming the column for a role is an error naming it, not a panic.
+func TestParquetStoredSchemaMismatch(t *testing.T) {
+	checkedMem(t)
+	const n = 50
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "query_id", Type: arrow.BinaryTypes.String},
+		{Name: "doc_id", Type: arrow.BinaryTypes.String},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "label", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "extra", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range n {
+		b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("q%d", i/5))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("d%d", i))
+		b.Field(2).(*array.Float64Builder).Append(float64(i%7) - 3)
+		b.Field(3).(*array.Int32Builder).Append(int32(i % 3))
+		b.Field(4).(*array.Int32Builder).Append(int32(i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	stored := arrow.NewSchema(append(sc.Fields()[:4:4], arrow.Field{Name: "extra", Type: arrow.BinaryTypes.LargeString}), nil)
+	var ipcBuf bytes.Buffer
+	iw := ipc.NewWriter(&ipcBuf, ipc.WithSchema(stored))
+	if err := iw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "mismatch.parquet")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(sc, f, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendKeyValueMetadata("ARROW:schema", base64.StdEncoding.EncodeToString(ipcBuf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, name, readertest.StdCols, batch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d rows, want %d", len(got), n)
+	}
+	for i, r := range got {
+		if r.q != fmt.Sprintf("q%d", i/5) || r.d != fmt.Sprintf("d%d", i) || r.score != float64(i%7)-3 || r.label != float64(i%3) {
+			t.Fatalf("row %d: %+v", i, r)
+		}
+	}
+	cols := readertest.StdCols
+	cols.Query = "extra"
+	_, err = readAll(t, name, cols, batch.Options{})
+	if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), `"extra"`) {
+		t.Fatalf("extra as the query column: err = %v, want an error naming the file and the column", err)
 	}
 }

@@ -525,6 +525,9 @@ func TestParquetStoredSchema(t *testing.T) {
 		{"none", nil},
 		{"every kind", stored(full...)},
 		{"fewer fields than the file", stored(full[:3]...)},
+		// A type the column's Parquet type cannot hold refuses only that
+		// column, when it is read (TestParquetStoredSchemaMismatch).
+		{"a large string over INT32", stored(append(full[:5:5], arrow.Field{Name: "plain", Type: arrow.BinaryTypes.LargeString, Nullable: true})...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mine, err := parquetColumns(sc, c.kv)

@@ -60,7 +60,7 @@ func parquetColumns(sc *schema.Schema, kv metadata.KeyValueMetadata) ([]pqColumn
 			c.field.Nullable = false
 		}
 		if origin != nil {
-			if err := applyOrigin(origin.Field(i), c.field, c.leaf >= 0); err != nil {
+			if err := applyOrigin(origin.Field(i), c.field); err != nil {
 				return nil, err
 			}
 		}
@@ -102,12 +102,12 @@ func originSchema(kv metadata.KeyValueMetadata) (*arrow.Schema, error) {
 
 // applyOrigin changes the inferred field f as the stored Arrow field o
 // says, where pqarrow does: only types that Parquet cannot tell apart.
-func applyOrigin(o arrow.Field, f *arrow.Field, leaf bool) error {
+func applyOrigin(o arrow.Field, f *arrow.Field) error {
 	switch o.Type.ID() {
 	case arrow.EXTENSION:
 		ext := o.Type.(arrow.ExtensionType)
 		storage := ext.StorageType()
-		if err := applyOrigin(arrow.Field{Type: storage}, f, leaf); err != nil {
+		if err := applyOrigin(arrow.Field{Type: storage}, f); err != nil {
 			return err
 		}
 		if !arrow.TypeEqual(ext, f.Type) {
@@ -134,9 +134,8 @@ func applyOrigin(o arrow.Field, f *arrow.Field, leaf bool) error {
 			f.Type = o.Type
 		}
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		if leaf && !arrow.IsBinaryLike(f.Type.ID()) && !arrow.IsLargeBinaryLike(f.Type.ID()) {
-			return fmt.Errorf("the stored Arrow schema gives column %q type %s, which its Parquet type %s cannot hold", f.Name, o.Type, f.Type)
-		}
+		// Whatever the Parquet type: a column that cannot hold it is
+		// refused when it is read (newColSource), not the whole file.
 		f.Type = o.Type
 	case arrow.DICTIONARY:
 		if arrow.IsBinaryLike(f.Type.ID()) {
