@@ -549,3 +549,50 @@ func TestParquetStoredSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestParquetNestedColumns: the Arrow types of nested columns (a variant,
+// a repeated variant, a list, a map, a struct) are pqarrow's, so a file
+// with them is read (parquetLeaves refuses one only when a role names it).
+func TestParquetNestedColumns(t *testing.T) {
+	must := func(n schema.Node, err error) schema.Node {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	req, opt, rep := parquet.Repetitions.Required, parquet.Repetitions.Optional, parquet.Repetitions.Repeated
+	bin := func(name string, r parquet.Repetition) schema.Node {
+		return must(schema.NewPrimitiveNode(name, r, parquet.Types.ByteArray, -1, -1))
+	}
+	variant := func(name string, r parquet.Repetition) schema.Node {
+		return must(schema.NewGroupNodeLogical(name, r, schema.FieldList{bin("metadata", req), bin("value", opt)}, schema.VariantLogicalType{}, -1))
+	}
+	fields := schema.FieldList{
+		must(schema.NewPrimitiveNodeLogical("query_id", req, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)),
+		variant("v", opt),
+		variant("vs", rep),
+		must(schema.NewGroupNodeLogical("l", opt, schema.FieldList{
+			must(schema.NewGroupNode("list", rep, schema.FieldList{
+				must(schema.NewPrimitiveNode("element", opt, parquet.Types.Int32, -1, -1))}, -1))}, schema.NewListLogicalType(), -1)),
+		must(schema.NewGroupNodeLogical("m", opt, schema.FieldList{
+			must(schema.NewGroupNode("key_value", rep, schema.FieldList{
+				must(schema.NewPrimitiveNodeLogical("key", req, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)),
+				must(schema.NewPrimitiveNode("value", opt, parquet.Types.Double, -1, -1))}, -1))}, schema.MapLogicalType{}, -1)),
+		must(schema.NewGroupNode("s", opt, schema.FieldList{bin("a", opt), bin("b", req)}, -1)),
+	}
+	sc := schema.NewSchema(must(schema.NewGroupNode("schema", req, fields, -1)).(*schema.GroupNode))
+	ref, err := pqarrow.FromParquet(sc, &pqarrow.ArrowReadProperties{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := parquetColumns(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range ref.Fields() {
+		if !mine[i].field.Equal(f) || (mine[i].leaf >= 0) != (i == 0) {
+			t.Errorf("column %d: %v (leaf %d), pqarrow gives %v", i, mine[i].field, mine[i].leaf, f)
+		}
+	}
+}

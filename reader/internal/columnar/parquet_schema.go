@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -56,8 +57,8 @@ func parquetColumns(sc *schema.Schema, kv metadata.KeyValueMetadata) ([]pqColumn
 		}
 		c.field = &arrow.Field{Name: n.Name(), Type: dt, Nullable: n.RepetitionType() != parquet.Repetitions.Required,
 			Metadata: fieldIDMeta(n.FieldID())}
-		if n.RepetitionType() == parquet.Repetitions.Repeated {
-			c.field.Nullable = false
+		if n.RepetitionType() == parquet.Repetitions.Repeated && !n.LogicalType().Equals(schema.VariantLogicalType{}) {
+			c.field.Nullable = false // a list of a repeated variant is nullable, as pqarrow has it
 		}
 		if origin != nil {
 			if err := applyOrigin(origin.Field(i), c.field); err != nil {
@@ -367,7 +368,7 @@ func nestedArrowType(n schema.Node) (arrow.DataType, error) {
 		}
 		return arrow.MapOfFields(k, v), nil
 	case lt.Equals(schema.VariantLogicalType{}):
-		return nil, errors.New("variant columns are not supported")
+		return variantArrowType(g)
 	}
 	st, err := structArrowType(g)
 	if err != nil {
@@ -377,6 +378,27 @@ func nestedArrowType(n schema.Node) (arrow.DataType, error) {
 		return arrow.ListOf(st), nil
 	}
 	return st, nil
+}
+
+// variantArrowType is the Arrow variant extension type of a VARIANT group
+// (its metadata, value and typed_value as a struct), a list of them when
+// the group is repeated.
+func variantArrowType(g *schema.GroupNode) (arrow.DataType, error) {
+	if n := g.NumFields(); n != 2 && n != 3 {
+		return nil, fmt.Errorf("VARIANT group must have exactly 2 or 3 children, not %d", n)
+	}
+	st, err := structArrowType(g)
+	if err != nil {
+		return nil, err
+	}
+	vt, err := extensions.NewVariantType(st)
+	if err != nil {
+		return nil, err
+	}
+	if g.RepetitionType() == parquet.Repetitions.Repeated {
+		return arrow.ListOfField(arrow.Field{Name: g.Name(), Type: vt, Nullable: true, Metadata: fieldIDMeta(g.FieldID())}), nil
+	}
+	return vt, nil
 }
 
 // isSet reports whether a MAP group has a key-value group of one child,
