@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"os"
 	"path/filepath"
@@ -210,5 +211,51 @@ func TestParquetStoredSchemaMismatch(t *testing.T) {
 	_, err = readAll(t, name, cols, batch.Options{})
 	if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), `"extra"`) {
 		t.Fatalf("extra as the query column: err = %v, want an error naming the file and the column", err)
+	}
+}
+
+// TestParquetBool8Label: a label column written from Arrow's bool8
+// extension (Parquet INT32 of 8-bit integers, the extension named only in
+// the stored ARROW:schema) reads as its integers, as pqarrow gives it.
+func TestParquetBool8Label(t *testing.T) {
+	checkedMem(t)
+	const n = 60
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "query_id", Type: arrow.BinaryTypes.String},
+		{Name: "doc_id", Type: arrow.BinaryTypes.String},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "label", Type: extensions.NewBool8Type()},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range n {
+		b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("q%d", i/6))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("d%d", i))
+		b.Field(2).(*array.Float64Builder).Append(float64(i % 7))
+		b.Field(3).(*extensions.Bool8Builder).Append(i%3 == 0)
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	name := filepath.Join(t.TempDir(), "bool8.parquet")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readertest.WriteParquet(t, f, rec, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	got, err := readAll(t, name, readertest.StdCols, batch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d rows, want %d", len(got), n)
+	}
+	for i, r := range got {
+		want := 0.0
+		if i%3 == 0 {
+			want = 1
+		}
+		if r.label != want || r.score != float64(i%7) || r.d != fmt.Sprintf("d%d", i) {
+			t.Fatalf("row %d: %+v, want label %v", i, r, want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -527,6 +528,10 @@ func TestParquetStoredSchema(t *testing.T) {
 		{"fewer fields than the file", stored(full[:3]...)},
 		// A type the column's Parquet type cannot hold refuses only that
 		// column, when it is read (TestParquetStoredSchemaMismatch).
+		// An extension type whose storage needs no change from the
+		// Parquet type's is not applied (pqarrow's rule), so a bool8
+		// column stays int8.
+		{"an extension over INT32", stored(append(full[:5:5], arrow.Field{Name: "plain", Type: extensions.NewBool8Type(), Nullable: true})...)},
 		{"a large string over INT32", stored(append(full[:5:5], arrow.Field{Name: "plain", Type: arrow.BinaryTypes.LargeString, Nullable: true})...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {

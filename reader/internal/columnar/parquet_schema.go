@@ -61,7 +61,7 @@ func parquetColumns(sc *schema.Schema, kv metadata.KeyValueMetadata) ([]pqColumn
 			c.field.Nullable = false // a list of a repeated variant is nullable, as pqarrow has it
 		}
 		if origin != nil {
-			if err := applyOrigin(origin.Field(i), c.field); err != nil {
+			if _, err := applyOrigin(origin.Field(i), c.field); err != nil {
 				return nil, err
 			}
 		}
@@ -102,50 +102,60 @@ func originSchema(kv metadata.KeyValueMetadata) (*arrow.Schema, error) {
 }
 
 // applyOrigin changes the inferred field f as the stored Arrow field o
-// says, where pqarrow does: only types that Parquet cannot tell apart.
-func applyOrigin(o arrow.Field, f *arrow.Field) error {
+// says, where pqarrow does: only types that Parquet cannot tell apart. It
+// reports whether it changed f (or would have: pqarrow's rule), which
+// decides whether an extension type o wraps f.
+func applyOrigin(o arrow.Field, f *arrow.Field) (modified bool, err error) {
 	switch o.Type.ID() {
 	case arrow.EXTENSION:
 		ext := o.Type.(arrow.ExtensionType)
 		storage := ext.StorageType()
-		if err := applyOrigin(arrow.Field{Type: storage}, f); err != nil {
-			return err
+		if modified, err = applyOrigin(arrow.Field{Type: storage, Metadata: o.Metadata}, f); err != nil {
+			return modified, err
 		}
-		if !arrow.TypeEqual(ext, f.Type) {
+		if modified && !arrow.TypeEqual(ext, f.Type) {
 			inferred := f.Type
 			if inf, ok := inferred.(arrow.ExtensionType); ok && inf.ExtensionName() == ext.ExtensionName() {
 				inferred = inf.StorageType()
 			}
 			if !arrow.TypeEqual(storage, inferred) {
-				return fmt.Errorf("%w: mismatch storage type '%s' for extension type '%s'", arrow.ErrInvalid, f.Type, ext)
+				return modified, fmt.Errorf("%w: mismatch storage type '%s' for extension type '%s'", arrow.ErrInvalid, f.Type, ext)
 			}
 			f.Type = ext
 		}
 	case arrow.SPARSE_UNION, arrow.DENSE_UNION:
-		return errors.New("unimplemented type")
+		return false, errors.New("unimplemented type")
 	case arrow.TIMESTAMP:
-		if ts, ok := f.Type.(*arrow.TimestampType); ok {
-			ots := o.Type.(*arrow.TimestampType)
-			if ots.Unit == ts.Unit && ts.TimeZone == "UTC" && ots.TimeZone != "" {
-				f.Type = o.Type
-			}
+		ts, ok := f.Type.(*arrow.TimestampType)
+		if !ok {
+			return false, nil
 		}
+		ots := o.Type.(*arrow.TimestampType)
+		if ots.Unit == ts.Unit && ts.TimeZone == "UTC" && ots.TimeZone != "" {
+			f.Type = o.Type
+		}
+		modified = true
 	case arrow.DURATION:
 		if f.Type.ID() == arrow.INT64 {
 			f.Type = o.Type
+			modified = true
 		}
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		// Whatever the Parquet type: a column that cannot hold it is
 		// refused when it is read (newColSource), not the whole file.
 		f.Type = o.Type
+		modified = true
 	case arrow.DICTIONARY:
-		if arrow.IsBinaryLike(f.Type.ID()) {
-			d := o.Type.(*arrow.DictionaryType)
-			f.Type = &arrow.DictionaryType{IndexType: d.IndexType, ValueType: f.Type, Ordered: d.Ordered}
+		if !arrow.IsBinaryLike(f.Type.ID()) {
+			return false, nil
 		}
+		d := o.Type.(*arrow.DictionaryType)
+		f.Type = &arrow.DictionaryType{IndexType: d.IndexType, ValueType: f.Type, Ordered: d.Ordered}
+		modified = true
 	case arrow.DECIMAL256:
 		if f.Type.ID() == arrow.DECIMAL128 {
 			f.Type = o.Type
+			modified = true
 		}
 	}
 	if o.HasMetadata() {
@@ -161,8 +171,9 @@ func applyOrigin(o arrow.Field, f *arrow.Field) error {
 		} else {
 			f.Metadata = o.Metadata
 		}
+		modified = true
 	}
-	return nil
+	return modified, nil
 }
 
 // leafArrowType is the Arrow type of a Parquet primitive column.
