@@ -1,3 +1,5 @@
+//go:build azure
+
 package objstore
 
 import (

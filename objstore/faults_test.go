@@ -36,7 +36,7 @@ func faultyObjects() map[string][]byte {
 // growing without bound. A healthy listing of many small pages passes.
 // For every store that lists.
 func TestListingFaults(t *testing.T) {
-	for _, scheme := range []string{"s3", "gs", "az"} {
+	for _, scheme := range objtest.Listing {
 		t.Run(scheme, func(t *testing.T) { testListingFaults(t, scheme) })
 	}
 }
@@ -259,7 +259,7 @@ func testStalledRequest(t *testing.T, scheme string) {
 // escape sequence, a newline); messages print its URL quoted, so a
 // terminal shows it rather than obeys it.
 func TestControlCharactersInKeys(t *testing.T) {
-	for _, scheme := range []string{"s3", "gs", "az"} {
+	for _, scheme := range objtest.Listing {
 		t.Run(scheme, func(t *testing.T) { testControlCharactersInKeys(t, scheme) })
 	}
 }

@@ -44,6 +44,8 @@ var (
 	ErrNotFound = errors.New("no such object")
 	ErrNoInput  = errors.New("no input")
 	ErrAccess   = errors.New("object store unreachable or access denied")
+	// ErrScheme: a scheme this build does not read (az:// without -tags azure).
+	ErrScheme = errors.New("scheme not built in")
 	// ErrRanges: a web server that does not serve byte ranges, asked for one.
 	ErrRanges = errors.New("no ranged reads")
 )
@@ -186,6 +188,9 @@ func open(ctx context.Context, scheme, bucket string) (store, error) {
 		s, err = openAzure(ctx, bucket)
 	default:
 		s = openWeb(scheme, bucket)
+	}
+	if errors.Is(err, ErrScheme) {
+		return nil, fmt.Errorf("%s: %w", printable.String(id), err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v: %w", printable.String(id), err, ErrAccess)

@@ -15,7 +15,7 @@ import (
 // TestExpand: prefixes and globs expand as local directories do, for
 // every store that lists (a web server lists nothing: TestWebURLs).
 func TestExpand(t *testing.T) {
-	for _, scheme := range []string{"s3", "gs", "az"} {
+	for _, scheme := range objtest.Listing {
 		t.Run(scheme, func(t *testing.T) { testExpand(t, scheme) })
 	}
 }
@@ -236,7 +236,7 @@ func TestSplit(t *testing.T) {
 // TestUnusualKeys: every key a listing gives opens again and reads its
 // own bytes, whatever characters it holds ('%' is not an escape).
 func TestUnusualKeys(t *testing.T) {
-	for _, scheme := range []string{"s3", "gs", "az"} {
+	for _, scheme := range objtest.Listing {
 		t.Run(scheme, func(t *testing.T) {
 			s := objtest.Start(t, scheme)
 			keys := []string{"odd/a%41b.jsonl", "odd/a%2Fb.jsonl", "odd/q?x=1#f.jsonl", "odd/sp ace.jsonl", "odd/aAb.jsonl", "odd/plus+sign.jsonl"}
@@ -266,7 +266,7 @@ func TestUnusualKeys(t *testing.T) {
 // objects its name matches as a pattern, nor refused as matching nothing;
 // a pattern that names no object is still a glob.
 func TestGlobCharactersInKeys(t *testing.T) {
-	for _, scheme := range []string{"s3", "gs", "az"} {
+	for _, scheme := range objtest.Listing {
 		t.Run(scheme, func(t *testing.T) {
 			s := objtest.Start(t, scheme)
 			for _, k := range []string{"odd/q?x=1.jsonl", "odd/qax=1.jsonl", "odd/part[1].jsonl", "odd/part1.jsonl", "odd/a*b.jsonl", "odd/aXb.jsonl"} {

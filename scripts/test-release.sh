@@ -57,6 +57,18 @@ if [ -x "$arm/rankeval-beam" ]; then
 	fi
 fi
 
+# The release reads az:// (it is built with -tags azure): an Azure URL
+# without credentials fails for want of an account, not of support.
+set +e
+AZURE_STORAGE_CONNECTION_STRING= AZURE_STORAGE_ACCOUNT= "$amd/rankeval" az://lake/log.jsonl > /dev/null 2> "$work/az.err"
+set -e
+if grep -q 'built without Azure' "$work/az.err" || ! grep -q 'AZURE_STORAGE_ACCOUNT' "$work/az.err"; then
+	echo "the release binary does not read az://: $(cat "$work/az.err")" >&2
+	failed=1
+else
+	echo "the release binary reads az:// (no account here: $(head -c 100 "$work/az.err"))"
+fi
+
 # Each archive holds the binary of bin/ and the README.
 shopt -s nullglob
 for a in "$out"/rankeval_*.tar.gz "$out"/rankeval_*.zip; do

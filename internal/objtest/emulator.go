@@ -2,7 +2,6 @@ package objtest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,8 +15,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 )
 
 // Emulators are programs named by these variables (.ci/run sets them).
@@ -68,17 +65,7 @@ func (s *Server) startEmulator(t testing.TB) bool {
 			return post(u, "application/octet-stream", data)
 		}
 	case "az":
-		c, err := container.NewClientFromConnectionString(azConnection(base), s.bucket, nil)
-		if err == nil {
-			_, err = c.Create(context.Background(), nil)
-		}
-		if err != nil {
-			t.Fatalf("Azurite: creating a container: %v", err)
-		}
-		s.put = func(key string, data []byte) error {
-			_, err := c.NewBlockBlobClient(key).UploadBuffer(context.Background(), data, nil)
-			return err
-		}
+		s.put = azuritePut(t, azConnection(base), s.bucket)
 	}
 	pointAt(t, s.Scheme, srv.URL)
 	return true

@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,8 +28,20 @@ import (
 	"github.com/rankeval/rankeval/objstore"
 )
 
-// Schemes are the schemes a test runs for, one server each.
-var Schemes = []string{"s3", "gs", "az", "https"}
+// Schemes are the schemes a test runs for, one server each; az only in a
+// build with -tags azure, the one in which objstore reads it.
+var Schemes = built("s3", "gs", "az", "https")
+
+// Listing are the Schemes of stores that list prefixes (a web server
+// does not).
+var Listing = built("s3", "gs", "az")
+
+func built(schemes ...string) []string {
+	if azureBuilt {
+		return schemes
+	}
+	return slices.DeleteFunc(schemes, func(s string) bool { return s == "az" })
+}
 
 // AccessKey is the access key id S3 requests must be signed with.
 const AccessKey = "RANKEVALTESTKEY"
