@@ -37,7 +37,10 @@ func newColSource(cr file.ColumnChunkReader, col *schema.Column, f arrow.Field, 
 		switch r := cr.(type) {
 		case *file.ByteArrayColumnChunkReader:
 			if dec {
-				return &decBytesSource{fixedBase: base, cr: r, vals: make([]parquet.ByteArray, byteChunk)}, nil
+				return &bytesSource[parquet.ByteArray]{fixedBase: base, vals: make([]parquet.ByteArray, byteChunk), close: r.Close,
+					read: func(k int64, v []parquet.ByteArray, d []int16) (int64, int, error) {
+						return r.ReadBatchInPage(k, v, d, nil)
+					}}, nil
 			}
 			if byteLeaf(dt) {
 				return newByteSource(r, col, f, n, mem), nil
@@ -66,7 +69,10 @@ func newColSource(cr file.ColumnChunkReader, col *schema.Column, f arrow.Field, 
 			}
 		case *file.FixedLenByteArrayColumnChunkReader:
 			if dec || id == arrow.FLOAT16 && col.TypeLength() == 2 {
-				return &flbaSource{fixedBase: base, cr: r, vals: make([]parquet.FixedLenByteArray, byteChunk)}, nil
+				return &bytesSource[parquet.FixedLenByteArray]{fixedBase: base, vals: make([]parquet.FixedLenByteArray, byteChunk), close: r.Close,
+					read: func(k int64, v []parquet.FixedLenByteArray, d []int16) (int64, int, error) {
+						return r.ReadBatchInPage(k, v, d, nil)
+					}}, nil
 			}
 		}
 	}
@@ -360,20 +366,22 @@ func (b *fixedBase) readChunks(read func(k int, defs []int16) (int64, int, error
 	return rows, nil
 }
 
-// flbaSource reads a FIXED_LEN_BYTE_ARRAY column as float16 (the bytes as
-// they are) or as a decimal (big-endian two's complement).
-type flbaSource struct {
+// bytesSource reads a column of byte strings as fixed-width Arrow values:
+// FIXED_LEN_BYTE_ARRAY as float16 (the bytes as they are) or a decimal, and
+// BYTE_ARRAY as a decimal (big-endian two's complement, bigEndianPut).
+type bytesSource[V ~[]byte] struct {
 	fixedBase
-	cr   *file.FixedLenByteArrayColumnChunkReader
-	vals []parquet.FixedLenByteArray
+	read  func(k int64, vals []V, defs []int16) (int64, int, error)
+	close func() error
+	vals  []V
 }
 
-func (s *flbaSource) release() {
+func (s *bytesSource[V]) release() {
 	s.dropBatch()
-	s.cr.Close()
+	s.close()
 }
 
-func (s *flbaSource) Next() ([]arrow.Array, error) {
+func (s *bytesSource[V]) Next() ([]arrow.Array, error) {
 	s.dropBatch()
 	out := s.field[0].Type.(arrow.FixedWidthDataType).BitWidth() / 8
 	buf := memory.NewResizableBuffer(s.mem)
@@ -383,40 +391,7 @@ func (s *flbaSource) Next() ([]arrow.Array, error) {
 	clear(data)
 	put := bigEndianPut(s.field[0].Type)
 	rows, err := s.readChunks(func(k int, defs []int16) (int64, int, error) {
-		return s.cr.ReadBatchInPage(int64(k), s.vals[:k], defs, nil)
-	}, func(row, v int) error {
-		return put(data[row*out:(row+1)*out], s.vals[v], s.field[0].Type)
-	})
-	if err != nil || rows == 0 {
-		return nil, err
-	}
-	buf.Resize(rows * out)
-	return s.finish(rows, buf), nil
-}
-
-// decBytesSource reads a BYTE_ARRAY column of decimals.
-type decBytesSource struct {
-	fixedBase
-	cr   *file.ByteArrayColumnChunkReader
-	vals []parquet.ByteArray
-}
-
-func (s *decBytesSource) release() {
-	s.dropBatch()
-	s.cr.Close()
-}
-
-func (s *decBytesSource) Next() ([]arrow.Array, error) {
-	s.dropBatch()
-	out := s.field[0].Type.(arrow.FixedWidthDataType).BitWidth() / 8
-	buf := memory.NewResizableBuffer(s.mem)
-	defer buf.Release()
-	buf.Resize(s.batch * out)
-	data := buf.Bytes()
-	clear(data)
-	put := bigEndianPut(s.field[0].Type)
-	rows, err := s.readChunks(func(k int, defs []int16) (int64, int, error) {
-		return s.cr.ReadBatchInPage(int64(k), s.vals[:k], defs, nil)
+		return s.read(int64(k), s.vals[:k], defs)
 	}, func(row, v int) error {
 		return put(data[row*out:(row+1)*out], s.vals[v], s.field[0].Type)
 	})
