@@ -524,18 +524,28 @@ func newHarvestFit(m int) *harvestFit {
 
 func (h *harvestFit) clone() fitter { return newHarvestFit(h.m) }
 
-func (h *harvestFit) fit(o *overlap, weight func(int) int64, warm fitter) []float64 {
-	clear(h.s.docs)
-	clear(h.s.clicks)
-	clear(h.s.rate)
-	o.sums(h.s, weight)
-	if wf, ok := warm.(*harvestFit); ok {
-		copy(h.x, wf.x)
-	} else {
-		for i := range h.x {
-			h.x[i] = 0.5
-		}
+// begin sums o's pairs under weight into s and starts x at from (the
+// solution of a fit before, the warm start) or, with none, at 0.5.
+func begin(o *overlap, weight func(int) int64, s pairSums, x, from []float64) {
+	clear(s.docs)
+	clear(s.clicks)
+	clear(s.rate)
+	o.sums(s, weight)
+	if from != nil {
+		copy(x, from)
+		return
 	}
+	for i := range x {
+		x[i] = 0.5
+	}
+}
+
+func (h *harvestFit) fit(o *overlap, weight func(int) int64, warm fitter) []float64 {
+	var from []float64
+	if wf, ok := warm.(*harvestFit); ok {
+		from = wf.x
+	}
+	begin(o, weight, h.s, h.x, from)
 	solve(h, h.x, h.m)
 	return relative(h.x[:h.m], connected(h.m, h.s))
 }
@@ -610,18 +620,12 @@ func (e *emFit) clone() fitter {
 }
 
 func (e *emFit) fit(o *overlap, weight func(int) int64, warm fitter) []float64 {
-	clear(e.s.docs)
-	clear(e.s.clicks)
-	clear(e.s.rate)
-	o.sums(e.s, weight)
-	e.o, e.weight = o, weight
+	var from []float64
 	if wf, ok := warm.(*emFit); ok {
-		copy(e.x, wf.x)
-	} else {
-		for i := range e.x {
-			e.x[i] = 0.5
-		}
+		from = wf.x
 	}
+	begin(o, weight, e.s, e.x, from)
+	e.o, e.weight = o, weight
 	solve(e, e.x, e.m)
 	return relative(e.x[:e.m], connected(e.m, e.s))
 }
