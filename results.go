@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/config"
@@ -68,11 +67,12 @@ func (r *Results) Summary() *summary.Results { return r.sum }
 // Mean is the mean of metric for system ("" for the first, or only, one)
 // over the queries it was defined on, and their number; ok is false when
 // no such metric or system was evaluated. metric is named as in
-// Config.Metrics, in any case ("P.5" there is "P.5" or "p.5" here, not
-// "p@5"). A metric defined on no query has the mean NaN.
+// Config.Metrics (rankeval's and trec_eval's names in any case), or by
+// another name of the same metric ("P.5" there is "p@5" here too)
+// (metrics.Index). A metric defined on no query has the mean NaN.
 func (r *Results) Mean(metric, system string) (mean float64, n int64, ok bool) {
 	run := r.sum.Run
-	m := slices.IndexFunc(run.Metrics, func(x metrics.Metric) bool { return x.Name == strings.ToLower(metric) })
+	m := metrics.Index(run.Metrics, metric)
 	s := 0
 	if system != "" {
 		s = slices.Index(run.Systems, system)

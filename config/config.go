@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/objstore"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
@@ -245,7 +246,7 @@ type profile struct {
 	atolLabels   bool // trec_eval reads a qrels label with atol ("2.5" is 2)
 }
 
-var trecEvalSettings = map[string]string{"ties": "trec", "gain": "linear", "empty": "zero", "rel-threshold": "1"}
+var trecEvalSettings = metrics.PeerTrecEval.Settings()
 
 // profiles: trec_eval is its newest release, 10.0; trec_eval:RELEASE names
 // one (TrecReleases).
@@ -253,7 +254,7 @@ var profiles = map[string]profile{
 	"trec_eval":       {settings: trecEvalSettings, iprecRound: true, atolLabels: true},
 	"trec_eval:10.0":  {settings: trecEvalSettings, iprecRound: true, atolLabels: true},
 	"trec_eval:9.0.8": {settings: trecEvalSettings, scoreFloat32: true, atolLabels: true},
-	"gdeval":          {settings: map[string]string{"ties": "trec", "gain": "exp", "empty": "skip", "max-grade": "4"}},
+	"gdeval":          {settings: metrics.PeerGdeval.Settings()},
 }
 
 // TrecReleases are the releases of trec_eval rankeval reproduces, the

@@ -184,8 +184,9 @@ func (v Config) Resolve() (*Settings, error) {
 		(o.Ties == metrics.TiesInput || o.Ties == metrics.TiesTrec) && r.MissingLabel == pipeline.MissingError
 	s.Columns.LabelUnread = r.NoLabels
 	// Doc ids are read when present, to catch duplicates; only the trec tie
-	// order cannot do without them.
-	s.Columns.DocOptional = o.Ties != metrics.TiesTrec
+	// order (--ties trec, or a measure named in ir_measures' syntax) cannot
+	// do without them.
+	s.Columns.DocOptional = !metrics.NeedsDocs(r.Metrics, o)
 	if v.By != "" {
 		if s.Slices = SplitList(v.By); len(s.Slices) == 0 {
 			return nil, Usagef("--by %q names no column", v.By)

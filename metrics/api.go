@@ -89,7 +89,7 @@ func DefaultOptions() Options { return Options{MaxGrade: 4} }
 
 // Metric is one parsed metric name.
 type Metric struct {
-	Name  string // as the user wrote it, lower-cased: the output key
+	Name  string // as the user wrote it, lower-cased but for ir_measures' names: the output key
 	Kind  Kind
 	K     int     // cutoff; 0 means the whole list
 	Beta  float64 // KindF, KindSetF: β; KindRBP, KindRBPResid: the persistence p
@@ -99,6 +99,9 @@ type Metric struct {
 	// ("1=3,2=9,4=4.5"), utility's four coefficients, 11pt_avg's recall
 	// levels; "" is the measure's default.
 	Param string
+	// Conv, for a measure named in ir_measures' syntax, are its
+	// provider's conventions, which override the run's (Metric.Options).
+	Conv Conv
 }
 
 // Same reports whether m and o are one metric under two names (p@10,
@@ -131,6 +134,10 @@ type List struct {
 	// metric, but told apart by bpref, which does not count it as judged
 	// non-relevant).
 	Judged []float64
+	// Unjudged says that a qrels file judges no document of the query:
+	// the metrics named in ir_measures' syntax leave it out (NaN), as
+	// ir_measures evaluates the queries its qrels hold.
+	Unjudged bool
 	// Status, when non-nil, says of each row whether the qrels judge it
 	// (bpref, judged@k, Options.JudgedOnly); nil means every row is
 	// judged, as in a log, whose labels are its judgments.

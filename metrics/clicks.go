@@ -119,7 +119,12 @@ func (e *Evaluator) clickWeight(l *List) {
 // denominator of the self-normalized estimates (Σ over its clicked rows of
 // 1/max(p, clip)), and the number of its clicks whose propensity was below
 // the clip. Both are 0 unless an IPS estimate is among the metrics.
-func (e *Evaluator) ClickWeight() (w float64, clipped int) { return e.weight, e.clipped }
+func (e *Evaluator) ClickWeight() (w float64, clipped int) {
+	if e.split != nil {
+		return e.split.parts[0].ev.ClickWeight()
+	}
+	return e.weight, e.clipped
+}
 
 // clickValue is one click metric from e.cgs, for a ranking of n rows of
 // l.

@@ -15,6 +15,9 @@ import (
 type Evaluator struct {
 	ms []Metric
 	o  Options
+	// split, when some metric has conventions of its own, evaluates each
+	// set of conventions apart; the fields below are then unused
+	split *split
 
 	invG    float64 // 2^-G, so that R_i = (2^y - 1) * invG
 	ranked  bool    // some metric needs the ranking (all but the correlations)
@@ -127,8 +130,18 @@ type acc struct {
 	err float64
 }
 
-// NewEvaluator returns an Evaluator for ms under o. ms is copied.
+// NewEvaluator returns an Evaluator for ms under o. ms is copied. A
+// metric with conventions of its own (Metric.Conv: a measure named in
+// ir_measures' syntax) is computed under them (split.go).
 func NewEvaluator(ms []Metric, o Options) *Evaluator {
+	if s := newSplit(ms, o); s != nil {
+		return &Evaluator{ms: slices.Clone(ms), o: o, split: s}
+	}
+	return newEvaluator(ms, o)
+}
+
+// newEvaluator returns an Evaluator for ms, all under o.
+func newEvaluator(ms []Metric, o Options) *Evaluator {
 	e := &Evaluator{ms: slices.Clone(ms), o: o, invG: pmath.Exp2(-o.MaxGrade)}
 	for _, m := range ms {
 		nd := families[m.Kind].needs
@@ -232,6 +245,10 @@ func cutAt(k, n int) int {
 // query's R whether a run ranks it or not, counted as for a ranked query,
 // as trec_eval -c counts it.
 func (e *Evaluator) Absent(judged []float64, out []float64) {
+	if e.split != nil {
+		e.split.absent(judged, out)
+		return
+	}
 	for j, m := range e.ms {
 		out[j] = m.Missing()
 		if m.Kind == KindNumRel && judged != nil {
@@ -247,6 +264,9 @@ func (e *Evaluator) Absent(judged []float64, out []float64) {
 // are unspecified (caller fails the run). kendall/spearman ignore the empty
 // policy.
 func (e *Evaluator) Eval(l *List, out []float64) (empty bool) {
+	if e.split != nil {
+		return e.split.eval(l, out)
+	}
 	n := len(l.Label)
 	judged := l.Label
 	if l.Judged != nil {

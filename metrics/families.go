@@ -690,5 +690,9 @@ func Help() string {
 		line += " " + t
 	}
 	b.WriteString(line + "\n")
+	b.WriteString("ir_measures' measures, spelled as ir_measures spells them (nDCG@10,\n" +
+		"P(rel=2)@5, AP(rel=2), R@1000, RR@10, RBP(p=0.8), Judged@10, ERR@20, SetF),\n" +
+		"are computed under its providers' conventions, whatever the run's\n" +
+		"(docs/metrics.md, \"ir_measures' measures\").\n")
 	return b.String()
 }

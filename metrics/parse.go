@@ -3,13 +3,19 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// Parse parses one metric name (case-insensitive; output key Name = the input
-// lower-cased and trimmed).
+// Parse parses one metric name: rankeval's and trec_eval's names in any
+// case (output key Name = the input lower-cased and trimmed), and
+// ir_measures' measures as its registry spells them, with their
+// provider's conventions (irmeasures.go; Name = the input trimmed).
 func Parse(name string) (Metric, error) {
+	if m, ok, err := parseIR(strings.TrimSpace(name)); ok {
+		return m, err
+	}
 	key := strings.ToLower(strings.TrimSpace(name))
 	base, kstr, hasAt := strings.Cut(key, "@")
 	m := Metric{Name: key}
@@ -123,7 +129,7 @@ func parseLevel(s string) (float64, bool) {
 // level) continues the item before it, as trec_eval's P.5,10 does: P.5,10
 // is P.5 and P.10, and ndcg@5,10 is ndcg@5 and ndcg@10.
 func ParseList(s string) ([]Metric, error) {
-	items := strings.Split(s, ",")
+	items := SplitMetrics(s)
 	ms := make([]Metric, 0, len(items))
 	prefix := "" // the item before, up to its cutoff
 	for _, it := range items {
@@ -177,15 +183,53 @@ func cutPrefix(item string) string {
 	return ""
 }
 
+// Index is the index in ms of the metric name names: by its Name, as -m
+// gave it; else by what the name means (-m precision@10 and p@10, or P_10,
+// or P@10 under the conventions ir_measures' P@10 has); -1 when none.
+func Index(ms []Metric, name string) int {
+	name = strings.TrimSpace(name)
+	for _, key := range []string{name, strings.ToLower(name)} {
+		if i := slices.IndexFunc(ms, func(m Metric) bool { return m.Name == key }); i >= 0 {
+			return i
+		}
+	}
+	if g, err := Parse(name); err == nil {
+		return slices.IndexFunc(ms, g.Same)
+	}
+	return -1
+}
+
 // NeedsMaxGrade reports whether any metric uses the maximum grade (err,
 // nerr), so the caller validates labels <= MaxGrade.
 func NeedsMaxGrade(ms []Metric) bool {
+	_, ok := MaxGrade(ms, Options{})
+	return ok
+}
+
+// MaxGrade is the least maximum grade G that a metric of ms uses (err,
+// nerr) under run conventions o, and whether one does: a label above it
+// is refused.
+func MaxGrade(ms []Metric, o Options) (g float64, ok bool) {
 	for _, m := range ms {
 		if families[m.Kind].needs&needERR != 0 {
-			return true
+			mg := m.Options(o).MaxGrade
+			if !ok || mg < g {
+				g = mg
+			}
+			ok = true
 		}
 	}
-	return false
+	return g, ok
+}
+
+// NeedsDocs reports whether some metric of ms orders ties by doc id
+// under run conventions o (--ties trec, or a measure named in
+// ir_measures' syntax): the doc column is then required.
+func NeedsDocs(ms []Metric, o Options) bool {
+	if o.Ties == TiesTrec {
+		return true
+	}
+	return slices.ContainsFunc(ms, func(m Metric) bool { return m.Options(o).Ties == TiesTrec })
 }
 
 // closest is the known base name nearest to base (two edits at most, and
@@ -243,6 +287,9 @@ func NeedsJudgments(ms []Metric, o Options) bool {
 		return true
 	}
 	for _, m := range ms {
+		if m.Options(o).JudgedOnly {
+			return true
+		}
 		switch m.Kind {
 		case KindBpref, KindGMBpref, KindJudged, KindNumNonrelJudgedRet:
 			return true
@@ -259,13 +306,13 @@ func NeedsJudgments(ms []Metric, o Options) bool {
 // iprec, judged@k, rbp and rbp_resid do not have yet, and MaxRanked and JudgedOnly need a
 // ranking, not a distribution of them.
 func CheckOptions(ms []Metric, o Options) error {
-	if o.Ties != TiesAverage {
-		return nil
-	}
-	if o.MaxRanked > 0 || o.JudgedOnly {
+	if o.Ties == TiesAverage && (o.MaxRanked > 0 || o.JudgedOnly) {
 		return fmt.Errorf("--ties average cannot cut or filter the ranking (trec_eval's -M, -J): %w", ErrBadOption)
 	}
 	for _, m := range ms {
+		if m.Options(o).Ties != TiesAverage {
+			continue
+		}
 		switch {
 		case m.Kind == KindBpref, m.Kind == KindGMBpref, m.Kind == KindIPrec, m.Kind == Kind11pt, m.Kind == KindJudged,
 			m.Kind == KindRBP, m.Kind == KindRBPResid:

@@ -117,6 +117,7 @@ func (m Metric) Missing() float64 {
 // where the policy applies to m (FollowsEmpty; not under Options.NoEmpty,
 // which evaluates such a query as any other), else Missing.
 func (m Metric) MissingEmpty(o Options) float64 {
+	o = m.Options(o)
 	if !m.FollowsEmpty() || o.NoEmpty {
 		return m.Missing()
 	}
@@ -166,5 +167,5 @@ func (m Metric) Correlation() bool { return families[m.Kind].needs&needScores !=
 // click metrics and correlations are defined without a relevant row, so a
 // run of those alone has no empty query to refuse).
 func RefusesEmpty(ms []Metric, o Options) bool {
-	return o.Empty == EmptyError && slices.ContainsFunc(ms, Metric.FollowsEmpty)
+	return o.Empty == EmptyError && slices.ContainsFunc(ms, func(m Metric) bool { return m.FollowsEmpty() && m.Conv.Peer == PeerNone })
 }

@@ -39,6 +39,9 @@ func AnyPair(ms []Metric) bool {
 // rank-similarity measures compare. It is set only when some metric of
 // the Evaluator is one of them.
 func (e *Evaluator) AppendRanking(dst []int32) []int32 {
+	if e.split != nil {
+		return e.split.parts[0].ev.AppendRanking(dst)
+	}
 	for _, en := range e.ents[:e.nRanked] {
 		dst = append(dst, en.i)
 	}
@@ -49,6 +52,10 @@ func (e *Evaluator) AppendRanking(dst []int32) []int32 {
 // for candidate ranking cand against baseline ranking base, whose items
 // lie in [0, items); the other metrics' values are left alone.
 func (e *Evaluator) Similarity(base, cand []int32, items int, out []float64) {
+	if e.split != nil {
+		e.split.similarity(base, cand, items, out)
+		return
+	}
 	e.posA, e.posB = grow(e.posA, items), grow(e.posB, items)
 	clear(e.posA)
 	clear(e.posB)

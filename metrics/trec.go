@@ -49,6 +49,8 @@ func parseTrecName(lower string) (Metric, bool) {
 func TrecName(m Metric) string {
 	f, sp := &families[m.Kind], &trecSpelling[m.Kind]
 	switch {
+	case m.Kind == KindSetF && m.Beta != 1: // SetF(beta=0.5): trec_eval's set_F.0.5
+		return sp.trec + "_" + strconv.FormatFloat(m.Beta, 'f', -1, 64)
 	case sp.trec != "" && (m.K == 0 || f.cut == cutAtR):
 		return sp.trec
 	case f.cut == cutLevel:

@@ -132,7 +132,15 @@ func (r *Rules) lowerGroupBytes(most int64, why string) {
 
 func (r *Rules) systems() int { return max(1, len(r.Systems)) }
 
-func (r *Rules) needMax() bool { return metrics.NeedsMaxGrade(r.Metrics) }
+// maxGrade is the largest label the run's metrics take: the least maximum
+// grade of its err and nerr metrics (each under its own conventions), or
+// +Inf when none has one.
+func (r *Rules) maxGrade() float64 {
+	if g, ok := metrics.MaxGrade(r.Metrics, r.Options); ok {
+		return g
+	}
+	return math.Inf(1)
+}
 
 // score is a score as the run stores it.
 func (r *Rules) score(s float64) float64 {
@@ -156,15 +164,15 @@ func (r *Rules) appendScores(dst, src []float64) []float64 {
 // reads rows (the producer; a Beam read or evaluate step) has its own; it
 // keeps what the rules derive, so no per-row rule is worked out per query.
 type Taker struct {
-	r       *Rules
-	where   Where
-	needMax bool
+	r     *Rules
+	where Where
+	maxG  float64 // Rules.maxGrade
 }
 
 // NewTaker makes a Taker for r; where names the positions of rows already
 // taken, in messages.
 func (r *Rules) NewTaker(where Where) *Taker {
-	return &Taker{r: r, where: where, needMax: r.needMax()}
+	return &Taker{r: r, where: where, maxG: r.maxGrade()}
 }
 
 // Append validates rows [i, j) of b, which share one query id, and adds
@@ -303,11 +311,11 @@ func (r *Rules) sliceMismatch(at string, g *Group, c int, v []byte, where Where)
 // labels within the maximum grade when ERR needs it. Ranks only order the rows,
 // so any integers do (0-based positions too).
 func (t *Taker) Validate(b *reader.Batch, i, j int) error {
-	r, needMax := t.r, t.needMax
+	r, maxG := t.r, t.maxG
 	if r.NoLabels {
 		zeroLabels(b, i, j)
 	}
-	if r.rowsValid(b, i, j, needMax) {
+	if r.rowsValid(b, i, j, maxG) {
 		return nil
 	}
 	for k := i; k < j; k++ {
@@ -328,8 +336,8 @@ func (t *Taker) Validate(b *reader.Batch, i, j int) error {
 		if math.IsNaN(l) || l < 0 || math.IsInf(l, 0) {
 			return fmt.Errorf("%s: label is %v; labels must be finite numbers >= 0%s: %w", b.Where(k), l, missingHint(l, reader.MissingLabelHint), reader.ErrValue)
 		}
-		if needMax && l > r.Options.MaxGrade {
-			return r.aboveMaxGrade(b.Where(k), l)
+		if l > maxG {
+			return aboveMaxGrade(b.Where(k), l, maxG)
 		}
 	}
 	return nil
@@ -345,8 +353,8 @@ func zeroLabels(b *reader.Batch, i, j int) {
 	clear(b.Label[i:j])
 }
 
-func (r *Rules) aboveMaxGrade(at string, l float64) error {
-	return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade): %w", at, l, r.Options.MaxGrade, reader.ErrValue)
+func aboveMaxGrade(at string, l, maxG float64) error {
+	return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade; ir_measures' ERR@k is gdeval's, whose maximum grade is 4): %w", at, l, maxG, reader.ErrValue)
 }
 
 // checkScore checks one score (of a system, named in of).
@@ -370,7 +378,7 @@ func (r *Rules) checkScore(b *reader.Batch, k int, s float64, of string) error {
 // uses plain comparisons: the min and max builtins order NaNs and signed
 // zeros, which makes the pass no faster than Validate's own loop
 // (BenchmarkValidate; figures in docs/performance.md, "Measured choices").
-func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
+func (r *Rules) rowsValid(b *reader.Batch, i, j int, maxG float64) bool {
 	var inf float64
 	if len(b.Score) > 0 {
 		inf += nonFinite(b.Score[i:j])
@@ -405,7 +413,7 @@ func (r *Rules) rowsValid(b *reader.Batch, i, j int, needMax bool) bool {
 			hi = l
 		}
 	}
-	return inf == 0 && lo >= 0 && !(needMax && hi > r.Options.MaxGrade)
+	return inf == 0 && lo >= 0 && !(hi > maxG)
 }
 
 // nonFinite is 0 when every x is finite, else NaN: the sum of each x*0,

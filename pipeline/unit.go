@@ -13,12 +13,12 @@ import (
 // metrics. Each worker owns one; it reuses its buffers from query to
 // query.
 type Unit struct {
-	r       *Rules
-	where   Where
-	needMax bool
-	ev      *metrics.Evaluator
-	dedup   *docSet
-	docs    [][]byte
+	r     *Rules
+	where Where
+	maxG  float64 // Rules.maxGrade
+	ev    *metrics.Evaluator
+	dedup *docSet
+	docs  [][]byte
 	// posAt[k] is 1 + the row at logged position k, for the check of a
 	// query's logged positions (Group.Logged); reused from query to query
 	posAt []int32
@@ -58,7 +58,7 @@ type Unit struct {
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
-	return &Unit{r: r, where: where, needMax: r.needMax(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
+	return &Unit{r: r, where: where, maxG: r.maxGrade(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
 		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options),
 		emptyErr:   metrics.RefusesEmpty(r.Metrics, r.Options),
 		noScore:    make([]int64, r.systems()), noLabel: make([]int64, r.systems()),
@@ -158,11 +158,9 @@ func (u *Unit) prepareDocs(g *Group) (dropped int, err error) {
 		}
 		// the qrels loader has rejected labels that are not finite and
 		// made negative ones 0; the maximum grade is the run's to check
-		if u.needMax {
-			for i, l := range g.Label {
-				if l > u.r.Options.MaxGrade {
-					return dropped, u.r.aboveMaxGrade(u.where(g.Where[i]), l)
-				}
+		for i, l := range g.Label {
+			if l > u.maxG {
+				return dropped, aboveMaxGrade(u.where(g.Where[i]), l, u.maxG)
 			}
 		}
 	}
@@ -202,6 +200,7 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	}
 	if u.r.Qrels != nil {
 		l.Judged = u.r.Qrels.Judged(g.ID)
+		l.Unjudged = len(l.Judged) == 0
 	}
 	if u.wantStatus && len(u.status) == len(g.Label) {
 		l.Status = u.status

@@ -166,7 +166,7 @@ func TestDecodeRefusesHeader(t *testing.T) {
 		{"a cutoff above the largest", `"ndcg@10"`, `"ndcg@1000000001"`, `cutoff k must be a whole number from 1 to 1000000000`},
 		{"a metric twice", `"map"`, `"map","map"`, `"map" given twice`},
 		{"an unknown metric", `"map"`, `"mapp"`, `metric "mapp": unknown metric`},
-		{"a metric spelt otherwise", `"map"`, `"MAP"`, `metrics is ["MAP","ndcg@10","kendall"] where rankeval writes ["map","ndcg@10","kendall"]`},
+		{"a metric spelt otherwise", `"map"`, `"Map"`, `metrics is ["Map","ndcg@10","kendall"] where rankeval writes ["map","ndcg@10","kendall"]`},
 		{"two metrics in one name", `"map","ndcg@10"`, `"map,ndcg@10"`, `metrics is ["map,ndcg@10","kendall"] where rankeval writes ["map","ndcg@10","kendall"]`},
 		{"no metric", `["map","ndcg@10","kendall"]`, `[]`, `empty item`},
 		{"curves left out", `"curves":true`, `"curves":false`, `curves is false where rankeval writes true`},

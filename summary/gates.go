@@ -53,13 +53,13 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 		return nil, nil
 	}
 	var gs []Gate
-	for _, item := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+	for _, item := range metrics.SplitMetrics(s) {
+		name, val, ok := metrics.CutValue(strings.TrimSpace(item))
 		if !ok {
 			return nil, fmt.Errorf("%s %q: want metric=%s", flag, item, want)
 		}
-		name = strings.ToLower(strings.TrimSpace(name))
-		idx := gateMetric(name, ms)
+		name = strings.TrimSpace(name)
+		idx := metrics.Index(ms, name)
 		if idx < 0 {
 			return nil, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
 		}
@@ -78,25 +78,6 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 		gs = append(gs, Gate{Metric: idx, Min: v})
 	}
 	return gs, nil
-}
-
-// gateMetric is the index in ms of the metric a gate names: by its name
-// as -m gave it, else by what the name means (-m precision@10 and a gate
-// on p@10 or P_10, as the metric list says any name works); -1 when none.
-func gateMetric(name string, ms []metrics.Metric) int {
-	for i, m := range ms {
-		if m.Name == name {
-			return i
-		}
-	}
-	if g, err := metrics.Parse(name); err == nil {
-		for i, m := range ms {
-			if m.Same(g) {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // CheckGates gives the verdict of every gate on the results, or nil when

@@ -71,6 +71,8 @@ func TestStateMergeEqualsOneRun(t *testing.T) {
 		{"three models, Tukey", []string{"--score-col", "score,score_b,score_c", "--test", "tukey", "--permutations", "200", "--correction", "none"}},
 		{"rank similarity", []string{"--score-col", "score,score_b,score_c", "-m", "ndcg@10,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.8@5,rbo_ext:0.9,tau@5",
 			"--pairs", "all", "--bootstrap", "100", "--by", "market"}},
+		{"ir_measures' names beside rankeval's", []string{"--score-col", "score,score_b", "-m", "nDCG@10,ndcg@10,P(rel=2)@5,SetF(rel=2,beta=0.5),ERR@5,RBP(p=0.5),AP",
+			"--by", "market"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()

@@ -551,7 +551,8 @@ func TestEmptyInput(t *testing.T) {
 }
 
 // TestAnalysisParity: slices, two score columns (compared by the
-// rank-similarity measures too) and a bootstrap give rankeval's summary and per-query records, byte for byte, on files split
+// rank-similarity measures too; ir_measures' names beside rankeval's)
+// and a bootstrap give rankeval's summary and per-query records, byte for byte, on files split
 // at arbitrary rows and read in shuffled parts.
 func TestAnalysisParity(t *testing.T) {
 	dir := t.TempDir()
@@ -562,7 +563,7 @@ func TestAnalysisParity(t *testing.T) {
 		rows = append(rows, r)
 	}
 	paths := writeParts(t, dir, rows, []string{"a.jsonl", "b.parquet", "c.jsonl.zst"}, synth.Options{RowGroup: 900})
-	ms := "ndcg@10,map,mrr,kendall,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.9@10,rbo_ext:0.8,tau@10"
+	ms := "ndcg@10,map,mrr,kendall,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.9@10,rbo_ext:0.8,tau@10,nDCG@10,P(rel=2)@5,SetF(rel=2,beta=0.5),ERR@5"
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
 	cfg.By, cfg.Bootstrap = "market", 200
 	cfg.Columns.Score = "score,score_b"

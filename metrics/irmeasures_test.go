@@ -1,0 +1,179 @@
+package metrics
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestParseIR: ir_measures' syntax, its parameters and their
+// conventions; the table's other measures refused by name.
+func TestParseIR(t *testing.T) {
+	trec := func(rel float64, judged bool) Conv {
+		return Conv{Peer: PeerTrecEval, Rel: rel, HasRel: rel != 0, JudgedOnly: judged}
+	}
+	for _, c := range []struct {
+		in   string
+		want Metric
+	}{
+		{"nDCG@10", Metric{Kind: KindNDCG, K: 10, Conv: trec(0, false)}},
+		{"nDCG", Metric{Kind: KindNDCG, Conv: trec(0, false)}},
+		{"nDCG(dcg='exp-log2')@20", Metric{Kind: KindNDCG, K: 20, Conv: Conv{Peer: PeerGdeval}}},
+		{"nDCG(dcg=\"log2\", judged_only=True)@5", Metric{Kind: KindNDCG, K: 5, Conv: trec(0, true)}},
+		{"P(rel=2)@5", Metric{Kind: KindP, K: 5, Conv: trec(2, false)}},
+		{"P(cutoff=5, rel=2)", Metric{Kind: KindP, K: 5, Conv: trec(2, false)}},
+		{"AP(rel=2)", Metric{Kind: KindAP, Conv: trec(2, false)}},
+		{"R@1000", Metric{Kind: KindR, K: 1000, Conv: trec(0, false)}},
+		{"RR@10", Metric{Kind: KindRR, K: 10, Conv: trec(0, false)}},
+		{"RBP(p=0.8)", Metric{Kind: KindRBP, Beta: 0.8, Conv: trec(0, false)}},
+		{"RBP", Metric{Kind: KindRBP, Beta: 0.8, Conv: trec(0, false)}},
+		{"RBP(p=0.5)", Metric{Kind: KindRBP, Beta: 0.5, Conv: trec(0, false)}},
+		{"Judged@10", Metric{Kind: KindJudged, K: 10, Conv: trec(0, false)}},
+		{"ERR@20", Metric{Kind: KindERR, K: 20, Conv: Conv{Peer: PeerGdeval}}},
+		{"SetF", Metric{Kind: KindSetF, Beta: 1, Conv: trec(0, false)}},
+		{"SetF(rel=2,beta=0.5)", Metric{Kind: KindSetF, Beta: 0.5, Conv: trec(2, false)}},
+		{"SetP(relative=True)", Metric{Kind: KindSetRelP, Conv: trec(0, false)}},
+		{"SetP(relative=False)", Metric{Kind: KindSetP, Conv: trec(0, false)}},
+		{"NumRet", Metric{Kind: KindNumRet, Conv: trec(0, false)}},
+		{"NumRet(rel=1)", Metric{Kind: KindNumRelRet, Conv: trec(1, false)}},
+		{"IPrec@0.5", Metric{Kind: KindIPrec, Level: 0.5, Conv: trec(0, false)}},
+		{"IPrec(recall=0.5)", Metric{Kind: KindIPrec, Level: 0.5, Conv: trec(0, false)}},
+		{"MRR@10", Metric{Kind: KindRR, K: 10, Conv: trec(0, false)}},
+		{" Success@1 ", Metric{Name: "Success@1", Kind: KindHit, K: 1, Conv: trec(0, false)}},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := Parse(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want.Name == "" {
+				c.want.Name = c.in
+			}
+			if got != c.want {
+				t.Errorf("Parse(%q) = %+v, want %+v", c.in, got, c.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		in   string
+		want error
+	}{
+		{"alpha_nDCG@10", ErrIRMeasure},
+		{"infAP", ErrIRMeasure},
+		{"nDCG(gains={0:0,1:1})@10", ErrIRMeasure},
+		{"nDCG(rel=2)@10", ErrIRMeasure},
+		{"RBP(rel=1)", ErrIRMeasure},
+		{"RBP(p=0)", ErrIRMeasure},
+		{"SetF(beta=-1)", ErrIRMeasure},
+		{"P(rel=two)@5", ErrIRMeasure},
+		{"P", ErrBadCutoff},
+		{"ERR", ErrBadCutoff},
+		{"Rprec@5", ErrBadCutoff},
+		{"P@0", ErrBadCutoff},
+		{"IPrec@1.5", ErrBadLevel},
+		{"P(rel=2", ErrUnknownMetric},
+		{"P(rel)@5", ErrUnknownMetric},
+		{"P(rel=1,rel=2)@5", ErrUnknownMetric},
+		{"P@5(rel=2)", ErrUnknownMetric},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			_, err := Parse(c.in)
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.in) {
+				t.Errorf("Parse(%q): %v; want %v naming it", c.in, err, c.want)
+			}
+		})
+	}
+}
+
+// TestIRMeasureOptions: an ir_measures measure's conventions override
+// the run's, keep what is not a convention (-M), and equal a profile's.
+func TestIRMeasureOptions(t *testing.T) {
+	run := Options{Ties: TiesOptimistic, Gain: GainExp, MaxGrade: 7, Empty: EmptyError, MaxRanked: 50, JudgedOnly: true, IPrecRound: true}
+	m, _ := Parse("P(rel=2)@5")
+	want := Options{Ties: TiesTrec, Gain: GainLinear, MaxGrade: 7, RelThreshold: 2, HasThreshold: true, Empty: EmptyZero, NoEmpty: true, MaxRanked: 50}
+	if got := m.Options(run); got != want {
+		t.Errorf("P(rel=2)@5 under %+v: %+v, want %+v", run, got, want)
+	}
+	m, _ = Parse("ERR@20")
+	want = Options{Ties: TiesTrec, Gain: GainExp, MaxGrade: 4, Empty: EmptySkip, MaxRanked: 50}
+	if got := m.Options(run); got != want {
+		t.Errorf("ERR@20: %+v, want %+v", got, want)
+	}
+	m, _ = Parse("ndcg@10")
+	if got := m.Options(run); got != run {
+		t.Errorf("ndcg@10: %+v, want the run's", got)
+	}
+	if g, ok := MaxGrade([]Metric{mustParse(t, "err@5"), mustParse(t, "ERR@5")}, run); !ok || g != 4 {
+		t.Errorf("MaxGrade = %v, %v; want 4 (gdeval's, below the run's 7)", g, ok)
+	}
+	if NeedsDocs([]Metric{mustParse(t, "ndcg@10")}, run) || !NeedsDocs([]Metric{mustParse(t, "ndcg@10"), mustParse(t, "AP")}, run) {
+		t.Error("NeedsDocs: want true only with an ir_measures measure (ties by doc id)")
+	}
+}
+
+func mustParse(t *testing.T, s string) Metric {
+	t.Helper()
+	m, err := Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestIRMeasuresDocumented: docs/metrics.md's table of ir_measures'
+// measures names every one of them, computed or not, and no other.
+func TestIRMeasuresDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "| ir_measures | rankeval computes it as |")
+	end := strings.Index(doc[start:], "\n\n")
+	if start < 0 || end < 0 {
+		t.Fatal("no table of ir_measures' measures in docs/metrics.md")
+	}
+	listed := map[string]bool{}
+	for _, row := range strings.Split(doc[start:start+end], "\n")[2:] {
+		cell := strings.Split(row, "|")[1]
+		for _, f := range strings.Split(cell, "`") {
+			if base := irBase(strings.TrimSpace(f)); base != "" {
+				listed[base] = true
+			}
+		}
+	}
+	for _, n := range IRMeasureNames() {
+		if !listed[n] {
+			t.Errorf("%s is not in docs/metrics.md's table", n)
+		}
+	}
+	if len(listed) != len(IRMeasureNames()) {
+		t.Errorf("the table lists %d names, the code %d", len(listed), len(IRMeasureNames()))
+	}
+}
+
+// TestSplitMetrics: commas inside a measure's parentheses stay in it; a
+// gate's value is cut at the last '=' outside them.
+func TestSplitMetrics(t *testing.T) {
+	got := strings.Join(SplitMetrics("ndcg@10,SetF(rel=2,beta=0.5),P(rel=2)@5"), "|")
+	if want := "ndcg@10|SetF(rel=2,beta=0.5)|P(rel=2)@5"; got != want {
+		t.Errorf("SplitMetrics = %s, want %s", got, want)
+	}
+	for in, want := range map[string][2]string{"P(rel=2)@5=0.3": {"P(rel=2)@5", "0.3"}, "ndcg@10=0.4": {"ndcg@10", "0.4"}, "SetF(rel=2,beta=0.5)=1": {"SetF(rel=2,beta=0.5)", "1"}} {
+		m, v, ok := CutValue(in)
+		if !ok || m != want[0] || v != want[1] {
+			t.Errorf("CutValue(%q) = %q, %q, %v", in, m, v, ok)
+		}
+	}
+	if _, _, ok := CutValue("P(rel=2)@5"); ok {
+		t.Error("CutValue found a value inside the parentheses")
+	}
+	ms, _ := ParseList("P(rel=2)@5,10")
+	if len(ms) != 2 || ms[1].Name != "P(rel=2)@10" || ms[1].K != 10 || ms[1].Conv.Rel != 2 {
+		t.Errorf("P(rel=2)@5,10 = %+v", ms)
+	}
+	if i := Index(ms, "P(rel=2)@10"); i != 1 {
+		t.Errorf("Index = %d, want 1", i)
+	}
+}
