@@ -1,0 +1,210 @@
+package propensity
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rankeval/rankeval/internal/pmath"
+	"github.com/rankeval/rankeval/pipeline"
+)
+
+// The power law p(k) = k^−η (--position-bias pow:η) fitted to an
+// estimate, for comparison with the estimated curve: weighted least
+// squares on the log scale, ln p̂(k) ≈ −η·ln k through position 1's
+// ln 1 = 0, each estimated position past 1 weighted by 1/σ_k², σ_k its
+// interval's half-width in logs as a normal's standard error.
+
+// ReferenceEtas are the power laws every comparison shows beside the
+// fitted one.
+var ReferenceEtas = []float64{0.5, 1, 2}
+
+// minLogSE floors σ_k, so that a position whose interval has no width
+// (every resample gives the same propensity) weighs much, not infinitely.
+const minLogSE = 1e-3
+
+// z975 is the standard normal's 97.5% quantile: a 95% interval spans
+// ±z975 standard errors.
+const z975 = 1.959963984540054
+
+// PoorFit is the root-mean-square residual, in standard errors, above
+// which the closest power law is said to fit poorly.
+const PoorFit = 2
+
+// PowFit is how close the curve k^−Eta comes to an estimate over the
+// positions past 1 that have one.
+type PowFit struct {
+	Eta float64
+	// SE is the fitted η's standard error (NaN for a reference η).
+	SE float64
+	// RMS is the root mean square of the residuals ln p̂(k) + η·ln k,
+	// each in units of its position's σ_k.
+	RMS float64
+	// MaxRel is the largest |k^−η − p̂(k)| / p̂(k).
+	MaxRel float64
+	// Inside counts the positions whose 95% interval holds k^−η.
+	Inside int
+}
+
+// PowFits are the fitted power law and the references, compared over
+// Positions (the estimated positions past 1).
+type PowFits struct {
+	Best       PowFit
+	References []PowFit
+	Positions  []int
+}
+
+// At is k^−η, as --position-bias pow:η weighs position k.
+func At(k, eta float64) float64 { return pmath.Pow(k, -eta) }
+
+// fitPoint is one estimated position on the log scale: x = ln k,
+// y = ln p̂(k), w = 1/σ_k².
+type fitPoint struct {
+	k       int
+	x, y, w float64
+	p       Position
+}
+
+// logSE is σ_k: the half-width of p's 95% interval in logs over z975,
+// from the upper half alone when the lower bound is not above 0, and at
+// least minLogSE.
+func logSE(p Position) float64 {
+	var s float64
+	if p.Lower > 0 {
+		s = (pmath.Log(p.Upper) - pmath.Log(p.Lower)) / (2 * z975)
+	} else {
+		s = (pmath.Log(p.Upper) - pmath.Log(p.Propensity)) / z975
+	}
+	if !(s >= minLogSE) {
+		return minLogSE
+	}
+	return s
+}
+
+// FitPow fits the power law to e's estimated positions past 1 and
+// compares it and the ReferenceEtas with them; false when e has no
+// estimated position past 1. The figures are the same bits on every
+// machine (pmath, products rounded before they are added).
+func (e *Estimate) FitPow() (PowFits, bool) {
+	var pts []fitPoint
+	var f PowFits
+	for _, p := range e.Positions[1:] {
+		if p.Refused != "" {
+			continue
+		}
+		s := logSE(p)
+		pts = append(pts, fitPoint{k: p.Position, x: pmath.Log(float64(p.Position)), y: pmath.Log(p.Propensity), w: 1 / float64(s*s), p: p})
+		f.Positions = append(f.Positions, p.Position)
+	}
+	if len(pts) == 0 {
+		return PowFits{}, false
+	}
+	var sxx, sxy float64
+	for _, q := range pts {
+		wx := float64(q.w * q.x)
+		sxx = float64(wx*q.x) + sxx
+		sxy = float64(wx*q.y) + sxy
+	}
+	eta := -sxy / sxx
+	if eta < 0 {
+		eta = 0 // an estimate is at most 1, so only rounding goes below 0
+	}
+	f.Best = compare(pts, eta)
+	f.Best.SE = math.Sqrt(1 / sxx)
+	if n := len(pts); n >= 2 {
+		// residuals wider than the intervals say widen η's error by the
+		// square root of the reduced χ²
+		chi2 := float64(float64(f.Best.RMS*f.Best.RMS) * float64(n))
+		if r := chi2 / float64(n-1); r > 1 {
+			f.Best.SE = float64(f.Best.SE * math.Sqrt(r))
+		}
+	}
+	for _, eta := range ReferenceEtas {
+		f.References = append(f.References, compare(pts, eta))
+	}
+	return f, true
+}
+
+// compare measures how close k^−η comes to the points.
+func compare(pts []fitPoint, eta float64) PowFit {
+	f := PowFit{Eta: eta, SE: math.NaN()}
+	var chi2 float64
+	for _, q := range pts {
+		r := float64(eta*q.x) + q.y
+		chi2 = float64(float64(q.w*r)*r) + chi2
+		c := At(float64(q.k), eta)
+		f.MaxRel = max(f.MaxRel, math.Abs(c-q.p.Propensity)/q.p.Propensity)
+		if c >= q.p.Lower && c <= q.p.Upper {
+			f.Inside++
+		}
+	}
+	f.RMS = math.Sqrt(chi2 / float64(len(pts)))
+	return f
+}
+
+// Model is the fitted law as --position-bias reads it, η rounded to two
+// decimals ("pow:0.97"), or "" when η is past what pow:η takes.
+func (f PowFits) Model() string {
+	eta := math.Round(f.Best.Eta*100) / 100
+	if eta > pipeline.MaxEta {
+		return ""
+	}
+	return pipeline.PositionBias{Eta: eta}.String()
+}
+
+// g3 and g2 write a figure with 3 and 2 significant digits, f2 with 2
+// decimals.
+func g3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+func g2(v float64) string { return strconv.FormatFloat(v, 'g', 2, 64) }
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// span names the positions compared: "position 2", "positions 2 to 9",
+// or "8 positions from 2 to 12" when some between are not estimated.
+func (f PowFits) span() string {
+	n := len(f.Positions)
+	a, b := f.Positions[0], f.Positions[n-1]
+	switch {
+	case n == 1:
+		return "position " + strconv.Itoa(a)
+	case b-a+1 == n:
+		return fmt.Sprintf("positions %d to %d", a, b)
+	}
+	return fmt.Sprintf("%d positions from %d to %d", n, a, b)
+}
+
+// Closest says in words which power law is closest to the estimate and
+// by how much: the fitted η with its error, the residuals in standard
+// errors, the positions whose interval holds the curve, then the
+// references, closest first. The command's stderr and the HTML report
+// both print it.
+func (f PowFits) Closest() string {
+	n := len(f.Positions)
+	var b strings.Builder
+	fmt.Fprintf(&b, "closest power law over %s: pow:%s (η = %s ± %s), %s standard errors RMS from the estimate, inside the 95%% interval at %d of %d",
+		f.span(), g3(f.Best.Eta), g3(f.Best.Eta), g2(f.Best.SE), f2(f.Best.RMS), f.Best.Inside, n)
+	refs := append([]PowFit(nil), f.References...)
+	for i := 1; i < len(refs); i++ { // by RMS, then η: a stable order
+		for j := i; j > 0 && (refs[j].RMS < refs[j-1].RMS || refs[j].RMS == refs[j-1].RMS && refs[j].Eta < refs[j-1].Eta); j-- {
+			refs[j], refs[j-1] = refs[j-1], refs[j]
+		}
+	}
+	names := make([]string, len(f.References))
+	for i, r := range f.References {
+		names[i] = "pow:" + g3(r.Eta)
+	}
+	for i, r := range refs {
+		if i == 0 {
+			fmt.Fprintf(&b, "; of %s the closest is ", strings.Join(names, ", "))
+		} else {
+			b.WriteString(", then ")
+		}
+		fmt.Fprintf(&b, "pow:%s (%s, inside at %d)", g3(r.Eta), f2(r.RMS), r.Inside)
+	}
+	if f.Best.RMS > PoorFit {
+		b.WriteString("; no power law fits this estimate well: the file's propensities are the better model")
+	} else if m := f.Model(); m != "" {
+		fmt.Fprintf(&b, "; --position-bias %s is the power law nearest the file", m)
+	}
+	return b.String()
+}
