@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,18 @@ func TestEstimatePropensitiesStreams(t *testing.T) {
 		files = append(files, f.String())
 		if got := p.Estimate.Positions[1].Propensity; got < 0.49999 || got > 0.50001 {
 			t.Errorf("position 2: %v, want 0.5", got)
+		}
+		// p(2) = 0.5 is pow:1 exactly; the page says so, naming the streams
+		if fit := p.Fits(); fit.Best.Eta < 0.9999 || fit.Best.Eta > 1.0001 || fit.Model() != "pow:1" {
+			t.Errorf("fit %+v, model %s", fit.Best, fit.Model())
+		}
+		var page bytes.Buffer
+		if err := p.WriteReport(&page); err != nil {
+			t.Fatal(err)
+		}
+		if s := page.String(); !strings.Contains(s, "k^−η with η = 1 ± ") || !strings.Contains(s, "--position-bias pow:1 is the power law nearest the file") ||
+			!strings.Contains(s, "<p class=\"meta\">"+strconv.Itoa(len(srcs))+" inputs: ") && !strings.Contains(s, "<p class=\"meta\">Input: both</p>") {
+			t.Errorf("page %s", s)
 		}
 	}
 	if files[0] != files[1] || !strings.HasPrefix(files[0], propensity.FileHeader+"\n1,1,1,1,400,4000\n2,0.5,") {

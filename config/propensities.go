@@ -9,7 +9,7 @@ import (
 // Propensities are the settings of rankeval propensities of its own; the
 // rest are a run's: the columns (query, doc, the click as the label),
 // Clicks.PositionCol, the input format and CSV dialect, Sources.System
-// (one log per ranker), Run and Outputs.Summary.
+// (one log per ranker), Run, Outputs.Summary and Outputs.Report.
 type Propensities struct {
 	// RankerCol names the column of the ranker (bucket, model) that
 	// produced each row's impression; "" reads none (one ranker, or
@@ -122,7 +122,7 @@ func (c Config) PreparePropensities(inputs []string) (*PropensityPlan, error) {
 // nil: all) into the files to read, as a run's Plan.Expand does.
 func (p *PropensityPlan) Expand(keep func(input string) bool) error {
 	plan := &Plan{Config: p.Config, Inputs: p.Inputs, Logs: p.Logs}
-	plan.Config.Outputs = Outputs{Summary: p.Config.Outputs.Summary}
+	plan.Config.Outputs = Outputs{Summary: p.Config.Outputs.Summary, Report: p.Config.Outputs.Report}
 	if err := plan.Expand(keep); err != nil {
 		return err
 	}

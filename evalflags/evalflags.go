@@ -227,7 +227,7 @@ var PropensityNames = []string{"ranker-col", "method", "max-position", "min-clic
 
 // RegisterPropensities defines rankeval propensities' flags on fs,
 // writing into c: the columns it reads, its own settings, the inputs'
-// format, the workers and batches, and --output.
+// format, the workers and batches, --output and --report.
 func RegisterPropensities(fs *flag.FlagSet, c *config.Config) *Flags {
 	RegisterColumnFlags(fs, &c.Columns, "query-col", "doc-col", "label-col")
 	RegisterPositionCol(fs, &c.Clicks)
@@ -242,7 +242,7 @@ func RegisterPropensities(fs *flag.FlagSet, c *config.Config) *Flags {
 	RegisterReadTimeout(fs, &c.ReadTimeout)
 	f := &Flags{fs: fs, c: c}
 	f.registerReading()
-	RegisterOutputs(fs, &c.Outputs, Output)
+	RegisterOutputs(fs, &c.Outputs, Output, Report)
 	return f
 }
 

@@ -126,9 +126,9 @@ func ReadPositionBias(name string, r io.Reader) (PositionBias, error) {
 	return PositionBias{Table: t}, nil
 }
 
-// at is the propensity at logged position k (a whole number >= 1), or
-// false when the table has none.
-func (b *PositionBias) at(k float64) (float64, bool) {
+// At is the propensity at logged position k (a whole number >= 1; the
+// power law takes any k >= 1), or false when the table has none.
+func (b *PositionBias) At(k float64) (float64, bool) {
 	if b.Table == nil {
 		return pmath.Pow(k, -b.Eta), true
 	}
@@ -182,7 +182,7 @@ func (t *Taker) appendProps(g *Group, b *reader.Batch, i, j int) error {
 			if !(pos >= 1 && pos == math.Trunc(pos)) || math.IsInf(pos, 0) {
 				return fmt.Errorf("%s: position is %v; logged positions must be whole numbers >= 1 (1 = top): %w", b.Where(k), pos, reader.ErrValue)
 			}
-			p, ok := pr.Model.at(pos)
+			p, ok := pr.Model.At(pos)
 			if !ok {
 				return fmt.Errorf("%s: position %v is past the --position-bias table, whose last position is %d: %w", b.Where(k), pos, len(pr.Model.Table), reader.ErrValue)
 			}

@@ -58,17 +58,37 @@ func (e *Estimate) WriteFile(w io.Writer) error {
 // every value in (0, 1] within it.
 func number(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
-// Notes are the lines that say which positions the log shows have no
-// estimate, and why (the file ends before the first of them), the rows
-// past MaxPosition, and a log of one ranker, whose pairs are no
-// intervention.
-func (e *Estimate) Notes() []string {
+// LastShown is the last position with a row (0 with none): what the
+// notes and the report speak of.
+func (e *Estimate) LastShown() int {
 	last := 0
 	for _, p := range e.Positions {
 		if p.Impressions > 0 {
 			last = p.Position
 		}
 	}
+	return last
+}
+
+// Summary says in a line what was estimated from what: the method, the
+// rows, clicks, queries and rankers counted, and the positions in the
+// file.
+func (e *Estimate) Summary() string {
+	tot := e.Totals
+	rankers := "one ranker"
+	if n := len(tot.Rankers); n > 1 || n == 1 && tot.Rankers[0] != "" {
+		rankers = fmt.Sprintf("%d rankers (%s)", n, strings.Join(tot.Rankers, ", "))
+	}
+	return fmt.Sprintf("propensities by %s from %d rows (%d clicks) of %d queries, %s; positions 1 to %d estimated",
+		e.Method, tot.Impressions, tot.Clicks, tot.Queries, rankers, e.Estimated())
+}
+
+// Notes are the lines that say which positions the log shows have no
+// estimate, and why (the file ends before the first of them), the rows
+// past MaxPosition, and a log of one ranker, whose pairs are no
+// intervention.
+func (e *Estimate) Notes() []string {
+	last := e.LastShown()
 	var notes []string
 	for _, p := range e.Positions[:last] {
 		if p.Refused != "" {

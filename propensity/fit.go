@@ -56,7 +56,11 @@ type PowFits struct {
 }
 
 // At is k^−η, as --position-bias pow:η weighs position k.
-func At(k, eta float64) float64 { return pmath.Pow(k, -eta) }
+func At(k, eta float64) float64 {
+	b := pipeline.PositionBias{Eta: eta}
+	p, _ := b.At(k)
+	return p
+}
 
 // fitPoint is one estimated position on the log scale: x = ln k,
 // y = ln p̂(k), w = 1/σ_k².
@@ -83,14 +87,14 @@ func logSE(p Position) float64 {
 }
 
 // FitPow fits the power law to e's estimated positions past 1 and
-// compares it and the ReferenceEtas with them; false when e has no
-// estimated position past 1. The figures are the same bits on every
+// compares it and the ReferenceEtas with them; false (and no Positions)
+// when e has no estimated position past 1. The figures are the same bits on every
 // machine (pmath, products rounded before they are added).
 func (e *Estimate) FitPow() (PowFits, bool) {
 	var pts []fitPoint
 	var f PowFits
-	for _, p := range e.Positions[1:] {
-		if p.Refused != "" {
+	for _, p := range e.Positions {
+		if p.Position == 1 || p.Refused != "" {
 			continue
 		}
 		s := logSE(p)
@@ -180,9 +184,12 @@ func (f PowFits) span() string {
 // both print it.
 func (f PowFits) Closest() string {
 	n := len(f.Positions)
+	if n == 0 {
+		return "no position past 1 has an estimate: no power law is fitted"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "closest power law over %s: pow:%s (η = %s ± %s), %s standard errors RMS from the estimate, inside the 95%% interval at %d of %d",
-		f.span(), g3(f.Best.Eta), g3(f.Best.Eta), g2(f.Best.SE), f2(f.Best.RMS), f.Best.Inside, n)
+	fmt.Fprintf(&b, "closest power law over %s: k^−η with η = %s ± %s, %s standard errors RMS from the estimate, inside the 95%% interval at %d of %d",
+		f.span(), g3(f.Best.Eta), g2(f.Best.SE), f2(f.Best.RMS), f.Best.Inside, n)
 	refs := append([]PowFit(nil), f.References...)
 	for i := 1; i < len(refs); i++ { // by RMS, then η: a stable order
 		for j := i; j > 0 && (refs[j].RMS < refs[j-1].RMS || refs[j].RMS == refs[j-1].RMS && refs[j].Eta < refs[j-1].Eta); j-- {

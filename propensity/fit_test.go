@@ -136,6 +136,9 @@ func TestFitPowBits(t *testing.T) {
 
 // TestFitPowNone: an estimate with no position past 1 has no fit.
 func TestFitPowNone(t *testing.T) {
+	if got := (PowFits{}).Closest(); got != "no position past 1 has an estimate: no power law is fitted" {
+		t.Errorf("Closest of no fit: %q", got)
+	}
 	e := curve(3, 1, exact, 2, 3)
 	if f, ok := e.FitPow(); ok {
 		t.Errorf("fit %+v of no position", f)
@@ -148,7 +151,7 @@ func TestFitPowNone(t *testing.T) {
 func TestClosest(t *testing.T) {
 	e := curve(6, 0.8, exact, 4)
 	f, _ := e.FitPow()
-	want := "closest power law over 4 positions from 2 to 6: pow:0.8 (η = 0.8 ± 0.019), 0.00 standard errors RMS from the estimate, inside the 95% interval at 4 of 4; of pow:0.5, pow:1, pow:2 the closest is pow:1 (5.35, inside at 0), then pow:0.5 (8.02, inside at 0), then pow:2 (32.07, inside at 0); --position-bias pow:0.8 is the power law nearest the file"
+	want := "closest power law over 4 positions from 2 to 6: k^−η with η = 0.8 ± 0.019, 0.00 standard errors RMS from the estimate, inside the 95% interval at 4 of 4; of pow:0.5, pow:1, pow:2 the closest is pow:1 (5.35, inside at 0), then pow:0.5 (8.02, inside at 0), then pow:2 (32.07, inside at 0); --position-bias pow:0.8 is the power law nearest the file"
 	if got := f.Closest(); got != want {
 		t.Errorf("Closest =\n%s\nwant\n%s", got, want)
 	}

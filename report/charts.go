@@ -131,11 +131,21 @@ func (r *renderer) legend(f *frame) {
 	if len(r.d.Systems) < 2 {
 		return
 	}
+	names := make([]string, len(r.d.Systems))
+	for s, sys := range r.d.Systems {
+		names[s] = sys.Name
+	}
+	r.keys(f, names, color)
+}
+
+// keys draws a legend at the top right: a swatch of colour(i) and
+// names[i] for each, left to right.
+func (r *renderer) keys(f *frame, names []string, colour func(i int) string) {
 	x := f.w - f.right
-	for s := len(r.d.Systems) - 1; s >= 0; s-- {
-		name := r.d.Systems[s].Name
+	for s := len(names) - 1; s >= 0; s-- {
+		name := names[s]
 		x -= float64(float64(len(name))*7) + 26
-		r.p("<rect x=\"%.1f\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"14\">%s</text>\n", x, color(s), x+16, esc(name))
+		r.p("<rect x=\"%.1f\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"14\">%s</text>\n", x, colour(s), x+16, esc(name))
 	}
 }
 

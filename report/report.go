@@ -131,16 +131,27 @@ func (r *renderer) p(format string, a ...any) { fmt.Fprintf(r.w, format, a...) }
 // control characters and bytes that are not UTF-8, then HTML's.
 func esc(s string) string { return html.EscapeString(printable.String(s)) }
 
-func (r *renderer) page() {
+// begin writes a page's head (its title and the style), opens its body
+// with the title and the header's lines; with scripts, the error handler
+// comes first, so that a failure of any later script shows on the page
+// instead of leaving a half-drawn report.
+func (r *renderer) begin(scripts bool) {
 	d := r.d
 	r.p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", esc(d.Title))
 	r.p("<style>%s</style>\n", css)
-	// The error handler comes first so that a failure of any later script
-	// shows on the page instead of leaving a half-drawn report.
-	r.p("<script>%s</script>\n</head>\n<body>\n", errorScript)
-	r.p("<div id=\"script-error\" class=\"error\" hidden></div>\n")
+	if scripts {
+		r.p("<script>%s</script>\n</head>\n<body>\n", errorScript)
+		r.p("<div id=\"script-error\" class=\"error\" hidden></div>\n")
+	} else {
+		r.p("</head>\n<body>\n")
+	}
 	r.p("<h1>%s</h1>\n", esc(d.Title))
 	r.header()
+}
+
+func (r *renderer) page() {
+	d := r.d
+	r.begin(true)
 	r.p("<nav>")
 	for _, s := range r.sections() {
 		r.p("<a href=\"#%s\">%s</a> ", s[0], s[1])

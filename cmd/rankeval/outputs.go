@@ -77,3 +77,28 @@ func (o *outputs) finish(r *rankeval.Results, format string, more ...*atomicFile
 	}
 	return r.Err()
 }
+
+// finishPropensities writes the propensity file to the summary's place
+// and the report (when asked), and commits them.
+func (o *outputs) finishPropensities(res *rankeval.Propensities) error {
+	if o.report != nil {
+		if err := res.WriteReport(o.report); err != nil {
+			return err
+		}
+	}
+	var w io.Writer = o.stdout
+	if o.summary != nil {
+		w = o.summary
+	}
+	if err := res.WriteFile(w); err != nil {
+		return err
+	}
+	for _, a := range []*atomicFile{o.summary, o.report} {
+		if a != nil {
+			if err := a.commit(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

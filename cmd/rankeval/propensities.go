@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rankeval/rankeval"
 	"github.com/rankeval/rankeval/config"
@@ -30,6 +29,8 @@ Only documents of a query shown at two positions or more inform the
 estimate: several rankers that order the same queries differently (A/B
 buckets), or one whose order varies. Positions without such evidence are
 refused, with the reason on stderr, and the file ends before the first.
+Stderr also names the power law k^-η (--position-bias pow:η) closest to
+the estimate; --report FILE draws both, with the figures, in HTML.
 
 Flags:
 `
@@ -46,7 +47,7 @@ func propensityFlags(c *config.Config, help *bool) (*flag.FlagSet, *evalflags.Fl
 }
 
 // propensitiesCommand is rankeval propensities: flags to a Config, the
-// estimate, and the file written whole.
+// estimate, and the file (and --report's page) written whole.
 func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := config.Default()
 	help := new(bool)
@@ -74,26 +75,15 @@ func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	tot := res.Estimate.Totals
-	rankers := "one ranker"
-	if n := len(tot.Rankers); n > 1 || n == 1 && tot.Rankers[0] != "" {
-		rankers = fmt.Sprintf("%d rankers (%s)", n, strings.Join(tot.Rankers, ", "))
-	}
-	fmt.Fprintf(stderr, "rankeval: propensities by %s from %d rows (%d clicks) of %d queries, %s; positions 1 to %d estimated\n",
-		res.Estimate.Method, tot.Impressions, tot.Clicks, tot.Queries, rankers, res.Estimate.Estimated())
+	fmt.Fprintln(stderr, "rankeval:", res.Estimate.Summary())
+	fmt.Fprintln(stderr, "rankeval:", res.Fits().Closest())
 	for _, n := range res.Estimate.Notes() {
 		fmt.Fprintln(stderr, "rankeval: note:", n)
 	}
-	if c.Outputs.Summary == "" {
-		return res.WriteFile(stdout)
-	}
-	out, err := createAtomic(objstore.WithReadTimeout(ctx, c.ReadTimeout), c.Outputs.Summary)
+	o, err := openOutputs(objstore.WithReadTimeout(ctx, c.ReadTimeout), stdout, c.Outputs.Summary, c.Outputs.Report, "")
 	if err != nil {
 		return err
 	}
-	defer out.abortUnlessCommitted()
-	if err := res.WriteFile(out); err != nil {
-		return err
-	}
-	return out.commit()
+	defer o.abort()
+	return o.finishPropensities(res)
 }

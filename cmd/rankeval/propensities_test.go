@@ -2,15 +2,18 @@ package main
 
 import (
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/pipeline"
 )
 
 func must(b []byte, err error) []byte {
@@ -251,5 +254,86 @@ func TestPropensitiesErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("no estimate left %s: %v", out, err)
+	}
+}
+
+// TestPropensitiesReport: --report writes the HTML page (to a file or an
+// object) beside the unchanged propensity file; stderr and the page say
+// the same closest power law, near the simulation's η = 1, with the
+// model --position-bias reads; a position refused for too few clicks is
+// shown as refused; --report naming an input or standard output is a
+// usage error, and a run that fails leaves no page.
+func TestPropensitiesReport(t *testing.T) {
+	paths, _, _ := propLog(t, 10_000, ".jsonl")
+	in := paths[".jsonl"]
+	args := []string{"propensities", "--ranker-col", "ranker", "--position-col", "position", "--replicates", "40"}
+	_, want, _ := cli(t, append(args, in)...)
+	rep := filepath.Join(t.TempDir(), "prop.html")
+	code, out, stderr := cli(t, append(args, "--report", rep, in)...)
+	if code != 0 || out != want {
+		t.Fatalf("--report: exit %d, %s\n%s\nwant\n%s", code, stderr, out, want)
+	}
+	page := string(must(os.ReadFile(rep)))
+	line := regexp.MustCompile(`rankeval: (closest power law over positions 2 to 6: k\^−η with η = ([0-9.]+) ± ([0-9.e-]+), [^\n]*; --position-bias (pow:[0-9.]+) is the power law nearest the file)\n`).FindStringSubmatch(stderr)
+	if line == nil {
+		t.Fatalf("stderr lacks the closest power law:\n%s", stderr)
+	}
+	eta, _ := strconv.ParseFloat(line[2], 64)
+	se, _ := strconv.ParseFloat(line[3], 64)
+	if math.Abs(eta-1) > 0.15 || !(se > 0 && se < 0.2) {
+		t.Errorf("η = %v ± %v for a simulation of η 1", eta, se)
+	}
+	if sentence := strings.ToUpper(line[1][:1]) + line[1][1:]; !strings.Contains(page, "<p><b>"+html.EscapeString(sentence)+".</b></p>") {
+		t.Errorf("the page does not say %q", sentence)
+	}
+	// the model it names is one --position-bias reads
+	if b, err := pipeline.ParsePositionBias(line[4]); err != nil || math.Abs(b.Eta-eta) > 0.005 {
+		t.Errorf("--position-bias %s: %v, %+v", line[4], err, b)
+	}
+	// too few clicks at 5 and 6: shown as refused, not drawn
+	code, _, stderr = cli(t, append(args, "--min-clicks", "1200", "--report", rep, in)...)
+	page = string(must(os.ReadFile(rep)))
+	if code != 0 || !strings.Contains(stderr, "position 6: no estimate:") {
+		t.Fatalf("--min-clicks 1200: exit %d: %s", code, stderr)
+	}
+	for k := 2; k <= 6; k++ {
+		refused := strings.Contains(stderr, fmt.Sprintf("position %d: no estimate:", k))
+		drawn := regexp.MustCompile(fmt.Sprintf(`<title>position %d: [0-9]`, k)).MatchString(page)
+		shown := strings.Contains(page, fmt.Sprintf("<title>position %d: no estimate: ", k)) &&
+			strings.Contains(page, fmt.Sprintf("<tr><td>%d</td><td class=\"name\" colspan=\"2\">no estimate: ", k))
+		if refused == drawn || refused != shown {
+			t.Errorf("position %d: refused %v, drawn as an estimate %v, shown as refused %v", k, refused, drawn, shown)
+		}
+	}
+	// to an object
+	for _, scheme := range objtest.Schemes[:1] {
+		srv := objtest.Start(t, scheme)
+		if code, _, stderr := cli(t, append(args, "--report", srv.Object("out/prop.html"), in)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", scheme, code, stderr)
+		}
+		if got := string(readObject(t, srv.Object("out/prop.html"))); !strings.HasPrefix(got, "<!DOCTYPE html>") || !strings.Contains(got, "Closest power law") {
+			t.Errorf("%s: page %.200q", scheme, got)
+		}
+	}
+	// usage errors, and no page from a failed run
+	gone := filepath.Join(t.TempDir(), "gone.html")
+	for name, tc := range map[string]struct {
+		args []string
+		code int
+		msg  string
+	}{
+		"the input":       {[]string{"--report", in, in}, 2, "is the input"},
+		"standard output": {[]string{"--report", "-", in}, 2, "--report -: name a file"},
+		"same as output":  {[]string{"--output", gone, "--report", gone, in}, 2, "--output and --report name the same file"},
+		"failed run":      {[]string{"--report", gone, "--max-position", "1", in}, 2, "--max-position 1"},
+		"no estimate":     {[]string{"--report", gone, "--min-clicks", "1000000", in}, 1, "no position past 1 can be estimated"},
+	} {
+		code, _, stderr := cli(t, append(args, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%s: exit %d: %s", name, code, stderr)
+		}
+		if _, err := os.Stat(gone); err == nil {
+			t.Errorf("%s: a page was written", name)
+		}
 	}
 }
