@@ -8,6 +8,7 @@ import (
 
 	"github.com/rankeval/rankeval/internal/pmath"
 	"github.com/rankeval/rankeval/pipeline"
+	"github.com/rankeval/rankeval/stats"
 )
 
 // The power law p(k) = k^−η (--position-bias pow:η) fitted to an
@@ -23,10 +24,6 @@ var ReferenceEtas = []float64{0.5, 1, 2}
 // minLogSE floors σ_k, so that a position whose interval has no width
 // (every resample gives the same propensity) weighs much, not infinitely.
 const minLogSE = 1e-3
-
-// z975 is the standard normal's 97.5% quantile: a 95% interval spans
-// ±z975 standard errors.
-const z975 = 1.959963984540054
 
 // PoorFit is the root-mean-square residual, in standard errors, above
 // which the closest power law is said to fit poorly.
@@ -70,15 +67,15 @@ type fitPoint struct {
 	p       Position
 }
 
-// logSE is σ_k: the half-width of p's 95% interval in logs over z975,
+// logSE is σ_k: the half-width of p's 95% interval in logs over stats.Z95,
 // from the upper half alone when the lower bound is not above 0, and at
 // least minLogSE.
 func logSE(p Position) float64 {
 	var s float64
 	if p.Lower > 0 {
-		s = (pmath.Log(p.Upper) - pmath.Log(p.Lower)) / (2 * z975)
+		s = (pmath.Log(p.Upper) - pmath.Log(p.Lower)) / (2 * stats.Z95)
 	} else {
-		s = (pmath.Log(p.Upper) - pmath.Log(p.Propensity)) / z975
+		s = (pmath.Log(p.Upper) - pmath.Log(p.Propensity)) / stats.Z95
 	}
 	if !(s >= minLogSE) {
 		return minLogSE

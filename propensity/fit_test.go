@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/stats"
 )
 
 // curve is an estimate of m positions whose propensities are k^−η times
@@ -110,7 +111,7 @@ func TestFitPowFigures(t *testing.T) {
 	e := curve(2, 1, exact)
 	e.Positions[1].Lower, e.Positions[1].Upper = 0.25, 1
 	f, _ := e.FitPow()
-	sigma := math.Log(4) / (2 * z975)
+	sigma := math.Log(4) / (2 * stats.Z95)
 	if math.Abs(f.Best.Eta-1) > 1e-15 || math.Abs(f.Best.SE-sigma/math.Log(2)) > 1e-12 {
 		t.Errorf("fit %+v, want η 1 ± %v", f.Best, sigma/math.Log(2))
 	}
@@ -121,9 +122,8 @@ func TestFitPowFigures(t *testing.T) {
 	}
 }
 
-// TestFitPowBits: the fit is the same bits whatever the order of the
-// positions' sums — a fixed value recorded here, computed with pmath and
-// rounded products, so every platform gives it.
+// TestFitPowBits: the fit's figures are the bits recorded here, on
+// every platform (pmath, and products rounded before they are added).
 func TestFitPowBits(t *testing.T) {
 	e := curve(12, 0.9, func(k int) float64 { return 0.01 * float64(k%5-2) }, 5)
 	f, _ := e.FitPow()

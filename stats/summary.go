@@ -5,6 +5,10 @@ import "math"
 // z95 is the two-sided 95% quantile of the standard normal distribution.
 const z95 = 1.959963984540054
 
+// Z95 is z95 for other packages: a normal 95% interval spans ±Z95
+// standard errors.
+const Z95 = z95
+
 // Summary is a mean with its normal-approximation 95% confidence interval.
 type Summary struct {
 	Mean  float64 // NaN when N == 0
