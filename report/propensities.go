@@ -55,8 +55,8 @@ type PowLaw struct {
 	// Of whose interval holds it; MaxRel its largest relative difference.
 	RMS, MaxRel float64
 	Inside, Of  int
-	// Curve is the law at k = 1, 1.1, 1.2, ... up to the last position,
-	// for drawing.
+	// Curve is the law at k = 1, 1.1, 1.2, ... up to the last of
+	// Positions (at least 2), for drawing.
 	Curve []float64
 }
 
