@@ -89,6 +89,9 @@ class Evaluate(unittest.TestCase):
               "--gain", "linear", "--empty", "zero"]),
             ("metrics as a string, a bool flag", dict(metrics="p@5,rr", unsorted=True),
              ["-m", "p@5,rr", "--unsorted"]),
+            ("ir_measures' names beside rankeval's",
+             dict(metrics=["nDCG@10", "ndcg@10", "P(rel=2)@5", "SetF(rel=2,beta=0.5)"]),
+             ["-m", "nDCG@10,ndcg@10,P(rel=2)@5,SetF(rel=2,beta=0.5)"]),
         ]:
             with self.subTest(name):
                 code, out, err = cli("--quiet", "--format", "json", *flags, SAMPLE)
@@ -99,6 +102,11 @@ class Evaluate(unittest.TestCase):
         self.assertEqual(s["metrics"]["map"]["mean"], 0.7128216837774386)
         self.assertEqual(s["metrics"]["ndcg@10"]["mean"], 0.5724386949344558)
         self.assertEqual(s["rows"], 15000)
+        # ir_measures' nDCG@10 is trec_eval's ndcg_cut.10, whatever the run's conventions
+        s = rankeval.evaluate(SAMPLE, metrics=["nDCG@10", "ndcg@10"])
+        t = rankeval.evaluate(SAMPLE, metrics=["ndcg@10"], profile="trec_eval")
+        self.assertEqual(s["metrics"]["nDCG@10"]["mean"], t["metrics"]["ndcg@10"]["mean"])
+        self.assertNotEqual(s["metrics"]["nDCG@10"]["mean"], s["metrics"]["ndcg@10"]["mean"])
 
     def test_per_query_file(self):
         path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "rankeval-test-per-query-%d.jsonl" % os.getpid())
