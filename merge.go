@@ -31,6 +31,9 @@ type MergeConfig struct {
 	// state's).
 	Correction string
 	Gates      config.Gates
+	// Detect asks how many queries each comparison needs to detect a
+	// difference (Config.Detect), answered on the merged figures.
+	Detect string
 	// ReadTimeout bounds a read of a state in object storage that
 	// receives nothing (0: objstore's default; below 0 refused).
 	ReadTimeout time.Duration
@@ -155,6 +158,12 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 	gates, err := cfg.Gates.Spec(run.Metrics, len(run.Systems))
 	if err != nil {
 		return nil, err
+	}
+	if run.Detect, err = summary.ParseDetect(cfg.Detect, run.Metrics); err != nil {
+		return nil, config.Usagef("%w", err)
+	}
+	if len(run.Detect) > 0 && len(run.Systems) < 2 {
+		return nil, config.DetectUsage()
 	}
 	r := NewResults(run, Part{Agg: merged.Agg, SliceKeys: merged.SliceKeys, BinaryLabels: run.Labels == "binary", GradedLabels: run.Labels == "graded",
 		Report: len(run.Curves) > 0},

@@ -379,7 +379,8 @@ func (sl *Slice) merge(o *Slice) {
 
 // Pairs returns, per pair of L.Pairs(), the comparison of every core
 // metric, by the layout's test, corrected by c across them all, with the
-// bootstrap interval when there is one.
+// bootstrap interval when there is one, the effect's interval and the
+// minimum detectable effect.
 func (a *Analysis) Pairs(c stats.Correction) [][]stats.Paired {
 	nc := len(a.L.Core)
 	var ranges [][]i128 // Tukey's, per metric
@@ -396,6 +397,7 @@ func (a *Analysis) Pairs(c stats.Correction) [][]stats.Paired {
 			d := stats.PairedOf(s)
 			d.I, d.J = pr[0], pr[1]
 			d.Effect = stats.EffectOf(s)
+			d.MDE = stats.MDE(s)
 			if a.Boot != nil {
 				d.BootLo, d.BootHi = a.bootCI((a.L.Systems+p)*nc+m, pr[0], m)
 			}
@@ -445,7 +447,10 @@ func (a *Analysis) bootCI(k, s, m int) (lo, hi float64) {
 }
 
 // Pairs is Analysis.Pairs for the slice of a run of layout l, by the
-// t-test (the randomization tests and the bootstrap are the whole run's).
+// t-test (the randomization tests and the bootstrap are the whole run's),
+// without the effect's interval and the minimum detectable effect, each
+// a root search of the noncentral t: thousands of slices would outlast
+// the run.
 func (sl *Slice) Pairs(l *Layout, c stats.Correction) [][]stats.Paired {
 	out := make([][]stats.Paired, len(sl.Diff))
 	for p, pr := range l.Pairs() {

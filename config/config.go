@@ -116,6 +116,10 @@ type Config struct {
 	Permutations int
 	Seed         uint64
 	Correction   string
+	// Detect asks, per metric, how many queries the comparisons need to
+	// detect a difference: "ndcg@10=0.005,map=0.01" (summary.ParseDetect).
+	// It changes no figure, so a state does not record it.
+	Detect string
 	// MaxGradeSet says that MaxGrade was chosen (by hand or by a
 	// profile), so a run on 0/1 labels with ERR is not warned about it.
 	MaxGradeSet bool

@@ -45,6 +45,8 @@ type Settings struct {
 	// Correction how their p-values are adjusted together.
 	Compare    aggregate.Compare
 	Correction stats.Correction
+	// Detect are the --detect requests.
+	Detect []summary.Detect
 	// IPS says where the IPS estimates' propensities come from (zero
 	// without them); Rules.Propensity puts it in force.
 	IPS summary.IPS
@@ -97,6 +99,9 @@ func (v Config) Resolve() (*Settings, error) {
 	s.Spelled = spelled(v.Metrics, r.Metrics)
 	if s.TableNames, err = summary.ParseTableNames(v.TableNames); err != nil {
 		return nil, Usagef("--table-names %w", err)
+	}
+	if s.Detect, err = summary.ParseDetect(v.Detect, r.Metrics); err != nil {
+		return nil, Usagef("%w", err)
 	}
 	if v.Profile != "" {
 		p, err := profileOf(v.Profile)
@@ -298,6 +303,9 @@ func (s *Settings) CheckCompare() error {
 	if S < 2 && (s.Compare != aggregate.Compare{}) {
 		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
 	}
+	if S < 2 && len(s.Detect) > 0 {
+		return DetectUsage()
+	}
 	if S < 2 {
 		for _, m := range s.Rules.Metrics {
 			if m.Pair() {
@@ -314,6 +322,12 @@ func (s *Settings) CheckCompare() error {
 	return nil
 }
 
+// DetectUsage is the usage error of --detect in a run or merge without a
+// comparison.
+func DetectUsage() error {
+	return Usagef("--detect answers for a comparison of systems: give several --score-col or --system")
+}
+
 // MaxReplicateBytes bounds the replicate sums of the bootstrap and the
 // randomization tests that one worker holds.
 const MaxReplicateBytes = 1 << 30
@@ -324,7 +338,7 @@ func (s *Settings) Summary() summary.Run {
 	return summary.Run{Metrics: s.Rules.Metrics, Options: s.Rules.Options, Columns: s.Columns, Profile: s.Profile,
 		ScoreFloat32: s.Rules.ScoreFloat32, DedupFirst: s.Rules.DedupFirst, MissingScore: s.Rules.MissingScore.String(), MissingLabel: s.Rules.MissingLabel.String(), SkipUnjudged: s.SkipUnjudged(), Systems: s.Rules.Systems,
 		Slices: s.Slices, MaxSlices: s.MaxSlices, Bootstrap: s.Bootstrap, Compare: s.Compare, Correction: s.Correction, IPS: s.IPS,
-		Teams: s.Teams, Spelled: s.Spelled, TableNames: s.TableNames}
+		Teams: s.Teams, Spelled: s.Spelled, TableNames: s.TableNames, Detect: s.Detect}
 }
 
 // spelled returns each metric's name as list spells it, "" where no name

@@ -28,7 +28,7 @@ type Flags struct {
 // Names lists the flags Register defines, for a command's help.
 var Names = slices.Concat([]string{"metrics", "m", "ties", "gain", "max-grade", "rel-threshold", "empty", "profile", "dedup",
 	"format", "table-names", "input-format", "delimiter", "decimal-comma", "read-timeout"}, ColumnNames, []string{"max-group-rows", "max-group-bytes", "by", "max-slices", "max-slice-bytes", "bootstrap",
-	"pairs", "test", "permutations", "seed", "correction"}, ClickNames, TeamNames)
+	"pairs", "test", "permutations", "seed", "correction", "detect"}, ClickNames, TeamNames)
 
 // metricList is the value of --metrics and -m: the first list given
 // replaces the default, and every later one adds to it, as trec_eval's
@@ -84,6 +84,7 @@ func Register(fs *flag.FlagSet, c *config.Config) *Flags {
 	fs.IntVar(&c.Permutations, "permutations", c.Permutations, fmt.Sprintf("replicates of --test randomization or tukey (%d when not given; 10000 for a\npaper); giving it picks --test randomization", config.DefaultPermutations))
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the randomization tests' draws")
 	RegisterCorrection(fs, &c.Correction, c.Correction)
+	RegisterDetect(fs, &c.Detect)
 	RegisterClicks(fs, &c.Clicks)
 	RegisterTeams(fs, &c.Teams)
 	fs.IntVar(&c.MaxGroupRows, "max-group-rows", c.MaxGroupRows, "a query with more rows than this is an error rather than an out-of-memory")
@@ -125,6 +126,32 @@ func RegisterQuiet(fs *flag.FlagSet, q *bool) {
 // printed, not to the sums a state holds.
 func RegisterCorrection(fs *flag.FlagSet, c *string, def string) {
 	fs.StringVar(c, "correction", def, "adjustment of the p-values of the comparisons a run makes together (every pair\nand metric; each slice's apart): holm (family-wise error), bh (Benjamini-Hochberg,\nfalse discovery rate) or none")
+}
+
+// RegisterDetect defines --detect on fs, storing into v: Register calls
+// it, and so does rankeval merge, since a merged summary answers it as
+// one run does (a state records no request).
+func RegisterDetect(fs *flag.FlagSet, v *string) {
+	fs.Var(&joinedList{s: v}, "detect", "the queries (impressions, for click metrics) each comparison needs to detect a\ntrue difference of means, as 'ndcg@10=0.005,map=0.01' (may be repeated; the\nlists add up): the least n at which the paired t-test (two-sided, alpha 0.05)\nhas 80% power, taking the observed sd of the per-query differences")
+}
+
+// joinedList is the value of a flag whose repeats add up: each is joined
+// to the ones before by a comma.
+type joinedList struct{ s *string }
+
+func (l *joinedList) String() string {
+	if l == nil || l.s == nil {
+		return ""
+	}
+	return *l.s
+}
+
+func (l *joinedList) Set(v string) error {
+	if *l.s != "" {
+		*l.s += ","
+	}
+	*l.s += v
+	return nil
 }
 
 // RegisterReadTimeout defines --read-timeout on fs, storing into d.

@@ -47,7 +47,7 @@ func (r *renderer) differences() {
 	if d.baselineOnly() {
 		title = "Differences from the baseline"
 	}
-	r.p("<h3>%s</h3>\n<table class=\"num\">\n<thead><tr><th>systems</th><th>metric</th><th>difference</th><th>95%% CI (t)</th><th>effect d<sub>z</sub> [95%% CI]</th><th>%s</th><th>%s</th>",
+	r.p("<h3>%s</h3>\n<table class=\"num\">\n<thead><tr><th>systems</th><th>metric</th><th>difference</th><th>95%% CI (t)</th><th>effect d<sub>z</sub> [95%% CI]</th><th>MDE (80%%)</th><th>%s</th><th>%s</th>",
 		title, esc(pHead(d.Test)), esc(pHead(d.Correction)))
 	if boot {
 		r.p("<th>95%% CI (bootstrap)</th>")
@@ -64,16 +64,23 @@ func (r *renderer) differences() {
 			if df.Sig {
 				cls = " class=\"sig\""
 			}
-			r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s %s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true),
-				s2(df.Effect), ci2(df.EffectCI), esc(ptext(df.PText)), cls, esc(ptext(df.PAdjText)))
+			r.p("<td class=\"name\">%s</td><td%s>%s</td><td>%s</td><td>%s %s</td><td>%s</td><td>%s</td><td%s>%s</td>", esc(name), cls, s4(df.Mean), ci(df.CI, true),
+				s2(df.Effect), ci2(df.EffectCI), esc(df.MDEText), esc(ptext(df.PText)), cls, esc(ptext(df.PAdjText)))
 			if boot {
 				r.p("<td>%s</td>", ci(df.Boot, true))
 			}
 			r.p("<td>%d</td></tr>\n", df.N)
 		}
 	}
-	r.p("</tbody></table>\n<p class=\"note\">Each difference is the first system minus the second, over the queries where both define the metric, with its 95%% t interval; d<sub>z</sub> is the difference over the standard deviation of the per-query differences, its interval from the noncentral t. %s%s &lt; 0.05.</p>\n",
-		r.howTested(), esc(pHead(d.Correction)))
+	r.p("</tbody></table>\n<p class=\"note\">Each difference is the first system minus the second, over the queries where both define the metric, with its 95%% t interval; d<sub>z</sub> is the difference over the standard deviation of the per-query differences, its interval from the noncentral t. %s. %s%s &lt; 0.05.</p>\n",
+		esc(d.PowerNote), r.howTested(), esc(pHead(d.Correction)))
+	if len(d.Detect) > 0 {
+		r.p("<p class=\"note\">Needed to detect a difference at 80%% power (paired t, two-sided, alpha 0.05):</p>\n<ul class=\"note\">\n")
+		for _, l := range d.Detect {
+			r.p("<li>%s</li>\n", esc(l))
+		}
+		r.p("</ul>\n")
+	}
 }
 
 // figures is a difference's hover text: the mean, the intervals, the

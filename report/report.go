@@ -60,6 +60,9 @@ type Diff struct {
 	// (NaN for a slice's).
 	Effect   float64
 	EffectCI Interval
+	// MDEText is the minimum detectable effect at 80% power as the
+	// summary prints it ("n/a" when undefined; "" for a slice's).
+	MDEText string
 	P, PAdj  float64
 	// Sig marks the difference (bold, in colour): the summary's rule, a
 	// corrected p below 0.05, which the report's notes state.
@@ -104,6 +107,11 @@ type Data struct {
 	// tested and corrected. The summary owns the words, so that every
 	// rendering says the same.
 	Test, Correction, TestNote string
+	// PowerNote says what the minimum detectable effect assumes, and
+	// Detect answers --detect, a line each ("score_b − score: ndcg@10, a
+	// difference of 0.005: 15110 queries ..."): the summary's words.
+	PowerNote string
+	Detect    []string
 }
 
 // palette colours systems in every chart, the baseline first.

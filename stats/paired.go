@@ -62,18 +62,26 @@ type Paired struct {
 	// Effect is the standardized difference, with its interval for the
 	// run's comparisons (not for slices': EffectSize).
 	Effect Effect
+	// SD is the standard deviation of the per-query differences (NaN when
+	// N < 2), which the power of the t-test takes as known (DetectN).
+	SD float64
+	// MDE is the minimum detectable effect at 80% power (MDE) for the
+	// run's comparisons; NaN for slices' and where it is undefined.
+	MDE float64
 }
 
 // PairedOf reads the paired t-test from the summary of the per-query
 // differences: a mean's, or a ratio's (its Stdev the linearized values').
 // P is the t-test's p-value, PAdj NaN until Correct, the bootstrap
-// interval NaN, and Effect d_z without its interval (EffectSize).
+// interval NaN, Effect d_z without its interval (EffectSize), and MDE
+// NaN (MDE computes it).
 func PairedOf(s Summary) Paired {
 	out := Paired{N: s.N, Mean: s.Mean, Lo: math.NaN(), Hi: math.NaN(), T: math.NaN(), PT: math.NaN(), P: math.NaN(),
-		PAdj: math.NaN(), BootLo: math.NaN(), BootHi: math.NaN(), Effect: EffectSize(s)}
+		PAdj: math.NaN(), BootLo: math.NaN(), BootHi: math.NaN(), Effect: EffectSize(s), SD: math.NaN(), MDE: math.NaN()}
 	if s.N < 2 || math.IsNaN(s.Stdev) {
 		return out
 	}
+	out.SD = s.Stdev
 	se := s.Stdev / math.Sqrt(float64(s.N))
 	df := float64(s.N - 1)
 	switch {

@@ -54,30 +54,48 @@ func parseBars(flag, want, s string, ms []metrics.Metric) ([]Gate, error) {
 	}
 	var gs []Gate
 	for _, item := range metrics.SplitMetrics(s) {
-		name, val, ok := metrics.CutValue(strings.TrimSpace(item))
-		if !ok {
-			return nil, fmt.Errorf("%s %q: want metric=%s", flag, item, want)
-		}
-		name = strings.TrimSpace(name)
-		idx := metrics.Index(ms, name)
-		if idx < 0 {
-			return nil, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
-		}
-		switch b := ms[idx].Better(); {
-		case b == 0:
-			return nil, fmt.Errorf("%s: %s has no better side (neither a higher nor a lower mean is better): it cannot be gated", flag, ms[idx].Name)
-		case b < 0 && flag == "--fail-under":
-			// a floor under a mean whose lower value is the better one
-			// would fail the runs that improved
-			return nil, fmt.Errorf("%s: %s is better lower (a floor would fail the runs that improve); gate it with --fail-if-worse, or gate ctr@k or clicks@k", flag, ms[idx].Name)
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if err != nil || math.IsNaN(v) {
-			return nil, fmt.Errorf("%s: %q is not a number", flag, val)
+		idx, v, err := parseMetricValue(flag, want, item, ms, func(m metrics.Metric) error {
+			switch b := m.Better(); {
+			case b == 0:
+				return fmt.Errorf("%s: %s has no better side (neither a higher nor a lower mean is better): it cannot be gated", flag, m.Name)
+			case b < 0 && flag == "--fail-under":
+				// a floor under a mean whose lower value is the better one
+				// would fail the runs that improved
+				return fmt.Errorf("%s: %s is better lower (a floor would fail the runs that improve); gate it with --fail-if-worse, or gate ctr@k or clicks@k", flag, m.Name)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		gs = append(gs, Gate{Metric: idx, Min: v})
 	}
 	return gs, nil
+}
+
+// parseMetricValue reads one item "metric=value" of a flag's list
+// (metrics.SplitMetrics): the index in ms of the metric it names
+// (metrics.Index), which check may refuse, and its value, a number.
+func parseMetricValue(flag, want, item string, ms []metrics.Metric, check func(metrics.Metric) error) (int, float64, error) {
+	name, val, ok := metrics.CutValue(strings.TrimSpace(item))
+	if !ok {
+		return 0, 0, fmt.Errorf("%s %q: want metric=%s", flag, item, want)
+	}
+	name = strings.TrimSpace(name)
+	idx := metrics.Index(ms, name)
+	if idx < 0 {
+		return 0, 0, fmt.Errorf("%s: %q is not among the metrics computed (-m)", flag, name)
+	}
+	if check != nil {
+		if err := check(ms[idx]); err != nil {
+			return 0, 0, err
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, 0, fmt.Errorf("%s: %q is not a number", flag, val)
+	}
+	return idx, v, nil
 }
 
 // CheckGates gives the verdict of every gate on the results, or nil when

@@ -137,8 +137,9 @@ func appendSystem(b []byte, c *Run, r *Results, s int, sums []stats.Summary, boo
 }
 
 // appendComparison writes one object per pair of systems compared; whole
-// is the run's comparisons, with the intervals slices lack (the effect's,
-// and the bootstrap's when there is one).
+// is the run's comparisons, with what slices lack (the effect's interval,
+// the minimum detectable effect and the --detect answers, and the
+// bootstrap's interval when there is one).
 func appendComparison(b []byte, c *Run, r *Results, pairs [][]stats.Paired, sep string, whole bool) []byte {
 	for p, ps := range pairs {
 		if p > 0 {
@@ -167,6 +168,9 @@ func appendComparison(b []byte, c *Run, r *Results, pairs [][]stats.Paired, sep 
 			if whole {
 				b = append(b, `, "effect_ci95": `...)
 				b = appendInterval(b, d.Effect.Lo, d.Effect.Hi)
+				b = append(b, `, "mde": `...)
+				b = AppendJSONFloat(b, d.MDE)
+				b = r.appendDetect(b, i, &d)
 			}
 			b = append(b, `, "test": `...)
 			b = strconv.AppendQuote(b, d.Test.String())

@@ -33,7 +33,7 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	diff := func(p stats.Paired) report.Diff {
 		return report.Diff{N: p.N, Mean: p.Mean, CI: report.Interval{Lo: p.Lo, Hi: p.Hi}, Boot: report.Interval{Lo: p.BootLo, Hi: p.BootHi},
-			Effect: p.Effect.D, EffectCI: report.Interval{Lo: p.Effect.Lo, Hi: p.Effect.Hi},
+			Effect: p.Effect.D, EffectCI: report.Interval{Lo: p.Effect.Lo, Hi: p.Effect.Hi}, MDEText: mdeText(p.MDE),
 			P: p.P, PAdj: p.PAdj, Sig: p.Significant(), PText: pval(p.P, ""), PAdjText: pval(p.PAdj, "")}
 	}
 	for s := range r.nsys {
@@ -79,8 +79,12 @@ func (r *Results) WriteReport(w io.Writer) error {
 	}
 	if len(r.pairs) > 0 {
 		d.Test, d.Correction, d.TestNote = testShort[c.Compare.Test], corrShort[c.Correction], c.TestNote()
+		d.PowerNote = PowerNote
 	}
 	for _, ps := range r.pairs {
+		for _, l := range r.detectLines(ps) {
+			d.Detect = append(d.Detect, r.systems[ps[0].J]+" vs "+r.systems[ps[0].I]+": "+l)
+		}
 		pr := report.Pair{I: ps[0].I, J: ps[0].J}
 		for _, x := range ps {
 			pr.Diffs = append(pr.Diffs, diff(x))

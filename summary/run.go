@@ -77,6 +77,10 @@ type Run struct {
 	// records neither.
 	Spelled    []string
 	TableNames map[string]string
+	// Detect are the --detect requests (ParseDetect), answered on the
+	// run's comparisons; a state does not record them (they change no
+	// figure it holds), so a merge takes its own.
+	Detect []Detect
 	// Warnings are things the run noticed that may make its numbers not
 	// mean what the user expects; the JSON summary lists them.
 	Warnings []string

@@ -54,7 +54,7 @@ func (r *Results) Text() []byte {
 			continue // only rank similarities, which the baseline does not have
 		}
 		fmt.Fprintf(&w, "%s vs %s: difference of means over the queries both define\n", printable.String(r.systems[ps[0].J]), printable.String(r.systems[ps[0].I]))
-		fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "effect d_z [95% CI]", "p ("+testShort[c.Compare.Test]+")", "p ("+corrShort[c.Correction]+")")
+		fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s  %9s", width, "metric", "diff", "95% CI (t)", "effect d_z [95% CI]", "MDE (80%)", "p ("+testShort[c.Compare.Test]+")", "p ("+corrShort[c.Correction]+")")
 		if c.Bootstrap > 0 {
 			fmt.Fprintf(&w, "  %-21s", "95% CI (bootstrap)")
 		}
@@ -64,16 +64,23 @@ func (r *Results) Text() []byte {
 			if m.Pair() && d.I == 0 {
 				continue // a similarity to the baseline, which the baseline has not
 			}
-			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), effectText(d.Effect), pval(d.P, "-"), pval(d.PAdj, "-"))
+			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), effectText(d.Effect), mdeText(d.MDE), pval(d.P, "-"), pval(d.PAdj, "-"))
 			if c.Bootstrap > 0 {
 				fmt.Fprintf(&w, "  %-21s", signedInterval4(d.BootLo, d.BootHi))
 			}
 			w.WriteByte('\n')
 		}
+		if ls := r.detectLines(ps); len(ls) > 0 {
+			w.WriteString("needed to detect a difference at 80% power (paired t, two-sided, alpha 0.05):\n")
+			for _, l := range ls {
+				fmt.Fprintf(&w, "  %s\n", l)
+			}
+		}
 		w.WriteByte('\n')
 	}
 	if len(r.pairs) > 0 {
 		fmt.Fprintf(&w, "comparisons: %s; * marks p (%s) < 0.05.\n", c.TestNote(), corrShort[c.Correction])
+		fmt.Fprintf(&w, "%s.\n", PowerNote)
 		if warn := permutationFloor(c, r.pairs); warn != "" {
 			fmt.Fprintf(&w, "warning: %s\n", warn)
 		}

@@ -76,7 +76,7 @@ func TestComparisonEveryPath(t *testing.T) {
 	}{
 		{"randomization, all pairs, BH", []string{"--pairs", "all", "--permutations", "400", "--seed", "7", "--correction", "bh", "--bootstrap", "40"}},
 		{"tukey", []string{"--pairs", "all", "--test", "tukey", "--permutations", "300"}},
-		{"t, baseline, gates", []string{"--fail-if-worse", "ndcg@10=0.01,map=0.5"}},
+		{"t, baseline, gates, detect", []string{"--fail-if-worse", "ndcg@10=0.01,map=0.5", "--detect", "ndcg@10=0.01", "--detect", "map=0.02,map=9"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := append([]string{"--quiet", "--format", "json", "-m", "map,ndcg@10,mrr"}, tc.args...)
@@ -94,8 +94,11 @@ func TestComparisonEveryPath(t *testing.T) {
 				return comparisonOf(t, out)
 			}
 			want := runOK("--score-col", "s0,s1,s2,s3", "--workers", "1", log)
-			if !strings.Contains(want, `"p_corrected"`) {
+			if !strings.Contains(want, `"p_corrected"`) || !strings.Contains(want, `"mde": 0.`) {
 				t.Fatalf("no comparison in %s", want)
+			}
+			if slices.Contains(tc.args, "--detect") && strings.Count(want, `"needed": `) != 3*3 {
+				t.Fatalf("want 3 --detect answers for each of 3 pairs in %s", want)
 			}
 			for _, args := range [][]string{
 				{"--score-col", "s0,s1,s2,s3", "--workers", "2", "--batch-size", "7", log},
@@ -143,6 +146,13 @@ func TestComparisonFlags(t *testing.T) {
 		{"negative margin", append(two, "--fail-if-worse", "map=-0.1"), `want a number >= 0`},
 		{"infinite margin", append(two, "--fail-if-worse", "map=inf"), `want a number >= 0`},
 		{"margin of a metric not computed", append(two, "--fail-if-worse", "p@10=0.1"), `"p@10" is not among the metrics computed`},
+		{"one system, detect", []string{"--score-col", "s0", "--detect", "map=0.01"}, `--detect answers for a comparison of systems: give several --score-col or --system`},
+		{"detect, zero difference", append(two, "--detect", "map=0"), `--detect: the difference of map is 0: want a number > 0`},
+		{"detect, negative difference", append(two, "--detect", "ndcg@10=0.01", "--detect", "map=-0.01"), `--detect: the difference of map is -0.01: want a number > 0`},
+		{"detect, infinite difference", append(two, "--detect", "map=inf"), `--detect: the difference of map is +Inf: want a number > 0`},
+		{"detect, not a number", append(two, "--detect", "map=x"), `--detect: "x" is not a number`},
+		{"detect, no difference", append(two, "--detect", "map"), `--detect "map": want metric=difference, as ndcg@10=0.005`},
+		{"detect, a metric not computed", append(two, "--detect", "p@10=0.1"), `--detect: "p@10" is not among the metrics computed (-m)`},
 		{"unknown format", append(two, "--format", "html"), `--format "html": want text, json, trec, latex or markdown`},
 		{"too few replicates for a 95% interval, a gate on it", append(two, "--bootstrap", "2", "--fail-if-worse", "map=0.01"),
 			`--bootstrap 2: want 0 (none) or at least 40 replicates: a 95% percentile interval needs each 2.5% tail to hold a replicate (40 × 2.5% = 1), or its ends are drawn from the extreme replicates and need not hold the mean`},

@@ -40,6 +40,7 @@ func mergeFlags(mc *rankeval.MergeConfig, help *bool) *flag.FlagSet {
 	evalflags.RegisterReadTimeout(fs, &mc.ReadTimeout)
 	evalflags.RegisterQuiet(fs, new(bool))               // merge shows no progress
 	evalflags.RegisterCorrection(fs, &mc.Correction, "") // "": the first state's
+	evalflags.RegisterDetect(fs, &mc.Detect)
 	fs.BoolVar(help, "help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	return fs

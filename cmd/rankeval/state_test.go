@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,7 @@ func TestStateMergeEqualsOneRun(t *testing.T) {
 		{"default metrics", nil},
 		{"slices", []string{"--by", "market"}},
 		{"two models with a bootstrap", []string{"--score-col", "score,score_b", "--bootstrap", "200", "--by", "market"}},
+		{"two models, detect", []string{"--score-col", "score,score_b", "-m", "ndcg@10,map", "--detect", "ndcg@10=0.01,map=0.003"}},
 		{"three models, every pair, randomization", []string{"--score-col", "score,score_b,score_c", "--pairs", "all", "--permutations", "300",
 			"--seed", "4", "--correction", "bh", "--by", "market"}},
 		{"three models, Tukey", []string{"--score-col", "score,score_b,score_c", "--test", "tukey", "--permutations", "200", "--correction", "none"}},
@@ -89,9 +91,13 @@ func TestStateMergeEqualsOneRun(t *testing.T) {
 				}
 				states = append(states, st)
 			}
+			var detect []string // a state records no request: the merge asks again
+			if i := slices.Index(tc.args, "--detect"); i >= 0 {
+				detect = tc.args[i : i+2]
+			}
 			merge := func(states ...string) string {
 				t.Helper()
-				code, out, stderr := cli(t, append([]string{"merge", "--format", "json"}, states...)...)
+				code, out, stderr := cli(t, append(append([]string{"merge", "--format", "json"}, detect...), states...)...)
 				if code != 0 {
 					t.Fatalf("merge: exit %d: %s", code, stderr)
 				}
@@ -122,7 +128,7 @@ func TestStateMergeEqualsOneRun(t *testing.T) {
 			}
 			// the report: the same figures; only the inputs in its header differ
 			rep := filepath.Join(tmp, "merged.html")
-			if code, _, stderr := cli(t, append([]string{"merge", "--report", rep, "--output", filepath.Join(tmp, "y.json")}, states...)...); code != 0 {
+			if code, _, stderr := cli(t, append(append([]string{"merge", "--report", rep, "--output", filepath.Join(tmp, "y.json")}, detect...), states...)...); code != 0 {
 				t.Fatal(stderr)
 			}
 			one, merged := reportBody(t, filepath.Join(tmp, "one.html")), reportBody(t, rep)

@@ -604,6 +604,8 @@ func TestComparisonParity(t *testing.T) {
 			[]string{"--pairs", "all", "--permutations", "300", "--seed", "2", "--correction", "bh"}},
 		{"tukey", func(v *config.Config) { v.Test, v.Permutations, v.Bootstrap = "tukey", 200, 40 },
 			[]string{"--test", "tukey", "--permutations", "200", "--bootstrap", "40"}},
+		{"t, detect", func(v *config.Config) { v.Detect = "ndcg@10=0.01,map=0.002" },
+			[]string{"--detect", "ndcg@10=0.01,map=0.002"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
@@ -620,6 +622,9 @@ func TestComparisonParity(t *testing.T) {
 			}
 			if code != 3 || !strings.Contains(want, `"worse": [`) {
 				t.Fatalf("rankeval exit %d; the gate was meant to fail:\n%s", code, want)
+			}
+			if !strings.Contains(want, `"mde": 0.`) || strings.Contains(tc.name, "detect") != strings.Contains(want, `"needed": `) {
+				t.Fatalf("no minimum detectable effect, or --detect answers only with --detect:\n%s", want)
 			}
 		})
 	}
