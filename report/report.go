@@ -63,7 +63,7 @@ type Diff struct {
 	// MDEText is the minimum detectable effect at 80% power as the
 	// summary prints it ("n/a" when undefined; "" for a slice's).
 	MDEText string
-	P, PAdj  float64
+	P, PAdj float64
 	// Sig marks the difference (bold, in colour): the summary's rule, a
 	// corrected p below 0.05, which the report's notes state.
 	Sig bool
