@@ -390,6 +390,7 @@ func (a *Analysis) Pairs(c stats.Correction) [][]stats.Paired {
 		}
 	}
 	out := make([][]stats.Paired, len(a.Diff))
+	var mdes stats.MDEs
 	for p, pr := range a.L.Pairs() {
 		out[p] = make([]stats.Paired, nc)
 		for m := range nc {
@@ -397,7 +398,7 @@ func (a *Analysis) Pairs(c stats.Correction) [][]stats.Paired {
 			d := stats.PairedOf(s)
 			d.I, d.J = pr[0], pr[1]
 			d.Effect = stats.EffectOf(s)
-			d.MDE = stats.MDE(s)
+			d.MDE = mdes.Of(s)
 			if a.Boot != nil {
 				d.BootLo, d.BootHi = a.bootCI((a.L.Systems+p)*nc+m, pr[0], m)
 			}

@@ -65,10 +65,12 @@ func tCrit975(df float64) float64 {
 		}
 		return float64(s * x)
 	}
-	g1 := poly(1, 1) / 4
-	g2 := poly(5, 16, 3) / 96
-	g3 := poly(3, 19, 17, -15) / 384
-	g4 := poly(79, 776, 1482, -1920, -945) / 92160
+	// rounded: a division by 4 compiles to a product, which the sum below
+	// would otherwise fuse
+	g1 := float64(poly(1, 1) / 4)
+	g2 := float64(poly(5, 16, 3) / 96)
+	g3 := float64(poly(3, 19, 17, -15) / 384)
+	g4 := float64(poly(79, 776, 1482, -1920, -945) / 92160)
 	r := 1 / df
 	return x + float64(r*(g1+float64(r*(g2+float64(r*(g3+float64(r*g4)))))))
 }
@@ -139,11 +141,27 @@ func MDEFactor(n int64) float64 {
 // (MDEFactor(N)·Stdev). NaN when N < 2 or the differences have no
 // spread (Stdev 0, NaN or infinite): the t-test then has no power
 // function.
-func MDE(s Summary) float64 {
+func MDE(s Summary) float64 { return new(MDEs).Of(s) }
+
+// MDEs computes the MDE of many comparisons, solving MDEFactor once per
+// number of queries: a run's metrics and pairs mostly share theirs. The
+// zero value is ready; not safe for concurrent use.
+type MDEs struct{ factor map[int64]float64 }
+
+// Of is MDE(s).
+func (m *MDEs) Of(s Summary) float64 {
 	if s.N < 2 || !(s.Stdev > 0) || math.IsInf(s.Stdev, 0) {
 		return math.NaN()
 	}
-	return float64(MDEFactor(s.N) * s.Stdev)
+	k, ok := m.factor[s.N]
+	if !ok {
+		if m.factor == nil {
+			m.factor = map[int64]float64{}
+		}
+		k = MDEFactor(s.N)
+		m.factor[s.N] = k
+	}
+	return float64(k * s.Stdev)
 }
 
 // DetectN is the number of queries the two-sided paired t-test at

@@ -137,3 +137,17 @@ func TestTCrit975(t *testing.T) {
 		}
 	}
 }
+
+// TestMDEs: the cache gives MDE's bits, for each number of queries apart.
+func TestMDEs(t *testing.T) {
+	var m MDEs
+	for _, s := range []Summary{{N: 30, Stdev: 0.2}, {N: 31, Stdev: 0.2}, {N: 30, Stdev: 0.5}, {N: 30, Stdev: 0}, {N: 1, Stdev: 1}} {
+		got, want := m.Of(s), MDE(s)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("MDEs.Of(%+v) = %v, MDE %v", s, got, want)
+		}
+	}
+	if len(m.factor) != 2 {
+		t.Errorf("%d factors solved, want 2 (n = 30, 31)", len(m.factor))
+	}
+}
