@@ -86,6 +86,9 @@ func (r *Results) detectLines(ps []stats.Paired) []string {
 	for _, q := range r.Run.Detect {
 		m := r.Run.Metrics[q.Metric]
 		d := &ps[q.Metric]
+		if m.Pair() && d.I == 0 {
+			continue // a similarity to the baseline, which the baseline has not: no row in the table either
+		}
 		unit := unitOf(m)
 		n, note := detected(d, q.Delta, unit)
 		head := fmt.Sprintf("%s, a difference of %s: ", m.Name, deltaText(q.Delta))

@@ -193,6 +193,17 @@ func TestPowerEdges(t *testing.T) {
 			}
 		})
 	}
+	t.Run("rank similarity", func(t *testing.T) {
+		// a similarity to the baseline has no row against the baseline, so
+		// no answer either; ndcg@10's is there
+		code, text, stderr := cli(t, "--quiet", "--score-col", "a,b", "-m", "ndcg@10,churn@3", "--detect", "churn@3=0.01,ndcg@10=0.05", varied)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		if strings.Contains(text, "  churn@3, a difference") || !strings.Contains(text, "  ndcg@10, a difference of 0.05: ") {
+			t.Fatalf("want ndcg@10's answer alone:\n%s", text)
+		}
+	})
 	t.Run("merge of one system", func(t *testing.T) {
 		st := filepath.Join(dir, "one.state")
 		if code, _, stderr := cli(t, "--quiet", "--score-col", "a", "-m", "map", "--state", st, varied); code != 0 {
