@@ -49,40 +49,68 @@ type MergeConfig struct {
 // globs: File; or Stream of a state's bytes; Records are refused), checks that they merge
 // (made with the same settings, from different inputs), and returns the
 // results of the union of their runs, as one run over all their inputs
-// would give them.
+// would give them. Propensity states are refused (MergePropensities).
 func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, error) {
-	format := cmp(cfg.Format, "text")
-	if err := config.CheckFormat(format); err != nil {
+	ctx, names, streams, err := gatherStates(ctx, cfg, states)
+	if err != nil {
 		return nil, err
+	}
+	return mergeRuns(ctx, cfg, names, streams, nil)
+}
+
+// MergeStates merges states of one kind, the first state's: runs' states
+// as Merge does (the Results), or propensity states as
+// MergePropensities does (the Propensities); the other is nil, and a
+// state of the other kind is refused.
+func MergeStates(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, *Propensities, error) {
+	ctx, names, streams, err := gatherStates(ctx, cfg, states)
+	if err != nil {
+		return nil, nil, err
+	}
+	first, err := readStateBytes(ctx, names[0], streams[names[0]])
+	if err != nil {
+		return nil, nil, err
+	}
+	kind, err := state.KindOf(first)
+	if err != nil {
+		return nil, nil, stateError(names[0], err)
+	}
+	if kind == state.KindPropensities {
+		p, err := mergePropensities(ctx, cfg, names, streams, first)
+		return nil, p, err
+	}
+	r, err := mergeRuns(ctx, cfg, names, streams, first)
+	return r, nil, err
+}
+
+// gatherStates checks cfg's settings common to every merge and lists the
+// states to read: their names (globs expanded), and the bytes of those
+// given as streams.
+func gatherStates(ctx context.Context, cfg MergeConfig, states []Source) (context.Context, []string, map[string]io.Reader, error) {
+	if err := config.CheckFormat(cmp(cfg.Format, "text")); err != nil {
+		return nil, nil, nil, err
 	}
 	if cfg.ReadTimeout < 0 {
-		return nil, config.CheckReadTimeout(cfg.ReadTimeout)
+		return nil, nil, nil, config.CheckReadTimeout(cfg.ReadTimeout)
 	}
 	ctx = objstore.WithReadTimeout(ctx, cfg.ReadTimeout)
-	corr, err := config.ParseCorrection(cfg.Correction)
-	if err != nil {
-		return nil, err
+	if _, err := config.ParseCorrection(cfg.Correction); err != nil {
+		return nil, nil, nil, err
 	}
-	tableNames, err := summary.ParseTableNames(cfg.TableNames)
-	if err != nil {
-		return nil, config.Usagef("--table-names %w", err)
+	if _, err := summary.ParseTableNames(cfg.TableNames); err != nil {
+		return nil, nil, nil, config.Usagef("--table-names %w", err)
 	}
-	corrGiven := cfg.Correction != ""
 	if len(states) == 0 {
-		return nil, config.Usagef("no state: give the files rankeval --state wrote")
-	}
-	log := cfg.Log
-	if log == nil {
-		log = io.Discard
+		return nil, nil, nil, config.Usagef("no state: give the files rankeval --state wrote")
 	}
 	var names []string
 	streams := map[string]io.Reader{}
 	for _, s := range states {
 		if err := s.check(); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if s.open != nil && s.data == nil {
-			return nil, config.Usagef("%s: not a state's bytes: give the state's file (File) or its bytes (Stream)", s.name)
+			return nil, nil, nil, config.Usagef("%s: not a state's bytes: give the state's file (File) or its bytes (Stream)", s.name)
 		}
 		if s.data != nil {
 			names = append(names, s.name)
@@ -91,36 +119,57 @@ func Merge(ctx context.Context, cfg MergeConfig, states ...Source) (*Results, er
 		}
 		ns, err := expandStates(ctx, s.name)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		names = append(names, ns...)
 	}
 	if err := config.CheckDistinctInputs("state", names); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := config.CheckOutputs(cfg.Outputs.Flags(), names...); err != nil {
-		return nil, err
+		return nil, nil, nil, err
+	}
+	return ctx, names, streams, nil
+}
+
+// mergeRuns merges runs' states; first, when not nil, is the first
+// state's bytes, read already.
+func mergeRuns(ctx context.Context, cfg MergeConfig, names []string, streams map[string]io.Reader, first []byte) (*Results, error) {
+	format := cmp(cfg.Format, "text")
+	corr, _ := config.ParseCorrection(cfg.Correction)
+	tableNames, _ := summary.ParseTableNames(cfg.TableNames)
+	corrGiven := cfg.Correction != ""
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
 	}
 	var merged *state.State
 	corrWarned := false
 	held := map[aggregate.Digest]heldInput{}
-	for _, name := range names {
-		s, err := readState(ctx, name, streams[name])
+	var err error
+	for i, name := range names {
+		data := first
+		if i > 0 || first == nil {
+			if data, err = readStateBytes(ctx, name, streams[name]); err != nil {
+				return nil, err
+			}
+		}
+		s, err := state.Decode(data)
 		if err != nil {
-			return nil, err
+			return nil, stateError(name, err)
 		}
 		if s.Undigested {
 			fmt.Fprintf(log, "rankeval: warning: %s holds a state written before rankeval recorded what states are made from (state version 1): whether it shares an input with another state is not checked, and a query in both would count twice\n", name)
 		}
 		if merged == nil {
-			sharedInput(held, name, s) // the first: nothing held yet
+			sharedInput(held, name, "queries", s.Digests) // the first: nothing held yet
 			merged = s
 			continue
 		}
 		if diff := state.Mismatch(merged, s); diff != "" {
 			return nil, fmt.Errorf("%s: made with %s in %s; states merge only when made under the same options: %w", name, diff, names[0], state.ErrMismatch)
 		}
-		if err := sharedInput(held, name, s); err != nil {
+		if err := sharedInput(held, name, "queries", s.Digests); err != nil {
 			return nil, err
 		}
 		if c := s.Run.Correction; c != merged.Run.Correction && !corrGiven && !corrWarned {
@@ -183,18 +232,19 @@ func cmp(s, def string) string {
 // the input's as that state names it.
 type heldInput struct{ state, input string }
 
-// sharedInput refuses state s, read from name, when it was made from an
+// sharedInput refuses the state read from name, whose inputs' digests
+// (of their queries or rows: what) are ds, when it was made from an
 // input that a state merged before it was made from too (held maps each
 // digest met to where it was met), naming both states and the input as
-// each names it; otherwise it adds s's inputs to held.
-func sharedInput(held map[aggregate.Digest]heldInput, name string, s *state.State) error {
-	for _, d := range s.Digests {
+// each names it; otherwise it adds ds to held.
+func sharedInput(held map[aggregate.Digest]heldInput, name, what string, ds []state.InputDigest) error {
+	for _, d := range ds {
 		if h, ok := held[d.Digest]; ok {
-			return fmt.Errorf("%s and %s were made from one input (%s in %s, %s in %s: digest %s of its queries): its queries would count twice; merge each input once (a merged state holds all of its parts' inputs): %w",
-				h.state, name, h.input, h.state, d.Input, name, d.Digest, state.ErrSharedInput)
+			return fmt.Errorf("%s and %s were made from one input (%s in %s, %s in %s: digest %s of its %s): its %s would count twice; merge each input once (a merged state holds all of its parts' inputs): %w",
+				h.state, name, h.input, h.state, d.Input, name, d.Digest, what, what, state.ErrSharedInput)
 		}
 	}
-	for _, d := range s.Digests {
+	for _, d := range ds {
 		held[d.Digest] = heldInput{name, d.Input}
 	}
 	return nil
@@ -218,9 +268,9 @@ func expandStates(ctx context.Context, a string) ([]string, error) {
 	return names, nil
 }
 
-// readState reads and decodes one state (from r when not nil), naming it
-// in every error.
-func readState(ctx context.Context, name string, r io.Reader) (*state.State, error) {
+// readStateBytes reads one state's bytes (from r when not nil), naming
+// it in every error.
+func readStateBytes(ctx context.Context, name string, r io.Reader) ([]byte, error) {
 	var data []byte
 	var err error
 	if r != nil {
@@ -230,17 +280,19 @@ func readState(ctx context.Context, name string, r io.Reader) (*state.State, err
 	} else {
 		data, err = readWhole(ctx, name)
 	}
-	if err != nil {
-		return nil, err
+	return data, err
+}
+
+// stateError names the state in an error of its decoding, and says what
+// makes a state file or which kinds merge.
+func stateError(name string, err error) error {
+	switch {
+	case errors.Is(err, state.ErrNotState):
+		return fmt.Errorf("%s: %w (rankeval --state and rankeval propensities --state write them)", name, err)
+	case errors.Is(err, state.ErrKind):
+		return fmt.Errorf("%s: %w; rankeval merge merges runs' states together, or propensity states together, not the two", name, err)
 	}
-	s, err := state.Decode(data)
-	if errors.Is(err, state.ErrNotState) {
-		return nil, fmt.Errorf("%s: %w (rankeval --state writes them)", name, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return s, nil
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // readWhole reads a local file or a stored object whole.

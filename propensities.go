@@ -2,11 +2,16 @@ package rankeval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/state"
 
 	"github.com/rankeval/rankeval/internal/engine"
 	"github.com/rankeval/rankeval/propensity"
@@ -15,12 +20,14 @@ import (
 )
 
 // Propensities is what rankeval propensities computes: the count table
-// of the logs read and the estimate over it.
+// of the logs read and the estimate over it; with Config.Outputs.State,
+// the state that WriteState writes.
 type Propensities struct {
 	Table    *propensity.Table
 	Estimate *propensity.Estimate
 	// Inputs name what was read, in order, for the report's header.
 	Inputs []string
+	state  *state.Propensities
 }
 
 // EstimatePropensities reads the sources (or cfg's --system logs, one a
@@ -28,7 +35,9 @@ type Propensities struct {
 // under cfg.Propensities: the columns are cfg's query, doc and label (the
 // click) columns, Clicks.PositionCol and Propensities.RankerCol. It
 // fails, with propensity.ErrNoEstimate, when no position past 1 can be
-// estimated.
+// estimated; with cfg.Outputs.State it then returns the table and its
+// state too (Estimate nil), so that a day too thin for an estimate is
+// still saved, for a merge with others.
 func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*Propensities, error) {
 	names := make([]string, len(sources))
 	streams := map[string]Source{}
@@ -53,27 +62,51 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 		logs = [][]string{p.Inputs}
 	}
 	var ins [][]engine.Input
-	for _, l := range logs {
-		in := engine.Paths(l)
-		for i, n := range l {
+	var inputNames []string
+	for l, ls := range logs {
+		in := engine.Paths(ls)
+		for i, n := range ls {
 			if s, ok := streams[n]; ok {
 				in[i] = engine.Input{Name: n, Open: s.open}
 			}
+			if p.Rankers != nil {
+				n = p.Rankers[l] + "=" + n // as a run's state names a --system log's file
+			}
+			inputNames = append(inputNames, n)
 		}
 		ins = append(ins, in)
 	}
-	t, err := engine.CountPropensities(ctx, p, ins)
+	keep := cfg.Outputs.State != ""
+	t, digests, err := engine.CountPropensities(ctx, p, ins, keep)
 	if err != nil {
 		return nil, err
 	}
-	e, err := t.Estimate(p.Options)
-	if err != nil {
+	res := &Propensities{Table: t, Inputs: slices.Concat(append([][]string{p.Inputs}, p.Logs...)...)}
+	if keep {
+		res.state = &state.Propensities{Settings: cfg.Propensities, Table: t, Digests: state.SourcesOf(inputNames, &aggregate.InputDigests{D: digests}),
+			Columns: state.PropensityColumns{Query: cfg.Columns.Query, Doc: cfg.Columns.Doc, Click: cfg.Columns.Label, Position: cfg.Clicks.PositionCol}}
+	}
+	if err := res.estimate(p.Options); err != nil {
+		if keep && errors.Is(err, propensity.ErrNoEstimate) {
+			return res, err
+		}
 		return nil, err
+	}
+	return res, nil
+}
+
+// estimate fits p.Table under opt, refusing an estimate of no position
+// past 1.
+func (p *Propensities) estimate(opt propensity.Options) error {
+	e, err := p.Table.Estimate(opt)
+	if err != nil {
+		return err
 	}
 	if err := e.Check(); err != nil {
-		return nil, err
+		return err
 	}
-	return &Propensities{Table: t, Estimate: e, Inputs: slices.Concat(append([][]string{p.Inputs}, p.Logs...)...)}, nil
+	p.Estimate = e
+	return nil
 }
 
 // Fits are the power laws k^−η compared with the estimate: the fitted
@@ -86,7 +119,12 @@ func (p *Propensities) Fits() propensity.PowFits {
 
 // WriteFile writes the estimate as a position-bias file, which
 // --position-bias reads as it is (propensity.Estimate.WriteFile).
-func (p *Propensities) WriteFile(w io.Writer) error { return p.Estimate.WriteFile(w) }
+func (p *Propensities) WriteFile(w io.Writer) error {
+	if p.Estimate == nil {
+		return propensity.ErrNoEstimate
+	}
+	return p.Estimate.WriteFile(w)
+}
 
 // WriteReport writes the HTML page of the estimate: the curve with its
 // intervals beside the power laws k^−η, which is closest, and the
@@ -120,4 +158,99 @@ func (p *Propensities) WriteReport(w io.Writer) error {
 		d.Positions = append(d.Positions, pos)
 	}
 	return report.WritePropensities(w, d)
+}
+
+// WriteState writes the propensity state (the count table, the settings
+// it was counted and is estimated under, the inputs it was made from),
+// which MergePropensities (rankeval merge) combines with others; it must
+// have been kept (Config.Outputs.State).
+func (p *Propensities) WriteState(w io.Writer) error {
+	if p.state == nil {
+		return fmt.Errorf("the propensity state: %w (set Config.Outputs.State)", ErrNotKept)
+	}
+	b, err := p.state.AppendBinary(nil)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// MergePropensities reads propensity states (as Merge reads runs'
+// states), checks that they merge (made under the same settings, from
+// different inputs: a log is known by the digest of its rows, whatever
+// its path or format, and a merged state holds its parts' inputs), and
+// returns the count table of the union of their logs with its estimate,
+// as rankeval propensities over all those logs gives them, and the same
+// state, byte for byte. Runs' states are refused. As
+// EstimatePropensities, it returns the table with
+// propensity.ErrNoEstimate when cfg.Outputs.State is set.
+func MergePropensities(ctx context.Context, cfg MergeConfig, states ...Source) (*Propensities, error) {
+	ctx, names, streams, err := gatherStates(ctx, cfg, states)
+	if err != nil {
+		return nil, err
+	}
+	return mergePropensities(ctx, cfg, names, streams, nil)
+}
+
+// mergePropensities merges propensity states; first, when not nil, is
+// the first state's bytes, read already.
+func mergePropensities(ctx context.Context, cfg MergeConfig, names []string, streams map[string]io.Reader, first []byte) (*Propensities, error) {
+	switch { // a summary's settings: an estimate has none of them
+	case cfg.Format != "" && cfg.Format != "text":
+		return nil, config.Usagef("--format %s: propensity states merge into a position,propensity file, which has one format", cfg.Format)
+	case cfg.TableNames != "":
+		return nil, config.Usagef("--table-names: propensity states merge into a position,propensity file, which has no table")
+	case cfg.Correction != "":
+		return nil, config.Usagef("--correction: propensity states merge into an estimate with no p-value")
+	case cfg.Gates != config.Gates{}:
+		return nil, config.Usagef("--fail-under, --fail-if-worse, --fail-on-empty: propensity states merge into an estimate with no metric to gate")
+	case cfg.Outputs.PerQuery != "":
+		return nil, config.Usagef("--per-query: propensity states merge into a position,propensity file (--output), its report (--report) and a state (--state)")
+	}
+	held := map[aggregate.Digest]heldInput{}
+	var merged *state.Propensities
+	for i, name := range names {
+		data := first
+		if i > 0 || first == nil {
+			var err error
+			if data, err = readStateBytes(ctx, name, streams[name]); err != nil {
+				return nil, err
+			}
+		}
+		s, err := state.DecodePropensities(data)
+		if err != nil {
+			return nil, stateError(name, err)
+		}
+		if merged == nil {
+			sharedInput(held, name, "rows", s.Digests) // the first: nothing held yet
+			merged = s
+			continue
+		}
+		if diff := state.PropensityMismatch(merged, s); diff != "" {
+			return nil, fmt.Errorf("%s: made with %s in %s; propensity states merge only when made under the same settings: %w", name, diff, names[0], state.ErrMismatch)
+		}
+		if err := sharedInput(held, name, "rows", s.Digests); err != nil {
+			return nil, err
+		}
+		if err := merged.Merge(s); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	res := &Propensities{Table: merged.Table, state: merged}
+	for _, d := range merged.Digests { // the logs the states were made from
+		res.Inputs = append(res.Inputs, d.Input)
+	}
+	slices.Sort(res.Inputs)
+	opt, err := merged.Settings.Options()
+	if err != nil {
+		return nil, err
+	}
+	if err := res.estimate(opt); err != nil {
+		if cfg.Outputs.State != "" && errors.Is(err, propensity.ErrNoEstimate) {
+			return res, err
+		}
+		return nil, err
+	}
+	return res, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rankeval/rankeval"
 	"github.com/rankeval/rankeval/propensity"
+	"github.com/rankeval/rankeval/state"
 )
 
 // TestEstimatePropensitiesStreams estimates from streams, one a ranker
@@ -70,5 +71,40 @@ func TestEstimatePropensitiesStreams(t *testing.T) {
 	_, err := rankeval.EstimatePropensities(context.Background(), cfg, rankeval.Stream("a", bytes.NewReader(a.Bytes())))
 	if !errors.Is(err, propensity.ErrNoEstimate) {
 		t.Errorf("one order: %v", err)
+	}
+
+	// the states of a and of b (neither has an estimate alone, and each
+	// is saved) merge into the estimate and the state of both
+	if err := (&rankeval.Propensities{}).WriteState(&bytes.Buffer{}); !errors.Is(err, rankeval.ErrNotKept) {
+		t.Errorf("WriteState of no state: %v", err)
+	}
+	cfg.Outputs.State = "kept"
+	var states [][]byte
+	for _, in := range []struct {
+		name string
+		log  []byte
+	}{{"a", a.Bytes()}, {"b", b.Bytes()}, {"both", both.Bytes()}} {
+		p, err := rankeval.EstimatePropensities(context.Background(), cfg, rankeval.Stream(in.name, bytes.NewReader(in.log)))
+		if in.name != "both" && (!errors.Is(err, propensity.ErrNoEstimate) || p == nil || p.Estimate != nil) {
+			t.Fatalf("%s: %v", in.name, err)
+		}
+		var st bytes.Buffer
+		if err := p.WriteState(&st); err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, st.Bytes())
+	}
+	p, err := rankeval.MergePropensities(context.Background(), rankeval.MergeConfig{},
+		rankeval.Stream("a.state", bytes.NewReader(states[0])), rankeval.Stream("b.state", bytes.NewReader(states[1])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f bytes.Buffer
+	if err := p.WriteFile(&f); err != nil || f.String() != files[0] {
+		t.Errorf("merged: %v\n%s", err, f.String())
+	}
+	// Merge, of runs' states, refuses a propensity state
+	if _, err := rankeval.Merge(context.Background(), rankeval.MergeConfig{}, rankeval.Stream("a.state", bytes.NewReader(states[0]))); !errors.Is(err, state.ErrKind) {
+		t.Errorf("Merge of a propensity state: %v", err)
 	}
 }

@@ -54,8 +54,9 @@ func (d Digest) Compare(o Digest) int {
 	return cmp.Compare(d.Lo, o.Lo)
 }
 
-// add adds o to d modulo 2^128.
-func (d *Digest) add(o Digest) {
+// Add adds o to d modulo 2^128: the digest of a set of items is the sum
+// of theirs, whatever their order.
+func (d *Digest) Add(o Digest) {
 	var c uint64
 	d.Lo, c = bits.Add64(d.Lo, o.Lo, 0)
 	d.Hi, _ = bits.Add64(d.Hi, o.Hi, c)
@@ -71,15 +72,8 @@ func (d *Digest) add(o Digest) {
 // NaN and +0. It is no cryptographic hash: it tells apart what comes
 // from different logs, not what a forger makes collide.
 func QueryDigest(id []byte, q *Query, core int) Digest {
-	h := digestState{a: 0x243f6a8885a308d3, b: 0x13198a2e03707344}
-	h.word(uint64(len(id)))
-	for len(id) >= 8 {
-		h.word(binary.LittleEndian.Uint64(id))
-		id = id[8:]
-	}
-	var tail [8]byte
-	copy(tail[:], id)
-	h.word(binary.LittleEndian.Uint64(tail[:]))
+	h := newDigestState()
+	h.bytes(id)
 	for s := range q.Vals {
 		flags := uint64(0)
 		if q.Empty[s] {
@@ -99,13 +93,49 @@ func QueryDigest(id []byte, q *Query, core int) Digest {
 			h.word(math.Float64bits(v))
 		}
 	}
-	return Digest{Hi: splitmix.Mix64(h.a ^ h.n), Lo: splitmix.Mix64(h.b + h.n*0x9e3779b97f4a7c15)}
+	return h.sum()
+}
+
+// FieldsDigest is the digest of one item made of byte strings and whole
+// numbers, hashed as QueryDigest hashes an id (each string) and its words
+// (each number): what a propensity state records of a log's rows.
+func FieldsDigest(fields [][]byte, words ...uint64) Digest {
+	h := newDigestState()
+	for _, f := range fields {
+		h.bytes(f)
+	}
+	for _, w := range words {
+		h.word(w)
+	}
+	return h.sum()
 }
 
 // digestState is QueryDigest's two lanes, each absorbing every word by a
 // 128-bit multiply folded to 64 bits (wyhash's mix) under its own
 // constant, and the count of words.
 type digestState struct{ a, b, n uint64 }
+
+func newDigestState() digestState {
+	return digestState{a: 0x243f6a8885a308d3, b: 0x13198a2e03707344}
+}
+
+// bytes absorbs a string: its length, then its bytes 8 at a time
+// little-endian, the last word zero-padded (a string of a multiple of 8
+// bytes ends with a zero word).
+func (h *digestState) bytes(id []byte) {
+	h.word(uint64(len(id)))
+	for len(id) >= 8 {
+		h.word(binary.LittleEndian.Uint64(id))
+		id = id[8:]
+	}
+	var tail [8]byte
+	copy(tail[:], id)
+	h.word(binary.LittleEndian.Uint64(tail[:]))
+}
+
+func (h *digestState) sum() Digest {
+	return Digest{Hi: splitmix.Mix64(h.a ^ h.n), Lo: splitmix.Mix64(h.b + h.n*0x9e3779b97f4a7c15)}
+}
 
 func (h *digestState) word(w uint64) {
 	h.a = mum(h.a^w, 0xa0761d6478bd642f)
@@ -135,7 +165,7 @@ func (d *InputDigests) Add(in int, id []byte, q *Query) {
 	for len(d.D) <= in {
 		d.D = append(d.D, Digest{})
 	}
-	d.D[in].add(QueryDigest(id, q, d.core))
+	d.D[in].Add(QueryDigest(id, q, d.core))
 }
 
 // Merge adds o, of the same run, into d, input by input.
@@ -144,7 +174,7 @@ func (d *InputDigests) Merge(o *InputDigests) {
 		d.D = append(d.D, Digest{})
 	}
 	for i := range o.D {
-		d.D[i].add(o.D[i])
+		d.D[i].Add(o.D[i])
 	}
 }
 

@@ -36,6 +36,24 @@ func DefaultPropensities() Propensities {
 		MinClicks: propensity.DefaultMinClicks, Replicates: propensity.DefaultReplicates}
 }
 
+// Options checks v's estimate settings (a command line's, or a
+// propensity state's) and gives the estimator's options, Workers left 0.
+func (v Propensities) Options() (propensity.Options, error) {
+	method, err := propensity.ParseMethod(v.Method)
+	if err != nil {
+		return propensity.Options{}, Usagef("--method %w", err)
+	}
+	switch {
+	case v.MaxPosition < 2 || v.MaxPosition > propensity.MaxMaxPosition:
+		return propensity.Options{}, Usagef("--max-position %d: want 2 to %d (position 1 is the reference)", v.MaxPosition, propensity.MaxMaxPosition)
+	case v.MinClicks < 1:
+		return propensity.Options{}, Usagef("--min-clicks %d: want 1 or more", v.MinClicks)
+	case v.Replicates < stats.MinBootstrap || v.Replicates > MaxReplicates:
+		return propensity.Options{}, Usagef("--replicates %d: want %d to %d", v.Replicates, stats.MinBootstrap, MaxReplicates)
+	}
+	return propensity.Options{Method: method, Replicates: v.Replicates, MinClicks: v.MinClicks}, nil
+}
+
 // PropensityPlan is a Config checked for rankeval propensities: what to
 // read, and how to estimate.
 type PropensityPlan struct {
@@ -60,23 +78,18 @@ type PropensityPlan struct {
 func (c Config) PreparePropensities(inputs []string) (*PropensityPlan, error) {
 	p := &PropensityPlan{Config: c, Inputs: inputs}
 	v := c.Propensities
-	method, err := propensity.ParseMethod(v.Method)
+	opts, err := v.Options()
 	if err != nil {
-		return nil, Usagef("--method %w", err)
+		return nil, err
 	}
 	switch {
-	case v.MaxPosition < 2 || v.MaxPosition > propensity.MaxMaxPosition:
-		return nil, Usagef("--max-position %d: want 2 to %d (position 1 is the reference)", v.MaxPosition, propensity.MaxMaxPosition)
-	case v.MinClicks < 1:
-		return nil, Usagef("--min-clicks %d: want 1 or more", v.MinClicks)
-	case v.Replicates < stats.MinBootstrap || v.Replicates > MaxReplicates:
-		return nil, Usagef("--replicates %d: want %d to %d", v.Replicates, stats.MinBootstrap, MaxReplicates)
 	case c.Clicks.PositionCol == "":
 		return nil, Usagef("--position-col: rankeval propensities needs the column of each row's logged position")
 	case c.Sources.Qrels != "":
 		return nil, Usagef("--qrels: rankeval propensities reads click logs, not TREC runs")
 	}
-	p.Options = propensity.Options{Method: method, Replicates: v.Replicates, MinClicks: v.MinClicks, Workers: c.Run.Workers}
+	p.Options = opts
+	p.Options.Workers = c.Run.Workers
 	if p.InputFormat, err = reader.ParseFormat(c.InputFormat); err != nil {
 		return nil, Usagef("--input-format %w", err)
 	}
@@ -122,7 +135,7 @@ func (c Config) PreparePropensities(inputs []string) (*PropensityPlan, error) {
 // nil: all) into the files to read, as a run's Plan.Expand does.
 func (p *PropensityPlan) Expand(keep func(input string) bool) error {
 	plan := &Plan{Config: p.Config, Inputs: p.Inputs, Logs: p.Logs}
-	plan.Config.Outputs = Outputs{Summary: p.Config.Outputs.Summary, Report: p.Config.Outputs.Report}
+	plan.Config.Outputs = Outputs{Summary: p.Config.Outputs.Summary, Report: p.Config.Outputs.Report, State: p.Config.Outputs.State}
 	if err := plan.Expand(keep); err != nil {
 		return err
 	}

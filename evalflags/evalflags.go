@@ -269,7 +269,7 @@ func RegisterPropensities(fs *flag.FlagSet, c *config.Config) *Flags {
 	RegisterReadTimeout(fs, &c.ReadTimeout)
 	f := &Flags{fs: fs, c: c}
 	f.registerReading()
-	RegisterOutputs(fs, &c.Outputs, Output, Report)
+	RegisterOutputs(fs, &c.Outputs, Output, Report, State)
 	return f
 }
 

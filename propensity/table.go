@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rankeval/rankeval/aggregate"
 )
 
 // Sentinel errors, matched with errors.Is.
@@ -28,6 +30,9 @@ var (
 	// ErrMaxPosition is wrapped when tables of different --max-position
 	// are merged.
 	ErrMaxPosition = errors.New("count tables of different --max-position")
+	// ErrOverflow is wrapped when a merge would count more than MaxCount
+	// in a cell.
+	ErrOverflow = errors.New("counts past what the table holds")
 )
 
 // DefaultMaxPosition is --max-position when it is not given.
@@ -55,9 +60,10 @@ type Cell struct {
 type Table struct {
 	MaxPosition int
 	// Beyond counts the rows past MaxPosition.
-	Beyond int64
-	cells  map[string]Count
-	key    []byte
+	Beyond      int64
+	impressions int64 // summed over the cells
+	cells       map[string]Count
+	key         []byte
 }
 
 // NewTable makes an empty table of positions 1 to maxPosition.
@@ -101,6 +107,12 @@ func (t *Table) Add(query, doc, ranker []byte, position int, click bool) {
 	t.add(query, doc, ranker, position, c)
 }
 
+// AddCount adds a count to the cell of doc of query shown at position
+// (1 to MaxPosition) by ranker: a cell of a saved table read back.
+func (t *Table) AddCount(query, doc, ranker []byte, position int, c Count) {
+	t.add(query, doc, ranker, position, c)
+}
+
 func (t *Table) add(query, doc, ranker []byte, position int, c Count) {
 	k := t.key[:0]
 	for _, s := range [][]byte{query, doc, ranker} {
@@ -109,6 +121,7 @@ func (t *Table) add(query, doc, ranker []byte, position int, c Count) {
 	}
 	k = binary.AppendUvarint(k, uint64(position))
 	t.key = k
+	t.impressions += c.Impressions
 	old := t.cells[string(k)]
 	t.cells[string(k)] = Count{Clicks: old.Clicks + c.Clicks, Impressions: old.Impressions + c.Impressions}
 }
@@ -118,13 +131,24 @@ func (t *Table) Merge(u *Table) error {
 	if t.MaxPosition != u.MaxPosition {
 		return fmt.Errorf("--max-position %d and %d: %w", t.MaxPosition, u.MaxPosition, ErrMaxPosition)
 	}
+	if a, b := t.Rows(), u.Rows(); a > MaxCount-b {
+		return fmt.Errorf("%d and %d rows: %w", a, b, ErrOverflow)
+	}
 	t.Beyond += u.Beyond
+	t.impressions += u.impressions
 	for k, c := range u.cells {
 		old := t.cells[k]
 		t.cells[k] = Count{Clicks: old.Clicks + c.Clicks, Impressions: old.Impressions + c.Impressions}
 	}
 	return nil
 }
+
+// Rows is the number of rows counted, past MaxPosition or not.
+func (t *Table) Rows() int64 { return t.impressions + t.Beyond }
+
+// MaxCount bounds the rows of a table: more rows than any log holds, far
+// from where int64 sums overflow.
+const MaxCount = 1 << 62
 
 // Len is the number of cells.
 func (t *Table) Len() int { return len(t.cells) }
@@ -189,4 +213,16 @@ func (t *Table) Totals() Totals {
 	}
 	slices.Sort(s.Rankers)
 	return s
+}
+
+// RowDigest is what a propensity state records of one row of a log: an
+// input's digest is the sum of its rows', so it depends on neither the
+// rows' order nor the input's path or format, and a row past
+// --max-position counts as any other.
+func RowDigest(query, doc, ranker []byte, position int, click bool) aggregate.Digest {
+	c := uint64(0)
+	if click {
+		c = 1
+	}
+	return aggregate.FieldsDigest([][]byte{query, doc, ranker}, uint64(position), c)
 }

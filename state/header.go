@@ -185,14 +185,20 @@ func (h *header) digests(v uint64) ([]InputDigest, error) {
 		}
 		return nil, nil
 	}
-	ds := make([]InputDigest, 0, len(h.Digests))
-	for i, d := range h.Digests {
+	return readDigests(h.Digests, "query")
+}
+
+// readDigests reads a header's digests, which must be in the order of
+// compareDigests, none the zero digest of no item (what: query, row).
+func readDigests(hs []digestHeader, what string) ([]InputDigest, error) {
+	ds := make([]InputDigest, 0, len(hs))
+	for i, d := range hs {
 		x, err := aggregate.ParseDigest(d.Digest)
 		if err != nil {
 			return nil, fmt.Errorf("input %d: %v", i, err)
 		}
 		if x.IsZero() {
-			return nil, fmt.Errorf("input %d %q: the digest of no query", i, d.Input)
+			return nil, fmt.Errorf("input %d %q: the digest of no %s", i, d.Input, what)
 		}
 		ds = append(ds, InputDigest{Input: d.Input, Digest: x})
 	}

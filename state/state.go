@@ -42,6 +42,9 @@ var (
 	// ErrSharedInput: states made from one input, whose queries a merge
 	// would count twice.
 	ErrSharedInput = errors.New("states made from one input")
+	// ErrKind: a state of another kind than the one expected (a run's
+	// where a propensity state is, or the other way round).
+	ErrKind = errors.New("states of two kinds")
 )
 
 // Magic starts every state file; Version is the layout this package writes.
@@ -109,16 +112,20 @@ func SourcesOf(names []string, d *aggregate.InputDigests) []InputDigest {
 // Shared returns an input of a and one of b that have one digest (the
 // same input, perhaps under other names), and false when they have none:
 // states made from one input do not merge.
-func Shared(a, b *State) (InputDigest, InputDigest, bool) {
+func Shared(a, b *State) (InputDigest, InputDigest, bool) { return sharedDigest(a.Digests, b.Digests) }
+
+// sharedDigest returns an input of a and one of b (each in the order of
+// compareDigests) that have one digest, and false when they have none.
+func sharedDigest(a, b []InputDigest) (InputDigest, InputDigest, bool) {
 	i, j := 0, 0
-	for i < len(a.Digests) && j < len(b.Digests) {
-		switch c := a.Digests[i].Digest.Compare(b.Digests[j].Digest); {
+	for i < len(a) && j < len(b) {
+		switch c := a[i].Digest.Compare(b[j].Digest); {
 		case c < 0:
 			i++
 		case c > 0:
 			j++
 		default:
-			return a.Digests[i], b.Digests[j], true
+			return a[i], b[j], true
 		}
 	}
 	return InputDigest{}, InputDigest{}, false
@@ -161,7 +168,38 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(aggBytes)))
 	b = append(b, aggBytes...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
+	return seal(b, start), nil
+}
+
+// seal ends the state file begun at b[start:] (Magic, version, ...) with
+// the CRC-32C of its bytes.
+func seal(b []byte, start int) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
+}
+
+// open checks a state file's frame: Magic, a version this package reads
+// (1 to PropensityVersion), and the checksum, before anything else is
+// trusted. It returns the version and a reader of what follows it.
+func open(data []byte) (uint64, *binread.Reader, error) {
+	if !bytes.HasPrefix(data, []byte(Magic)) {
+		return 0, nil, ErrNotState
+	}
+	if len(data) < len(Magic)+4 {
+		return 0, nil, fmt.Errorf("%w: truncated", ErrDamaged)
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	d := binread.New(body[len(Magic):], ErrDamaged)
+	v := d.Uvarint()
+	if d.Err() == nil && (v < 1 || v > PropensityVersion) {
+		return 0, nil, fmt.Errorf("%w: version %d; this rankeval reads versions 1 to %d (a newer rankeval wrote it?)", ErrDamaged, v, PropensityVersion)
+	}
+	if crc32.Checksum(body, castagnoli) != sum {
+		return 0, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrDamaged)
+	}
+	if d.Err() != nil {
+		return 0, nil, d.Err()
+	}
+	return v, d, nil
 }
 
 // sliceOrder lists the slices in the order of their keys' bytes; two
@@ -189,20 +227,12 @@ func (s *State) sliceOrder() ([]int, error) {
 // a file can make Decode allocate in proportion to its own length, never
 // more.
 func Decode(data []byte) (*State, error) {
-	if !bytes.HasPrefix(data, []byte(Magic)) {
-		return nil, ErrNotState
+	v, d, err := open(data)
+	if err != nil {
+		return nil, err
 	}
-	if len(data) < len(Magic)+4 {
-		return nil, fmt.Errorf("%w: truncated", ErrDamaged)
-	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	d := binread.New(body[len(Magic):], ErrDamaged)
-	v := d.Uvarint()
-	if d.Err() == nil && (v < 1 || v > Version) {
-		return nil, fmt.Errorf("%w: version %d; this rankeval reads versions 1 to %d (a newer rankeval wrote it?)", ErrDamaged, v, Version)
-	}
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrDamaged)
+	if v > Version {
+		return nil, fmt.Errorf("%w: a propensity state (rankeval propensities --state), not a run's", ErrKind)
 	}
 	hb := d.Bytes()
 	if d.Err() != nil {

@@ -25,6 +25,13 @@ path or format) are refused: a merged state holds its parts' inputs, so a
 week merged again with one of its days is too. Otherwise a query id in two
 states counts twice (two evaluations).
 
+States of rankeval propensities --state merge likewise, into the estimate
+over all their logs (the position,propensity file, on standard output or
+--output) and, with --state, the merged state: they must have been made
+with the same columns, --max-position, --method, --min-clicks and
+--replicates, from different logs. Runs' states and propensity states do
+not merge together.
+
 Flags:
 `
 
@@ -71,7 +78,10 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for i, n := range names {
 		states[i] = rankeval.File(n)
 	}
-	res, err := rankeval.Merge(ctx, mc, states...)
+	res, props, err := rankeval.MergeStates(ctx, mc, states...)
+	if props != nil {
+		return writePropensities(objstore.WithReadTimeout(ctx, mc.ReadTimeout), props, err, mc.Outputs, stdout, stderr)
+	}
 	if err != nil {
 		return err
 	}

@@ -78,9 +78,14 @@ func (o *outputs) finish(r *rankeval.Results, format string, more ...*atomicFile
 	return r.Err()
 }
 
-// finishPropensities writes the propensity file to the summary's place
-// and the report (when asked), and commits them.
+// finishPropensities writes the propensity file to the summary's place,
+// the report and the state (when asked), and commits them.
 func (o *outputs) finishPropensities(res *rankeval.Propensities) error {
+	if o.state != nil {
+		if err := res.WriteState(o.state); err != nil {
+			return err
+		}
+	}
 	if o.report != nil {
 		if err := res.WriteReport(o.report); err != nil {
 			return err
@@ -93,7 +98,7 @@ func (o *outputs) finishPropensities(res *rankeval.Propensities) error {
 	if err := res.WriteFile(w); err != nil {
 		return err
 	}
-	for _, a := range []*atomicFile{o.summary, o.report} {
+	for _, a := range []*atomicFile{o.summary, o.report, o.state} {
 		if a != nil {
 			if err := a.commit(); err != nil {
 				return err

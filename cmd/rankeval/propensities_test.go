@@ -1,15 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"html"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rankeval/rankeval"
+	"github.com/rankeval/rankeval/state"
 
 	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/internal/synth"
@@ -336,4 +344,194 @@ func TestPropensitiesReport(t *testing.T) {
 			t.Errorf("%s: a page was written", name)
 		}
 	}
+}
+
+// TestPropensitiesStateMerge: the states of three days' logs merge into
+// the estimate and the state of one run over the three logs, byte for
+// byte, in any order and grouping, whatever the format, workers and order
+// of the rows; a day merged twice (under another name, or within a
+// merge of it), states of other settings and a run's state are refused;
+// a day too thin for an estimate still saves its state.
+func TestPropensitiesStateMerge(t *testing.T) {
+	cfg := synth.PropConfig{Impressions: 6000, Queries: 200, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
+	sim := synth.NewPropSim(7, cfg)
+	var rows []synth.Row
+	var r synth.Row
+	for sim.Next(&r) {
+		rows = append(rows, r)
+	}
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	write := func(name string, rs []synth.Row) string {
+		if err := synth.Write(path(name), &synth.Rows{R: rs}, -1, synth.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return path(name)
+	}
+	third := len(rows) / 3
+	days := []string{write("day1.jsonl", rows[:third]), write("day2.parquet", rows[third:2*third]), write("day3.csv", rows[2*third:])}
+	args := []string{"propensities", "--position-col", "position", "--ranker-col", "ranker", "--replicates", "60"}
+	prop := func(t *testing.T, extra ...string) (int, string, string) {
+		t.Helper()
+		return cli(t, append(append([]string{}, args...), extra...)...)
+	}
+	code, want, stderr := prop(t, append([]string{"--state", path("all.state")}, days...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantState := must(os.ReadFile(path("all.state")))
+	for i, d := range days {
+		if code, _, stderr := prop(t, "--state", path(fmt.Sprint("d", i+1, ".state")), d); code != 0 {
+			t.Fatalf("day %d: exit %d: %s", i+1, code, stderr)
+		}
+	}
+	d1, d2, d3 := path("d1.state"), path("d2.state"), path("d3.state")
+	merge := func(t *testing.T, args ...string) (int, string, string) {
+		t.Helper()
+		return cli(t, append([]string{"merge"}, args...)...)
+	}
+	for name, states := range map[string][]string{
+		"in order":   {d1, d2, d3},
+		"reversed":   {d3, d2, d1},
+		"a glob":     {path("d*.state")},
+		"one state":  {path("all.state")},
+		"two merges": nil, // d1+d2, then with d3
+	} {
+		t.Run(name, func(t *testing.T) {
+			if states == nil {
+				if code, _, stderr := merge(t, "--state", path("m12.state"), d2, d1); code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				states = []string{path("m12.state"), d3}
+			}
+			out := path("merged-" + strings.ReplaceAll(name, " ", "-") + ".state")
+			code, got, stderr := merge(t, append([]string{"--state", out}, states...)...)
+			if code != 0 || got != want {
+				t.Fatalf("exit %d: %s\n%s\nwant\n%s", code, stderr, got, want)
+			}
+			if !strings.Contains(stderr, fmt.Sprintf("propensities by harvest from %d rows", len(rows))) {
+				t.Errorf("stderr %q", stderr)
+			}
+			if b := must(os.ReadFile(out)); !bytes.Equal(b, wantState) {
+				t.Errorf("the merged state differs from one run's")
+			}
+		})
+	}
+	// one run's state is the same bytes whatever the workers, batches and
+	// order of the rows
+	shuffled := slices.Clone(rows)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for name, extra := range map[string][]string{
+		"1 worker, batches of 5": {"--workers", "1", "--batch-size", "5"},
+		"4 workers":              {"--workers", "4"},
+	} {
+		st := path("w.state")
+		code, got, stderr := prop(t, append(extra, "--state", st, days[0], days[1], days[2])...)
+		if code != 0 || got != want || !bytes.Equal(must(os.ReadFile(st)), wantState) {
+			t.Errorf("%s: exit %d %s\n%s", name, code, stderr, got)
+		}
+	}
+	// the rows shuffled across the three days' files: another state (its
+	// inputs' digests differ), the same table and estimate
+	sh := []string{write("s1.jsonl", shuffled[:third]), write("s2.jsonl", shuffled[third:2*third]), write("s3.jsonl", shuffled[2*third:])}
+	for i, s := range sh {
+		if code, _, stderr := prop(t, "--state", path(fmt.Sprint("s", i+1, ".state")), s); code != 0 {
+			t.Fatalf("shuffled day %d: %s", i+1, stderr)
+		}
+	}
+	if code, got, stderr := merge(t, path("s1.state"), path("s2.state"), path("s3.state")); code != 0 || got != want {
+		t.Errorf("shuffled rows: exit %d %s\n%s", code, stderr, got)
+	}
+
+	// refusals: exit 1, naming the states and what differs
+	copyFile := func(from, to string) string {
+		if err := os.WriteFile(path(to), must(os.ReadFile(from)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path(to)
+	}
+	if code, _, stderr := prop(t, "--max-position", "5", "--state", path("d3m5.state"), days[2]); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := prop(t, "--method", "em", "--state", path("d3em.state"), days[2]); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := cli(t, "--state", path("run.state"), "--unsorted", "--dedup", "first", "--score-col", "propensity", "-m", "ndcg@5", days[0]); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, tc := range []struct {
+		name   string
+		states []string
+		code   int
+		msg    string
+		err    error
+	}{
+		{"a day twice under two names", []string{d1, d2, copyFile(d1, "d1-copy.state")}, 1, "d1.state and " + path("d1-copy.state") + " were made from one input (" + days[0], state.ErrSharedInput},
+		{"a merge with one of its days", []string{path("m12.state"), d2}, 1, "were made from one input", state.ErrSharedInput},
+		{"a state with itself", []string{d1, d1}, 2, "are one file, given twice", nil},
+		{"another --max-position", []string{d1, path("d3m5.state")}, 1, "d3m5.state: made with max_position 5 against 20 in " + d1, state.ErrMismatch},
+		{"another --method", []string{d1, path("d3em.state")}, 1, `made with method "em" against "harvest"`, state.ErrMismatch},
+		{"a run's state after", []string{d1, path("run.state")}, 1, "run.state: states of two kinds: a run's state (rankeval --state), not a propensity state", state.ErrKind},
+		{"a run's state first", []string{path("run.state"), d1}, 1, "d1.state: states of two kinds: a propensity state (rankeval propensities --state), not a run's", state.ErrKind},
+		{"a log", []string{d1, days[0]}, 1, "not a rankeval state file", state.ErrNotState},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := path("refused.csv")
+			code, stdout, stderr := merge(t, append([]string{"--output", out}, tc.states...)...)
+			if code != tc.code || stdout != "" || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d %q %q; want %d and %q", code, stdout, stderr, tc.code, tc.msg)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("a refused merge wrote %s", out)
+			}
+			if tc.err != nil {
+				_, _, err := rankeval.MergeStates(context.Background(), rankeval.MergeConfig{}, sources(tc.states)...)
+				if !errors.Is(err, tc.err) {
+					t.Errorf("MergeStates: %v, want %v", err, tc.err)
+				}
+			}
+		})
+	}
+	for _, flags := range [][]string{{"--format", "json"}, {"--fail-under", "ndcg=0.5"}, {"--correction", "bh"}} {
+		if code, _, stderr := merge(t, append(flags, d1, d2)...); code != 2 || !strings.Contains(stderr, flags[0]) {
+			t.Errorf("%v: exit %d %q", flags, code, stderr)
+		}
+	}
+
+	// the merge's report is the one run's, but for the inputs it names
+	// (the logs the states were made from, sorted)
+	if code, got, stderr := merge(t, "--report", path("merged.html"), d1, d2, d3); code != 0 || got != want {
+		t.Errorf("--report: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := prop(t, append([]string{"--report", path("one.html")}, days...)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	sorted := slices.Clone(days)
+	slices.Sort(sorted)
+	if m, o := string(must(os.ReadFile(path("merged.html")))), string(must(os.ReadFile(path("one.html")))); m != strings.Replace(o, strings.Join(days, ", "), strings.Join(sorted, ", "), 1) {
+		t.Errorf("the merge's report differs from the run's")
+	}
+
+	// a day too thin for an estimate saves its state (exit 1), which a
+	// merge with the other days uses
+	thin := write("thin.jsonl", rows[:40])
+	code, stdout, stderr := prop(t, "--state", path("thin.state"), thin)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "no position past 1 can be estimated") || !strings.Contains(stderr, "the count table is saved in "+path("thin.state")) {
+		t.Errorf("a thin day: exit %d %q %q", code, stdout, stderr)
+	}
+	rest := write("rest.jsonl", rows[40:])
+	if code, _, stderr := prop(t, "--state", path("rest.state"), rest); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, got, stderr := merge(t, path("thin.state"), path("rest.state")); code != 0 || got != want {
+		t.Errorf("thin + rest: exit %d %s\n%s", code, stderr, got)
+	}
+}
+
+func sources(names []string) []rankeval.Source {
+	var s []rankeval.Source
+	for _, n := range names {
+		s = append(s, rankeval.File(n))
+	}
+	return s
 }

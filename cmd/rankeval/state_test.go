@@ -187,9 +187,9 @@ func TestStateRefusals(t *testing.T) {
 		{"metrics differ", []string{good, other}, 1, `other.state: made with metrics map,ndcg@5 against map,mrr,ndcg@10,err@10,p@10,r@10`, state.ErrMismatch},
 		{"truncated", []string{good, write("cut.state", data[:len(data)-9])}, 1, `cut.state: damaged rankeval state file: checksum mismatch`, state.ErrDamaged},
 		{"flipped byte", []string{write("flip.state", flipped)}, 1, `flip.state: damaged rankeval state file`, state.ErrDamaged},
-		{"wrong version", []string{write("v9.state", version)}, 1, `v9.state: damaged rankeval state file: version 9; this rankeval reads versions 1 to 2`, state.ErrDamaged},
+		{"wrong version", []string{write("v9.state", version)}, 1, `v9.state: damaged rankeval state file: version 9; this rankeval reads versions 1 to 3`, state.ErrDamaged},
 		{"one input twice", []string{good, again}, 1, `good.state and .*again.state were made from one input \(.*dt=2026-11-16.jsonl in .*good.state, .*dt=2026-11-16.jsonl in .*again.state: digest [0-9a-f]{32} of its queries\)`, state.ErrSharedInput},
-		{"not a state", []string{day}, 1, `dt=2026-11-16.jsonl: not a rankeval state file \(rankeval --state writes them\)`, state.ErrNotState},
+		{"not a state", []string{day}, 1, `dt=2026-11-16.jsonl: not a rankeval state file \(rankeval --state and rankeval propensities --state write them\)`, state.ErrNotState},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "summary.json")

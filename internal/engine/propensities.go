@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/propensity"
 	"github.com/rankeval/rankeval/reader"
@@ -14,8 +15,11 @@ import (
 // none), or one list per --system ranker, named by p.Rankers. Rows are
 // counted as read, in any order: the table does not depend on it. A row
 // the table cannot count stops the reading, naming the file and row.
-func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]Input) (*propensity.Table, error) {
+// With digests, it also returns each input's digest (the sum of
+// propensity.RowDigest over its rows), the inputs in the order of logs.
+func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]Input, digests bool) (*propensity.Table, []aggregate.Digest, error) {
 	t := propensity.NewTable(p.Config.Propensities.MaxPosition)
+	var ds []aggregate.Digest
 	opt := reader.Options{BatchSize: p.Config.Run.BatchSize, Decoders: p.Config.Run.Workers, Format: p.InputFormat, Delimiter: p.Delimiter,
 		DecimalComma: p.DecimalComma, ReadTimeout: p.Config.ReadTimeout}
 	for l, inputs := range logs {
@@ -24,15 +28,22 @@ func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]I
 			ranker = []byte(p.Rankers[l])
 		}
 		for _, in := range inputs {
-			if err := countInput(ctx, t, in, p.Columns, opt, ranker); err != nil {
-				return nil, err
+			var d *aggregate.Digest
+			if digests {
+				ds = append(ds, aggregate.Digest{})
+				d = &ds[len(ds)-1]
+			}
+			if err := countInput(ctx, t, in, p.Columns, opt, ranker, d); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
-	return t, nil
+	return t, ds, nil
 }
 
-func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.Columns, opt reader.Options, ranker []byte) error {
+// countInput counts the rows of in into t, and adds their digests to d
+// when it is not nil.
+func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.Columns, opt reader.Options, ranker []byte, d *aggregate.Digest) error {
 	var r reader.Reader
 	var err error
 	if in.Open != nil {
@@ -60,6 +71,9 @@ func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.
 				rk = b.Texts[0].At(i)
 			}
 			t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1)
+			if d != nil {
+				d.Add(propensity.RowDigest(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1))
+			}
 		}
 	}
 	if err := r.Err(); err != nil {
