@@ -82,6 +82,9 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 		return nil, err
 	}
 	res := &Propensities{Table: t, Inputs: slices.Concat(append([][]string{p.Inputs}, p.Logs...)...)}
+	if !keep {
+		defer t.Close() // the estimate is all that is kept
+	}
 	if keep {
 		res.state = &state.Propensities{Settings: cfg.Propensities, Table: t, Digests: state.SourcesOf(inputNames, &aggregate.InputDigests{D: digests}),
 			Columns: state.PropensityColumns{Query: cfg.Columns.Query, Doc: cfg.Columns.Doc, Click: cfg.Columns.Label, Position: cfg.Clicks.PositionCol}}
@@ -90,10 +93,16 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 		if keep && errors.Is(err, propensity.ErrNoEstimate) {
 			return res, err
 		}
+		t.Close()
 		return nil, err
 	}
 	return res, nil
 }
+
+// Close removes the files of a count table spilled to disk (past
+// Config.Run.MemLimit, under Config.Run.TmpDir), which a kept state
+// reads until it is written; the estimate stays.
+func (p *Propensities) Close() error { return p.Table.Close() }
 
 // estimate fits p.Table under opt, refusing an estimate of no position
 // past 1.
@@ -168,11 +177,7 @@ func (p *Propensities) WriteState(w io.Writer) error {
 	if p.state == nil {
 		return fmt.Errorf("the propensity state: %w (set Config.Outputs.State)", ErrNotKept)
 	}
-	b, err := p.state.AppendBinary(nil)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
+	_, err := p.state.WriteTo(w)
 	return err
 }
 

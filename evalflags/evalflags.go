@@ -269,6 +269,8 @@ func RegisterPropensities(fs *flag.FlagSet, c *config.Config) *Flags {
 	RegisterReadTimeout(fs, &c.ReadTimeout)
 	f := &Flags{fs: fs, c: c}
 	f.registerReading()
+	f.registerSpill("directory for the count table's sorted runs past --mem-limit (removed on\nsuccess and failure)",
+		"memory budget of the count table (e.g. 256MiB, 2GiB), some 100 bytes a distinct\n(query, doc, position, ranker) cell: past it, the cells go to a sorted run\nunder --tmp-dir, merged when estimating; the estimate does not depend on it")
 	RegisterOutputs(fs, &c.Outputs, Output, Report, State)
 	return f
 }
@@ -324,10 +326,18 @@ func (f *Flags) RegisterRun() {
 	f.registerReading()
 	fs, r := f.fs, &f.c.Run
 	fs.BoolVar(&r.Unsorted, "unsorted", r.Unsorted, "accept logs whose query ids are not contiguous: rows are partitioned by query\ninto compressed spill files under --tmp-dir, then grouped; memory stays within\n--mem-limit; the summary is bit-identical to the sorted log's (per-query\nrecords come out in partition order); with --system, joins the logs by query\nid in any order")
-	fs.StringVar(&r.TmpDir, "tmp-dir", r.TmpDir, "directory for --unsorted spill files (removed on success, failure and interrupt)")
-	f.memLimit = fs.String("mem-limit", bytesize.Format(r.MemLimit), "memory budget of --unsorted (e.g. 256MiB, 2GiB), in the bytes the rows held take\n(ids, values, some 100 bytes a row): half for the spill file being grouped,\nthe rest for queries; one query may hold an eighth (--max-group-bytes)")
+	f.registerSpill("directory for --unsorted spill files (removed on success, failure and interrupt)",
+		"memory budget of --unsorted (e.g. 256MiB, 2GiB), in the bytes the rows held take\n(ids, values, some 100 bytes a row): half for the spill file being grouped,\nthe rest for queries; one query may hold an eighth (--max-group-bytes)")
 	RegisterQuiet(fs, &r.Quiet)
 	fs.DurationVar(&r.ProgressInterval, "progress-interval", r.ProgressInterval, "when stderr is not a terminal (cron, Airflow, CI), log a progress line this\noften, and a final line; on a terminal a single line updates in place")
+}
+
+// registerSpill defines --tmp-dir and --mem-limit (read by Finish), with
+// the help of the command that takes them.
+func (f *Flags) registerSpill(tmpHelp, memHelp string) {
+	fs, r := f.fs, &f.c.Run
+	fs.StringVar(&r.TmpDir, "tmp-dir", r.TmpDir, tmpHelp)
+	f.memLimit = fs.String("mem-limit", bytesize.Format(r.MemLimit), memHelp)
 }
 
 // registerReading defines --workers and --batch-size: RegisterRun

@@ -117,7 +117,9 @@ type pairContrib struct {
 	rate   float64
 }
 
-func newOverlap(t *Table) *overlap {
+// newOverlap reads t's cells (in the order of Each, one query at a
+// time) into the overlap, and sums them.
+func newOverlap(t *Table) (*overlap, Totals, error) {
 	m := t.MaxPosition
 	o := &overlap{m: m, evidence: make([]Position, m), queryStart: []int{0}, queryContrib: []int{0}}
 	c, n := make([]int64, m), make([]int64, m)
@@ -160,12 +162,14 @@ func newOverlap(t *Table) *overlap {
 		shown = shown[:0]
 		return kept
 	}
-	cells := t.Cells()
-	for i := 0; i < len(cells); {
-		j := i
-		for j < len(cells) && cells[j].Query == cells[i].Query {
-			j++
+	var tot totaler
+	var cells []Cell // of one query
+	// query adds the documents of one query's cells
+	query := func() {
+		if len(cells) == 0 {
+			return
 		}
+		i, j := 0, len(cells)
 		kept := false
 		for a := i; a < j; {
 			b := a
@@ -192,13 +196,25 @@ func newOverlap(t *Table) *overlap {
 			o.queryStart = append(o.queryStart, len(o.docStart))
 			o.queryContrib = append(o.queryContrib, len(o.contrib))
 		}
-		i = j
+		cells = cells[:0]
 	}
+	err := t.Each(func(c Cell) error {
+		tot.add(c)
+		if len(cells) > 0 && c.Query != cells[0].Query {
+			query()
+		}
+		cells = append(cells, c)
+		return nil
+	})
+	if err != nil {
+		return nil, Totals{}, err
+	}
+	query()
 	o.docStart = append(o.docStart, len(o.pos))
 	for k := range o.evidence {
 		o.evidence[k].Position = k + 1
 	}
-	return o
+	return o, tot.totals(t.Beyond), nil
 }
 
 func sortedInt32(s []int32) []int32 {
@@ -286,7 +302,10 @@ func (t *Table) Estimate(opt Options) (*Estimate, error) {
 	if opt.Method != Harvest && opt.Method != EM {
 		return nil, fmt.Errorf("%q: want harvest or em: %w", opt.Method, ErrMethod)
 	}
-	o := newOverlap(t)
+	o, totals, err := newOverlap(t)
+	if err != nil {
+		return nil, err
+	}
 	m, B := o.m, opt.Replicates
 	w := o.weights(B)
 	// resample B is the log itself (every weight 1), fitted first so
@@ -320,7 +339,7 @@ func (t *Table) Estimate(opt Options) (*Estimate, error) {
 	}
 	close(next)
 	wg.Wait()
-	e := &Estimate{Method: opt.Method, Replicates: B, Positions: o.evidence, Totals: t.Totals()}
+	e := &Estimate{Method: opt.Method, Replicates: B, Positions: o.evidence, Totals: totals}
 	reps := make([]float64, 0, B)
 	for k := range m {
 		p := &e.Positions[k]

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
 )
@@ -64,6 +63,13 @@ type Table struct {
 	impressions int64 // summed over the cells
 	cells       map[string]Count
 	key         []byte
+	// the cells held cost held bytes; past limit (> 0) they go to a new
+	// run file in dir (spill.go)
+	dir         string
+	limit, held int64
+	runs        []string
+	spilled     int
+	err         error
 }
 
 // NewTable makes an empty table of positions 1 to maxPosition.
@@ -122,8 +128,12 @@ func (t *Table) add(query, doc, ranker []byte, position int, c Count) {
 	k = binary.AppendUvarint(k, uint64(position))
 	t.key = k
 	t.impressions += c.Impressions
-	old := t.cells[string(k)]
+	old, ok := t.cells[string(k)]
 	t.cells[string(k)] = Count{Clicks: old.Clicks + c.Clicks, Impressions: old.Impressions + c.Impressions}
+	if !ok {
+		t.held += int64(len(k)) + cellCost
+		t.spillIfFull()
+	}
 }
 
 // Merge adds the counts of u to t.
@@ -135,12 +145,13 @@ func (t *Table) Merge(u *Table) error {
 		return fmt.Errorf("%d and %d rows: %w", a, b, ErrOverflow)
 	}
 	t.Beyond += u.Beyond
-	t.impressions += u.impressions
-	for k, c := range u.cells {
-		old := t.cells[k]
-		t.cells[k] = Count{Clicks: old.Clicks + c.Clicks, Impressions: old.Impressions + c.Impressions}
+	if err := u.Each(func(c Cell) error {
+		t.add([]byte(c.Query), []byte(c.Doc), []byte(c.Ranker), c.Position, c.Count)
+		return t.err
+	}); err != nil {
+		return err
 	}
-	return nil
+	return t.err
 }
 
 // Rows is the number of rows counted, past MaxPosition or not.
@@ -150,29 +161,12 @@ func (t *Table) Rows() int64 { return t.impressions + t.Beyond }
 // from where int64 sums overflow.
 const MaxCount = 1 << 62
 
-// Len is the number of cells.
-func (t *Table) Len() int { return len(t.cells) }
-
 // Cells lists the cells in order of query, document, ranker (their bytes)
-// and position: one order whatever order the rows came in.
-func (t *Table) Cells() []Cell {
-	cs := make([]Cell, 0, len(t.cells))
-	for k, c := range t.cells {
-		cs = append(cs, decodeKey(k, c))
-	}
-	slices.SortFunc(cs, func(a, b Cell) int {
-		if c := strings.Compare(a.Query, b.Query); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Doc, b.Doc); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Ranker, b.Ranker); c != 0 {
-			return c
-		}
-		return a.Position - b.Position
-	})
-	return cs
+// and position: one order whatever order the rows came in (Each).
+func (t *Table) Cells() ([]Cell, error) {
+	var cs []Cell
+	err := t.Each(func(c Cell) error { cs = append(cs, c); return nil })
+	return cs, err
 }
 
 func decodeKey(k string, c Count) Cell {
@@ -197,18 +191,36 @@ type Totals struct {
 }
 
 // Totals sums t.
-func (t *Table) Totals() Totals {
-	s := Totals{Beyond: t.Beyond}
-	queries, rankers := map[string]bool{}, map[string]bool{}
-	for k, c := range t.cells {
-		cell := decodeKey(k, c)
-		s.Impressions += c.Impressions
-		s.Clicks += c.Clicks
-		queries[cell.Query] = true
-		rankers[cell.Ranker] = true
+func (t *Table) Totals() (Totals, error) {
+	var s totaler
+	err := t.Each(func(c Cell) error { s.add(c); return nil })
+	return s.totals(t.Beyond), err
+}
+
+// totaler sums cells met in the order of Each.
+type totaler struct {
+	s       Totals
+	query   string
+	rankers map[string]bool
+}
+
+func (a *totaler) add(c Cell) {
+	a.s.Impressions += c.Impressions
+	a.s.Clicks += c.Clicks
+	if a.s.Queries == 0 || c.Query != a.query {
+		a.s.Queries++
+		a.query = c.Query
 	}
-	s.Queries = len(queries)
-	for r := range rankers {
+	if a.rankers == nil {
+		a.rankers = map[string]bool{}
+	}
+	a.rankers[c.Ranker] = true
+}
+
+func (a *totaler) totals(beyond int64) Totals {
+	s := a.s
+	s.Beyond = beyond
+	for r := range a.rankers {
 		s.Rankers = append(s.Rankers, r)
 	}
 	slices.Sort(s.Rankers)

@@ -1,10 +1,13 @@
 package state
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"slices"
 
 	"github.com/rankeval/rankeval/config"
@@ -104,37 +107,70 @@ func (p *Propensities) header(withDigests bool) propensityHeader {
 	return h
 }
 
-// AppendBinary appends the propensity state's bytes: Magic,
-// PropensityVersion, the header (JSON), the table, and a CRC-32C of all
-// that. The table's cells are written in one order (Table.Cells), so
-// equal states are equal files, whatever order the rows or the merged
-// states came in.
+// AppendBinary appends the propensity state's bytes (WriteTo).
 func (p *Propensities) AppendBinary(b []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	_, err := p.WriteTo(buf)
+	return buf.Bytes(), err
+}
+
+// WriteTo writes the propensity state's bytes: Magic,
+// PropensityVersion, the header (JSON), the table, and a CRC-32C of all
+// that. The table's cells are written in one order (Table.Each), so
+// equal states are equal files, whatever order the rows or the merged
+// states came in. It streams the cells: a table spilled to disk is
+// written without being held.
+func (p *Propensities) WriteTo(w io.Writer) (int64, error) {
 	if p.Table.MaxPosition != p.Settings.MaxPosition {
-		return nil, fmt.Errorf("state: a table of --max-position %d under settings of %d", p.Table.MaxPosition, p.Settings.MaxPosition)
+		return 0, fmt.Errorf("state: a table of --max-position %d under settings of %d", p.Table.MaxPosition, p.Settings.MaxPosition)
 	}
-	start := len(b)
-	b = append(b, Magic...)
-	b = binary.AppendUvarint(b, PropensityVersion)
 	h, err := json.Marshal(p.header(true))
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
+	sum := crc32.New(castagnoli)
+	cw := &countWriter{w: bufio.NewWriterSize(io.MultiWriter(w, sum), 64<<10)}
+	b := append([]byte(Magic), PropensityVersion)
 	b = binary.AppendUvarint(b, uint64(len(h)))
 	b = append(b, h...)
 	b = binary.AppendUvarint(b, uint64(p.Table.Beyond))
-	cells := p.Table.Cells()
-	b = binary.AppendUvarint(b, uint64(len(cells)))
-	for _, c := range cells {
-		for _, f := range []string{c.Query, c.Doc, c.Ranker} {
-			b = binary.AppendUvarint(b, uint64(len(f)))
-			b = append(b, f...)
-		}
-		b = binary.AppendUvarint(b, uint64(c.Position))
-		b = binary.AppendUvarint(b, uint64(c.Clicks))
-		b = binary.AppendUvarint(b, uint64(c.Impressions))
+	n := 0
+	if err := p.Table.Each(func(propensity.Cell) error { n++; return nil }); err != nil {
+		return 0, err
 	}
-	return seal(b, start), nil
+	b = binary.AppendUvarint(b, uint64(n))
+	cw.Write(b)
+	err = p.Table.Each(func(c propensity.Cell) error {
+		b = propensity.AppendCell(b[:0], c)
+		_, err := cw.Write(b)
+		return err
+	})
+	if err == nil {
+		err = cw.w.Flush()
+	}
+	if err != nil {
+		return cw.n, err
+	}
+	m, err := w.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+	return cw.n + int64(m), err
+}
+
+// countWriter counts the bytes written through it, and keeps the first
+// failure.
+type countWriter struct {
+	w   *bufio.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	c.err = err
+	return n, err
 }
 
 // minCellBytes is the least bytes a cell takes: a query and a doc of one

@@ -75,6 +75,7 @@ func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.W
 	if res == nil {
 		return err
 	}
+	defer res.Close()
 	return writePropensities(objstore.WithReadTimeout(ctx, c.ReadTimeout), res, err, c.Outputs, stdout, stderr)
 }
 

@@ -535,3 +535,51 @@ func sources(names []string) []rankeval.Source {
 	}
 	return s
 }
+
+// TestPropensitiesMemLimit: past --mem-limit the count table spills
+// sorted runs under --tmp-dir (so a --tmp-dir that does not exist fails
+// the run, naming it), and the estimate and state are the same bytes as
+// with the table held whole; no run file is left.
+func TestPropensitiesMemLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a log of some 300,000 distinct cells")
+	}
+	cfg := synth.PropConfig{Impressions: 60000, Queries: 30000, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
+	sim := synth.NewPropSim(3, cfg)
+	var rows []synth.Row
+	var r synth.Row
+	for sim.Next(&r) {
+		rows = append(rows, r)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.parquet")
+	if err := synth.Write(log, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"propensities", "--position-col", "position", "--ranker-col", "ranker", "--replicates", "40", "--min-clicks", "5"}
+	run := func(extra ...string) (int, string, string) {
+		return cli(t, append(append(append([]string{}, args...), extra...), log)...)
+	}
+	code, want, stderr := run("--state", filepath.Join(dir, "whole.state"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, got, stderr := run("--mem-limit", "16MiB", "--tmp-dir", tmp, "--state", filepath.Join(dir, "spilled.state"))
+	if code != 0 || got != want {
+		t.Fatalf("--mem-limit 16MiB: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	if !bytes.Equal(must(os.ReadFile(filepath.Join(dir, "whole.state"))), must(os.ReadFile(filepath.Join(dir, "spilled.state")))) {
+		t.Errorf("the spilled table's state differs")
+	}
+	if files, _ := os.ReadDir(tmp); len(files) != 0 {
+		t.Errorf("%d files left in --tmp-dir", len(files))
+	}
+	code, _, stderr = run("--mem-limit", "16MiB", "--tmp-dir", filepath.Join(dir, "missing"))
+	if code != 1 || !strings.Contains(stderr, "propensity spill file") || !strings.Contains(stderr, "missing") {
+		t.Errorf("a --tmp-dir that does not exist: exit %d %q", code, stderr)
+	}
+}

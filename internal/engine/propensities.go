@@ -15,10 +15,13 @@ import (
 // none), or one list per --system ranker, named by p.Rankers. Rows are
 // counted as read, in any order: the table does not depend on it. A row
 // the table cannot count stops the reading, naming the file and row.
-// With digests, it also returns each input's digest (the sum of
+// The table holds at most --mem-limit of cells, past which it spills
+// sorted runs under --tmp-dir (propensity.Table.SpillTo): the caller
+// closes it. With digests, it also returns each input's digest (the sum of
 // propensity.RowDigest over its rows), the inputs in the order of logs.
 func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]Input, digests bool) (*propensity.Table, []aggregate.Digest, error) {
 	t := propensity.NewTable(p.Config.Propensities.MaxPosition)
+	t.SpillTo(p.Config.Run.TmpDir, p.Config.Run.MemLimit)
 	var ds []aggregate.Digest
 	opt := reader.Options{BatchSize: p.Config.Run.BatchSize, Decoders: p.Config.Run.Workers, Format: p.InputFormat, Delimiter: p.Delimiter,
 		DecimalComma: p.DecimalComma, ReadTimeout: p.Config.ReadTimeout}
@@ -34,6 +37,7 @@ func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]I
 				d = &ds[len(ds)-1]
 			}
 			if err := countInput(ctx, t, in, p.Columns, opt, ranker, d); err != nil {
+				t.Close()
 				return nil, nil, err
 			}
 		}
@@ -70,7 +74,9 @@ func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.
 			if ranked {
 				rk = b.Texts[0].At(i)
 			}
-			t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1)
+			if t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1); t.Err() != nil {
+				return t.Err()
+			}
 			if d != nil {
 				d.Add(propensity.RowDigest(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1))
 			}

@@ -1,0 +1,115 @@
+package propensity
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rankeval/rankeval/internal/synth"
+)
+
+// spillTable counts the PropSim log of simTable into a table that spills
+// past limit bytes of cells into dir.
+func spillTable(t *testing.T, seed uint64, cfg synth.PropConfig, dir string, limit int64) *Table {
+	t.Helper()
+	s := synth.NewPropSim(seed, cfg)
+	tab := NewTable(20)
+	tab.SpillTo(dir, limit)
+	var r synth.Row
+	for s.Next(&r) {
+		tab.Add([]byte(r.Query), []byte(r.Doc), []byte(r.Ranker), int(r.Position), r.Label == 1)
+	}
+	if err := tab.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// TestSpillSameEstimate: a table that spills sorted runs past a tiny
+// limit (so many that they are merged into one along the way) gives the
+// cells, totals and estimate, to the bit, of one held in memory, and
+// holds no more than the limit's worth of cells; Close removes its runs.
+func TestSpillSameEstimate(t *testing.T) {
+	cfg := synth.PropConfig{Impressions: 3000, Queries: 300, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
+	whole, _ := simTable(3, cfg, 20, false)
+	wantCells, err := whole.Cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Method: Harvest, Replicates: 50, MinClicks: 20}
+	want, err := whole.Estimate(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{1 << 10, 8 << 10, 1 << 30} {
+		dir := t.TempDir()
+		tab := spillTable(t, 3, cfg, dir, limit)
+		if limit < 1<<30 && tab.Spilled() <= maxRuns {
+			t.Errorf("limit %d: %d runs written, want more than %d", limit, tab.Spilled(), maxRuns)
+		}
+		if tab.held > limit+200 {
+			t.Errorf("limit %d: %d bytes of cells held", limit, tab.held)
+		}
+		if files, _ := os.ReadDir(dir); len(files) > maxRuns {
+			t.Errorf("limit %d: %d run files kept", limit, len(files))
+		}
+		cells, err := tab.Cells()
+		if err != nil || !reflect.DeepEqual(cells, wantCells) {
+			t.Fatalf("limit %d: %d cells (%v), want %d", limit, len(cells), err, len(wantCells))
+		}
+		got, err := tab.Estimate(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(bitsOf(got), bitsOf(want)) || !reflect.DeepEqual(got.Totals, want.Totals) {
+			t.Errorf("limit %d: estimate %+v, want %+v", limit, got.Positions, want.Positions)
+		}
+		// a merge of a spilled table into another adds up as well
+		both := spillTable(t, 3, cfg, dir, limit)
+		if err := both.Merge(tab); err != nil {
+			t.Fatal(err)
+		}
+		if r := both.Rows(); r != 2*whole.Rows() {
+			t.Errorf("limit %d: merged %d rows, want %d", limit, r, 2*whole.Rows())
+		}
+		if err := tab.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := both.Close(); err != nil {
+			t.Error(err)
+		}
+		if files, _ := os.ReadDir(dir); len(files) != 0 {
+			t.Errorf("limit %d: %d files left after Close", limit, len(files))
+		}
+	}
+}
+
+// TestSpillErrors: a run that cannot be written stops the counting with
+// ErrSpill; a run damaged on disk fails the reading, naming it.
+func TestSpillErrors(t *testing.T) {
+	cfg := synth.PropConfig{Impressions: 500, Queries: 50, Docs: 10, Positions: 4, Noise: synth.DefaultNoise[:2], Eta: 1}
+	s := synth.NewPropSim(1, cfg)
+	tab := NewTable(20)
+	tab.SpillTo(filepath.Join(t.TempDir(), "missing"), 1<<10)
+	var r synth.Row
+	for s.Next(&r) {
+		tab.Add([]byte(r.Query), []byte(r.Doc), []byte(r.Ranker), int(r.Position), r.Label == 1)
+	}
+	if err := tab.Err(); !errors.Is(err, ErrSpill) {
+		t.Errorf("no such --tmp-dir: %v", err)
+	}
+	if _, err := tab.Estimate(Options{Method: Harvest, Replicates: 50, MinClicks: 1}); !errors.Is(err, ErrSpill) {
+		t.Errorf("the estimate of a table that failed: %v", err)
+	}
+	dir := t.TempDir()
+	tab = spillTable(t, 1, cfg, dir, 1<<10)
+	defer tab.Close()
+	if err := os.WriteFile(tab.runs[0], []byte("spam"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Cells(); !errors.Is(err, ErrSpill) {
+		t.Errorf("a damaged run: %v", err)
+	}
+}
