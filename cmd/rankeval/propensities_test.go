@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -582,4 +583,66 @@ func TestPropensitiesMemLimit(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "propensity spill file") || !strings.Contains(stderr, "missing") {
 		t.Errorf("a --tmp-dir that does not exist: exit %d %q", code, stderr)
 	}
+}
+
+// FuzzMergePropensities feeds bytes to rankeval merge as a propensity
+// state, as given and with a valid checksum, alone and with a real state
+// before and after it. Merge never panics, allocates in proportion to the
+// file, and exits 0, or 1 naming the file; what it accepts merges in
+// either order into the same estimate, and the merged state it writes
+// gives that estimate again.
+func FuzzMergePropensities(f *testing.F) {
+	dir := f.TempDir()
+	var a, b strings.Builder
+	for q := range 30 {
+		for i := range 4 {
+			fmt.Fprintf(&a, `{"query_id":"q%d","doc_id":"d1","position":1,"label":%d,"ranker":"A"}`+"\n", q, i%2)
+			fmt.Fprintf(&a, `{"query_id":"q%d","doc_id":"d1","position":2,"label":%d,"ranker":"B"}`+"\n", q, i%4/3)
+			fmt.Fprintf(&b, `{"query_id":"q%d","doc_id":"d2","position":1,"label":%d,"ranker":"A"}`+"\n", q, i%2)
+			fmt.Fprintf(&b, `{"query_id":"q%d","doc_id":"d2","position":3,"label":%d,"ranker":"B"}`+"\n", q, i%4/3)
+		}
+	}
+	var seeds []string
+	for i, log := range []string{a.String(), b.String()} {
+		in := filepath.Join(dir, fmt.Sprint("log", i, ".jsonl"))
+		if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
+			f.Fatal(err)
+		}
+		st := filepath.Join(dir, fmt.Sprint("seed", i, ".state"))
+		cli(f, "propensities", "--position-col", "position", "--ranker-col", "ranker", "--min-clicks", "1", "--replicates", "40", "--max-position", "3", "--state", st, in)
+		seeds = append(seeds, st)
+		f.Add(must(os.ReadFile(st)))
+	}
+	good := seeds[0]
+	fuzzed, out := filepath.Join(dir, "fuzzed.state"), filepath.Join(dir, "merged.state")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, b := range [][]byte{data, reseal(data)} {
+			if err := os.WriteFile(fuzzed, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			code, alone, stderr := cli(t, "merge", "--state", out, fuzzed)
+			runtime.ReadMemStats(&after)
+			if got, most := after.TotalAlloc-before.TotalAlloc, 16<<20+uint64(256*len(b)); got > most {
+				t.Fatalf("merge of a %d-byte state allocated %d bytes, more than %d", len(b), got, most)
+			}
+			noEstimate := strings.Contains(stderr, "no position past 1 can be estimated")
+			if code != 0 && (code != 1 || !strings.Contains(stderr, fuzzed) && !noEstimate) {
+				t.Fatalf("exit %d, stderr %q: want 0, or 1 naming %s or saying there is no estimate", code, stderr, fuzzed)
+			}
+			if code == 0 {
+				if code, again, stderr := cli(t, "merge", out); code != 0 || again != alone {
+					t.Fatalf("the merged state gives another estimate (exit %d, %s)", code, stderr)
+				}
+			}
+			code, ab, _ := cli(t, "merge", good, fuzzed)
+			if code != 0 {
+				continue // refused (or no estimate), naming the file: checked alone
+			}
+			if code, ba, stderr := cli(t, "merge", fuzzed, good); code != 0 || ba != ab {
+				t.Fatalf("merged in the other order: exit %d, %s, other bytes: %v", code, stderr, ba != ab)
+			}
+		}
+	})
 }
