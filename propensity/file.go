@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rankeval/rankeval/internal/printable"
 )
 
 // ErrNoEstimate is wrapped when no position past 1 has an estimate:
@@ -71,13 +73,17 @@ func (e *Estimate) LastShown() int {
 }
 
 // Summary says in a line what was estimated from what: the method, the
-// rows, clicks, queries and rankers counted, and the positions in the
-// file.
+// rows, clicks, queries and rankers counted (each name as
+// internal/printable prints data), and the positions in the file.
 func (e *Estimate) Summary() string {
 	tot := e.Totals
 	rankers := "one ranker"
 	if n := len(tot.Rankers); n > 1 || n == 1 && tot.Rankers[0] != "" {
-		rankers = fmt.Sprintf("%d rankers (%s)", n, strings.Join(tot.Rankers, ", "))
+		names := make([]string, n)
+		for i, r := range tot.Rankers {
+			names[i] = printable.String(r)
+		}
+		rankers = fmt.Sprintf("%d rankers (%s)", n, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("propensities by %s from %d rows (%d clicks) of %d queries, %s; positions 1 to %d estimated",
 		e.Method, tot.Impressions, tot.Clicks, tot.Queries, rankers, e.Estimated())
