@@ -108,8 +108,10 @@ func (e *Estimate) FitPow() (PowFits, bool) {
 		sxy = float64(wx*q.y) + sxy
 	}
 	eta := -sxy / sxx
-	if eta < 0 {
-		eta = 0 // an estimate is at most 1, so only rounding goes below 0
+	if !(eta > 0) {
+		// an estimate is at most 1, so only rounding goes below 0, and a
+		// flat estimate (every ln p̂ = 0) gives −0, which prints as "-0"
+		eta = 0
 	}
 	f.Best = compare(pts, eta)
 	f.Best.SE = math.Sqrt(1 / sxx)

@@ -199,3 +199,24 @@ func TestFitPowSimulated(t *testing.T) {
 		})
 	}
 }
+
+// TestFitPowFlat: an estimate of 1 at every position (EM at its bound
+// gives exactly 1) fits η = 0, not −0: the sentence and the model say
+// "0" and "pow:0", as --position-bias writes it.
+func TestFitPowFlat(t *testing.T) {
+	e := curve(4, 0, exact)
+	e.Positions[1].Lower, e.Positions[1].Upper = 1, 1
+	f, ok := e.FitPow()
+	if !ok || f.Best.Eta != 0 || math.Signbit(f.Best.Eta) {
+		t.Fatalf("fit %+v, want η +0", f.Best)
+	}
+	got := f.Closest()
+	for _, want := range []string{"k^−η with η = 0 ± ", "; --position-bias pow:0 is the power law nearest the file"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Closest lacks %q:\n%s", want, got)
+		}
+	}
+	if m := f.Model(); m != "pow:0" {
+		t.Errorf("Model = %q, want pow:0", m)
+	}
+}
