@@ -25,6 +25,12 @@ var ReferenceEtas = []float64{0.5, 1, 2}
 // (every resample gives the same propensity) weighs much, not infinitely.
 const minLogSE = 1e-3
 
+// insideTol widens each interval by this relative amount when counting
+// the positions whose interval holds a law, so that a law that differs
+// from an interval of no width (every resample the same, as EM gives at
+// its bound of 1) only by rounding is inside it.
+const insideTol = 1e-9
+
 // PoorFit is the root-mean-square residual, in standard errors, above
 // which the closest power law is said to fit poorly.
 const PoorFit = 2
@@ -40,7 +46,8 @@ type PowFit struct {
 	RMS float64
 	// MaxRel is the largest |k^−η − p̂(k)| / p̂(k).
 	MaxRel float64
-	// Inside counts the positions whose 95% interval holds k^−η.
+	// Inside counts the positions whose 95% interval holds k^−η (to a
+	// relative insideTol).
 	Inside int
 }
 
@@ -138,7 +145,7 @@ func compare(pts []fitPoint, eta float64) PowFit {
 		chi2 = float64(float64(q.w*r)*r) + chi2
 		c := At(float64(q.k), eta)
 		f.MaxRel = max(f.MaxRel, math.Abs(c-q.p.Propensity)/q.p.Propensity)
-		if c >= q.p.Lower && c <= q.p.Upper {
+		if c >= float64(q.p.Lower*(1-insideTol)) && c <= float64(q.p.Upper*(1+insideTol)) {
 			f.Inside++
 		}
 	}

@@ -220,3 +220,20 @@ func TestFitPowFlat(t *testing.T) {
 		t.Errorf("Model = %q, want pow:0", m)
 	}
 }
+
+// TestFitPowInsideNoWidth: a fitted law that differs from an estimate
+// with an interval of no width only by rounding (EM at its bound: 1 in
+// [1, 1], the figures of a simulated log of 400 impressions) is inside
+// that interval, as its RMS of 0.00 says.
+func TestFitPowInsideNoWidth(t *testing.T) {
+	e := curve(3, 0, exact)
+	e.Positions[1].Lower, e.Positions[1].Upper = 1, 1
+	e.Positions[2].Propensity, e.Positions[2].Lower, e.Positions[2].Upper = 0.9999999870920896, 0.4376815253485297, 1
+	f, _ := e.FitPow()
+	if !(f.Best.Eta > 0 && f.Best.Eta < 1e-11) {
+		t.Fatalf("η = %v, want a rounding above 0", f.Best.Eta)
+	}
+	if f.Best.Inside != 2 {
+		t.Errorf("fitted law inside at %d of 2: %s", f.Best.Inside, f.Closest())
+	}
+}
