@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rankeval/rankeval/aggregate"
@@ -147,7 +146,7 @@ func (p *Propensities) WriteReport(w io.Writer) error {
 	last := max(e.LastShown(), 2)
 	if len(fits.Positions) > 0 {
 		for i, l := range append([]propensity.PowFit{fits.Best}, fits.References...) {
-			law := report.PowLaw{Name: "pow:" + strconv.FormatFloat(l.Eta, 'g', 3, 64), Eta: l.Eta, SE: l.SE,
+			law := report.PowLaw{Name: l.Name(), Eta: l.Eta, SE: l.SE, EtaText: l.EtaString(),
 				RMS: l.RMS, MaxRel: l.MaxRel, Inside: l.Inside, Of: len(fits.Positions)}
 			if i == 0 {
 				law.Name += " (fitted)"

@@ -163,11 +163,44 @@ func (f PowFits) Model() string {
 	return pipeline.PositionBias{Eta: eta}.String()
 }
 
-// g3 and g2 write a figure with 3 and 2 significant digits, f2 with 2
-// decimals.
+// g3 writes a figure with 3 significant digits, f2 with 2 decimals.
 func g3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
-func g2(v float64) string { return strconv.FormatFloat(v, 'g', 2, 64) }
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// EtaString writes η as the sentence and the report show it: a fitted η
+// to the decimal of its error's second significant digit (at least 2
+// decimals) followed by the error in the same decimals, "1.0016 ± 0.0039",
+// so that a fit never reads as a reference law it only rounds to; a
+// reference law (no error) as pow:η names it, "0.5".
+func (f PowFit) EtaString() string {
+	if math.IsNaN(f.SE) {
+		return g3(f.Eta)
+	}
+	d := f.digits()
+	return strconv.FormatFloat(f.Eta, 'f', d, 64) + " ± " + strconv.FormatFloat(f.SE, 'f', d, 64)
+}
+
+// Name is the law as the report names it: pow:η, a fitted η written
+// as EtaString writes it ("pow:1.0016"), a reference's as
+// --position-bias names it ("pow:0.5").
+func (f PowFit) Name() string {
+	if math.IsNaN(f.SE) {
+		return "pow:" + g3(f.Eta)
+	}
+	return "pow:" + strconv.FormatFloat(f.Eta, 'f', f.digits(), 64)
+}
+
+// digits are the decimals of a fitted η: down to its error's second
+// significant digit, at least 2, at most 12.
+func (f PowFit) digits() int {
+	d := 2
+	if f.SE > 0 && !math.IsInf(f.SE, 0) {
+		e := strconv.FormatFloat(f.SE, 'e', 1, 64) // d.de±XX
+		exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+		d = min(max(d, 1-exp), 12)
+	}
+	return d
+}
 
 // span names the positions compared: "position 2", "positions 2 to 9",
 // or "8 positions from 2 to 12" when some between are not estimated.
@@ -194,8 +227,8 @@ func (f PowFits) Closest() string {
 		return "no position past 1 has an estimate: no power law is fitted"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "closest power law over %s: k^−η with η = %s ± %s, %s standard errors RMS from the estimate, inside the 95%% interval at %d of %d",
-		f.span(), g3(f.Best.Eta), g2(f.Best.SE), f2(f.Best.RMS), f.Best.Inside, n)
+	fmt.Fprintf(&b, "closest power law over %s: k^−η with η = %s, %s standard errors RMS from the estimate, inside the 95%% interval at %d of %d",
+		f.span(), f.Best.EtaString(), f2(f.Best.RMS), f.Best.Inside, n)
 	refs := append([]PowFit(nil), f.References...)
 	for i := 1; i < len(refs); i++ { // by RMS, then η: a stable order
 		for j := i; j > 0 && (refs[j].RMS < refs[j-1].RMS || refs[j].RMS == refs[j-1].RMS && refs[j].Eta < refs[j-1].Eta); j-- {

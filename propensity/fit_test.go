@@ -151,7 +151,7 @@ func TestFitPowNone(t *testing.T) {
 func TestClosest(t *testing.T) {
 	e := curve(6, 0.8, exact, 4)
 	f, _ := e.FitPow()
-	want := "closest power law over 4 positions from 2 to 6: k^−η with η = 0.8 ± 0.019, 0.00 standard errors RMS from the estimate, inside the 95% interval at 4 of 4; of pow:0.5, pow:1, pow:2 the closest is pow:1 (5.35, inside at 0), then pow:0.5 (8.02, inside at 0), then pow:2 (32.07, inside at 0); --position-bias pow:0.8 is the power law nearest the file"
+	want := "closest power law over 4 positions from 2 to 6: k^−η with η = 0.800 ± 0.019, 0.00 standard errors RMS from the estimate, inside the 95% interval at 4 of 4; of pow:0.5, pow:1, pow:2 the closest is pow:1 (5.35, inside at 0), then pow:0.5 (8.02, inside at 0), then pow:2 (32.07, inside at 0); --position-bias pow:0.8 is the power law nearest the file"
 	if got := f.Closest(); got != want {
 		t.Errorf("Closest =\n%s\nwant\n%s", got, want)
 	}
@@ -211,7 +211,7 @@ func TestFitPowFlat(t *testing.T) {
 		t.Fatalf("fit %+v, want η +0", f.Best)
 	}
 	got := f.Closest()
-	for _, want := range []string{"k^−η with η = 0 ± ", "; --position-bias pow:0 is the power law nearest the file"} {
+	for _, want := range []string{"k^−η with η = 0.0000 ± ", "; --position-bias pow:0 is the power law nearest the file"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Closest lacks %q:\n%s", want, got)
 		}
@@ -262,5 +262,49 @@ func TestFitPowDegenerateIntervals(t *testing.T) {
 				t.Errorf("η = %v ± %v; position 2 alone gives %v ± %v", f.Best.Eta, f.Best.SE, 1.0, alone)
 			}
 		})
+	}
+}
+
+// TestEtaDigits: the fitted η is written to the decimal of its error's
+// second significant digit, and the error in the same decimals, so that
+// a fit of 1.0016 ± 0.0039 does not read "1 ± 0.0039" (as if it were
+// pow:1, which the references list beside it with other figures); a
+// reference law is written as pow:η names it.
+func TestEtaDigits(t *testing.T) {
+	for _, tc := range []struct {
+		eta, se float64
+		want    string
+	}{
+		{1.0016, 0.0039, "1.0016 ± 0.0039"},
+		{0.8, 0.019, "0.800 ± 0.019"},
+		{1.0123, 0.02, "1.012 ± 0.020"},
+		{0.558, 0.27, "0.56 ± 0.27"},
+		{2.5, 1.2, "2.50 ± 1.20"},
+		{0, 0.0014, "0.0000 ± 0.0014"},
+		{0.5, math.NaN(), "0.5"},
+		{1.37, math.NaN(), "1.37"},
+	} {
+		f := PowFit{Eta: tc.eta, SE: tc.se}
+		if got := f.EtaString(); got != tc.want {
+			t.Errorf("η %v ± %v: %q, want %q", tc.eta, tc.se, got, tc.want)
+		}
+	}
+}
+
+// TestLawName: the fitted law is named with η to its error's digits, so
+// that it never shares a name with a reference law it rounds to.
+func TestLawName(t *testing.T) {
+	for _, tc := range []struct {
+		f    PowFit
+		want string
+	}{
+		{PowFit{Eta: 1.0016, SE: 0.0039}, "pow:1.0016"},
+		{PowFit{Eta: 0.558, SE: 0.27}, "pow:0.56"},
+		{PowFit{Eta: 1, SE: math.NaN()}, "pow:1"},
+		{PowFit{Eta: 0.5, SE: math.NaN()}, "pow:0.5"},
+	} {
+		if got := tc.f.Name(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
+		}
 	}
 }

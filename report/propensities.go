@@ -51,6 +51,9 @@ type PowLaw struct {
 	Name string
 	Eta  float64
 	SE   float64 // η's error; NaN for a law not fitted
+	// EtaText is η as the table writes it (with its error when fitted);
+	// "" writes Eta with 3 significant digits.
+	EtaText string
 	// RMS is the residual in standard errors; Inside the positions of
 	// Of whose interval holds it; MaxRel its largest relative difference.
 	RMS, MaxRel float64
@@ -206,9 +209,9 @@ func (r *renderer) propChart(d *Propensities) {
 func (r *renderer) lawTable(d *Propensities) {
 	r.p("<section id=\"laws\">\n<h2>Power laws</h2>\n<table class=\"num\">\n<thead><tr><th>law</th><th>η</th><th>RMS residual (standard errors)</th><th>inside the 95%% interval</th><th>largest relative difference</th></tr></thead>\n<tbody>\n")
 	for i, l := range d.Laws {
-		eta := strconv.FormatFloat(l.Eta, 'g', 3, 64)
-		if !math.IsNaN(l.SE) {
-			eta += " ± " + strconv.FormatFloat(l.SE, 'g', 2, 64)
+		eta := l.EtaText
+		if eta == "" {
+			eta = strconv.FormatFloat(l.Eta, 'g', 3, 64)
 		}
 		r.p("<tr><td class=\"name\"><span class=\"swatch\" style=\"background:%s\"></span>%s</td><td>%s</td><td>%s</td><td>%d of %d</td><td>%s</td></tr>\n",
 			lawColour(i), esc(l.Name), eta, strconv.FormatFloat(l.RMS, 'f', 2, 64), l.Inside, l.Of, strconv.FormatFloat(l.MaxRel*100, 'f', 1, 64)+"%")

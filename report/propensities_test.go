@@ -27,7 +27,7 @@ func propPage() *Propensities {
 	for i, eta := range []float64{0.885, 0.5, 1, 2} {
 		l := PowLaw{Name: "pow:" + fmt.Sprint(eta), Eta: eta, SE: math.NaN(), RMS: float64(i) * 3.3, MaxRel: 0.05 * float64(i+1), Inside: 5 - i, Of: 5}
 		if i == 0 {
-			l.Name, l.SE = l.Name+" (fitted)", 0.021
+			l.Name, l.SE, l.EtaText = l.Name+" (fitted)", 0.021, "0.885 ± 0.021"
 		}
 		for j := 0; j <= 60; j++ {
 			l.Curve = append(l.Curve, pmath.Pow(1+float64(j)/10, -eta))
