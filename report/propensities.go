@@ -201,7 +201,7 @@ func (r *renderer) propChart(d *Propensities) {
 		return lawColour(i - 1)
 	})
 	r.p("</svg>\n<figcaption>Estimate (points, with the 95%% interval as a bar) and the power laws k<sup>−η</sup> (the fitted one solid, the references dashed)</figcaption>\n</figure>\n")
-	r.p("<p class=\"note\">A red cross on the axis marks a position that has rows but no estimate (hover it for the reason): it is not drawn as one. ")
+	r.p("<p class=\"note\">A red cross on the axis marks a position without an estimate, up to the last with a row (hover it for the reason: too little evidence, or no row there): it is not drawn as one. ")
 	r.p("The file of propensities ends before the first such position; a hollow point is an estimate past it. Hover a point for its figures.</p>\n</section>\n")
 }
 

@@ -133,3 +133,18 @@ func TestPropFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestPropensitiesGap: a position without a row, before the last with
+// one, is a cross like any position without an estimate, and the page's
+// note does not say that every cross has rows.
+func TestPropensitiesGap(t *testing.T) {
+	d := propPage()
+	d.Positions[4].Rows, d.Positions[4].Pairs, d.Positions[4].Clicks, d.Positions[4].Refused = 0, 0, 0, "no row at this position"
+	out := writeProp(t, d)
+	if !strings.Contains(out, "<title>position 5: no estimate: no row at this position</title>") {
+		t.Error("the position without a row is not a cross")
+	}
+	if strings.Contains(out, "has rows but no estimate") {
+		t.Error("the note says a cross has rows")
+	}
+}
