@@ -36,8 +36,30 @@ type Propensities struct {
 // fails, with propensity.ErrNoEstimate, when no position past 1 can be
 // estimated; with cfg.Outputs.State it then returns the table and its
 // state too (Estimate nil), so that a day too thin for an estimate is
-// still saved, for a merge with others.
+// still saved, for a merge with others. It is PreparePropensities, then
+// the job's Run.
 func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*Propensities, error) {
+	j, err := PreparePropensities(cfg, sources...)
+	if err != nil {
+		return nil, err
+	}
+	return j.Run(ctx)
+}
+
+// PropensityJob is a rankeval propensities whose settings are checked and
+// whose inputs are expanded, nothing read yet: a caller opens its outputs
+// before Run reads the logs, so that an unwritable place fails first.
+type PropensityJob struct {
+	cfg        Config
+	plan       *config.PropensityPlan
+	ins        [][]engine.Input
+	inputNames []string
+}
+
+// PreparePropensities checks cfg and the sources as EstimatePropensities
+// does and expands the inputs (a directory, a glob, an object-store
+// prefix are listed), reading no log.
+func PreparePropensities(cfg Config, sources ...Source) (*PropensityJob, error) {
 	names := make([]string, len(sources))
 	streams := map[string]Source{}
 	for i, s := range sources {
@@ -60,8 +82,7 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 	if logs == nil {
 		logs = [][]string{p.Inputs}
 	}
-	var ins [][]engine.Input
-	var inputNames []string
+	j := &PropensityJob{cfg: cfg, plan: p}
 	for l, ls := range logs {
 		in := engine.Paths(ls)
 		for i, n := range ls {
@@ -71,12 +92,18 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 			if p.Rankers != nil {
 				n = p.Rankers[l] + "=" + n // as a run's state names a --system log's file
 			}
-			inputNames = append(inputNames, n)
+			j.inputNames = append(j.inputNames, n)
 		}
-		ins = append(ins, in)
+		j.ins = append(j.ins, in)
 	}
+	return j, nil
+}
+
+// Run reads the logs and estimates, as EstimatePropensities says.
+func (j *PropensityJob) Run(ctx context.Context) (*Propensities, error) {
+	cfg, p := j.cfg, j.plan
 	keep := cfg.Outputs.State != ""
-	t, digests, err := engine.CountPropensities(ctx, p, ins, keep)
+	t, digests, err := engine.CountPropensities(ctx, p, j.ins, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +112,7 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 		defer t.Close() // the estimate is all that is kept
 	}
 	if keep {
-		res.state = &state.Propensities{Settings: cfg.Propensities, Table: t, Digests: state.SourcesOf(inputNames, &aggregate.InputDigests{D: digests}),
+		res.state = &state.Propensities{Settings: cfg.Propensities, Table: t, Digests: state.SourcesOf(j.inputNames, &aggregate.InputDigests{D: digests}),
 			Columns: state.PropensityColumns{Query: cfg.Columns.Query, Doc: cfg.Columns.Doc, Click: cfg.Columns.Label, Position: cfg.Clicks.PositionCol}}
 	}
 	if err := res.estimate(p.Options); err != nil {

@@ -21,15 +21,11 @@ import (
 // fitted one.
 var ReferenceEtas = []float64{0.5, 1, 2}
 
-// minLogSE floors σ_k, so that a position whose interval has no width
-// (every resample gives the same propensity) weighs much, not infinitely.
-const minLogSE = 1e-3
-
 // insideTol widens each interval by this relative amount when counting
 // the positions whose interval holds a law, so that a law that differs
 // from an interval of no width (every resample the same, as EM gives at
 // its bound of 1) only by rounding is inside it.
-const insideTol = 1e-9
+const insideTol = 1e-6
 
 // PoorFit is the root-mean-square residual, in standard errors, above
 // which the closest power law is said to fit poorly.
@@ -74,20 +70,23 @@ type fitPoint struct {
 	p       Position
 }
 
-// logSE is σ_k: the half-width of p's 95% interval in logs over stats.Z95,
-// from the upper half alone when the lower bound is not above 0, and at
-// least minLogSE.
-func logSE(p Position) float64 {
-	var s float64
-	if p.Lower > 0 {
-		s = (pmath.Log(p.Upper) - pmath.Log(p.Lower)) / (2 * stats.Z95)
-	} else {
-		s = (pmath.Log(p.Upper) - pmath.Log(p.Propensity)) / stats.Z95
+// minLogSE is the least σ_k an interval has width at: below it (every
+// resample the same, to rounding) it has none; it is every position's
+// σ_k when none has a width, so that such an estimate still fits.
+const minLogSE = 1e-3
+
+// logSE is σ_k: the half-width of p's 95% interval in logs over
+// stats.Z95, 0 for an interval of no width (σ_k below minLogSE); ok is
+// false for a lower bound of 0, unbounded below in logs: a position
+// barely known.
+func logSE(p Position) (s float64, ok bool) {
+	if !(p.Lower > 0) {
+		return 0, false
 	}
-	if !(s >= minLogSE) {
-		return minLogSE
+	if s = (pmath.Log(p.Upper) - pmath.Log(p.Lower)) / (2 * stats.Z95); !(s >= minLogSE) {
+		s = 0
 	}
-	return s
+	return s, true
 }
 
 // FitPow fits the power law to e's estimated positions past 1 and
@@ -98,15 +97,31 @@ func (e *Estimate) FitPow() (PowFits, bool) {
 	var pts []fitPoint
 	var f PowFits
 	for _, p := range e.Positions {
-		if p.Position == 1 || p.Refused != "" {
+		s, ok := logSE(p)
+		if p.Position == 1 || p.Refused != "" || !ok {
 			continue
 		}
-		s := logSE(p)
-		pts = append(pts, fitPoint{k: p.Position, x: pmath.Log(float64(p.Position)), y: pmath.Log(p.Propensity), w: 1 / float64(s*s), p: p})
+		pts = append(pts, fitPoint{k: p.Position, x: pmath.Log(float64(p.Position)), y: pmath.Log(p.Propensity), w: s, p: p})
 		f.Positions = append(f.Positions, p.Position)
 	}
 	if len(pts) == 0 {
 		return PowFits{}, false
+	}
+	// an interval of no width (EM at its bound of 1, or data with no
+	// variation) weighs as the best known position with a width, not
+	// infinitely; with none, every position weighs alike
+	least := 0.0
+	for _, q := range pts {
+		if q.w > 0 && (least == 0 || q.w < least) {
+			least = q.w
+		}
+	}
+	if least == 0 {
+		least = minLogSE
+	}
+	for i := range pts {
+		s := max(pts[i].w, least)
+		pts[i].w = 1 / float64(s*s)
 	}
 	var sxx, sxy float64
 	for _, q := range pts {
@@ -224,7 +239,7 @@ func (f PowFits) span() string {
 func (f PowFits) Closest() string {
 	n := len(f.Positions)
 	if n == 0 {
-		return "no position past 1 has an estimate: no power law is fitted"
+		return "no position past 1 has an estimate with an interval to weigh it by: no power law is fitted"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "closest power law over %s: k^−η with η = %s, %s standard errors RMS from the estimate, inside the 95%% interval at %d of %d",

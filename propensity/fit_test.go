@@ -136,7 +136,7 @@ func TestFitPowBits(t *testing.T) {
 
 // TestFitPowNone: an estimate with no position past 1 has no fit.
 func TestFitPowNone(t *testing.T) {
-	if got := (PowFits{}).Closest(); got != "no position past 1 has an estimate: no power law is fitted" {
+	if got := (PowFits{}).Closest(); got != "no position past 1 has an estimate with an interval to weigh it by: no power law is fitted" {
 		t.Errorf("Closest of no fit: %q", got)
 	}
 	e := curve(3, 1, exact, 2, 3)
@@ -211,7 +211,7 @@ func TestFitPowFlat(t *testing.T) {
 		t.Fatalf("fit %+v, want η +0", f.Best)
 	}
 	got := f.Closest()
-	for _, want := range []string{"k^−η with η = 0.0000 ± ", "; --position-bias pow:0 is the power law nearest the file"} {
+	for _, want := range []string{"k^−η with η = 0.000 ± ", "; --position-bias pow:0 is the power law nearest the file"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Closest lacks %q:\n%s", want, got)
 		}
@@ -230,7 +230,7 @@ func TestFitPowInsideNoWidth(t *testing.T) {
 	e.Positions[1].Lower, e.Positions[1].Upper = 1, 1
 	e.Positions[2].Propensity, e.Positions[2].Lower, e.Positions[2].Upper = 0.9999999870920896, 0.4376815253485297, 1
 	f, _ := e.FitPow()
-	if !(f.Best.Eta > 0 && f.Best.Eta < 1e-11) {
+	if !(f.Best.Eta > 0 && f.Best.Eta < 1e-7) {
 		t.Fatalf("η = %v, want a rounding above 0", f.Best.Eta)
 	}
 	if f.Best.Inside != 2 {
@@ -243,7 +243,6 @@ func TestFitPowInsideNoWidth(t *testing.T) {
 // not outweigh a position with a real interval, nor make η's error
 // smaller than that position alone gives.
 func TestFitPowDegenerateIntervals(t *testing.T) {
-	t.Skip("defect: logSE reads σ from the upper half alone when the lower bound is 0, which is 0 when the estimate is at the upper bound, floored to minLogSE (weight 10^6): the least informative position decides η and its error; a rule for an interval unbounded below in logs is a design choice (docs/metrics.md states this one)")
 	for _, tc := range []struct {
 		name         string
 		p, lo, hi    float64

@@ -80,7 +80,13 @@ func mergeStates(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	res, props, err := rankeval.MergeStates(ctx, mc, states...)
 	if props != nil {
-		return writePropensities(objstore.WithReadTimeout(ctx, mc.ReadTimeout), props, err, mc.Outputs, stdout, stderr)
+		defer props.Close()
+		outs, oerr := openOutputs(objstore.WithReadTimeout(ctx, mc.ReadTimeout), stdout, mc.Outputs.Summary, mc.Outputs.Report, mc.Outputs.State)
+		if oerr != nil {
+			return oerr
+		}
+		defer outs.abort()
+		return writePropensities(outs, props, err, stderr)
 	}
 	if err != nil {
 		return err

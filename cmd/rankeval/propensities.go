@@ -71,48 +71,43 @@ func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.W
 	for i, n := range names {
 		sources[i] = rankeval.File(n)
 	}
-	res, err := rankeval.EstimatePropensities(ctx, c, sources...)
+	job, err := rankeval.PreparePropensities(c, sources...)
+	if err != nil {
+		return err
+	}
+	o, err := openOutputs(objstore.WithReadTimeout(ctx, c.ReadTimeout), stdout, c.Outputs.Summary, c.Outputs.Report, c.Outputs.State)
+	if err != nil {
+		return err
+	}
+	defer o.abort()
+	res, err := job.Run(ctx)
 	if res == nil {
 		return err
 	}
 	defer res.Close()
-	return writePropensities(objstore.WithReadTimeout(ctx, c.ReadTimeout), res, err, c.Outputs, stdout, stderr)
+	return writePropensities(o, res, err, stderr)
 }
 
-// writePropensities writes what rankeval propensities and a merge of
-// propensity states give: the estimate (--output, or stdout) with its
-// summary and notes on stderr, its report (--report) and the state
-// (--state), each whole or not at all; err is the estimate's failure
-// (propensity.ErrNoEstimate), after which only the state is written.
-func writePropensities(ctx context.Context, res *rankeval.Propensities, err error, outs config.Outputs, stdout, stderr io.Writer) error {
+// writePropensities writes, into outputs o opened before the work, what
+// rankeval propensities and a merge of propensity states give: the
+// estimate (--output, or stdout) with its summary and notes on stderr,
+// its report (--report) and the state (--state), each whole or not at
+// all; err is the estimate's failure (propensity.ErrNoEstimate), after
+// which only the state is written.
+func writePropensities(o *outputs, res *rankeval.Propensities, err error, stderr io.Writer) error {
 	if err != nil { // no estimate; the state is saved
-		if err := writeWhole(ctx, outs.State, res.WriteState); err != nil {
-			return err
+		if werr := res.WriteState(o.state); werr != nil {
+			return werr
 		}
-		return fmt.Errorf("%w (the count table is saved in %s, to merge with other logs' states)", err, outs.State)
+		if cerr := o.state.commit(); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("%w (the count table is saved in %s, to merge with other logs' states)", err, o.state.Target())
 	}
 	fmt.Fprintln(stderr, "rankeval:", res.Estimate.Summary())
 	fmt.Fprintln(stderr, "rankeval:", res.Fits().Closest())
 	for _, n := range res.Estimate.Notes() {
 		fmt.Fprintln(stderr, "rankeval: note:", n)
 	}
-	o, err := openOutputs(ctx, stdout, outs.Summary, outs.Report, outs.State)
-	if err != nil {
-		return err
-	}
-	defer o.abort()
 	return o.finishPropensities(res)
-}
-
-// writeWhole writes a file by write, whole or not at all.
-func writeWhole(ctx context.Context, name string, write func(io.Writer) error) error {
-	out, err := createAtomic(ctx, name)
-	if err != nil {
-		return err
-	}
-	defer out.abortUnlessCommitted()
-	if err := write(out); err != nil {
-		return err
-	}
-	return out.commit()
 }

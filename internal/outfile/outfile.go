@@ -41,6 +41,9 @@ type File struct {
 // it names is replaced, not the link.
 func Create(target string) (*File, error) { return CreateContext(context.Background(), target) }
 
+// Target is the path or URL the file is written to, on Commit.
+func (f *File) Target() string { return f.target }
+
 // CreateContext is Create with an object's requests made under ctx
 // (objstore.WithReadTimeout).
 func CreateContext(ctx context.Context, target string) (*File, error) {
