@@ -86,8 +86,8 @@ func (r *Results) detectLines(ps []stats.Paired) []string {
 	for _, q := range r.Run.Detect {
 		m := r.Run.Metrics[q.Metric]
 		d := &ps[q.Metric]
-		if m.Pair() && d.I == 0 {
-			continue // a similarity to the baseline, which the baseline has not: no row in the table either
+		if toBaseline(m, d) {
+			continue
 		}
 		unit := unitOf(m)
 		n, note := detected(d, q.Delta, unit)
@@ -107,10 +107,18 @@ func deltaText(v float64) string { return fmt.Sprintf("%g", v) }
 // sdText is a standard deviation with 4 significant digits.
 func sdText(v float64) string { return fmt.Sprintf("%.4g", v) }
 
+// toBaseline reports whether comparison d of metric m is a rank
+// similarity's against the baseline, whose own value is undefined: it has
+// no difference, so no row in the text table and no --detect answer.
+func toBaseline(m metrics.Metric, d *stats.Paired) bool { return m.Pair() && d.I == 0 }
+
 // appendDetect writes the "detect" member of one comparison's metric i:
 // an array with one object per --detect request on it; nothing without
-// one.
+// one, nor for a rank similarity against the baseline (toBaseline).
 func (r *Results) appendDetect(b []byte, i int, d *stats.Paired) []byte {
+	if toBaseline(r.Run.Metrics[i], d) {
+		return b
+	}
 	first := true
 	for _, q := range r.Run.Detect {
 		if q.Metric != i {

@@ -61,8 +61,8 @@ func (r *Results) Text() []byte {
 		w.WriteByte('\n')
 		for i, m := range c.Metrics {
 			d := ps[i]
-			if m.Pair() && d.I == 0 {
-				continue // a similarity to the baseline, which the baseline has not
+			if toBaseline(m, &d) {
+				continue
 			}
 			fmt.Fprintf(&w, "%-*s  %9s  %-21s  %-21s  %9s  %9s  %9s", width, m.Name, signed4(d.Mean)+star(&d), signedInterval4(d.Lo, d.Hi), effectText(d.Effect), mdeText(d.MDE), pval(d.P, "-"), pval(d.PAdj, "-"))
 			if c.Bootstrap > 0 {
