@@ -303,8 +303,8 @@ func (s *Settings) CheckCompare() error {
 	if S < 2 && (s.Compare != aggregate.Compare{}) {
 		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
 	}
-	if S < 2 && len(s.Detect) > 0 {
-		return DetectUsage()
+	if err := CheckDetect(s.Detect, s.Rules.Metrics, S, s.Compare.AllPairs); err != nil {
+		return err
 	}
 	if S < 2 {
 		for _, m := range s.Rules.Metrics {
@@ -322,10 +322,24 @@ func (s *Settings) CheckCompare() error {
 	return nil
 }
 
-// DetectUsage is the usage error of --detect in a run or merge without a
-// comparison.
-func DetectUsage() error {
-	return Usagef("--detect answers for a comparison of systems: give several --score-col or --system")
+// CheckDetect refuses --detect requests ds (on metrics ms) that no
+// comparison of a run or merge of the given number of systems answers:
+// any without two systems, and a rank similarity's unless allPairs
+// compares two candidates, as its comparisons with the baseline have no
+// difference (the baseline's own value is undefined).
+func CheckDetect(ds []summary.Detect, ms []metrics.Metric, systems int, allPairs bool) error {
+	if len(ds) > 0 && systems < 2 {
+		return Usagef("--detect answers for a comparison of systems: give several --score-col or --system")
+	}
+	if allPairs && systems >= 3 {
+		return nil
+	}
+	for _, d := range ds {
+		if m := ms[d.Metric]; m.Pair() {
+			return Usagef("--detect: %s is a rank similarity to the baseline: its comparisons with the baseline have no difference to detect (--pairs all over three or more systems compares two candidates' similarities)", m.Name)
+		}
+	}
+	return nil
 }
 
 // MaxReplicateBytes bounds the replicate sums of the bootstrap and the

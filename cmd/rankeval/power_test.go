@@ -194,14 +194,26 @@ func TestPowerEdges(t *testing.T) {
 		})
 	}
 	t.Run("rank similarity", func(t *testing.T) {
-		// a similarity to the baseline has no row against the baseline, so
-		// no answer either; ndcg@10's is there
-		code, text, stderr := cli(t, "--quiet", "--score-col", "a,b", "-m", "ndcg@10,churn@3", "--detect", "churn@3=0.01,ndcg@10=0.05", varied)
-		if code != 0 {
+		// a similarity to the baseline has no difference against the
+		// baseline: a request no comparison answers is refused, in a run
+		// and in a merge
+		const refused = "--detect: churn@3 is a rank similarity to the baseline"
+		args := []string{"--quiet", "--score-col", "a,b", "-m", "ndcg@10,churn@3"}
+		code, out, stderr := cli(t, append(args, "--detect", "churn@3=0.01,ndcg@10=0.05", varied)...)
+		if code != 2 || out != "" || !strings.Contains(stderr, refused) {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+		}
+		st := filepath.Join(dir, "pair.state")
+		if code, _, stderr := cli(t, append(args, "--state", st, varied)...); code != 0 {
 			t.Fatal(stderr)
 		}
-		if strings.Contains(text, "  churn@3, a difference") || !strings.Contains(text, "  ndcg@10, a difference of 0.05: ") {
-			t.Fatalf("want ndcg@10's answer alone:\n%s", text)
+		code, out, stderr = cli(t, "merge", "--detect", "churn@3=0.01", st)
+		if code != 2 || out != "" || !strings.Contains(stderr, refused) {
+			t.Fatalf("merge: exit %d, stdout %q, stderr %q", code, out, stderr)
+		}
+		code, text, stderr := cli(t, "merge", "--detect", "ndcg@10=0.05", st)
+		if code != 0 || !strings.Contains(text, "  ndcg@10, a difference of 0.05: ") {
+			t.Fatalf("merge: exit %d, stderr %q:\n%s", code, stderr, text)
 		}
 	})
 	t.Run("merge of one system", func(t *testing.T) {
