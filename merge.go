@@ -211,7 +211,7 @@ func mergeRuns(ctx context.Context, cfg MergeConfig, names []string, streams map
 	if run.Detect, err = summary.ParseDetect(cfg.Detect, run.Metrics); err != nil {
 		return nil, config.Usagef("%w", err)
 	}
-	if err := config.CheckDetect(run.Detect, run.Metrics, len(run.Systems), run.Compare.AllPairs); err != nil {
+	if err := config.CheckDetect(run.Detect, run.Metrics, len(run.Systems), run.Compare.AllPairs, cmp(cfg.Format, "text")); err != nil {
 		return nil, err
 	}
 	r := NewResults(run, Part{Agg: merged.Agg, SliceKeys: merged.SliceKeys, BinaryLabels: run.Labels == "binary", GradedLabels: run.Labels == "graded",

@@ -303,7 +303,7 @@ func (s *Settings) CheckCompare() error {
 	if S < 2 && (s.Compare != aggregate.Compare{}) {
 		return Usagef("--pairs all, --test, --permutations and --seed compare systems: give several --score-col or --system")
 	}
-	if err := CheckDetect(s.Detect, s.Rules.Metrics, S, s.Compare.AllPairs); err != nil {
+	if err := CheckDetect(s.Detect, s.Rules.Metrics, S, s.Compare.AllPairs, s.Format); err != nil {
 		return err
 	}
 	if S < 2 {
@@ -327,9 +327,20 @@ func (s *Settings) CheckCompare() error {
 // any without two systems, and a rank similarity's unless allPairs
 // compares two candidates, as its comparisons with the baseline have no
 // difference (the baseline's own value is undefined).
-func CheckDetect(ds []summary.Detect, ms []metrics.Metric, systems int, allPairs bool) error {
-	if len(ds) > 0 && systems < 2 {
+func CheckDetect(ds []summary.Detect, ms []metrics.Metric, systems int, allPairs bool, format string) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	if systems < 2 {
 		return Usagef("--detect answers for a comparison of systems: give several --score-col or --system")
+	}
+	if format == "markdown" || format == "latex" {
+		return Usagef("--detect: --format %s prints a table of means, with no place for its answers: use text or json", format)
+	}
+	for _, d := range ds {
+		if m := ms[d.Metric]; m.Geometric() {
+			return Usagef("--detect: %s compares the mean logarithm of ap, not the geometric means it prints: a difference there is a ratio; plan with map", m.Name)
+		}
 	}
 	if allPairs && systems >= 3 {
 		return nil

@@ -96,9 +96,30 @@ func (r *Results) detectLines(ps []stats.Paired) []string {
 			out = append(out, head+"n/a ("+note+")")
 			continue
 		}
+		if all := r.pairUnits(d); d.N < all {
+			out = append(out, fmt.Sprintf("%s%d %s that define the difference, about %d in all at this run's rate (sd of the differences %s over %d of %d %s)",
+				head, n, unit, inAll(n, d.N, all), sdText(d.SD), d.N, all, unit))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s%d %s (sd of the differences %s over %d %s)", head, n, unit, sdText(d.SD), d.N, unit))
 	}
 	return out
+}
+
+// pairUnits is the number of queries (or impressions) of comparison d's
+// two systems: the more of the two; the difference is defined over d.N of
+// them.
+func (r *Results) pairUnits(d *stats.Paired) int64 {
+	return max(r.Agg.Sys[d.I].Queries, r.Agg.Sys[d.J].Queries)
+}
+
+// inAll is the units to collect for n that define the difference, at the
+// run's rate of defined of all: ⌈n·all/defined⌉.
+func inAll(n, defined, all int64) int64 {
+	if defined <= 0 || defined >= all {
+		return n
+	}
+	return int64(math.Ceil(float64(n) * (float64(all) / float64(defined))))
 }
 
 // deltaText is a --detect difference as given: its shortest form.
@@ -142,6 +163,10 @@ func (r *Results) appendDetect(b []byte, i int, d *stats.Paired) []byte {
 		}
 		b = append(b, `, "unit": `...)
 		b = AppendJSONString(b, []byte(unit))
+		if n != 0 {
+			all := r.pairUnits(d)
+			b = fmt.Appendf(b, `, "defined": %d, "of": %d, "in_all": %d`, d.N, all, inAll(n, d.N, all))
+		}
 		if note != "" {
 			b = append(b, `, "note": `...)
 			b = AppendJSONString(b, []byte(note))
