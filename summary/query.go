@@ -31,7 +31,9 @@ func (c *Run) QueryFormat(format string) func(b, id []byte, slice []string, q *a
 
 // appendQueryJSON writes a query's JSON record. An empty query's metrics
 // are undefined for that query and written as null, whatever value the
-// empty-query policy gives them in the means; Kendall and Spearman do not
+// empty-query policy gives them in the means (but a measure named in
+// ir_measures' syntax, which is empty or not by its provider's
+// conventions, not the run's: written as computed, null when undefined); Kendall and Spearman do not
 // depend on relevance and are written as computed. With several systems
 // each has its object under "systems" (null where the query is missing);
 // with slices, "slice" holds the query's slice.
@@ -82,7 +84,10 @@ func appendValues(b []byte, ms []metrics.Metric, q *aggregate.Query, s int) []by
 		b = AppendJSONString(b, []byte(m.Name))
 		b = append(b, ':')
 		switch {
-		case empty && m.FollowsEmpty():
+		case empty && m.FollowsEmpty() && m.Conv.Peer == metrics.PeerNone:
+			// the query is empty by the run's conventions; a measure
+			// named in ir_measures' syntax has its provider's, under
+			// which its value (NaN where undefined) is what counts
 			b = append(b, "null"...)
 		case m.Ratio():
 			b = AppendJSONFloat(b, queryValue(m, vals[i], q.Weight[s]))

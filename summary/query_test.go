@@ -1,0 +1,29 @@
+package summary
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rankeval/rankeval/aggregate"
+	"github.com/rankeval/rankeval/metrics"
+)
+
+// TestQueryJSONPeerMetrics: a query that is empty under the run's
+// conventions (no row relevant by --rel-threshold) is not empty for a
+// measure named in ir_measures' syntax, which has its provider's: its
+// record holds the value the summary counts, not null. A peer metric that
+// is undefined (NaN) is still null.
+func TestQueryJSONPeerMetrics(t *testing.T) {
+	ms, err := metrics.ParseList("ndcg@10,nDCG@10,ERR@20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Run{Metrics: ms}
+	q := &aggregate.Query{Slice: -1, Rows: []int{3}, Vals: [][]float64{{0, 0.4415, math.NaN()}},
+		Empty: []bool{true}, Missing: []bool{false}}
+	got := string(c.appendQueryJSON(nil, []byte("122"), nil, q))
+	want := `{"query_id":"122","ndcg@10":null,"nDCG@10":0.4415,"ERR@20":null}` + "\n"
+	if got != want {
+		t.Errorf("record\n got %s\nwant %s", got, want)
+	}
+}
