@@ -177,3 +177,22 @@ func TestSplitMetrics(t *testing.T) {
 		t.Errorf("Index = %d, want 1", i)
 	}
 }
+
+// TestParseIRRelBelowOne: rel= below 1 is refused. trec_eval's -l 0
+// counts the judged documents labelled 0 relevant but not the unjudged
+// ones, and -l -1 the unjudged ones in some measures only; rankeval
+// reads an unjudged row as label 0, so P(rel=0)@5 would count it
+// relevant (trec_b: 0.7767 where trec_eval -l 0 gives 0.6296).
+func TestParseIRRelBelowOne(t *testing.T) {
+	for _, in := range []string{"P(rel=0)@5", "AP(rel=-1)", "NumRet(rel=0)", "SetF(rel=0,beta=0.5)"} {
+		t.Run(in, func(t *testing.T) {
+			_, err := Parse(in)
+			if !errors.Is(err, ErrIRMeasure) || !strings.Contains(err.Error(), in) || !strings.Contains(err.Error(), "unjudged") {
+				t.Errorf("Parse(%q): %v; want ErrIRMeasure naming it and saying why", in, err)
+			}
+		})
+	}
+	if _, err := Parse("P(rel=1)@5"); err != nil {
+		t.Errorf("P(rel=1)@5: %v", err)
+	}
+}
