@@ -96,7 +96,7 @@ func TestIRMeasureOptions(t *testing.T) {
 		t.Errorf("P(rel=2)@5 under %+v: %+v, want %+v", run, got, want)
 	}
 	m, _ = Parse("ERR@20")
-	want = Options{Ties: TiesTrec, Gain: GainExp, MaxGrade: 4, Empty: EmptySkip, MaxRanked: 50}
+	want = Options{Ties: TiesTrec, Gain: GainExp, MaxGrade: 4, Empty: EmptyZero, NoEmpty: true, MaxRanked: 50}
 	if got := m.Options(run); got != want {
 		t.Errorf("ERR@20: %+v, want %+v", got, want)
 	}
@@ -194,5 +194,29 @@ func TestParseIRRelBelowOne(t *testing.T) {
 	}
 	if _, err := Parse("P(rel=1)@5"); err != nil {
 		t.Errorf("P(rel=1)@5: %v", err)
+	}
+}
+
+// TestIRGdevalNoRelevant: ir_measures scores 0 every query of its qrels
+// for which its provider gives no value (providers.Evaluator.iter_calc
+// fills Measure.DEFAULT); gdeval prints no line for a topic without a
+// relevant document, so ERR@k and nDCG(dcg='exp-log2')@k of such a query
+// are 0 and counted, not left out as gdeval.pl's own mean (--profile
+// gdeval) leaves it.
+func TestIRGdevalNoRelevant(t *testing.T) {
+	ms := []Metric{mustParse(t, "ERR@20"), mustParse(t, "nDCG(dcg='exp-log2')@10"), mustParse(t, "nDCG@10")}
+	for _, o := range []Options{DefaultOptions(), {MaxGrade: 4, Empty: EmptyError}} {
+		e := NewEvaluator(ms, o)
+		l := &List{Score: []float64{2, 1}, Label: []float64{0, 0}, Doc: [][]byte{[]byte("a"), []byte("b")}, Judged: []float64{0, 0}}
+		out := make([]float64, len(ms))
+		e.Eval(l, out)
+		for i, m := range ms {
+			if out[i] != 0 {
+				t.Errorf("empty %v: %s = %v, want 0 (counted)", o.Empty, m.Name, out[i])
+			}
+		}
+	}
+	if RefusesEmpty([]Metric{mustParse(t, "ERR@20")}, Options{Empty: EmptyError}) {
+		t.Error("--empty error refuses a query without a relevant row for ERR@20, which ir_measures scores 0")
 	}
 }

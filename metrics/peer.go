@@ -60,7 +60,9 @@ type Conv struct {
 // syntax, its provider's. What is not a convention of the metric (-M's
 // cut, -N's collection size, the propensities' clip) stays the run's.
 // trec_eval's are pytrec_eval's: trec_eval 9.0.8's iprec rounding, a
-// query without a relevant row evaluated by each formula.
+// query without a relevant row evaluated by each formula; under either
+// provider such a query is counted (0 for gdeval's), as ir_measures
+// counts it.
 func (m Metric) Options(o Options) Options {
 	if m.Conv.Peer == PeerNone {
 		return o
@@ -74,7 +76,11 @@ func (m Metric) Options(o Options) Options {
 	if c.maxGrade != 0 {
 		o.MaxGrade = c.maxGrade
 	}
-	o.NoEmpty = c.empty == EmptyZero
+	// ir_measures scores 0 every query of its qrels that its provider
+	// gives no value (providers.Evaluator.iter_calc fills
+	// Measure.DEFAULT): gdeval's topics without a relevant document too,
+	// which gdeval.pl's own mean (--profile gdeval) leaves out
+	o.Empty, o.NoEmpty = EmptyZero, true
 	o.JudgedOnly = m.Conv.JudgedOnly
 	o.IPrecRound = false
 	return o
