@@ -231,3 +231,27 @@ func parseSummary(t *testing.T, out string) summaryJSON {
 	}
 	return s
 }
+
+// TestIRMeasuresCountAbsentQueries: ir_measures scores 0 every query of
+// its qrels that the run lacks (providers.Evaluator.iter_calc fills
+// Measure.DEFAULT for each qrels query without a value), so its nDCG@10
+// on trec_a, whose qrels judge query 145 that the run lacks, is the mean
+// over 52 queries, trec_eval -c's 0.3145, not trec_eval's 0.3207 over 51.
+func TestIRMeasuresCountAbsentQueries(t *testing.T) {
+	t.Skip("defect: a judged query missing from the run counts as 0 in ir_measures' measures only under --complete; ir_measures always counts it (needs the unseen queries on every path: states, --system, Beam)")
+	td := filepath.Join("..", "..", "testdata", "reference", "trec_a")
+	qrels, run := filepath.Join(td, "qrels.txt"), filepath.Join(td, "run.txt")
+	for _, extra := range [][]string{nil, {"--complete"}} {
+		args := append([]string{"--quiet", "--qrels", qrels, "-m", "nDCG@10,ERR@20", "--format", "json", run}, extra...)
+		code, out, stderr := cli(t, args...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		s := parseSummary(t, out)
+		for m, want := range map[string]int64{"nDCG@10": 52, "ERR@20": 52} {
+			if q := s.Metrics[m].Queries; q != want {
+				t.Errorf("%v: %s over %d queries, want %d (ir_measures counts the judged query the run lacks as 0)", extra, m, q, want)
+			}
+		}
+	}
+}
