@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rankeval/rankeval/internal/bytesize"
 	"github.com/rankeval/rankeval/metrics"
@@ -337,7 +338,7 @@ func (t *Taker) Validate(b *reader.Batch, i, j int) error {
 			return fmt.Errorf("%s: label is %v; labels must be finite numbers >= 0%s: %w", b.Where(k), l, missingHint(l, reader.MissingLabelHint), reader.ErrValue)
 		}
 		if l > maxG {
-			return aboveMaxGrade(b.Where(k), l, maxG)
+			return r.aboveMaxGrade(b.Where(k), l, maxG)
 		}
 	}
 	return nil
@@ -353,8 +354,15 @@ func zeroLabels(b *reader.Batch, i, j int) {
 	clear(b.Label[i:j])
 }
 
-func aboveMaxGrade(at string, l, maxG float64) error {
-	return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade; ir_measures' ERR@k is gdeval's, whose maximum grade is 4): %w", at, l, maxG, reader.ErrValue)
+// aboveMaxGrade is the error of label l, above maxG (Rules.maxGrade),
+// saying what sets maxG: --max-grade for rankeval's err and nerr, gdeval's
+// fixed grade for ir_measures' ERR@k, which --max-grade does not move.
+func (r *Rules) aboveMaxGrade(at string, l, maxG float64) error {
+	own := slices.DeleteFunc(slices.Clone(r.Metrics), func(m metrics.Metric) bool { return m.Conv.Peer != metrics.PeerNone })
+	if g, ok := metrics.MaxGrade(own, r.Options); ok && g == maxG {
+		return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade): %w", at, l, maxG, reader.ErrValue)
+	}
+	return fmt.Errorf("%s: label %v is above the maximum grade %v that ir_measures' ERR@k uses (gdeval's, which refuses such a label; --max-grade does not change it): %w", at, l, maxG, reader.ErrValue)
 }
 
 // checkScore checks one score (of a system, named in of).

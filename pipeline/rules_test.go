@@ -176,3 +176,36 @@ func TestJudgmentOf(t *testing.T) {
 		})
 	}
 }
+
+// TestAboveMaxGradeHint: a label above the maximum grade says what sets
+// it: --max-grade for rankeval's err@k, gdeval's 4 for ir_measures'
+// ERR@k, which --max-grade does not move.
+func TestAboveMaxGradeHint(t *testing.T) {
+	for _, c := range []struct {
+		metrics  string
+		maxGrade float64
+		label    float64
+		want     string
+		not      string
+	}{
+		{"ERR@20", 10, 5, "label 5 is above the maximum grade 4 that ir_measures' ERR@k uses (gdeval's, which refuses such a label", "set --max-grade"},
+		{"err@20,ERR@20", 10, 5, "maximum grade 4 that ir_measures' ERR@k uses", "set --max-grade"},
+		{"err@20", 3, 3.5, "label 3.5 is above the maximum grade 3 that ERR uses (set --max-grade)", "gdeval"},
+		{"err@20,ERR@20", 1, 2, "label 2 is above the maximum grade 1 that ERR uses (set --max-grade)", "gdeval"},
+	} {
+		t.Run(c.metrics, func(t *testing.T) {
+			ms, err := metrics.ParseList(c.metrics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := metrics.DefaultOptions()
+			o.MaxGrade = c.maxGrade
+			v := (&Rules{Metrics: ms, Options: o}).NewTaker(nil)
+			b := &reader.Batch{Source: "in", N: 1, Score: []float64{1}, Label: []float64{c.label}, Rank: []int64{1}, Pos: []int64{1}}
+			err = v.Validate(b, 0, 1)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+				t.Errorf("err = %v, want %q and not %q", err, c.want, c.not)
+			}
+		})
+	}
+}

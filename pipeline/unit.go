@@ -160,7 +160,7 @@ func (u *Unit) prepareDocs(g *Group) (dropped int, err error) {
 		// made negative ones 0; the maximum grade is the run's to check
 		for i, l := range g.Label {
 			if l > u.maxG {
-				return dropped, aboveMaxGrade(u.where(g.Where[i]), l, u.maxG)
+				return dropped, u.r.aboveMaxGrade(u.where(g.Where[i]), l, u.maxG)
 			}
 		}
 	}
