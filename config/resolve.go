@@ -289,8 +289,21 @@ func (s *Settings) CheckSystems() error {
 // CheckTrecFormat refuses --format trec for a run with what its layout
 // has no place for.
 func CheckTrecFormat(format string, run *summary.Run) error {
-	if format == "trec" && (len(run.Slices) > 0 || len(run.Systems) > 1 || run.Bootstrap > 0) {
+	if format != "trec" {
+		return nil
+	}
+	if len(run.Slices) > 0 || len(run.Systems) > 1 || run.Bootstrap > 0 {
 		return Usagef("--format trec has no place for slices, comparisons or bootstrap intervals; use json or text")
+	}
+	// trec_eval's names cannot tell a measure named in ir_measures' syntax
+	// from rankeval's of the same family (P(rel=2)@5 and P@5 are both P_5)
+	seen := map[string]string{}
+	for _, m := range run.Metrics {
+		n := metrics.TrecName(m)
+		if o, ok := seen[n]; ok {
+			return Usagef("--format trec would print %s and %s both as %s; use json or text, or drop one", o, m.Name, n)
+		}
+		seen[n] = m.Name
 	}
 	return nil
 }
