@@ -248,11 +248,10 @@ func (m *Metric) irParam(base string, im irMeasure, k, v string) error {
 		if err != nil {
 			return bad("a whole number (the least relevant label, inclusive)")
 		}
-		if r < 1 {
-			// trec_eval's -l 0 counts the judged documents labelled 0
-			// relevant, not the unjudged; rankeval reads an unjudged row
-			// as label 0 and cannot tell them apart here
-			return bad("a whole number from 1 up: below 1, trec_eval counts the judged documents relevant and not the unjudged ones, which rankeval reads as label 0")
+		if r < 0 {
+			// as rankeval trec_eval's -l: below 0, trec_eval counts the
+			// unjudged documents relevant in some measures, not in others
+			return bad("a whole number from 0 up: below 0, trec_eval counts the unjudged documents as relevant in some measures and not in others")
 		}
 		m.Conv.Rel, m.Conv.HasRel = float64(r), true
 		if m.Kind == KindNumRet {

@@ -178,13 +178,13 @@ func TestSplitMetrics(t *testing.T) {
 	}
 }
 
-// TestParseIRRelBelowOne: rel= below 1 is refused. trec_eval's -l 0
-// counts the judged documents labelled 0 relevant but not the unjudged
-// ones, and -l -1 the unjudged ones in some measures only; rankeval
-// reads an unjudged row as label 0, so P(rel=0)@5 would count it
-// relevant (trec_b: 0.7767 where trec_eval -l 0 gives 0.6296).
-func TestParseIRRelBelowOne(t *testing.T) {
-	for _, in := range []string{"P(rel=0)@5", "AP(rel=-1)", "NumRet(rel=0)", "SetF(rel=0,beta=0.5)"} {
+// TestParseIRRelNegative: rel= below 0 is refused, as rankeval
+// trec_eval refuses -l -1: trec_eval then counts the unjudged documents
+// relevant in some measures (P, map) and not in others (num_rel). rel=0
+// is trec_eval's -l 0 (judged documents labelled 0 relevant, unjudged ones
+// not: NeedsJudgments).
+func TestParseIRRelNegative(t *testing.T) {
+	for _, in := range []string{"P(rel=-1)@5", "AP(rel=-2)", "SetF(rel=-1,beta=0.5)"} {
 		t.Run(in, func(t *testing.T) {
 			_, err := Parse(in)
 			if !errors.Is(err, ErrIRMeasure) || !strings.Contains(err.Error(), in) || !strings.Contains(err.Error(), "unjudged") {
@@ -192,8 +192,15 @@ func TestParseIRRelBelowOne(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse("P(rel=1)@5"); err != nil {
-		t.Errorf("P(rel=1)@5: %v", err)
+	for _, in := range []string{"P(rel=0)@5", "P(rel=1)@5"} {
+		m, err := Parse(in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		want := in == "P(rel=0)@5" // label 0 passes: unjudged rows must be told apart
+		if got := NeedsJudgments([]Metric{m}, DefaultOptions()); got != want {
+			t.Errorf("%s: NeedsJudgments = %v, want %v", in, got, want)
+		}
 	}
 }
 

@@ -281,13 +281,20 @@ func editDistance(a, b string) int {
 
 // NeedsJudgments reports whether ms or o read which rows a qrels file
 // judges (List.Status): bpref, judged@k, num_nonrel_judged_ret,
-// Options.JudgedOnly.
+// Options.JudgedOnly, and a relevance threshold of 0 or below, which a
+// row read as label 0 passes only when the qrels judge it.
 func NeedsJudgments(ms []Metric, o Options) bool {
 	if o.JudgedOnly {
 		return true
 	}
 	for _, m := range ms {
-		if m.Options(o).JudgedOnly {
+		mo := m.Options(o)
+		if mo.JudgedOnly {
+			return true
+		}
+		if mo.HasThreshold && mo.RelThreshold <= 0 {
+			// a label 0 passes: an unjudged row, read as 0, must be told
+			// from a judged one (trec_eval's -l 0 counts only the latter)
 			return true
 		}
 		switch m.Kind {

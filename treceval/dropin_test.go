@@ -74,6 +74,9 @@ var trecEvalCommands = []struct{ name, args, only string }{
 	{"aql2", "-q -l 2 -m all_trec", ""},
 	{"aqcl2", "-q -c -l2 -m all_trec", ""},
 	{"aqcl0", "-q -c -l 0 -m all_trec", ""},
+	// -l 0 with no measure that reads judgments: an unjudged document is
+	// not relevant (trec_eval's code -1 < 0), a judged 0 is
+	{"l0", "-q -l 0 -m P.5 -m map -m recip_rank -m num_rel_ret", ""},
 	{"aqcM100", "-q -c -M 100 -m all_trec", ""},
 	{"aqcJ", "-q -c -J -m all_trec", ""},
 	{"acJMl2", "-c -J -M 20 -l 2 -m all_trec", ""},

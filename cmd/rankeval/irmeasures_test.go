@@ -79,6 +79,8 @@ func TestIRMeasuresAsTrecEval(t *testing.T) {
 		{"NDCG", []string{"trec_eval", "-m", "ndcg"}},
 		{"P(rel=2)@5", []string{"trec_eval", "-l", "2", "-m", "P.5"}},
 		{"P@10", []string{"trec_eval", "-m", "P.10"}},
+		{"P(rel=0)@5", []string{"trec_eval", "-l", "0", "-m", "P.5"}},
+		{"AP(rel=0)", []string{"trec_eval", "-l", "0", "-m", "map"}},
 		{"AP(rel=2)", []string{"trec_eval", "-l", "2", "-m", "map"}},
 		{"MAP@100", []string{"trec_eval", "-m", "map_cut.100"}},
 		{"R@1000", []string{"trec_eval", "-m", "recall.1000"}},
