@@ -19,7 +19,13 @@ const (
 	TiesOptimistic              // higher label first
 	TiesPessimistic             // lower label first
 	TiesAverage                 // exact expected value over all orders of each tied group
+	// tiesDocAscending, doc id ascending, is no --ties value: ir_measures'
+	// own providers (Metric.Options, PeerPython) sort so
+	tiesDocAscending
 )
+
+// byDoc reports whether t orders ties by doc id (List.Doc needed).
+func (t Ties) byDoc() bool { return t == TiesTrec || t == tiesDocAscending }
 
 // Gain maps a label to the gain of DCG.
 type Gain int

@@ -554,6 +554,11 @@ func (e *Evaluator) breakTies(l *List, lim int) {
 			panic("metrics: TiesTrec needs List.Doc")
 		}
 		by = func(a, b ent) int { return compareDocs(l.Doc[b.i], l.Doc[a.i]) }
+	case tiesDocAscending:
+		if l.Doc == nil {
+			panic("metrics: tiesDocAscending needs List.Doc")
+		}
+		by = func(a, b ent) int { return compareDocs(l.Doc[a.i], l.Doc[b.i]) }
 	case TiesOptimistic:
 		by = func(a, b ent) int { return cmp.Compare(l.Label[b.i], l.Label[a.i]) }
 	case TiesPessimistic:

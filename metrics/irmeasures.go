@@ -53,7 +53,7 @@ var irMeasures = map[string]irMeasure{
 	"nDCG":      {kind: KindNDCG, peer: PeerTrecEval, cut: cutOptional, params: []string{"dcg", "gains", "judged_only"}},
 	"NDCG":      {kind: KindNDCG, peer: PeerTrecEval, cut: cutOptional, params: []string{"dcg", "gains", "judged_only"}},
 	"ERR":       {kind: KindERR, peer: PeerGdeval, cut: cutRequired},
-	"Judged":    {kind: KindJudged, peer: PeerTrecEval, cut: cutOptional},
+	"Judged":    {kind: KindJudged, peer: PeerPython, cut: cutOptional},
 	"Bpref":     {kind: KindBpref, peer: PeerTrecEval, cut: cutNone, params: []string{"rel"}},
 	"BPref":     {kind: KindBpref, peer: PeerTrecEval, cut: cutNone, params: []string{"rel"}},
 	"NumQ":      {kind: KindNumQ, peer: PeerTrecEval, cut: cutNone},
@@ -204,6 +204,14 @@ func parseIR(s string) (m Metric, ok bool, err error) {
 	for _, k := range keys {
 		if err := m.irParam(base, im, k, params[k]); err != nil {
 			return fail("%w", err)
+		}
+	}
+	if m.Kind == KindRR && m.K > 0 {
+		// RR@k is msmarco's (pytrec_eval's recip_rank takes no cutoff),
+		// which has no judged_only=True
+		m.Conv.Peer = PeerPython
+		if m.Conv.JudgedOnly {
+			return fail("%w: ir_measures' RR@k is msmarco's, which takes no judged_only=True (pytrec_eval's RR, which does, takes no cutoff)", ErrIRMeasure)
 		}
 	}
 	return m, true, nil

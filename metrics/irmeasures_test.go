@@ -25,11 +25,12 @@ func TestParseIR(t *testing.T) {
 		{"P(cutoff=5, rel=2)", Metric{Kind: KindP, K: 5, Conv: trec(2, false)}},
 		{"AP(rel=2)", Metric{Kind: KindAP, Conv: trec(2, false)}},
 		{"R@1000", Metric{Kind: KindR, K: 1000, Conv: trec(0, false)}},
-		{"RR@10", Metric{Kind: KindRR, K: 10, Conv: trec(0, false)}},
+		{"RR@10", Metric{Kind: KindRR, K: 10, Conv: Conv{Peer: PeerPython}}},
+		{"RR(judged_only=False)@10", Metric{Kind: KindRR, K: 10, Conv: Conv{Peer: PeerPython}}},
 		{"RBP(p=0.8)", Metric{Kind: KindRBP, Beta: 0.8, Conv: trec(0, false)}},
 		{"RBP", Metric{Kind: KindRBP, Beta: 0.8, Conv: trec(0, false)}},
 		{"RBP(p=0.5)", Metric{Kind: KindRBP, Beta: 0.5, Conv: trec(0, false)}},
-		{"Judged@10", Metric{Kind: KindJudged, K: 10, Conv: trec(0, false)}},
+		{"Judged@10", Metric{Kind: KindJudged, K: 10, Conv: Conv{Peer: PeerPython}}},
 		{"ERR@20", Metric{Kind: KindERR, K: 20, Conv: Conv{Peer: PeerGdeval}}},
 		{"SetF", Metric{Kind: KindSetF, Beta: 1, Conv: trec(0, false)}},
 		{"SetF(rel=2,beta=0.5)", Metric{Kind: KindSetF, Beta: 0.5, Conv: trec(2, false)}},
@@ -39,7 +40,7 @@ func TestParseIR(t *testing.T) {
 		{"NumRet(rel=1)", Metric{Kind: KindNumRelRet, Conv: trec(1, false)}},
 		{"IPrec@0.5", Metric{Kind: KindIPrec, Level: 0.5, Conv: trec(0, false)}},
 		{"IPrec(recall=0.5)", Metric{Kind: KindIPrec, Level: 0.5, Conv: trec(0, false)}},
-		{"MRR@10", Metric{Kind: KindRR, K: 10, Conv: trec(0, false)}},
+		{"MRR@10", Metric{Kind: KindRR, K: 10, Conv: Conv{Peer: PeerPython}}},
 		{" Success@1 ", Metric{Name: "Success@1", Kind: KindHit, K: 1, Conv: trec(0, false)}},
 	} {
 		t.Run(c.in, func(t *testing.T) {
@@ -225,5 +226,38 @@ func TestIRGdevalNoRelevant(t *testing.T) {
 	}
 	if RefusesEmpty([]Metric{mustParse(t, "ERR@20")}, Options{Empty: EmptyError}) {
 		t.Error("--empty error refuses a query without a relevant row for ERR@20, which ir_measures scores 0")
+	}
+}
+
+// TestIRPythonProvidersTies: ir_measures' RR@k is its msmarco provider's
+// and Judged its judged provider's, Python code that sorts a query's
+// documents by (−score, doc id): ties by doc id ascending, where
+// trec_eval (RR without a cutoff) breaks them descending. Rows a (judged
+// 0) and b (judged 1) tie at
+// the top, c follows.
+func TestIRPythonProvidersTies(t *testing.T) {
+	ms := []Metric{mustParse(t, "RR@10"), mustParse(t, "MRR@10"), mustParse(t, "RR"), mustParse(t, "Judged@1"), mustParse(t, "rr@10")}
+	l := &List{Score: []float64{1, 1, 0.5}, Label: []float64{0, 1, 0}, Doc: [][]byte{[]byte("a"), []byte("b"), []byte("c")},
+		Judged: []float64{0, 1}, Status: []Judgment{Judged, Judged, Unjudged}}
+	out := make([]float64, len(ms))
+	NewEvaluator(ms, Options{MaxGrade: 4, Ties: TiesTrec}).Eval(l, out)
+	// msmarco: a, b → 1/2; trec_eval's recip_rank: b, a → 1; judged: a
+	// judged → 1; rankeval's rr@10 under --ties trec: 1
+	want := []float64{0.5, 0.5, 1, 1, 1}
+	for i, m := range ms {
+		if out[i] != want[i] {
+			t.Errorf("%s = %v, want %v", m.Name, out[i], want[i])
+		}
+	}
+	l.Status = []Judgment{Unjudged, Judged, Judged} // now a is unjudged: Judged@1 = 0 (a first)
+	NewEvaluator(ms, Options{MaxGrade: 4, Ties: TiesTrec}).Eval(l, out)
+	if out[3] != 0 {
+		t.Errorf("Judged@1 = %v with a unjudged first, want 0", out[3])
+	}
+	if !NeedsDocs([]Metric{mustParse(t, "RR@10")}, Options{}) || !NeedsDocs([]Metric{mustParse(t, "Judged@5")}, Options{}) {
+		t.Error("NeedsDocs: RR@10 and Judged@5 order ties by doc id")
+	}
+	if _, err := Parse("RR(judged_only=True)@10"); !errors.Is(err, ErrIRMeasure) {
+		t.Errorf("RR(judged_only=True)@10: %v; want ErrIRMeasure (msmarco's RR@k has no judged_only, pytrec_eval's RR no cutoff)", err)
 	}
 }

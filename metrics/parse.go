@@ -226,10 +226,10 @@ func MaxGrade(ms []Metric, o Options) (g float64, ok bool) {
 // under run conventions o (--ties trec, or a measure named in
 // ir_measures' syntax): the doc column is then required.
 func NeedsDocs(ms []Metric, o Options) bool {
-	if o.Ties == TiesTrec {
+	if o.Ties.byDoc() {
 		return true
 	}
-	return slices.ContainsFunc(ms, func(m Metric) bool { return m.Options(o).Ties == TiesTrec })
+	return slices.ContainsFunc(ms, func(m Metric) bool { return m.Options(o).Ties.byDoc() })
 }
 
 // closest is the known base name nearest to base (two edits at most, and

@@ -34,7 +34,7 @@ func TestParse(t *testing.T) {
 		{"map", Metric{Name: "map", Kind: KindAP}},
 		{"map@10", Metric{Name: "map@10", Kind: KindAP, K: 10}},
 		{"rr", Metric{Name: "rr", Kind: KindRR}},
-		{"RR@10", Metric{Name: "RR@10", Kind: KindRR, K: 10, Conv: Conv{Peer: PeerTrecEval}}},
+		{"RR@10", Metric{Name: "RR@10", Kind: KindRR, K: 10, Conv: Conv{Peer: PeerPython}}},
 		{"rR@10", Metric{Name: "rr@10", Kind: KindRR, K: 10}},
 		{"mrr", Metric{Name: "mrr", Kind: KindRR}},
 		{"mrr@10", Metric{Name: "mrr@10", Kind: KindRR, K: 10}},

@@ -11,6 +11,10 @@ const (
 	PeerNone     Peer = iota // the run's own conventions
 	PeerTrecEval             // trec_eval (and pytrec_eval, which ir_measures runs)
 	PeerGdeval               // gdeval.pl
+	// PeerPython is ir_measures' own Python providers, msmarco's (RR@k)
+	// and judged's (Judged): trec_eval's conventions but ties by doc id
+	// ascending (they sort by −score, then doc id). No --profile.
+	PeerPython
 )
 
 // peerConv is what a peer sets: the tie order, the gain, the empty-query
@@ -27,6 +31,7 @@ type peerConv struct {
 var peerConvs = [...]peerConv{
 	PeerTrecEval: {ties: TiesTrec, gain: GainLinear, empty: EmptyZero, rel: 1},
 	PeerGdeval:   {ties: TiesTrec, gain: GainExp, empty: EmptySkip, maxGrade: 4},
+	PeerPython:   {ties: tiesDocAscending, gain: GainLinear, empty: EmptyZero, rel: 1},
 }
 
 // Settings are p's conventions as the values of the run's flags (ties,
