@@ -27,3 +27,28 @@ func TestQueryJSONPeerMetrics(t *testing.T) {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestNoteConventionsIRMeasures: the note that the run's conventions
+// differ from trec_eval's concerns the metrics that follow them; a run
+// whose every metric is named in ir_measures' syntax (each under its
+// provider's conventions) gets none, one with a rankeval name beside
+// them does.
+func TestNoteConventionsIRMeasures(t *testing.T) {
+	for _, c := range []struct {
+		list string
+		note bool
+	}{
+		{"nDCG@10,P(rel=2)@5,ERR@20", false},
+		{"nDCG@10,ndcg@10", true},
+		{"ndcg@10", true},
+	} {
+		ms, err := metrics.ParseList(c.list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Run{Metrics: ms, Qrels: "q.txt", Options: metrics.DefaultOptions()}
+		if got := r.NoteConventions(); (got != "") != c.note {
+			t.Errorf("%s: note %q, want one: %v", c.list, got, c.note)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -405,9 +406,14 @@ func FmtMean(v float64) string {
 // conventions in force (ties, gain, empty, rel-threshold) differ from
 // trec_eval's, whose numbers such a user often compares with, and that
 // --profile trec_eval reproduces them. A run whose conventions are all
-// trec_eval's gets none.
+// trec_eval's gets none, nor one whose every metric is named in
+// ir_measures' syntax, which has its provider's conventions, not the
+// run's.
 func (c *Run) NoteConventions() string {
 	if c.Qrels == "" || c.Profile != "" {
+		return ""
+	}
+	if !slices.ContainsFunc(c.Metrics, func(m metrics.Metric) bool { return m.Conv.Peer == metrics.PeerNone }) {
 		return ""
 	}
 	o := c.Options
