@@ -283,3 +283,31 @@ func TestIRRBPRel(t *testing.T) {
 		t.Errorf("RBP(rel=2,p=0.5) = %v, want 0.625", out[0])
 	}
 }
+
+// TestIndexIRCase: a name in ir_measures' spelling finds only the
+// metric of that meaning, never a rankeval name that equals it but for
+// case (nDCG@10 is trec_eval's ndcg_cut.10, ndcg@10 the run's own).
+func TestIndexIRCase(t *testing.T) {
+	own := []Metric{mustParse(t, "ndcg@10"), mustParse(t, "map")}
+	both := []Metric{mustParse(t, "nDCG@10"), mustParse(t, "ndcg@10")}
+	for _, c := range []struct {
+		ms   []Metric
+		name string
+		want int
+	}{
+		{own, "ndcg@10", 0},
+		{own, "NdCg@10", 0},
+		{own, "nDCG@10", -1},
+		{own, "NDCG@10", -1},
+		{own, "MAP", -1},
+		{own, "Map", 1},
+		{both, "nDCG@10", 0},
+		{both, "NDCG@10", 0},
+		{both, "ndcg@10", 1},
+		{both, "ndcg_cut_10", 1},
+	} {
+		if got := Index(c.ms, c.name); got != c.want {
+			t.Errorf("Index(%s, %q) = %d, want %d", c.ms[0].Name, c.name, got, c.want)
+		}
+	}
+}

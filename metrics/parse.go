@@ -184,11 +184,18 @@ func cutPrefix(item string) string {
 }
 
 // Index is the index in ms of the metric name names: by its Name, as -m
-// gave it; else by what the name means (-m precision@10 and p@10, or P_10,
-// or P@10 under the conventions ir_measures' P@10 has); -1 when none.
+// gave it (in any case, but for a name in ir_measures' spelling); else by
+// what the name means (-m precision@10 and p@10, or P_10, or P@10 under
+// the conventions ir_measures' P@10 has); -1 when none.
 func Index(ms []Metric, name string) int {
 	name = strings.TrimSpace(name)
-	for _, key := range []string{name, strings.ToLower(name)} {
+	keys := []string{name}
+	if irBase(name) == "" {
+		// rankeval's and trec_eval's names are case-insensitive;
+		// ir_measures' are not (NDCG@10 is never rankeval's ndcg@10)
+		keys = append(keys, strings.ToLower(name))
+	}
+	for _, key := range keys {
 		if i := slices.IndexFunc(ms, func(m Metric) bool { return m.Name == key }); i >= 0 {
 			return i
 		}

@@ -26,7 +26,8 @@ func TestParseWorse(t *testing.T) {
 	}{
 		{spec: "ndcg@10=0", metric: 1, margin: 0},
 		{spec: "ndcg@10=-0", metric: 1, margin: 0},
-		{spec: "NDCG@10=0.005", metric: 1, margin: 0.005},
+		{spec: "NdCg@10=0.005", metric: 1, margin: 0.005},
+		{spec: "NDCG@10=0.005", err: "not among the metrics computed"}, // ir_measures' NDCG@10, not ndcg@10
 		{spec: "map=1e308", metric: 0, margin: 1e308},
 		{spec: "map=inf", err: "want a number >= 0"},
 		{spec: "map=-1e-9", err: "want a number >= 0"},

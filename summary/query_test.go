@@ -52,3 +52,41 @@ func TestNoteConventionsIRMeasures(t *testing.T) {
 		}
 	}
 }
+
+// TestTableNamesIRMeasures: --table-names keys may be measures in
+// ir_measures' syntax, whose '=' and ',' sit inside parentheses; a key
+// names the metric Index finds (ir_measures' names in their own case
+// only), so ndcg@10=Ours renames rankeval's ndcg@10, not nDCG@10 beside
+// it.
+func TestTableNamesIRMeasures(t *testing.T) {
+	names, err := ParseTableNames("P(rel=2)@2=P2, SetF(rel=2,beta=0.5)=F,ndcg@10=Ours")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"P(rel=2)@2": "P2", "SetF(rel=2,beta=0.5)": "F", "ndcg@10": "Ours"}
+	if len(names) != len(want) {
+		t.Fatalf("ParseTableNames = %v, want %v", names, want)
+	}
+	for k, v := range want {
+		if names[k] != v {
+			t.Errorf("ParseTableNames[%q] = %q, want %q", k, names[k], v)
+		}
+	}
+	ms, err := metrics.ParseList("nDCG@10,ndcg@10,P(rel=2)@2,SetF(rel=2,beta=0.5)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Run{Metrics: ms, TableNames: names}
+	if err := c.CheckTableNames(); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"nDCG@10", "Ours", "P2", "F"} {
+		if got := c.ColumnName(i); got != w {
+			t.Errorf("column %d (%s): %q, want %q", i, ms[i].Name, got, w)
+		}
+	}
+	own, _ := metrics.ParseList("ndcg@10")
+	if err := (&Run{Metrics: own, TableNames: map[string]string{"NDCG@10": "x"}}).CheckTableNames(); err == nil {
+		t.Error("NDCG@10 (ir_measures') names rankeval's ndcg@10: want an error")
+	}
+}

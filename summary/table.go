@@ -153,9 +153,9 @@ func (r *Results) table(d *tableDialect) []byte {
 // Rprec; a state keeps names lower-cased, so a merge shows these too).
 func (c *Run) ColumnName(i int) string {
 	name := c.Metrics[i].Name
-	for k, v := range c.TableNames {
-		if strings.EqualFold(k, name) {
-			return v
+	for _, k := range slices.Sorted(maps.Keys(c.TableNames)) {
+		if metrics.Index(c.Metrics, k) == i {
+			return c.TableNames[k]
 		}
 	}
 	if i < len(c.Spelled) && c.Spelled[i] != name && strings.EqualFold(c.Spelled[i], name) {
@@ -164,15 +164,17 @@ func (c *Run) ColumnName(i int) string {
 	return metrics.TrecCase(name)
 }
 
-// ParseTableNames reads --table-names: NAME=SHOWN pairs, comma-separated,
-// each NAME a metric (in any case) or a system, once.
+// ParseTableNames reads --table-names: NAME=SHOWN pairs, comma-separated
+// (a comma or '=' inside a measure's parentheses is the measure's:
+// SetF(rel=2,beta=0.5)=F), each NAME a metric (metrics.Index: in any
+// case but for ir_measures' spellings) or a system, once.
 func ParseTableNames(v string) (map[string]string, error) {
 	if v == "" {
 		return nil, nil
 	}
 	out := map[string]string{}
-	for _, p := range strings.Split(v, ",") {
-		k, n, ok := strings.Cut(p, "=")
+	for _, p := range metrics.SplitMetrics(v) {
+		k, n, ok := metrics.CutValue(p)
 		k, n = strings.TrimSpace(k), strings.TrimSpace(n)
 		if !ok || k == "" || n == "" {
 			return nil, fmt.Errorf("%q: want NAME=SHOWN pairs, comma-separated, such as ndcg@10=nDCG@10,map=MAP", p)
@@ -186,11 +188,11 @@ func ParseTableNames(v string) (map[string]string, error) {
 }
 
 // CheckTableNames refuses a --table-names key that names no metric of
-// the run (in any case) and no system (exactly: a --system name or a
+// the run (metrics.Index) and no system (exactly: a --system name or a
 // score column; the score or rank column of a single system).
 func (c *Run) CheckTableNames() error {
 	for _, k := range slices.Sorted(maps.Keys(c.TableNames)) {
-		if slices.ContainsFunc(c.Metrics, func(m metrics.Metric) bool { return strings.EqualFold(m.Name, k) }) ||
+		if metrics.Index(c.Metrics, k) >= 0 ||
 			slices.Contains(c.Systems, k) || len(c.Systems) <= 1 && (k == c.Columns.Score || k == c.Columns.Rank) && k != "" {
 			continue
 		}
