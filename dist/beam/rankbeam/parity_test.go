@@ -563,7 +563,7 @@ func TestAnalysisParity(t *testing.T) {
 		rows = append(rows, r)
 	}
 	paths := writeParts(t, dir, rows, []string{"a.jsonl", "b.parquet", "c.jsonl.zst"}, synth.Options{RowGroup: 900})
-	ms := "ndcg@10,map,mrr,kendall,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.9@10,rbo_ext:0.8,tau@10,nDCG@10,P(rel=2)@5,SetF(rel=2,beta=0.5),ERR@5"
+	ms := "ndcg@10,map,mrr,kendall,overlap@5,jaccard@5,churn@3,rbo:0.9,rbo_res:0.9@10,rbo_ext:0.8,tau@10,nDCG@10,P(rel=2)@5,SetF(rel=2,beta=0.5),ERR@5,RR@3,Judged@5"
 	cfg := beamConfig(paths, ms, "input", "exp", "skip", 4, nil, "json")
 	cfg.By, cfg.Bootstrap = "market", 200
 	cfg.Columns.Score = "score,score_b"
