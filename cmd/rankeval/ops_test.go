@@ -34,7 +34,9 @@ func TestGates(t *testing.T) {
 	}{
 		{"all pass", []string{"--fail-under", "map=0.5,ndcg@10=0.5"}, 0, nil},
 		{"one fails", []string{"--fail-under", "map=0.5,ndcg@10=0.9"}, 3, []string{"ndcg@10"}},
-		{"names are case-insensitive", []string{"--fail-under", "MAP=0.99"}, 3, []string{"map"}},
+		{"names are case-insensitive", []string{"--fail-under", "Map=0.99"}, 3, []string{"map"}},
+		// MAP is ir_measures' spelling: its AP under trec_eval's conventions, not -m map
+		{"ir_measures' spelling is not rankeval's name", []string{"--fail-under", "MAP=0.99"}, 2, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,6 +44,12 @@ func TestGates(t *testing.T) {
 			code, _, stderr := cli(t, append(tc.args, "--format", "json", "--output", out, sample)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if code == 2 {
+				if !strings.Contains(stderr, "not among the metrics computed") {
+					t.Fatalf("usage error %q, want it to say the gate's metric is not computed", stderr)
+				}
+				return // a usage error writes no summary
 			}
 			data, err := os.ReadFile(out)
 			if err != nil {
