@@ -110,7 +110,7 @@ func RegisterFormat(fs *flag.FlagSet, f *string) {
 // RegisterTableNames defines --table-names on fs, storing into v:
 // Register calls it, and so does rankeval merge.
 func RegisterTableNames(fs *flag.FlagSet, v *string) {
-	fs.StringVar(v, "table-names", *v, "names shown in --format latex and markdown tables, NAME=SHOWN comma-separated:\na metric's column (ndcg@10=nDCG@10,map=MAP; the metric named as in -m, in any\ncase) or a system's row (bm25=BM25); a header is otherwise the metric as typed,\ntrec_eval's names in trec_eval's case (P_10)")
+	fs.StringVar(v, "table-names", *v, "names shown in --format latex and markdown tables, NAME=SHOWN comma-separated:\na metric's column (ndcg@10=nDCG@10,map=MAP; the metric named as in -m, in any\ncase but for ir_measures' spellings) or a system's row (bm25=BM25); a header is\notherwise the metric as typed, trec_eval's names in trec_eval's case (P_10)")
 }
 
 // RegisterQuiet defines --quiet on fs, storing into q: rankeval's run
