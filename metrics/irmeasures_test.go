@@ -311,3 +311,29 @@ func TestIndexIRCase(t *testing.T) {
 		}
 	}
 }
+
+// TestIRGdevalMaxGrade: gdeval refuses a judgment above 4 for every
+// measure it computes, so nDCG(dcg='exp-log2')@k has a maximum grade as
+// ERR@k has (ir_measures fails on such a qrels file; rankeval refuses
+// the label rather than give a number ir_measures cannot).
+func TestIRGdevalMaxGrade(t *testing.T) {
+	run := Options{MaxGrade: 10}
+	for _, c := range []struct {
+		list string
+		g    float64
+		ok   bool
+	}{
+		{"nDCG(dcg='exp-log2')@10", 4, true},
+		{"ERR@10", 4, true},
+		{"nDCG@10,ndcg@10", 0, false},
+		{"err@10", 10, true},
+	} {
+		ms, err := ParseList(c.list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, ok := MaxGrade(ms, run); g != c.g || ok != c.ok {
+			t.Errorf("MaxGrade(%s) = %v, %v; want %v, %v", c.list, g, ok, c.g, c.ok)
+		}
+	}
+}

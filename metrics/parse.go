@@ -214,11 +214,12 @@ func NeedsMaxGrade(ms []Metric) bool {
 }
 
 // MaxGrade is the least maximum grade G that a metric of ms uses (err,
-// nerr) under run conventions o, and whether one does: a label above it
-// is refused.
+// nerr; every gdeval measure named in ir_measures' syntax, as gdeval
+// refuses a judgment above its 4) under run conventions o, and whether
+// one does: a label above it is refused.
 func MaxGrade(ms []Metric, o Options) (g float64, ok bool) {
 	for _, m := range ms {
-		if families[m.Kind].needs&needERR != 0 {
+		if families[m.Kind].needs&needERR != 0 || m.Conv.Peer == PeerGdeval {
 			mg := m.Options(o).MaxGrade
 			if !ok || mg < g {
 				g = mg

@@ -134,7 +134,8 @@ func (r *Rules) lowerGroupBytes(most int64, why string) {
 func (r *Rules) systems() int { return max(1, len(r.Systems)) }
 
 // maxGrade is the largest label the run's metrics take: the least maximum
-// grade of its err and nerr metrics (each under its own conventions), or
+// grade of its err and nerr metrics (each under its own conventions) and
+// gdeval's measures (metrics.MaxGrade), or
 // +Inf when none has one.
 func (r *Rules) maxGrade() float64 {
 	if g, ok := metrics.MaxGrade(r.Metrics, r.Options); ok {
@@ -356,13 +357,14 @@ func zeroLabels(b *reader.Batch, i, j int) {
 
 // aboveMaxGrade is the error of label l, above maxG (Rules.maxGrade),
 // saying what sets maxG: --max-grade for rankeval's err and nerr, gdeval's
-// fixed grade for ir_measures' ERR@k, which --max-grade does not move.
+// fixed grade for ir_measures' ERR@k and nDCG(dcg='exp-log2')@k, which
+// --max-grade does not move.
 func (r *Rules) aboveMaxGrade(at string, l, maxG float64) error {
 	own := slices.DeleteFunc(slices.Clone(r.Metrics), func(m metrics.Metric) bool { return m.Conv.Peer != metrics.PeerNone })
 	if g, ok := metrics.MaxGrade(own, r.Options); ok && g == maxG {
 		return fmt.Errorf("%s: label %v is above the maximum grade %v that ERR uses (set --max-grade): %w", at, l, maxG, reader.ErrValue)
 	}
-	return fmt.Errorf("%s: label %v is above the maximum grade %v that ir_measures' ERR@k uses (gdeval's, which refuses such a label; --max-grade does not change it): %w", at, l, maxG, reader.ErrValue)
+	return fmt.Errorf("%s: label %v is above the maximum grade %v of gdeval, whose ERR@k and nDCG(dcg='exp-log2')@k ir_measures computes (gdeval refuses such a label; --max-grade does not change it): %w", at, l, maxG, reader.ErrValue)
 }
 
 // checkScore checks one score (of a system, named in of).

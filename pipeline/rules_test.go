@@ -188,8 +188,9 @@ func TestAboveMaxGradeHint(t *testing.T) {
 		want     string
 		not      string
 	}{
-		{"ERR@20", 10, 5, "label 5 is above the maximum grade 4 that ir_measures' ERR@k uses (gdeval's, which refuses such a label", "set --max-grade"},
-		{"err@20,ERR@20", 10, 5, "maximum grade 4 that ir_measures' ERR@k uses", "set --max-grade"},
+		{"ERR@20", 10, 5, "label 5 is above the maximum grade 4 of gdeval, whose ERR@k and nDCG(dcg='exp-log2')@k ir_measures computes (gdeval refuses such a label", "set --max-grade"},
+		{"err@20,ERR@20", 10, 5, "maximum grade 4 of gdeval", "set --max-grade"},
+		{"nDCG(dcg='exp-log2')@10", 4, 5, "maximum grade 4 of gdeval", "set --max-grade"},
 		{"err@20", 3, 3.5, "label 3.5 is above the maximum grade 3 that ERR uses (set --max-grade)", "gdeval"},
 		{"err@20,ERR@20", 1, 2, "label 2 is above the maximum grade 1 that ERR uses (set --max-grade)", "gdeval"},
 	} {
