@@ -237,7 +237,12 @@ func InputNames(run *summary.Run, inputs []string, logs [][]string) []string {
 // Left is what the join of a TREC run with its qrels left out: the run's
 // queries without judgments that a profile skipped, and their rows; and
 // the judged queries absent from the run.
-type Left struct{ UnjudgedQueries, UnjudgedRows, Unseen int64 }
+type Left struct {
+	UnjudgedQueries, UnjudgedRows, Unseen int64
+	// IRMeasures says that the run names measures in ir_measures' syntax,
+	// whose means count the judged queries missing from the run as 0
+	IRMeasures bool
+}
 
 // ReportLeft says on w, after the command's name cmd, what the join left
 // out, so that nothing is dropped silently: profile is the --profile that
@@ -249,6 +254,9 @@ func (src *Sources) ReportLeft(w io.Writer, cmd, profile string, l Left) {
 	}
 	if l.Unseen > 0 {
 		run, what := "the run", "ignored (--complete counts them as 0)"
+		if l.IRMeasures {
+			what = "ignored (--complete counts them as 0, as ir_measures does in its measures: add it to match ir_measures' means)"
+		}
 		switch {
 		case src.Complete:
 			what = "counted as 0 (--complete)"

@@ -38,6 +38,8 @@ func TestReportLeft(t *testing.T) {
 			"cmd: 8 run queries (207 rows) have no judgments in q.txt and were ignored, as trec_eval does\n" +
 				"cmd: 1 judged queries are missing from the run: ignored (--complete counts them as 0)\n"},
 		{"complete", true, Left{Unseen: 2}, "cmd: 2 judged queries are missing from the run: counted as 0 (--complete)\n"},
+		{"ir_measures", false, Left{Unseen: 2, IRMeasures: true},
+			"cmd: 2 judged queries are missing from the run: ignored (--complete counts them as 0, as ir_measures does in its measures: add it to match ir_measures' means)\n"},
 		// several runs refuse --complete: the note does not send the user to it
 		{"several runs", false, Left{Unseen: 1},
 			"cmd: 1 judged queries are missing from every run: ignored (--complete, which counts them as 0, takes a single run)\n"},

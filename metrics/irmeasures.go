@@ -240,6 +240,9 @@ func irParams(s string) (map[string]string, error) {
 // irParam applies parameter k=v of measure base to m, or says why it
 // cannot.
 func (m *Metric) irParam(base string, im irMeasure, k, v string) error {
+	if base == "RBP" && k == "rel" {
+		return fmt.Errorf("%w: RBP(rel=...) is ir_measures' cwl_eval RBP, of binary gains (label >= rel) in the run's order; rankeval computes RBP and RBP(p=x) as trec_eval 10.0's graded rbp.p=x, and not that one", ErrIRMeasure)
+	}
 	if !slices.Contains(im.params, k) {
 		takes := "no parameter but its cutoff"
 		if len(im.params) > 0 {

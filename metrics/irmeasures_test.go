@@ -262,25 +262,14 @@ func TestIRPythonProvidersTies(t *testing.T) {
 	}
 }
 
-// TestIRRBPRel: ir_measures' default pipeline computes RBP only with
-// rel= (its cwl_eval provider: gain 1 for a label >= rel, else 0; ties
-// in the run's order, a stable sort by score; 1000 rows at most); RBP
-// without rel is refused there (no provider: trectools is left out of
-// the pipeline). rankeval does the opposite: RBP is trec_eval 10.0's
-// graded rbp, RBP(rel=1) refused.
+// TestIRRBPRel: RBP(rel=r), ir_measures' cwl_eval RBP (binary gains,
+// ties in the run's order), is refused saying what rankeval's RBP is:
+// trec_eval 10.0's graded rbp, the meaning the ordinary command gives
+// RBP(p=x), equal to the drop-in's rbp.p=x (TestIRMeasuresAsTrecEval).
 func TestIRRBPRel(t *testing.T) {
-	t.Skip("defect: RBP(rel=r), ir_measures' cwl_eval RBP (binary, ties in input order), is refused; RBP without rel, which ir_measures' default pipeline does not compute, is trec_eval 10.0's graded rbp")
-	m, err := Parse("RBP(rel=2,p=0.5)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// labels 3, 1, 2 in score order (b and c tied: input order keeps b
-	// first): binary gains 1, 0, 1 → (1−p)(1 + p²) = 0.625
-	l := &List{Score: []float64{2, 1, 1}, Label: []float64{3, 1, 2}, Doc: [][]byte{[]byte("a"), []byte("b"), []byte("c")}}
-	out := make([]float64, 1)
-	NewEvaluator([]Metric{m}, DefaultOptions()).Eval(l, out)
-	if out[0] != 0.625 {
-		t.Errorf("RBP(rel=2,p=0.5) = %v, want 0.625", out[0])
+	_, err := Parse("RBP(rel=2,p=0.5)")
+	if !errors.Is(err, ErrIRMeasure) || !strings.Contains(err.Error(), "cwl_eval RBP, of binary gains") {
+		t.Errorf("RBP(rel=2,p=0.5): %v; want ErrIRMeasure naming cwl_eval's binary RBP", err)
 	}
 }
 

@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // split evaluates the metrics of an Evaluator whose metrics do not all
 // follow the run's conventions: one Evaluator per set of conventions
@@ -21,14 +24,16 @@ type part struct {
 	idx []int
 }
 
+// AnyIR reports whether some metric of ms is named in ir_measures' syntax
+// (conventions of its own).
+func AnyIR(ms []Metric) bool {
+	return slices.ContainsFunc(ms, func(m Metric) bool { return m.Conv.Peer != PeerNone })
+}
+
 // newSplit returns the split of ms under run conventions o, or nil when
 // every metric follows o's, as a run without ir_measures' names does.
 func newSplit(ms []Metric, o Options) *split {
-	own := false
-	for _, m := range ms {
-		own = own || m.Conv.Peer != PeerNone
-	}
-	if !own {
+	if !AnyIR(ms) {
 		return nil
 	}
 	opts := []Options{o}

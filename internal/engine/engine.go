@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/pipeline"
 	"github.com/rankeval/rankeval/reader"
 	"github.com/rankeval/rankeval/reader/trec"
@@ -227,5 +228,5 @@ func (t *trecInput) report(log io.Writer) {
 		skipped.Merge(s)
 	}
 	t.j.Sources.ReportLeft(log, t.j.Command, t.j.Settings.Profile, config.Left{
-		UnjudgedQueries: skipped.Queries, UnjudgedRows: skipped.Rows, Unseen: int64(len(t.qrels.Unseen()))})
+		UnjudgedQueries: skipped.Queries, UnjudgedRows: skipped.Rows, Unseen: int64(len(t.qrels.Unseen())), IRMeasures: metrics.AnyIR(t.j.Settings.Rules.Metrics)})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
 	"github.com/rankeval/rankeval/evalflags"
+	"github.com/rankeval/rankeval/metrics"
 	"github.com/rankeval/rankeval/summary"
 )
 
@@ -107,7 +108,11 @@ func launch(o *options, fs *flag.FlagSet, args []string, stderr io.Writer) int {
 		return report(err, stderr)
 	}
 	if res != nil {
-		cfg.Sources.ReportLeft(stderr, "rankeval-beam", cfg.Profile, rankbeam.JoinLeft(res.Metrics()))
+		left := rankbeam.JoinLeft(res.Metrics())
+		if ms, err := metrics.ParseList(cfg.Metrics); err == nil { // checked when the job was built
+			left.IRMeasures = metrics.AnyIR(ms)
+		}
+		cfg.Sources.ReportLeft(stderr, "rankeval-beam", cfg.Profile, left)
 		return report(rankbeam.GateFailure(res.Metrics()), stderr)
 	}
 	return 0
