@@ -234,6 +234,8 @@ func mergePropensities(ctx context.Context, cfg MergeConfig, names []string, str
 		return nil, config.Usagef("--table-names: propensity states merge into a position,propensity file, which has no table")
 	case cfg.Correction != "":
 		return nil, config.Usagef("--correction: propensity states merge into an estimate with no p-value")
+	case cfg.Detect != "":
+		return nil, config.Usagef("--detect: propensity states merge into an estimate with no comparison")
 	case cfg.Gates != config.Gates{}:
 		return nil, config.Usagef("--fail-under, --fail-if-worse, --fail-on-empty: propensity states merge into an estimate with no metric to gate")
 	case cfg.Outputs.PerQuery != "":

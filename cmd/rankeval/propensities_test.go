@@ -493,7 +493,7 @@ func TestPropensitiesStateMerge(t *testing.T) {
 			}
 		})
 	}
-	for _, flags := range [][]string{{"--format", "json"}, {"--fail-under", "ndcg=0.5"}, {"--correction", "bh"}} {
+	for _, flags := range [][]string{{"--format", "json"}, {"--fail-under", "ndcg=0.5"}, {"--correction", "bh"}, {"--detect", "ndcg@10=0.01"}} {
 		if code, _, stderr := merge(t, append(flags, d1, d2)...); code != 2 || !strings.Contains(stderr, flags[0]) {
 			t.Errorf("%v: exit %d %q", flags, code, stderr)
 		}
