@@ -22,6 +22,9 @@ import (
 // of the logs read and the estimate over it; with Config.Outputs.State,
 // the state that WriteState writes.
 type Propensities struct {
+	// Table is the count table; a table spilled past
+	// Config.Run.MemLimit is closed (its cells refused) when returned
+	// without a kept state, or after Close.
 	Table    *propensity.Table
 	Estimate *propensity.Estimate
 	// Inputs name what was read, in order, for the report's header.

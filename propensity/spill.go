@@ -41,8 +41,14 @@ func (t *Table) SpillTo(dir string, limit int64) {
 	t.dir, t.limit = dir, limit
 }
 
-// Close removes t's run files.
+// Close removes t's run files. A table that spilled is then refused
+// (Each, Cells, Totals, Estimate fail with ErrSpill) rather than read
+// from the cells it still holds, a part of its rows; one held whole
+// still reads.
 func (t *Table) Close() error {
+	if len(t.runs) > 0 && t.err == nil {
+		t.err = fmt.Errorf("%w: the table's runs were removed (Close)", ErrSpill)
+	}
 	var err error
 	for _, r := range t.runs {
 		if e := os.Remove(r); e != nil && !os.IsNotExist(e) && err == nil {

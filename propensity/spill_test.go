@@ -113,3 +113,42 @@ func TestSpillErrors(t *testing.T) {
 		t.Errorf("a damaged run: %v", err)
 	}
 }
+
+// TestSpillClosed: once Close has removed a spilled table's runs, its
+// cells, totals and estimate are refused (ErrSpill), not given from the
+// cells still held; a table that never spilled is whole and still reads.
+func TestSpillClosed(t *testing.T) {
+	cfg := synth.PropConfig{Impressions: 500, Queries: 50, Docs: 10, Positions: 4, Noise: synth.DefaultNoise[:2], Eta: 1}
+	for _, tc := range []struct {
+		name  string
+		limit int64
+		fails bool
+	}{{"spilled", 1 << 10, true}, {"held whole", 0, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := spillTable(t, 1, cfg, t.TempDir(), tc.limit)
+			want, err := tab.Cells()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.Close(); err != nil {
+				t.Fatal(err)
+			}
+			cells, err := tab.Cells()
+			if tc.fails {
+				if !errors.Is(err, ErrSpill) {
+					t.Errorf("cells of a closed spilled table: %d of %d, err %v; want ErrSpill", len(cells), len(want), err)
+				}
+				if _, err := tab.Totals(); !errors.Is(err, ErrSpill) {
+					t.Errorf("totals of a closed spilled table: %v", err)
+				}
+				if _, err := tab.Estimate(Options{Method: Harvest, Replicates: 50, MinClicks: 1}); !errors.Is(err, ErrSpill) {
+					t.Errorf("estimate of a closed spilled table: %v", err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(cells, want) {
+				t.Errorf("cells of a closed table held whole: %d (%v), want %d", len(cells), err, len(want))
+			}
+		})
+	}
+}
