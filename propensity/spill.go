@@ -3,6 +3,7 @@ package propensity
 import (
 	"bufio"
 	"container/heap"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -51,12 +52,36 @@ func (t *Table) Close() error {
 	}
 	var err error
 	for _, r := range t.runs {
-		if e := os.Remove(r); e != nil && !os.IsNotExist(e) && err == nil {
+		if e := t.remove(r); e != nil && !os.IsNotExist(e) && err == nil {
 			err = fmt.Errorf("%w: %v", ErrSpill, e)
 		}
 	}
 	t.runs = nil
 	return err
+}
+
+// remove removes the run file name, and tells OnRun.
+func (t *Table) remove(name string) error {
+	err := os.Remove(name)
+	if t.OnRun != nil {
+		t.OnRun(name, false)
+	}
+	return err
+}
+
+type runHookKey struct{}
+
+// WithRunHook returns a context that carries f, the OnRun of the tables
+// counted under it (RunHook): a command that must remove temporary files
+// when a signal stops it learns their names so.
+func WithRunHook(ctx context.Context, f func(name string, made bool)) context.Context {
+	return context.WithValue(ctx, runHookKey{}, f)
+}
+
+// RunHook is the OnRun ctx carries (WithRunHook), or nil.
+func RunHook(ctx context.Context) func(name string, made bool) {
+	f, _ := ctx.Value(runHookKey{}).(func(string, bool))
+	return f
 }
 
 // Spilled is the number of run files t has written since it was made.
@@ -106,7 +131,7 @@ func (t *Table) spill() error {
 	}
 	t.runs = []string{name}
 	for _, r := range old {
-		os.Remove(r)
+		t.remove(r)
 	}
 	return nil
 }
@@ -118,9 +143,12 @@ func (t *Table) writeRun(each func(func(Cell) error) error) (string, error) {
 		return "", fmt.Errorf("%w: %v (--tmp-dir)", ErrSpill, err)
 	}
 	t.spilled++
+	if t.OnRun != nil {
+		t.OnRun(f.Name(), true)
+	}
 	fail := func(err error) (string, error) {
 		f.Close()
-		os.Remove(f.Name())
+		t.remove(f.Name())
 		return "", fmt.Errorf("%w: %s: %v", ErrSpill, f.Name(), err)
 	}
 	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))

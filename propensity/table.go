@@ -59,7 +59,10 @@ type Cell struct {
 type Table struct {
 	MaxPosition int
 	// Beyond counts the rows past MaxPosition.
-	Beyond      int64
+	Beyond int64
+	// OnRun, when not nil, is told of each run file the table makes
+	// (made) and removes (SpillTo), as it makes or removes it.
+	OnRun       func(name string, made bool)
 	impressions int64 // summed over the cells
 	cells       map[string]Count
 	key         []byte

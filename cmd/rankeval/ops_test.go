@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/pipeline"
 )
 
@@ -247,5 +248,65 @@ func TestProgressNote(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("terminal %v: %q does not contain %q", terminal, b.String(), want)
 		}
+	}
+}
+
+// TestPropensitiesSignalCleansUp interrupts rankeval propensities once,
+// after its count table has spilled runs under --tmp-dir and the reading
+// is over (the estimate, which reads no input, is running): it exits 130
+// and leaves no run file, whether or not the estimate stops within the
+// watchdog's grace.
+func TestPropensitiesSignalCleansUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a log of some 300,000 distinct cells")
+	}
+	cfg := synth.PropConfig{Impressions: 60000, Queries: 30000, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
+	sim := synth.NewPropSim(3, cfg)
+	var rows []synth.Row
+	var r synth.Row
+	for sim.Next(&r) {
+		rows = append(rows, r)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.parquet")
+	if err := synth.Write(log, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// the estimate of em over 20,000 replicates on one worker takes far
+	// longer than the watchdog's grace
+	cmd := exec.Command(os.Args[0], "propensities", "--position-col", "position", "--ranker-col", "ranker", "--method", "em",
+		"--replicates", "20000", "--workers", "1", "--mem-limit", "16MiB", "--tmp-dir", tmp, "--output", filepath.Join(dir, "p.csv"), log)
+	cmd.Env = append(os.Environ(), "RANKEVAL_TEST_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// the reading is over when runs exist and no new one came for a second
+	runs, since := 0, time.Now()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no run file settled in --tmp-dir; stderr %s", stderr.String())
+		}
+		entries, _ := os.ReadDir(tmp)
+		if len(entries) != runs {
+			runs, since = len(entries), time.Now()
+		}
+		if runs > 0 && time.Since(since) > time.Second {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit %d (%v), want 130; stderr:\n%s", code, err, stderr.String())
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Fatalf("left in --tmp-dir: %d files (%v ...)", len(entries), entries[0].Name())
 	}
 }

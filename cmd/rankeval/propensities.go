@@ -10,6 +10,7 @@ import (
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/evalflags"
 	"github.com/rankeval/rankeval/objstore"
+	"github.com/rankeval/rankeval/propensity"
 )
 
 const propensitiesUsage = `Usage: rankeval propensities [flags] LOG... (flags may also follow the logs)
@@ -80,6 +81,14 @@ func propensitiesCommand(ctx context.Context, args []string, stdout, stderr io.W
 		return err
 	}
 	defer o.abort()
+	// the table's run files are removed by the signal watchdog too
+	ctx = propensity.WithRunHook(ctx, func(name string, made bool) {
+		if made {
+			temps.add(name)
+		} else {
+			temps.remove(name)
+		}
+	})
 	res, err := job.Run(ctx)
 	if res == nil {
 		return err

@@ -16,12 +16,13 @@ import (
 // counted as read, in any order: the table does not depend on it. A row
 // the table cannot count stops the reading, naming the file and row.
 // The table holds at most --mem-limit of cells, past which it spills
-// sorted runs under --tmp-dir (propensity.Table.SpillTo): the caller
-// closes it. With digests, it also returns each input's digest (the sum of
+// sorted runs under --tmp-dir (propensity.Table.SpillTo), each told to
+// the OnRun ctx carries (propensity.WithRunHook): the caller closes it. With digests, it also returns each input's digest (the sum of
 // propensity.RowDigest over its rows), the inputs in the order of logs.
 func CountPropensities(ctx context.Context, p *config.PropensityPlan, logs [][]Input, digests bool) (*propensity.Table, []aggregate.Digest, error) {
 	t := propensity.NewTable(p.Config.Propensities.MaxPosition)
 	t.SpillTo(p.Config.Run.TmpDir, p.Config.Run.MemLimit)
+	t.OnRun = propensity.RunHook(ctx)
 	var ds []aggregate.Digest
 	opt := reader.Options{BatchSize: p.Config.Run.BatchSize, Decoders: p.Config.Run.Workers, Format: p.InputFormat, Delimiter: p.Delimiter,
 		DecimalComma: p.DecimalComma, ReadTimeout: p.Config.ReadTimeout}
