@@ -99,7 +99,13 @@ func headerOf(r *summary.Run, ds []InputDigest, undigested bool) header {
 		ScoreFloat32: r.ScoreFloat32, Qrels: r.Qrels, Labels: r.Labels,
 		Columns: columns{Query: r.Columns.Query, Doc: r.Columns.Doc, Score: r.Columns.Score, ExtraScore: r.Columns.ExtraScore,
 			Label: r.Columns.Label, Rank: r.Columns.Rank}, Complete: r.Complete, SkipUnjudged: r.SkipUnjudged,
-		Slices: r.Slices, MaxSlices: r.MaxSlices, Systems: r.Systems, Missing: r.Missing, Bootstrap: r.Bootstrap, Inputs: r.Inputs}
+		Slices: r.Slices, MaxSlices: r.MaxSlices, Systems: r.Systems, Missing: r.Missing, Bootstrap: r.Bootstrap}
+	if r.Inputs != nil {
+		h.Inputs = make([]string, len(r.Inputs))
+		for i, in := range r.Inputs {
+			h.Inputs[i] = headerName(in)
+		}
+	}
 	for _, m := range r.Metrics {
 		h.Metrics = append(h.Metrics, m.Name)
 	}

@@ -254,3 +254,34 @@ func reseal(data []byte) []byte {
 	sealed := bytes.Clone(data[:len(data)-4])
 	return binary.LittleEndian.AppendUint32(sealed, crc32.Checksum(sealed, castagnoli))
 }
+
+// TestStateNonUTF8Input: a state made from an input whose path is not
+// UTF-8 reads back (the header names it with U+FFFD for the bytes JSON
+// cannot carry), a propensity state's and a run's; rankeval wrote it, so
+// it must not refuse it as damaged.
+func TestStateNonUTF8Input(t *testing.T) {
+	const name, shown = "logs/bad\xffname.jsonl", "logs/bad\uFFFDname.jsonl"
+	t.Run("propensities", func(t *testing.T) {
+		p := propState(t, "x", 0)
+		p.Digests = SourcesOf([]string{name}, &aggregate.InputDigests{D: []aggregate.Digest{p.Digests[0].Digest}})
+		d, err := DecodePropensities(encodeProp(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Digests) != 1 || d.Digests[0].Input != shown {
+			t.Errorf("digests %+v, want the input %q", d.Digests, shown)
+		}
+	})
+	t.Run("run", func(t *testing.T) {
+		s := testState(t)
+		s.Run.Inputs = []string{name}
+		s.Digests = SourcesOf([]string{name}, &aggregate.InputDigests{D: []aggregate.Digest{{Hi: 1, Lo: 2}}})
+		d, err := Decode(encode(t, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Run.Inputs) != 1 || d.Run.Inputs[0] != shown || d.Digests[0].Input != shown {
+			t.Errorf("inputs %q, digests %+v, want %q", d.Run.Inputs, d.Digests, shown)
+		}
+	})
+}

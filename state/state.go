@@ -92,7 +92,8 @@ func compareDigests(a, b InputDigest) int {
 
 // SourcesOf lists the inputs of a run with their digests d, in State's
 // order: input i is named names[i] ("input #i" past their end, which no
-// run makes). Inputs without a query are left out.
+// run makes), as a header holds it (headerName). Inputs without a query
+// are left out.
 func SourcesOf(names []string, d *aggregate.InputDigests) []InputDigest {
 	var out []InputDigest
 	for i, x := range d.D {
@@ -101,13 +102,18 @@ func SourcesOf(names []string, d *aggregate.InputDigests) []InputDigest {
 		}
 		name := fmt.Sprintf("input #%d", i)
 		if i < len(names) {
-			name = names[i]
+			name = headerName(names[i])
 		}
 		out = append(out, InputDigest{Input: name, Digest: x})
 	}
 	slices.SortFunc(out, compareDigests)
 	return out
 }
+
+// headerName is an input's name as a header holds it: JSON carries text,
+// so the bytes of a path that are not UTF-8 are U+FFFD, which reads back
+// as written (the header a reader expects is the one it rewrites).
+func headerName(name string) string { return strings.ToValidUTF8(name, "\uFFFD") }
 
 // Shared returns an input of a and one of b that have one digest (the
 // same input, perhaps under other names), and false when they have none:
