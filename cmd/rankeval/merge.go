@@ -28,9 +28,9 @@ states counts twice (two evaluations).
 States of rankeval propensities --state merge likewise, into the estimate
 over all their logs (the position,propensity file, on standard output or
 --output) and, with --state, the merged state: they must have been made
-with the same columns, --max-position, --method, --min-clicks and
---replicates, from different logs. Runs' states and propensity states do
-not merge together.
+with the same columns, --ranker-col, --max-position, --method,
+--min-clicks and --replicates, from different logs. Runs' states and
+propensity states do not merge together.
 
 Flags:
 `
