@@ -30,8 +30,10 @@ var ErrSpill = errors.New("propensity spill file")
 // entry, the key's string header and the count.
 const cellCost = 80
 
-// maxRuns is how many run files a table keeps: past it, they are merged
-// into one, so that Each opens few files whatever the table's size.
+// maxRuns is the fan-in of the runs' merges: runs are merged in tiers,
+// maxRuns runs of one tier into one of the next (as a counter carries),
+// so that each cell is rewritten once a tier, a logarithm of the runs,
+// and Each opens fewer than maxRuns files a tier.
 const maxRuns = 32
 
 // SpillTo bounds the bytes of the cells t holds (their keys plus
@@ -56,7 +58,7 @@ func (t *Table) Close() error {
 			err = fmt.Errorf("%w: %v", ErrSpill, e)
 		}
 	}
-	t.runs = nil
+	t.runs, t.tiers = nil, nil
 	return err
 }
 
@@ -102,8 +104,9 @@ func (t *Table) spillIfFull() {
 	}
 }
 
-// spill writes the cells held, sorted, to a new run and drops them; with
-// maxRuns runs, it merges them into one.
+// spill writes the cells held, sorted, to a new run of tier 0 and drops
+// them; then, while the last maxRuns runs are of one tier, it merges them
+// into one of the next.
 func (t *Table) spill() error {
 	cells := t.heldCells()
 	name, err := t.writeRun(func(yield func(Cell) error) error {
@@ -117,23 +120,26 @@ func (t *Table) spill() error {
 	if err != nil {
 		return err
 	}
-	t.runs = append(t.runs, name)
+	t.runs, t.tiers = append(t.runs, name), append(t.tiers, 0)
 	clear(t.cells)
 	t.cells = map[string]Count{} // a cleared map keeps its buckets
 	t.held = 0
-	if len(t.runs) < maxRuns {
-		return nil
+	for {
+		n := len(t.runs)
+		if n < maxRuns || t.tiers[n-maxRuns] != t.tiers[n-1] {
+			return nil // tiers only fall along the runs: the last maxRuns are of one tier
+		}
+		old := t.runs[n-maxRuns:]
+		name, err = t.writeRun(func(yield func(Cell) error) error { return mergeRuns(old, nil, yield) })
+		if err != nil {
+			return err
+		}
+		for _, r := range old {
+			t.remove(r)
+		}
+		tier := t.tiers[n-1] + 1
+		t.runs, t.tiers = append(t.runs[:n-maxRuns], name), append(t.tiers[:n-maxRuns], tier)
 	}
-	old := t.runs
-	name, err = t.writeRun(func(yield func(Cell) error) error { return mergeRuns(old, nil, yield) })
-	if err != nil {
-		return err
-	}
-	t.runs = []string{name}
-	for _, r := range old {
-		t.remove(r)
-	}
-	return nil
 }
 
 // writeRun writes the cells each gives to a new run file.

@@ -52,8 +52,18 @@ func TestSpillSameEstimate(t *testing.T) {
 		if tab.held > limit+200 {
 			t.Errorf("limit %d: %d bytes of cells held", limit, tab.held)
 		}
-		if files, _ := os.ReadDir(dir); len(files) > maxRuns {
-			t.Errorf("limit %d: %d run files kept", limit, len(files))
+		// fewer than maxRuns runs a tier, a tier a power of maxRuns
+		bound := maxRuns - 1
+		for n := tab.Spilled(); n >= maxRuns; n /= maxRuns {
+			bound += maxRuns - 1
+		}
+		if files, _ := os.ReadDir(dir); len(files) > bound || len(files) != len(tab.runs) {
+			t.Errorf("limit %d: %d run files kept (%d runs), want at most %d", limit, len(files), len(tab.runs), bound)
+		}
+		for i := 1; i < len(tab.tiers); i++ {
+			if tab.tiers[i] > tab.tiers[i-1] {
+				t.Errorf("limit %d: tiers %v rise", limit, tab.tiers)
+			}
 		}
 		cells, err := tab.Cells()
 		if err != nil || !reflect.DeepEqual(cells, wantCells) {

@@ -71,6 +71,7 @@ type Table struct {
 	dir         string
 	limit, held int64
 	runs        []string
+	tiers       []int // each run's tier of merges (spill.go)
 	spilled     int
 	err         error
 }
