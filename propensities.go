@@ -53,10 +53,9 @@ func EstimatePropensities(ctx context.Context, cfg Config, sources ...Source) (*
 // whose inputs are expanded, nothing read yet: a caller opens its outputs
 // before Run reads the logs, so that an unwritable place fails first.
 type PropensityJob struct {
-	cfg        Config
-	plan       *config.PropensityPlan
-	ins        [][]engine.Input
-	inputNames []string
+	cfg  Config
+	plan *config.PropensityPlan
+	ins  [][]engine.Input
 }
 
 // PreparePropensities checks cfg and the sources as EstimatePropensities
@@ -86,16 +85,12 @@ func PreparePropensities(cfg Config, sources ...Source) (*PropensityJob, error) 
 		logs = [][]string{p.Inputs}
 	}
 	j := &PropensityJob{cfg: cfg, plan: p}
-	for l, ls := range logs {
+	for _, ls := range logs {
 		in := engine.Paths(ls)
 		for i, n := range ls {
 			if s, ok := streams[n]; ok {
 				in[i] = engine.Input{Name: n, Open: s.open}
 			}
-			if p.Rankers != nil {
-				n = p.Rankers[l] + "=" + n // as a run's state names a --system log's file
-			}
-			j.inputNames = append(j.inputNames, n)
 		}
 		j.ins = append(j.ins, in)
 	}
@@ -104,18 +99,45 @@ func PreparePropensities(cfg Config, sources ...Source) (*PropensityJob, error) 
 
 // Run reads the logs and estimates, as EstimatePropensities says.
 func (j *PropensityJob) Run(ctx context.Context) (*Propensities, error) {
-	cfg, p := j.cfg, j.plan
-	keep := cfg.Outputs.State != ""
-	t, digests, err := engine.CountPropensities(ctx, p, j.ins, keep)
+	t, digests, err := engine.CountPropensities(ctx, j.plan, j.ins, j.cfg.Outputs.State != "")
 	if err != nil {
 		return nil, err
+	}
+	return PropensitiesOf(j.plan, t, digests)
+}
+
+// PropensitiesOf is what EstimatePropensities returns once the logs of p
+// are counted into t, for a table counted elsewhere (rankeval-beam's
+// workers count parts of the logs, and one step adds their tables). p's
+// Inputs and Logs name the files read, as PropensityPlan.Expand leaves
+// them; with p.Config.Outputs.State, digests holds each file's digest, the
+// files in that order (each --system log's after the previous log's), as
+// the sum of propensity.RowDigest over its rows. Without a state, the
+// table is closed on return.
+func PropensitiesOf(p *config.PropensityPlan, t *propensity.Table, digests []aggregate.Digest) (*Propensities, error) {
+	cfg := p.Config
+	keep := cfg.Outputs.State != ""
+	var inputNames []string
+	if keep {
+		logs := p.Logs
+		if logs == nil {
+			logs = [][]string{p.Inputs}
+		}
+		for l, ls := range logs {
+			for _, n := range ls {
+				if p.Rankers != nil {
+					n = p.Rankers[l] + "=" + n // as a run's state names a --system log's file
+				}
+				inputNames = append(inputNames, n)
+			}
+		}
 	}
 	res := &Propensities{Table: t, Inputs: slices.Concat(append([][]string{p.Inputs}, p.Logs...)...)}
 	if !keep {
 		defer t.Close() // the estimate is all that is kept
 	}
 	if keep {
-		res.state = &state.Propensities{Settings: cfg.Propensities, Table: t, Digests: state.SourcesOf(j.inputNames, &aggregate.InputDigests{D: digests}),
+		res.state = &state.Propensities{Settings: cfg.Propensities, Table: t, Digests: state.SourcesOf(inputNames, &aggregate.InputDigests{D: digests}),
 			Columns: state.PropensityColumns{Query: cfg.Columns.Query, Doc: cfg.Columns.Doc, Click: cfg.Columns.Label, Position: cfg.Clicks.PositionCol}}
 	}
 	if err := res.estimate(p.Options); err != nil {
@@ -126,6 +148,12 @@ func (j *PropensityJob) Run(ctx context.Context) (*Propensities, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// StateSaved is err, the failure of an estimate whose state was kept
+// (propensity.ErrNoEstimate), saying that the state was written to name.
+func StateSaved(err error, name string) error {
+	return fmt.Errorf("%w (the count table is saved in %s, to merge with other logs' states)", err, name)
 }
 
 // Close removes the files of a count table spilled to disk (past

@@ -267,31 +267,64 @@ func (r *runReader) close() { r.zr.Close(); r.f.Close() }
 
 // next reads the next cell into r.cur; false at the end of the run.
 func (r *runReader) next() (bool, error) {
+	c, err := ReadCell(r.r)
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, r.damaged(err)
+	}
+	r.cur = c
+	return true, nil
+}
+
+// CellReader is what ReadCell reads from: a bufio.Reader, a
+// bytes.Reader.
+type CellReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+// ReadCell reads the next cell AppendCell encoded from r: io.EOF when r
+// ends before it, io.ErrUnexpectedEOF when r ends within it, and an
+// error for an id longer than 2^31 bytes. The counts are not checked.
+func ReadCell(r CellReader) (Cell, error) {
 	var f [3]string
 	for i := range f {
-		n, err := binary.ReadUvarint(r.r)
+		n, err := binary.ReadUvarint(r)
 		if i == 0 && err == io.EOF {
-			return false, nil
+			return Cell{}, io.EOF
 		}
-		if err != nil || n > 1<<31 {
-			return false, r.damaged(err)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return Cell{}, err
+		}
+		if n > 1<<31 {
+			return Cell{}, fmt.Errorf("an id of %d bytes", n)
 		}
 		b := make([]byte, n)
-		if _, err := io.ReadFull(r.r, b); err != nil {
-			return false, r.damaged(err)
+		if _, err := io.ReadFull(r, b); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return Cell{}, err
 		}
 		f[i] = string(b)
 	}
 	var v [3]uint64
 	for i := range v {
-		x, err := binary.ReadUvarint(r.r)
+		x, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
 		if err != nil {
-			return false, r.damaged(err)
+			return Cell{}, err
 		}
 		v[i] = x
 	}
-	r.cur = Cell{Query: f[0], Doc: f[1], Ranker: f[2], Position: int(v[0]), Count: Count{Clicks: int64(v[1]), Impressions: int64(v[2])}}
-	return true, nil
+	return Cell{Query: f[0], Doc: f[1], Ranker: f[2], Position: int(v[0]), Count: Count{Clicks: int64(v[1]), Impressions: int64(v[2])}}, nil
 }
 
 func (r *runReader) damaged(err error) error {

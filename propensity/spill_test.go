@@ -1,7 +1,9 @@
 package propensity
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,5 +162,34 @@ func TestSpillClosed(t *testing.T) {
 				t.Errorf("cells of a closed table held whole: %d (%v), want %d", len(cells), err, len(want))
 			}
 		})
+	}
+}
+
+// TestReadCell: ReadCell reads back what AppendCell wrote, cell after
+// cell, then io.EOF; a list cut within a cell is io.ErrUnexpectedEOF.
+func TestReadCell(t *testing.T) {
+	cells := []Cell{
+		{Query: "q1", Doc: "d1", Ranker: "", Position: 1, Count: Count{Clicks: 0, Impressions: 3}},
+		{Query: "q1", Doc: "d1", Ranker: "r2", Position: 17, Count: Count{Clicks: 300, Impressions: 1 << 40}},
+		{Query: "ü", Doc: "\x00", Ranker: "bucket b", Position: 1000, Count: Count{Clicks: 1, Impressions: 1}},
+	}
+	var b []byte
+	for _, c := range cells {
+		b = AppendCell(b, c)
+	}
+	r := bytes.NewReader(b)
+	for i, want := range cells {
+		got, err := ReadCell(r)
+		if err != nil || got != want {
+			t.Fatalf("cell %d: %+v, %v; want %+v", i, got, err, want)
+		}
+	}
+	if _, err := ReadCell(r); err != io.EOF {
+		t.Fatalf("after the last cell: %v, want io.EOF", err)
+	}
+	for cut := 1; cut < len(AppendCell(nil, cells[0])); cut++ {
+		if _, err := ReadCell(bytes.NewReader(b[:cut])); err != io.ErrUnexpectedEOF {
+			t.Errorf("cut after %d bytes: %v, want io.ErrUnexpectedEOF", cut, err)
+		}
 	}
 }

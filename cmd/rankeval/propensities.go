@@ -111,7 +111,7 @@ func writePropensities(o *outputs, res *rankeval.Propensities, err error, stderr
 		if cerr := o.state.commit(); cerr != nil {
 			return cerr
 		}
-		return fmt.Errorf("%w (the count table is saved in %s, to merge with other logs' states)", err, o.state.Target())
+		return rankeval.StateSaved(err, o.state.Target())
 	}
 	fmt.Fprintln(stderr, "rankeval:", res.Estimate.Summary())
 	fmt.Fprintln(stderr, "rankeval:", res.Fits().Closest())
