@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,6 +154,19 @@ func (f *writeFileFn) ProcessElement(b []byte) (err error) {
 // writeFile writes the parts to name whole or not at all (outfile: a
 // local file is renamed into place, an object uploaded when complete).
 func writeFile(name string, parts ...[]byte) error {
+	return writeBy(name, func(w io.Writer) error {
+		for _, b := range parts {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeBy writes to name what write writes, whole or not at all, as
+// writeFile does.
+func writeBy(name string, write func(io.Writer) error) error {
 	if dir := filepath.Dir(name); !objstore.IsURL(name) && dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -163,17 +177,14 @@ func writeFile(name string, parts ...[]byte) error {
 		return err
 	}
 	defer f.Abort()
-	w, commit := f, f.Commit
-	bw := bufio.NewWriterSize(w, 1<<16)
-	for _, b := range parts {
-		if _, err := bw.Write(b); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	if err := commit(); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil

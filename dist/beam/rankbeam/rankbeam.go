@@ -145,7 +145,7 @@ func (c *Config) layout() (*aggregate.Layout, error) {
 // Part is one work item: a whole file, or row groups [First, First+Units)
 // of a Parquet file.
 type Part struct {
-	File         int
+	File, Log    int    // the file's index and log (File)
 	Path, Name   string // read, and named in messages (File)
 	First, Units int
 }
@@ -272,10 +272,17 @@ func WriteTo(s beam.Scope, sums beam.PCollection, name string) {
 
 // splitFn turns a file into its parts: row-group ranges of a Parquet file,
 // the whole file otherwise.
-type splitFn struct{ Cfg Config }
+type splitFn struct {
+	Cfg Config
+	// Propensities says the job is rankeval propensities' (BuildPropensities)
+	Propensities bool
+}
 
 // Setup checks the run's settings on the worker.
 func (f *splitFn) Setup() error {
+	if f.Propensities {
+		return f.Cfg.CheckPropensities()
+	}
 	_, err := f.Cfg.settings()
 	return err
 }
@@ -289,11 +296,11 @@ func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
 	per := max(1, f.Cfg.RowGroupsPerPart)
 	if n <= 1 {
 		// 0 row groups is an empty Parquet file: read it whole (no rows)
-		emit(Part{File: file.Index, Path: file.Path, Name: file.Name})
+		emit(Part{File: file.Index, Log: file.Log, Path: file.Path, Name: file.Name})
 		return nil
 	}
 	for first := 0; first < n; first += per {
-		emit(Part{File: file.Index, Path: file.Path, Name: file.Name, First: first, Units: min(per, n-first)})
+		emit(Part{File: file.Index, Log: file.Log, Path: file.Path, Name: file.Name, First: first, Units: min(per, n-first)})
 	}
 	return nil
 }

@@ -29,6 +29,8 @@ type options struct {
 	flags             *evalflags.Flags
 	shards, rgPerPart int
 	debug             bool
+	// propensities: the job is rankeval-beam propensities'
+	propensities bool
 }
 
 func register(fs *flag.FlagSet) *options {
@@ -42,10 +44,26 @@ func register(fs *flag.FlagSet) *options {
 	// parallelism and logging; a query's rows are grouped by id, in any
 	// order)
 	o.flags.RegisterRun()
-	fs.BoolVar(&o.debug, "beam-debug", false, "show Beam's log and a failed job's whole report (the runner's execution plan)\nbesides rankeval's message")
 	fs.IntVar(&o.shards, "per-query-shards", 8, "number of per-query shards (--per-query PREFIX writes PREFIX-SSSSS-of-NNNNN.jsonl)")
-	fs.IntVar(&o.rgPerPart, "row-groups-per-part", 1, "Parquet row groups per work item")
+	o.registerBeam(fs)
 	return o
+}
+
+// registerPropensities registers the flags of rankeval-beam propensities:
+// rankeval propensities' (evalflags.RegisterPropensities), then the ones
+// only this command has.
+func registerPropensities(fs *flag.FlagSet) *options {
+	o := &options{cfg: config.Default(), propensities: true, shards: 1}
+	o.flags = evalflags.RegisterPropensities(fs, &o.cfg)
+	o.registerBeam(fs)
+	return o
+}
+
+// registerBeam registers the flags both commands have and rankeval does
+// not.
+func (o *options) registerBeam(fs *flag.FlagSet) {
+	fs.BoolVar(&o.debug, "beam-debug", false, "show Beam's log and a failed job's whole report (the runner's execution plan)\nbesides rankeval's message")
+	fs.IntVar(&o.rgPerPart, "row-groups-per-part", 1, "Parquet row groups per work item")
 }
 
 // beamOnly lists the flags register adds besides the shared ones.
@@ -56,6 +74,9 @@ var beamOnly = []string{"output", "per-query", "per-query-shards", "batch-size",
 func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
 	if err := o.flags.Finish(); err != nil {
 		return nil, err
+	}
+	if o.propensities {
+		return o.propensityConfig(args)
 	}
 	s, err := o.cfg.Resolve()
 	if err != nil {
@@ -74,17 +95,46 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	if err != nil {
 		return nil, err
 	}
+	if o.rgPerPart < 1 || o.shards < 1 {
+		return nil, config.Usagef("--row-groups-per-part and --per-query-shards must be >= 1")
+	}
+	if o.cfg.Outputs.PerQuery == "-" {
+		return nil, config.Usagef("--per-query -: give a prefix for the shards (a path, or an object-store prefix); standard output cannot hold shards")
+	}
+	c, err := o.checkInputs(args, logs)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.Check()
+}
+
+// propensityConfig checks the flags of rankeval-beam propensities as
+// rankeval propensities does (config.Config.PreparePropensities) and
+// expands the inputs.
+func (o *options) propensityConfig(args []string) (*rankbeam.Config, error) {
+	p, err := o.cfg.PreparePropensities(args)
+	if err != nil {
+		return nil, err
+	}
+	if o.rgPerPart < 1 {
+		return nil, config.Usagef("--row-groups-per-part must be >= 1")
+	}
+	c, err := o.checkInputs(args, p.Logs)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.CheckPropensities()
+}
+
+// checkInputs checks the outputs and the inputs (args, or each --system
+// log's, logs) of a Beam job: the inputs exist and can be read again by
+// the workers, in parts; it returns the job's configuration.
+func (o *options) checkInputs(args []string, logs [][]string) (*rankbeam.Config, error) {
 	out := &o.cfg.Outputs
 	if out.Summary == "" {
 		out.Summary = "-" // the standard output of the last step's process
 	}
 	c := &rankbeam.Config{Config: o.cfg, RowGroupsPerPart: o.rgPerPart}
-	if o.rgPerPart < 1 || o.shards < 1 {
-		return nil, config.Usagef("--row-groups-per-part and --per-query-shards must be >= 1")
-	}
-	if out.PerQuery == "-" {
-		return nil, config.Usagef("--per-query -: give a prefix for the shards (a path, or an object-store prefix); standard output cannot hold shards")
-	}
 	for _, f := range []struct{ flag, name string }{{"--state", out.State}, {"--report", out.Report}} {
 		if f.name == "-" || f.name != "" && (f.name == out.Summary || f.name == out.State && f.flag != "--state") {
 			return nil, config.Usagef("%s %q: give a file of its own (a local path every worker can write, s3://... or gs://...)", f.flag, f.name)
@@ -145,10 +195,44 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 	// Workers of a cluster run elsewhere: relative inputs (and qrels) are
 	// read from here, and named as given, as rankeval names them.
 	c.Inputs = args
+	var err error
 	if c.Dir, err = os.Getwd(); err != nil {
 		return nil, err
 	}
-	return c, c.Check()
+	return c, nil
+}
+
+// propensitiesUsage prints rankeval-beam propensities' help.
+func propensitiesUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Usage: rankeval-beam propensities [flags] LOG... (flags may also follow the logs)
+
+Estimates the position bias of a click log as rankeval propensities does,
+as an Apache Beam pipeline: the workers count the clicks and impressions
+of each (query, doc, position, ranker) in parts of the logs, the counts are
+added per query, and one step estimates from the table of the whole log.
+The position,propensity file, --state and --report are rankeval
+propensities' on the same logs, byte for byte; the summary and notes go to
+the standard error of the process running that step. A LOG is a file, a
+directory, a glob, an object-store object, prefix or glob, or an https://
+URL; rows may come in any order. Runs on Prism by default; see
+docs/distributed.md for Flink, Spark and Dataflow.
+
+The flags are rankeval propensities', and mean what they mean there, with
+these differences: --output, --state and --report name a local path every
+worker can write, or an object-store URL, and --output - (the default) is
+the standard output of the process running the last step; --workers and
+--batch-size are accepted for rankeval's scripts (the runner decides
+parallelism), and --mem-limit and --tmp-dir bound the table of the step
+that estimates.
+
+rankeval propensities' flags:
+`)
+	ours := flag.NewFlagSet("", flag.ContinueOnError)
+	registerPropensities(ours)
+	evalflags.PrintFlags(w, fs, func(name string) bool { return ours.Lookup(name) != nil })
+	fmt.Fprint(w, "\nBeam's flags, which choose and configure the runner:\n")
+	evalflags.PrintFlags(w, fs, func(name string) bool { return slices.Contains(beamFlags, name) })
+	fmt.Fprint(w, "\ndocs/distributed.md has a command for each runner.\n")
 }
 
 // beamFlags are the flags of Beam's SDK that --help lists: those that
@@ -168,6 +252,8 @@ more) the logs of compared systems are joined by query id, in any order; with
 --qrels the inputs are TREC runs, joined by query id to the judgments, and
 several runs are compared as systems named by run tag, as rankeval does. Runs
 on Prism by default; see docs/distributed.md for Flink, Spark and Dataflow.
+rankeval-beam propensities [flags] LOG... estimates a click log's position
+bias as rankeval propensities does (rankeval-beam propensities --help).
 
 The flags are rankeval's, and mean what they mean there, with these
 differences: --output, --state and --report name a local path every worker

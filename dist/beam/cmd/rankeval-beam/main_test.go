@@ -87,3 +87,51 @@ func TestFlags(t *testing.T) {
 		t.Errorf("a missing --system log: err = %v, want an input error", err)
 	}
 }
+
+// TestPropensityFlags: rankeval-beam propensities reads rankeval
+// propensities' flags into its configuration, and refuses at launch, as a
+// usage error, what rankeval propensities refuses and what the pipeline
+// cannot do.
+func TestPropensityFlags(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "log.jsonl")
+	os.WriteFile(in, []byte(`{"query_id":"a","doc_id":"d","label":1,"position":1,"ranker":"x"}`+"\n"), 0o644)
+	parse := func(args ...string) (*rankbeam.Config, error) {
+		fs := flag.NewFlagSet("rankeval-beam propensities", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o := registerPropensities(fs)
+		pos, err := evalflags.Parse(fs, args)
+		if err != nil {
+			return nil, err
+		}
+		return o.config(fs, pos)
+	}
+	c, err := parse("--position-col", "position", "--ranker-col", "ranker", "--method", "em", "--max-position", "8", in, "--workers", "2", "--state", in+".state")
+	if err != nil || len(c.Inputs) != 1 || c.Propensities.Method != "em" || c.Propensities.MaxPosition != 8 || c.Propensities.RankerCol != "ranker" ||
+		c.Outputs.State != in+".state" || c.Outputs.Summary != "-" {
+		t.Fatalf("rankeval propensities' flags: %v %+v", err, c)
+	}
+	c, err = parse("--position-col", "position", "--system", "a="+in, "--system", "b="+dir)
+	if err != nil || c.Inputs != nil || len(c.Sources.System) != 2 {
+		t.Fatalf("--system logs: %v %+v", err, c)
+	}
+	for _, args := range [][]string{
+		{in},                                // no --position-col
+		{"--position-col", "position"},      // no input
+		{"--position-col", "position", "-"}, // standard input
+		{"--position-col", "position", "--method", "both", in},
+		{"--position-col", "position", "--max-position", "1", in},
+		{"--position-col", "position", "--ranker-col", "ranker", "--system", "a=" + in},
+		{"--position-col", "position", "--system", "a=" + in, in},
+		{"--position-col", "position", "--state", "-", in},
+		{"--position-col", "position", "--report", in + ".html", "--state", in + ".html", in},
+		{"--position-col", "position", "--row-groups-per-part", "0", in},
+	} {
+		if _, err := parse(args...); !errors.Is(err, config.ErrUsage) && !errors.Is(err, rankbeam.ErrConfig) {
+			t.Errorf("%q: err = %v, want a usage error", args, err)
+		}
+	}
+	if _, err := parse("--position-col", "position", filepath.Join(dir, "none.jsonl")); !errors.Is(err, os.ErrNotExist) || errors.Is(err, config.ErrUsage) {
+		t.Errorf("a missing log: err = %v, want an input error", err)
+	}
+}

@@ -23,11 +23,18 @@ import (
 )
 
 func main() {
-	o := register(flag.CommandLine)
-	flag.Usage = func() { usage(os.Stderr, flag.CommandLine) }
+	args := os.Args[1:]
+	var o *options
+	if len(args) > 0 && args[0] == "propensities" {
+		o, args = registerPropensities(flag.CommandLine), args[1:]
+		flag.Usage = func() { propensitiesUsage(os.Stderr, flag.CommandLine) }
+	} else {
+		o = register(flag.CommandLine)
+		flag.Usage = func() { usage(os.Stderr, flag.CommandLine) }
+	}
 	// flags may follow the inputs, as with rankeval (CommandLine exits 2
 	// on a bad flag)
-	args, _ := evalflags.Parse(flag.CommandLine, os.Args[1:])
+	args, _ = evalflags.Parse(flag.CommandLine, args)
 	// A worker process started by a runner returns nowhere from Init: it
 	// serves the pipeline's steps. Only the launching process goes on.
 	beam.Init()
@@ -123,7 +130,13 @@ func build(o *options, cfg *rankbeam.Config) (*beam.Pipeline, rankbeam.Places, e
 	places := rankbeam.Places{Summary: cfg.Outputs.Summary, Report: cfg.Outputs.Report, State: cfg.Outputs.State,
 		PerQuery: cfg.Outputs.PerQuery, Ext: rankbeam.ShardExt(cfg.Format), Shards: o.shards}
 	p, s := beam.NewPipelineWithRoot()
-	sum, err := rankbeam.Build(s, *cfg, cfg.Outputs.PerQuery, o.shards)
+	var sum beam.PCollection
+	var err error
+	if o.propensities {
+		sum, err = rankbeam.BuildPropensities(s, *cfg)
+	} else {
+		sum, err = rankbeam.Build(s, *cfg, cfg.Outputs.PerQuery, o.shards)
+	}
 	if err != nil {
 		return nil, places, err
 	}
