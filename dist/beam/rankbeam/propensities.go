@@ -193,6 +193,15 @@ func (f *countFn) ProcessElement(ctx context.Context, part Part, emit func(strin
 	return nil
 }
 
+// StateSaved says whether msg, a failed job's message (JobError), is
+// that of a log that estimates no position (propensity.ErrNoEstimate),
+// which fails the job only once --state, when given, is written: the
+// launcher keeps that state, as rankeval propensities does, for a merge
+// with other days'.
+func StateSaved(msg string) bool {
+	return strings.HasPrefix(msg, propensity.ErrNoEstimate.Error())
+}
+
 // named is where, a reader's name for a row of part, with the file named
 // as rankeval names it (relative when the input was) rather than by the
 // path a worker reads.

@@ -61,3 +61,40 @@ func TestPropensitiesCommand(t *testing.T) {
 		t.Fatalf("temporary files left: %v", left)
 	}
 }
+
+// TestPropensitiesNoEstimateKeepsState: a log that estimates no position
+// (one ranker, each query in one order) exits 1 with rankeval
+// propensities' message, and keeps the state it wrote, rankeval's, to
+// merge with other days'; the file is not written.
+func TestPropensitiesNoEstimateKeepsState(t *testing.T) {
+	binaries(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	sim := synth.NewPropSim(2, synth.PropConfig{Impressions: 300, Queries: 40, Docs: 8, Positions: 4, Noise: synth.DefaultNoise[:1], Eta: 1})
+	var rows []synth.Row
+	var r synth.Row
+	for sim.Next(&r) {
+		rows = append(rows, r)
+	}
+	if err := synth.Write(filepath.Join(dir, "day.parquet"), &synth.Rows{R: rows}, -1, synth.Options{RowGroup: 300}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"propensities", "--position-col", "position", "--replicates", "40"}
+	b := runIn(t, dir, tmp, bins.beam, append(args, "--output", "beam.csv", "--state", "day.state", "day.parquet")...)
+	if err := os.Rename(filepath.Join(dir, "day.state"), filepath.Join(dir, "beam.state")); err != nil {
+		t.Fatalf("exit %d, no state: %v: %s", b.code, err, b.stderr)
+	}
+	l := runIn(t, dir, tmp, bins.rankeval, append(args, "--output", "cli.csv", "--state", "day.state", "day.parquet")...)
+	_, want, _ := strings.Cut(strings.TrimSpace(l.stderr), "rankeval: ")
+	if b.code != 1 || l.code != 1 || strings.TrimSpace(b.stderr) != "rankeval-beam: "+want || !strings.Contains(want, "the count table is saved in day.state") {
+		t.Fatalf("exit %d, %q; rankeval exit %d, %q", b.code, b.stderr, l.code, l.stderr)
+	}
+	if got, want := readFile(t, filepath.Join(dir, "beam.state")), readFile(t, filepath.Join(dir, "day.state")); got != want {
+		t.Errorf("the state differs from rankeval's")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "beam.csv")); !os.IsNotExist(err) {
+		t.Errorf("the file was written: %v", err)
+	}
+	if left := leftovers(t, tmp); left != nil {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}

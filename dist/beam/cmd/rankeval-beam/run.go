@@ -107,6 +107,9 @@ func launch(o *options, fs *flag.FlagSet, args []string, stderr io.Writer) int {
 
 	res, err := beamx.RunWithMetrics(context.Background(), p)
 	if err != nil {
+		if msg, _, ok := rankbeam.JobError(err); ok && rankbeam.StateSaved(msg) {
+			places.State = "" // written for a merge with other days', as rankeval propensities keeps it
+		}
 		cleanup()
 		if msg, code, ok := rankbeam.JobError(err); ok && !o.debug {
 			fmt.Fprintln(stderr, "rankeval-beam:", msg)
