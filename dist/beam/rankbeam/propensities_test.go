@@ -14,7 +14,9 @@ import (
 
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
+	"github.com/rankeval/rankeval/internal/objtest"
 	"github.com/rankeval/rankeval/internal/synth"
+	"github.com/rankeval/rankeval/objstore"
 )
 
 // propRows simulates the click log of rankers serving the same queries
@@ -208,5 +210,43 @@ func TestPropensitiesBadRow(t *testing.T) {
 	msg, code, ok := rankbeam.JobError(err)
 	if want := in + ":2: click 2: want 0 or 1"; !ok || code != rankbeam.ExitInput || !strings.HasPrefix(msg, want) {
 		t.Fatalf("job error %v: %q, exit %d; want %q...", err, msg, code, want)
+	}
+}
+
+// TestPropensitiesObjectStore: logs read from object storage (a prefix,
+// or https:// objects), the file written to an object: rankeval
+// propensities' file on the same logs on disk.
+func TestPropensitiesObjectStore(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a.parquet", "b.jsonl.zst"}
+	writeParts(t, dir, propRows(5, 1500, 2, 0), names, synth.Options{RowGroup: 800})
+	want := local(t, "propensities", "--position-col", "position", "--ranker-col", "ranker", "--replicates", "40", "--min-clicks", "5", dir)
+	for _, scheme := range objtest.Schemes {
+		t.Run(scheme, func(t *testing.T) {
+			s := objtest.Start(t, scheme)
+			s.PutDir(t, "clicks/day1", dir)
+			inputs := []string{s.Object("clicks/day1/")}
+			if scheme == "https" {
+				inputs = nil
+				for _, n := range names {
+					inputs = append(inputs, s.Object("clicks/day1/"+n))
+				}
+			}
+			out := s.Object("bias/propensities.csv")
+			if err := runPropensities(t, []propJob{{name: scheme, cfg: propConfig(inputs, true, nil), out: out}}); err != nil {
+				t.Fatalf("pipeline: %v", err)
+			}
+			o, err := objstore.Open(context.Background(), out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, o.Size())
+			if _, err := o.ReadAt(got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != want {
+				t.Fatalf("Beam from %s:\n%s\nrankeval on disk:\n%s", scheme, got, want)
+			}
+		})
 	}
 }
