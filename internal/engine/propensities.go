@@ -60,31 +60,47 @@ func countInput(ctx context.Context, t *propensity.Table, in Input, cols reader.
 		return err
 	}
 	defer r.Close()
-	ranked := len(cols.Texts) > 0
 	for r.Next() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b := r.Batch()
-		pos := b.Numbers[0]
-		for i := range b.N {
-			if err := propensity.CheckRow(b.Query.At(i), b.Doc.At(i), pos[i], b.Label[i]); err != nil {
-				return fmt.Errorf("%s: %w", b.Where(i), err)
-			}
-			rk := ranker
-			if ranked {
-				rk = b.Texts[0].At(i)
-			}
-			if t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1); t.Err() != nil {
-				return t.Err()
-			}
-			if d != nil {
-				d.Add(propensity.RowDigest(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1))
-			}
+		if err := CountBatch(t, r.Batch(), len(cols.Texts) > 0, ranker, d, nil); err != nil {
+			return err
 		}
 	}
 	if err := r.Err(); err != nil {
 		return err
 	}
 	return r.Close()
+}
+
+// CountBatch counts the rows of b into t, as CountPropensities counts
+// every input's: each row checked by propensity.CheckRow (a row it refuses
+// stops the counting, named by b.Where, passed through name when not
+// nil), its ranker the row's --ranker-col value when ranked (the
+// reader's Columns.Texts[0]), ranker otherwise; with d, each row's
+// propensity.RowDigest is added to d. rankeval-beam's workers count the
+// parts of the logs by it.
+func CountBatch(t *propensity.Table, b *reader.Batch, ranked bool, ranker []byte, d *aggregate.Digest, name func(where string) string) error {
+	pos := b.Numbers[0]
+	for i := range b.N {
+		if err := propensity.CheckRow(b.Query.At(i), b.Doc.At(i), pos[i], b.Label[i]); err != nil {
+			where := b.Where(i)
+			if name != nil {
+				where = name(where)
+			}
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		rk := ranker
+		if ranked {
+			rk = b.Texts[0].At(i)
+		}
+		if t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1); t.Err() != nil {
+			return t.Err()
+		}
+		if d != nil {
+			d.Add(propensity.RowDigest(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1))
+		}
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rankeval/rankeval"
 	"github.com/rankeval/rankeval/aggregate"
 	"github.com/rankeval/rankeval/config"
+	"github.com/rankeval/rankeval/internal/engine"
 	"github.com/rankeval/rankeval/propensity"
 	"github.com/rankeval/rankeval/reader"
 )
@@ -35,9 +36,9 @@ import (
 // propensities does, with the same code (rankeval.PropensitiesOf), so the
 // file, the state and the report are rankeval's, byte for byte.
 
-// chunkRows bounds the rows a part's table counts before its cells are
-// emitted, so that a worker holds a bounded table whatever the part's
-// size (a variable for the tests).
+// chunkRows bounds the rows a part's table counts (past a batch's end)
+// before its cells are emitted, so that a worker holds a bounded table
+// whatever the part's size (a variable for the tests).
 var chunkRows int64 = 1 << 16
 
 // PartCount is what a part adds to the table besides its cells: the rows
@@ -98,11 +99,12 @@ func BuildPropensities(s beam.Scope, cfg Config) (beam.PCollection, error) {
 	return beam.ParDo(s.Scope("estimate"), &estimateFn{Cfg: cfg}, one, beam.SideInput{Input: files}, beam.SideInput{Input: counts}), nil
 }
 
-// countFn reads a part into count tables (propensity.Table, the rows
-// checked by propensity.CheckRow, named by file and row as rankeval names
-// them) of at most chunkRows rows each, and emits each table's cells, one
-// query's at a time, keyed by the query id (propensity.AppendCell's
-// encoding); then the part's PartCount.
+// countFn reads a part into count tables (propensity.Table, counted by
+// engine.CountBatch as rankeval propensities counts, a bad row named by
+// file and row as rankeval names it), each emptied once it holds
+// chunkRows rows or more (at a batch's end), and emits each table's
+// cells, one query's at a time, keyed by the query id
+// (propensity.AppendCell's encoding); then the part's PartCount.
 type countFn struct {
 	Cfg  Config
 	plan *config.PropensityPlan
@@ -133,7 +135,6 @@ func (f *countFn) ProcessElement(ctx context.Context, part Part, emit func(strin
 		ranker = []byte(p.Rankers[part.Log])
 	}
 	max := p.Config.Propensities.MaxPosition
-	digests := p.Config.Outputs.State != ""
 	count := PartCount{File: part.File}
 	var d aggregate.Digest
 	t := propensity.NewTable(max)
@@ -157,28 +158,21 @@ func (f *countFn) ProcessElement(ctx context.Context, part Part, emit func(strin
 		return err
 	}
 	ranked := len(p.Columns.Texts) > 0
+	var dp *aggregate.Digest
+	if p.Config.Outputs.State != "" {
+		dp = &d
+	}
+	name := func(where string) string { return named(where, part) }
 	for r.Next() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b := r.Batch()
-		pos := b.Numbers[0]
-		for i := range b.N {
-			if err := propensity.CheckRow(b.Query.At(i), b.Doc.At(i), pos[i], b.Label[i]); err != nil {
-				return fmt.Errorf("%s: %w", named(b.Where(i), part), err)
-			}
-			rk := ranker
-			if ranked {
-				rk = b.Texts[0].At(i)
-			}
-			t.Add(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1)
-			if digests {
-				d.Add(propensity.RowDigest(b.Query.At(i), b.Doc.At(i), rk, int(pos[i]), b.Label[i] == 1))
-			}
-			if t.Rows() >= chunkRows {
-				if err := flush(); err != nil {
-					return err
-				}
+		if err := engine.CountBatch(t, r.Batch(), ranked, ranker, dp, name); err != nil {
+			return err
+		}
+		if t.Rows() >= chunkRows {
+			if err := flush(); err != nil {
+				return err
 			}
 		}
 	}

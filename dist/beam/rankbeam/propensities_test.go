@@ -46,6 +46,7 @@ func propConfig(inputs []string, ranker bool, set func(*config.Config)) rankbeam
 	}
 	v.Propensities.Replicates = 40
 	v.Propensities.MinClicks = 5
+	v.Run.BatchSize = 300 // so that a part's table is emptied every few batches (SetChunkRows)
 	if set != nil {
 		set(&v)
 	}
