@@ -126,7 +126,7 @@ func (f *countFn) ProcessElement(ctx context.Context, part Part, emit func(strin
 		Delimiter: p.Delimiter, DecimalComma: p.DecimalComma, ReadTimeout: p.Config.ReadTimeout}
 	r, err := reader.Open(part.Path, p.Columns, opt)
 	if err != nil {
-		return err
+		return namedErr(err, part)
 	}
 	defer r.Close()
 	// the ranker of a --system log's rows: the log's name
@@ -177,7 +177,7 @@ func (f *countFn) ProcessElement(ctx context.Context, part Part, emit func(strin
 		}
 	}
 	if err := r.Err(); err != nil {
-		return err
+		return namedErr(err, part)
 	}
 	if err := flush(); err != nil {
 		return err
@@ -205,6 +205,28 @@ func named(where string, part Part) string {
 	}
 	return where
 }
+
+// namedErr is err, the failure of reading part (a reader's, which names
+// the path it opened: "path:line: ..."), its message with the file named
+// as named names it, and wrapping err (errors.Is and As see through it).
+func namedErr(err error, part Part) error {
+	if err == nil {
+		return nil
+	}
+	if msg := named(err.Error(), part); msg != err.Error() {
+		return renamed{msg, err}
+	}
+	return err
+}
+
+// renamed is an error with another message.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (e renamed) Error() string { return e.msg }
+func (e renamed) Unwrap() error { return e.err }
 
 // addCellsFn adds two lists of one query's cells (propensity.AppendCell's
 // encoding) into one, each cell once, in the order of
