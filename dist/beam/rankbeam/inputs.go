@@ -178,3 +178,35 @@ func (n *fileNames) logOf(file int) int {
 	}
 	return 0 // damaged data, named "input #N" in any message
 }
+
+// named is where, a reader's name for a row of part, with the file named
+// as rankeval names it (relative when the input was) rather than by the
+// path a worker reads.
+func named(where string, part Part) string {
+	if part.Path != part.Name && strings.HasPrefix(where, part.Path) {
+		return part.Name + where[len(part.Path):]
+	}
+	return where
+}
+
+// namedErr is err, the failure of reading part (a reader's, which names
+// the path it opened: "path:line: ..."), its message with the file named
+// as named names it, and wrapping err (errors.Is and As see through it).
+func namedErr(err error, part Part) error {
+	if err == nil {
+		return nil
+	}
+	if msg := named(err.Error(), part); msg != err.Error() {
+		return renamed{msg, err}
+	}
+	return err
+}
+
+// renamed is an error with another message.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (e renamed) Error() string { return e.msg }
+func (e renamed) Unwrap() error { return e.err }

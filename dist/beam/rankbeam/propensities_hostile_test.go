@@ -2,6 +2,7 @@ package rankbeam_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rankeval/rankeval/config"
 	"github.com/rankeval/rankeval/dist/beam/rankbeam"
@@ -192,5 +196,34 @@ func TestPropensitiesHostileRows(t *testing.T) {
 				t.Fatalf("job error %v: %q, exit %d; rankeval: %q, exit %d", err, msg, code, want, cmd.ProcessState.ExitCode())
 			}
 		})
+	}
+}
+
+// TestReadErrorNamedAsGiven: a reader's failure in an evaluation (a line
+// without the score column) names the log as rankeval names it, relative
+// to the directory the job was launched from, with rankeval's exit code.
+func TestReadErrorNamedAsGiven(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "logs"), 0o755)
+	in := filepath.Join("logs", "x.jsonl")
+	os.WriteFile(filepath.Join(dir, in), []byte(`{"query_id":"q","doc_id":"a","label":1,"score":1}`+"\n"+`{"query_id":"q","doc_id":"b","label":0}`+"\n"), 0o644)
+	var errb bytes.Buffer
+	cmd := exec.Command(rankevalBin, in)
+	cmd.Dir, cmd.Stderr = dir, &errb
+	cmd.Run()
+	want := strings.TrimPrefix(strings.TrimSpace(errb.String()), "rankeval: ")
+	if !strings.HasPrefix(want, in+":2: ") {
+		t.Fatalf("rankeval: %q", want)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	sum, err := rankbeam.Build(s, rankbeam.Config{Inputs: []string{in}, Config: config.Default(), Dir: dir}, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rankbeam.WriteTo(s, sum, filepath.Join(dir, "out.txt"))
+	_, err = prism.Execute(context.Background(), p)
+	msg, code, ok := rankbeam.JobError(err)
+	if !ok || code != cmd.ProcessState.ExitCode() || msg != want {
+		t.Fatalf("job error %v: %q, exit %d; rankeval: %q, exit %d", err, msg, code, want, cmd.ProcessState.ExitCode())
 	}
 }

@@ -346,7 +346,7 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 		ReadTimeout: f.Cfg.ReadTimeout}
 	r, err := f.Cfg.open(p.Path, f.cols, opt)
 	if err != nil {
-		return err
+		return namedErr(err, p)
 	}
 	defer r.Close()
 	var g pipeline.Group
@@ -379,7 +379,7 @@ func (f *readFn) ProcessElement(ctx context.Context, p Part, emit func(string, [
 		}
 	}
 	if err := r.Err(); err != nil {
-		return err
+		return namedErr(err, p)
 	}
 	flush()
 	return nil
