@@ -267,6 +267,7 @@ func (f *estimateFn) ProcessElement(ctx context.Context, _ int, cells func(*[]by
 		}
 	}
 	t := propensity.NewTable(p.Config.Propensities.MaxPosition)
+	// an empty TmpDir is this worker's temporary directory (os.CreateTemp's)
 	t.SpillTo(p.Config.Run.TmpDir, p.Config.Run.MemLimit)
 	var b []byte
 	for cells(&b) {

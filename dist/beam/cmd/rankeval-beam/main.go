@@ -76,7 +76,7 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 		return nil, err
 	}
 	if o.propensities {
-		return o.propensityConfig(args)
+		return o.propensityConfig(fs, args)
 	}
 	s, err := o.cfg.Resolve()
 	if err != nil {
@@ -110,8 +110,16 @@ func (o *options) config(fs *flag.FlagSet, args []string) (*rankbeam.Config, err
 
 // propensityConfig checks the flags of rankeval-beam propensities as
 // rankeval propensities does (config.Config.PreparePropensities) and
-// expands the inputs.
-func (o *options) propensityConfig(args []string) (*rankbeam.Config, error) {
+// expands the inputs. Without --tmp-dir, the step that estimates spills
+// into its worker's temporary directory (an empty Run.TmpDir), not into
+// the launcher's, which --tmp-dir's default names and a worker of a
+// cluster may not have.
+func (o *options) propensityConfig(fs *flag.FlagSet, args []string) (*rankbeam.Config, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "tmp-dir" })
+	if !given {
+		o.cfg.Run.TmpDir = ""
+	}
 	p, err := o.cfg.PreparePropensities(args)
 	if err != nil {
 		return nil, err
@@ -223,7 +231,7 @@ worker can write, or an object-store URL, and --output - (the default) is
 the standard output of the process running the last step; --workers and
 --batch-size are accepted for rankeval's scripts (the runner decides
 parallelism), and --mem-limit and --tmp-dir bound the table of the step
-that estimates.
+that estimates (--tmp-dir by default that worker's temporary directory).
 
 rankeval propensities' flags:
 `)

@@ -111,6 +111,14 @@ func TestPropensityFlags(t *testing.T) {
 		c.Outputs.State != in+".state" || c.Outputs.Summary != "-" {
 		t.Fatalf("rankeval propensities' flags: %v %+v", err, c)
 	}
+	// the step that estimates spills on a worker: into its own temporary
+	// directory unless --tmp-dir names one, not the launcher's
+	if c.Run.TmpDir != "" {
+		t.Errorf("no --tmp-dir: the table spills under %q, the launcher's temporary directory", c.Run.TmpDir)
+	}
+	if c, err := parse("--position-col", "position", "--tmp-dir", dir, in); err != nil || c.Run.TmpDir != dir {
+		t.Errorf("--tmp-dir %s: %v, %q", dir, err, c.Run.TmpDir)
+	}
 	c, err = parse("--position-col", "position", "--system", "a="+in, "--system", "b="+dir)
 	if err != nil || c.Inputs != nil || len(c.Sources.System) != 2 {
 		t.Fatalf("--system logs: %v %+v", err, c)
