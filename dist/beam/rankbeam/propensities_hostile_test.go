@@ -164,7 +164,8 @@ func TestPropensitiesHostileParity(t *testing.T) {
 
 // TestPropensitiesHostileRows: a row rankeval propensities refuses (a
 // NaN or missing position, a click of 2, a position of 2.5, an empty doc
-// id) fails the job with rankeval's message and exit code, the log named
+// id), or a damaged Parquet file, fails the job with rankeval's message
+// and exit code, the log named
 // as given (relative to the directory the job was launched from).
 func TestPropensitiesHostileRows(t *testing.T) {
 	good := `{"query_id":"q","doc_id":"a","label":1,"position":1}` + "\n"
@@ -174,6 +175,7 @@ func TestPropensitiesHostileRows(t *testing.T) {
 		{"click-2", "log.jsonl", good + `{"query_id":"q","doc_id":"b","label":2,"position":2}` + "\n"},
 		{"position-2.5", "log.jsonl", good + `{"query_id":"q","doc_id":"b","label":0,"position":2.5}` + "\n"},
 		{"empty-doc", "log.csv", "query_id,doc_id,label,position\nq,a,1,1\nq,,0,2\n"},
+		{"not-parquet", "log.parquet", "PAR1garbagegarbagegarbage"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

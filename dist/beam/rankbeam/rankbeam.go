@@ -291,7 +291,7 @@ func (f *splitFn) ProcessElement(file File, emit func(Part)) (err error) {
 	defer mark(&err)
 	n, err := reader.Units(file.Path, reader.Options{ReadTimeout: f.Cfg.ReadTimeout})
 	if err != nil {
-		return err
+		return namedErr(err, Part{Path: file.Path, Name: file.Name})
 	}
 	per := max(1, f.Cfg.RowGroupsPerPart)
 	if n <= 1 {
