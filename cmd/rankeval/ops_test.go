@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rankeval/rankeval/internal/synth"
 	"github.com/rankeval/rankeval/pipeline"
 )
 
@@ -260,18 +259,8 @@ func TestPropensitiesSignalCleansUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a log of some 300,000 distinct cells")
 	}
-	cfg := synth.PropConfig{Impressions: 60000, Queries: 30000, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
-	sim := synth.NewPropSim(3, cfg)
-	var rows []synth.Row
-	var r synth.Row
-	for sim.Next(&r) {
-		rows = append(rows, r)
-	}
 	dir := t.TempDir()
-	log := filepath.Join(dir, "log.parquet")
-	if err := synth.Write(log, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	log := bigPropLog(t, dir)
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)

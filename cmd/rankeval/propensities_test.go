@@ -537,6 +537,25 @@ func sources(names []string) []rankeval.Source {
 	return s
 }
 
+// bigPropLog writes to dir a simulated Parquet log of some 300,000
+// distinct cells (3 rankers, 6 positions, examination 1/k) and returns
+// its path.
+func bigPropLog(t *testing.T, dir string) string {
+	t.Helper()
+	cfg := synth.PropConfig{Impressions: 60000, Queries: 30000, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
+	sim := synth.NewPropSim(3, cfg)
+	var rows []synth.Row
+	var r synth.Row
+	for sim.Next(&r) {
+		rows = append(rows, r)
+	}
+	log := filepath.Join(dir, "log.parquet")
+	if err := synth.Write(log, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
 // TestPropensitiesMemLimit: past --mem-limit the count table spills
 // sorted runs under --tmp-dir (so a --tmp-dir that does not exist fails
 // the run, naming it), and the estimate and state are the same bytes as
@@ -545,18 +564,8 @@ func TestPropensitiesMemLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a log of some 300,000 distinct cells")
 	}
-	cfg := synth.PropConfig{Impressions: 60000, Queries: 30000, Docs: 20, Positions: 6, Noise: synth.DefaultNoise[:3], Eta: 1}
-	sim := synth.NewPropSim(3, cfg)
-	var rows []synth.Row
-	var r synth.Row
-	for sim.Next(&r) {
-		rows = append(rows, r)
-	}
 	dir := t.TempDir()
-	log := filepath.Join(dir, "log.parquet")
-	if err := synth.Write(log, &synth.Rows{R: rows}, -1, synth.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	log := bigPropLog(t, dir)
 	args := []string{"propensities", "--position-col", "position", "--ranker-col", "ranker", "--replicates", "40", "--min-clicks", "5"}
 	run := func(extra ...string) (int, string, string) {
 		return cli(t, append(append(append([]string{}, args...), extra...), log)...)
