@@ -120,27 +120,7 @@ func TestPropensitiesHostileParity(t *testing.T) {
 	if err := runPropensities(t, jobs); err != nil {
 		t.Fatalf("pipeline: %v", err)
 	}
-	for _, j := range jobs {
-		t.Run(j.name, func(t *testing.T) {
-			args := []string{"propensities", "--position-col", "position", "--replicates", "40", "--min-clicks", "5"}
-			for _, f := range j.files {
-				flag := "--state"
-				if strings.HasSuffix(f, ".html") {
-					flag = "--report"
-				}
-				args = append(args, flag, at("cli-"+f))
-			}
-			want := local(t, append(args, j.args...)...)
-			if got := read(t, j.out); got != want {
-				t.Fatalf("Beam's file differs from rankeval's:\n%s\nrankeval:\n%s", got, want)
-			}
-			for _, f := range j.files {
-				if got, want := read(t, at(f)), read(t, at("cli-"+f)); got != want {
-					t.Errorf("%s: Beam's differs from rankeval's (%d and %d bytes)", f, len(got), len(want))
-				}
-			}
-		})
-	}
+	compareWithCLI(t, jobs, at, 0)
 
 	// Beam's state of day1 merged with rankeval's of day2: the one run's
 	// file and state

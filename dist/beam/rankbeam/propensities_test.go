@@ -138,6 +138,24 @@ func TestPropensitiesParity(t *testing.T) {
 	if err := runPropensities(t, jobs); err != nil {
 		t.Fatalf("pipeline: %v", err)
 	}
+	compareWithCLI(t, jobs, at, 4)
+	// rankeval merge reads Beam's state into the estimate Beam wrote
+	merged := at("merged.csv")
+	cmd := exec.Command(rankevalBin, "merge", "--output", merged, at("ranker-col.state"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rankeval merge of Beam's state: %v: %s", err, b)
+	}
+	if got, want := read(t, merged), read(t, at("ranker-col.csv")); got != want {
+		t.Errorf("the estimate of Beam's state merged:\n%s\nBeam's file:\n%s", got, want)
+	}
+}
+
+// compareWithCLI runs rankeval propensities as each job (its args, its
+// files written by the CLI as cli-NAME) and requires Beam's file and
+// files to be the CLI's bytes, the CLI's file holding at least minLines
+// lines.
+func compareWithCLI(t *testing.T, jobs []propJob, at func(string) string, minLines int) {
+	t.Helper()
 	for _, j := range jobs {
 		t.Run(j.name, func(t *testing.T) {
 			args := []string{"propensities", "--position-col", "position", "--replicates", "40", "--min-clicks", "5"}
@@ -152,7 +170,7 @@ func TestPropensitiesParity(t *testing.T) {
 			if got := read(t, j.out); got != want {
 				t.Fatalf("Beam's file differs from rankeval's:\n%s\nrankeval:\n%s", got, want)
 			}
-			if lines := strings.Count(want, "\n"); lines < 4 {
+			if lines := strings.Count(want, "\n"); lines < minLines {
 				t.Fatalf("rankeval's file estimates %d positions:\n%s", lines-1, want)
 			}
 			for _, f := range j.files {
@@ -161,15 +179,6 @@ func TestPropensitiesParity(t *testing.T) {
 				}
 			}
 		})
-	}
-	// rankeval merge reads Beam's state into the estimate Beam wrote
-	merged := at("merged.csv")
-	cmd := exec.Command(rankevalBin, "merge", "--output", merged, at("ranker-col.state"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("rankeval merge of Beam's state: %v: %s", err, b)
-	}
-	if got, want := read(t, merged), read(t, at("ranker-col.csv")); got != want {
-		t.Errorf("the estimate of Beam's state merged:\n%s\nBeam's file:\n%s", got, want)
 	}
 }
 
