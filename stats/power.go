@@ -2,6 +2,8 @@ package stats
 
 import (
 	"math"
+
+	"github.com/rankeval/rankeval/internal/pmath"
 )
 
 // The power of the paired t-test, for planning: how small a difference
@@ -78,12 +80,33 @@ func tCrit975(df float64) float64 {
 // at is the power at d_z = d and its derivative in d.
 func (p tPower) at(d float64) (float64, float64) {
 	nc := float64(d * p.rn)
-	if math.IsInf(nc, 1) {
-		return 1, 0 // a difference past float64's range: detected by any n
+	if math.IsInf(nc, 1) || p.surelyBeyond(nc) {
+		return 1, 0 // detected by this n to float64's precision
 	}
 	cu, dcu := nctCDF(p.crit, p.df, nc)
 	cl, dcl := nctCDF(-p.crit, p.df, nc)
 	return (1 - cu) + cl, float64((dcl - dcu) * p.rn)
+}
+
+// surelyBeyond reports whether P(T ≤ crit) < 1e-18 for T noncentral t
+// with noncentrality nc, so that the power is 1 in float64 (and
+// P(T ≤ -crit), smaller, no matter). The bound is
+// P(Z + nc ≤ crit·S) ≤ Φ(-nc/2) + P(S ≥ x), x = nc/(2·crit), with
+// Chernoff's P(χ²_df ≥ df·y) ≤ (y·e^{1-y})^{df/2} for y = x² > 1. Far
+// past the 80% power MDE and DetectN solve for, NCTCDF's quadrature
+// loses its peak (a log density of -1e18) and returns NaN, which would
+// read as power not reached.
+func (p tPower) surelyBeyond(nc float64) bool {
+	const logEps = -41.44653167389282 // log(1e-18)
+	if !(nc > 0) || !(logPhi(-nc/2) < logEps) {
+		return false
+	}
+	x := nc / (2 * p.crit)
+	y := float64(x * x)
+	if !(y > 1) {
+		return false
+	}
+	return math.IsInf(y, 1) || float64(p.df/2*(pmath.Log(y)+1-y)) < logEps
 }
 
 // MDEFactor is the standardized minimum detectable effect over n pairs:

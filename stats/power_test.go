@@ -2,6 +2,7 @@ package stats
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -119,6 +120,40 @@ func TestPowerEdges(t *testing.T) {
 	if got := DetectN(k*0.9999999, 1); got != 51 {
 		t.Errorf("DetectN(just below MDEFactor(50)) = %d, want 51", got)
 	}
+}
+
+// TestPowerFarBeyond holds the power at 1 and DetectN at 2 for
+// differences far past every spread, where the noncentral t's quadrature
+// alone has no peak to anchor on: a larger difference never needs more
+// queries.
+func TestPowerFarBeyond(t *testing.T) {
+	for _, n := range []int64{2, 3, 1000, 1_000_000_000} {
+		for _, d := range []float64{1e3, 1e8, 1e10, 1e160, 1e300} {
+			t.Run(fmt.Sprintf("TPower(%g,%d)", d, n), func(t *testing.T) {
+				if got := TPower(d, n); got != 1 {
+					t.Errorf("TPower(%g, %d) = %v, want 1", d, n, got)
+				}
+			})
+		}
+	}
+	for _, c := range []struct{ delta, sd float64 }{{1e10, 1}, {1e160, 1}, {1e300, 1}, {10, 1e-9}, {1, 1e-300}} {
+		t.Run(fmt.Sprintf("DetectN(%g,%g)", c.delta, c.sd), func(t *testing.T) {
+			if got := DetectN(c.delta, c.sd); got != 2 {
+				t.Errorf("DetectN(%g, %g) = %d, want 2", c.delta, c.sd, got)
+			}
+		})
+	}
+	t.Run("monotone", func(t *testing.T) {
+		prev := int64(math.MaxInt64)
+		for e := -3.0; e <= 300; e += 0.25 {
+			d := math.Pow(10, e)
+			got := DetectN(d, 1)
+			if got < 2 || got > prev {
+				t.Fatalf("DetectN(%g, 1) = %d after %d for a smaller difference", d, got, prev)
+			}
+			prev = got
+		}
+	})
 }
 
 // TestTCrit975 holds the Cornish–Fisher quantile to TQuantile975 where
