@@ -144,6 +144,19 @@ func (r *Rules) maxGrade() float64 {
 	return math.Inf(1)
 }
 
+// idealMaxGrade is maxGrade over the metrics whose ideal ranking takes
+// the judged documents a run did not retrieve (nerr, gdeval's nDCG), or
+// +Inf when none: a judgment above it has no gain there.
+func (r *Rules) idealMaxGrade() float64 {
+	ideal := slices.DeleteFunc(slices.Clone(r.Metrics), func(m metrics.Metric) bool {
+		return m.Kind != metrics.KindNERR && (m.Kind != metrics.KindNDCG || m.Conv.Peer != metrics.PeerGdeval)
+	})
+	if g, ok := metrics.MaxGrade(ideal, r.Options); ok {
+		return g
+	}
+	return math.Inf(1)
+}
+
 // score is a score as the run stores it.
 func (r *Rules) score(s float64) float64 {
 	if r.ScoreFloat32 && !math.IsNaN(s) {

@@ -16,9 +16,11 @@ type Unit struct {
 	r     *Rules
 	where Where
 	maxG  float64 // Rules.maxGrade
-	ev    *metrics.Evaluator
-	dedup *docSet
-	docs  [][]byte
+	// idealG is Rules.idealMaxGrade: the grade a judged label is held to
+	idealG float64
+	ev     *metrics.Evaluator
+	dedup  *docSet
+	docs   [][]byte
 	// posAt[k] is 1 + the row at logged position k, for the check of a
 	// query's logged positions (Group.Logged); reused from query to query
 	posAt []int32
@@ -58,7 +60,7 @@ type Unit struct {
 
 // NewUnit makes a Unit for r; where names positions in its messages.
 func (r *Rules) NewUnit(where Where) *Unit {
-	return &Unit{r: r, where: where, maxG: r.maxGrade(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
+	return &Unit{r: r, where: where, maxG: r.maxGrade(), idealG: r.idealMaxGrade(), ev: metrics.NewEvaluator(r.Metrics, r.Options), dedup: newDocSet(),
 		wantStatus: r.Qrels != nil && metrics.NeedsJudgments(r.Metrics, r.Options),
 		emptyErr:   metrics.RefusesEmpty(r.Metrics, r.Options),
 		noScore:    make([]int64, r.systems()), noLabel: make([]int64, r.systems()),
@@ -201,6 +203,13 @@ func (u *Unit) Eval(g *Group, score []float64, vals []float64) (empty bool, err 
 	if u.r.Qrels != nil {
 		l.Judged = u.r.Qrels.Judged(g.ID)
 		l.Unjudged = len(l.Judged) == 0
+		// the judged documents the run did not retrieve enter the ideal
+		// rankings of nerr and gdeval's nDCG: held to their grade as rows are
+		for _, y := range l.Judged {
+			if y > u.idealG {
+				return false, u.r.aboveMaxGrade(fmt.Sprintf("%s: query %q, a document judged in the qrels", u.where(g.First), g.ID), y, u.idealG)
+			}
+		}
 	}
 	if u.wantStatus && len(u.status) == len(g.Label) {
 		l.Status = u.status

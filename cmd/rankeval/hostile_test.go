@@ -547,3 +547,27 @@ func TestIntegerScoresRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgedLabelAboveMaxGrade: a judged document the run did not
+// retrieve takes part in nERR's and gdeval's nDCG's ideal ranking, so its
+// label is held to the maximum grade as a retrieved row's is: above it,
+// the run fails (exit 1) naming the label, rather than computing an ideal
+// from a grade ERR has no gain for.
+func TestJudgedLabelAboveMaxGrade(t *testing.T) {
+	dir := t.TempDir()
+	qrels, run := filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "run.txt")
+	if err := os.WriteFile(qrels, []byte("1 0 d1 1\n1 0 d2 0\n1 0 d3 1024\n2 0 d1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(run, []byte("1 Q0 d1 1 3 s\n1 Q0 d2 2 2 s\n2 Q0 d1 1 1 s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"nerr@20", "nDCG(dcg='exp-log2')@10"} {
+		t.Run(m, func(t *testing.T) {
+			code, out, stderr := cli(t, "--quiet", "--qrels", qrels, "-m", m, "--format", "json", run)
+			if code != 1 || !strings.Contains(stderr, "label 1024 is above the maximum grade 4") {
+				t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and the label above the maximum grade", code, stderr, out)
+			}
+		})
+	}
+}
